@@ -1,0 +1,163 @@
+/**
+ * The LZ4 frame format (what the `lz4` command-line tool reads and writes):
+ * magic, descriptor, checksummed blocks, end mark, content checksum.
+ * Compression is one-shot; decompression streams through fixed buffers.
+ *
+ * @example
+ * const frame = lz4FrameCompress(bytes, { level: 9 });   // `lz4 -d` reads it
+ * const same = lz4FrameDecompress(frame);
+ */
+import { CodecError, invalidArgument } from "../errors.ts";
+import { LIMITS } from "../../limits.ts";
+import { heapOf, withHeap, type WasmHeap } from "../runtime/heap.ts";
+import { concatChunks } from "../runtime/stream-io.ts";
+import { checkLz4Level, type Lz4DecompressOptions } from "./block.ts";
+
+export interface Lz4FrameOptions {
+  /** 0 = fast (default), 3..12 = HC. */
+  level?: number;
+  /** Maximum block size: 64 KiB, 256 KiB, 1 MiB or 4 MiB. Default 4 MiB. */
+  blockSize?: 65536 | 262144 | 1048576 | 4194304;
+}
+
+const BLOCK_SIZE_IDS = new Map([
+  [65536, 4],
+  [262144, 5],
+  [1048576, 6],
+  [4194304, 7],
+]);
+
+function frameError(heap: WasmHeap, code: number, what: string): CodecError {
+  const ptr = heap.fn.LZ4F_getErrorName!(code) >>> 0;
+  const bytes = heap.u8;
+  let end = ptr;
+  while (end < bytes.length && bytes[end] !== 0) end++;
+  const name = new TextDecoder().decode(bytes.subarray(ptr, end));
+  if (/checksum/i.test(name)) return new CodecError("CHECKSUM_MISMATCH", `${what}: ${name}`);
+  if (/allocation/i.test(name)) return new CodecError("OUT_OF_MEMORY", `${what}: ${name}`);
+  return new CodecError("CORRUPT_INPUT", `${what}: ${name}`);
+}
+
+export function lz4FrameCompress(input: Uint8Array, options: Lz4FrameOptions = {}): Uint8Array {
+  const level = checkLz4Level(options.level ?? 0);
+  const blockSizeId = BLOCK_SIZE_IDS.get(options.blockSize ?? 4194304);
+  if (blockSizeId === undefined) throw invalidArgument(`lz4 frame blockSize must be 64 KiB, 256 KiB, 1 MiB or 4 MiB, got ${options.blockSize}`);
+  if (input.byteLength > LIMITS.codec.maxOneShotInputBytes) {
+    throw new CodecError("INPUT_TOO_LARGE", `${input.byteLength} bytes exceeds codec.maxOneShotInputBytes for an LZ4 frame`);
+  }
+  return withHeap("lz4", (heap) => {
+    const bound = heap.fn.pal_lz4f_compress_bound!(input.byteLength, level, blockSizeId) >>> 0;
+    const src = heap.copyIn(input);
+    let dst = 0;
+    try {
+      dst = heap.malloc(bound);
+      const n = heap.call("LZ4F_compressFrame", () => heap.fn.pal_lz4f_compress!(dst, bound, src, input.byteLength, level, blockSizeId)) >>> 0;
+      if (heap.fn.LZ4F_isError!(n)) throw frameError(heap, n, "LZ4 frame compression failed");
+      return heap.copyOut(dst, n);
+    } finally {
+      heap.free(dst);
+      heap.free(src);
+    }
+  });
+}
+
+/** Incremental frame decoder; a frame may arrive in any number of pieces. */
+export class Lz4FrameDecoder {
+  readonly #heap: WasmHeap;
+  readonly #cap: number;
+  readonly #ctx: number;
+  readonly #io: number;
+  readonly #src: number;
+  readonly #dst: number;
+  #total = 0;
+  #finished = false;
+  #disposed = false;
+
+  constructor(options: Lz4DecompressOptions = {}) {
+    this.#cap = options.maxOutputBytes ?? LIMITS.codec.maxOutputBytes;
+    const heap = (this.#heap = heapOf("lz4"));
+    heap.acquire();
+    let ctx = 0;
+    try {
+      ctx = heap.call("LZ4F_createDecompressionContext", () => heap.fn.pal_lz4f_dctx_create!()) >>> 0;
+      if (ctx === 0) throw new CodecError("OUT_OF_MEMORY", "could not create an LZ4 frame decoder");
+      this.#io = heap.malloc(8);
+      this.#src = heap.malloc(LIMITS.codec.streamChunkBytes);
+      this.#dst = heap.malloc(LIMITS.codec.streamChunkBytes);
+    } catch (err) {
+      if (ctx !== 0 && !heap.broken) heap.fn.LZ4F_freeDecompressionContext!(ctx);
+      heap.release();
+      throw err;
+    }
+    this.#ctx = ctx;
+  }
+
+  push(input: Uint8Array): Uint8Array[] {
+    if (this.#disposed) throw new CodecError("INVALID_ARGUMENT", "LZ4 frame decoder already finished");
+    const out: Uint8Array[] = [];
+    const heap = this.#heap;
+    const chunk = LIMITS.codec.streamChunkBytes;
+    try {
+      let offset = 0;
+      while (offset < input.byteLength) {
+        if (this.#finished) throw new CodecError("TRAILING_DATA", `${input.byteLength - offset} bytes follow the end of the LZ4 frame`);
+        const n = Math.min(chunk, input.byteLength - offset);
+        heap.u8.set(input.subarray(offset, offset + n), this.#src);
+        let consumed = 0;
+        // Drain: one input slice may produce many output chunks.
+        for (;;) {
+          heap.setU32(this.#io, chunk);
+          heap.setU32(this.#io + 4, n - consumed);
+          const src = this.#src + consumed;
+          const hint = heap.call("LZ4F_decompress", () => heap.fn.pal_lz4f_decompress!(this.#ctx, this.#dst, src, this.#io)) >>> 0;
+          if (heap.fn.LZ4F_isError!(hint)) throw frameError(heap, hint, "LZ4 frame is corrupt");
+          const written = heap.u32(this.#io);
+          const read = heap.u32(this.#io + 4);
+          consumed += read;
+          if (written > 0) {
+            if (this.#total + written > this.#cap) throw new CodecError("OUTPUT_LIMIT", `LZ4 frame output exceeds the ${this.#cap}-byte cap`);
+            this.#total += written;
+            out.push(heap.copyOut(this.#dst, written));
+          }
+          if (hint === 0) {
+            this.#finished = true;
+            if (consumed < n) throw new CodecError("TRAILING_DATA", `${input.byteLength - offset - consumed} bytes follow the end of the LZ4 frame`);
+            break;
+          }
+          // Output room left over means LZ4F has used up this slice.
+          if (consumed >= n && written < chunk) break;
+          if (read === 0 && written === 0) throw new CodecError("CORRUPT_INPUT", "LZ4 frame decoder made no progress");
+        }
+        offset += n;
+      }
+    } catch (err) {
+      this.dispose();
+      throw err;
+    }
+    return out;
+  }
+
+  finish(): void {
+    const complete = this.#finished;
+    this.dispose();
+    if (!complete) throw new CodecError("TRUNCATED_INPUT", "LZ4 frame ended before its end mark");
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    const heap = this.#heap;
+    if (!heap.broken) heap.fn.LZ4F_freeDecompressionContext!(this.#ctx);
+    heap.free(this.#dst);
+    heap.free(this.#src);
+    heap.free(this.#io);
+    heap.release();
+  }
+}
+
+export function lz4FrameDecompress(input: Uint8Array, options: Lz4DecompressOptions = {}): Uint8Array {
+  const dec = new Lz4FrameDecoder(options);
+  const parts = dec.push(input);
+  dec.finish();
+  return concatChunks(parts);
+}

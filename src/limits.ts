@@ -1,0 +1,54 @@
+/**
+ * Every platform and product limit lives in this one table, grouped by
+ * concern. Every limit is a number (bytes, counts, milliseconds: say which). Code that enforces a limit reads it from here, and the error it
+ * raises names the entry by its dotted path (`"http.maxUrlLength"`), so a
+ * client can tell exactly which limit it hit.
+ *
+ * @example
+ * ```ts
+ * import { LIMITS } from "./limits.ts";
+ * import { ProblemError } from "./http/problem.ts";
+ *
+ * if (url.length > LIMITS.http.maxUrlLength) {
+ *   throw new ProblemError({ status: 414, code: "url_too_long", title: "URL too long", limit: "http.maxUrlLength" });
+ * }
+ * ```
+ */
+export const LIMITS = {
+  http: {
+    /** Longest request URL, in UTF-16 code units, the workers accept; longer gets 414. */
+    maxUrlLength: 8_192,
+  },
+  codec: {
+    /** Default cap on any decoder's output, in bytes; callers may lower it, never raise it past this. */
+    maxOutputBytes: 256 * 1024 * 1024,
+    /** Largest input, in bytes, a one-shot (whole-buffer) encoder accepts; bigger inputs must stream. */
+    maxOneShotInputBytes: 64 * 1024 * 1024,
+    /**
+     * Heap size, in bytes, past which an idle wasm instance is dropped and a
+     * fresh one made on next use: wasm memory never shrinks.
+     */
+    recycleHeapBytes: 32 * 1024 * 1024,
+    /** Staging buffers between JS and the wasm heap, in bytes, per stream direction. */
+    streamChunkBytes: 256 * 1024,
+    /** brotli window (log2) allowed for HTTP-bound streams. */
+    brotliMaxLgwin: 24,
+    /** brotli large-window mode's window (log2); not for HTTP, browsers reject it. */
+    brotliMaxLargeLgwin: 30,
+    /** Biggest raw prefix dictionary, in bytes, we prepare; bigger ones cost too much heap. */
+    brotliMaxDictionaryBytes: 16 * 1024 * 1024,
+  },
+} as const satisfies Record<string, Record<string, number>>;
+
+type Limits = typeof LIMITS;
+
+/** Dotted path of one entry in {@link LIMITS}, e.g. `"http.maxUrlLength"`. */
+export type LimitName = {
+  [G in keyof Limits]: `${G & string}.${keyof Limits[G] & string}`;
+}[keyof Limits];
+
+/** The value of the limit at `name`. */
+export function limitValue(name: LimitName): number {
+  const [group, key] = name.split(".") as [keyof Limits, string];
+  return (LIMITS[group] as Record<string, number>)[key]!;
+}
