@@ -1,8 +1,9 @@
 /**
  * Every platform and product limit lives in this one table, grouped by
- * concern. Every limit is a number (bytes, counts, milliseconds: say which). Code that enforces a limit reads it from here, and the error it
- * raises names the entry by its dotted path (`"http.maxUrlLength"`), so a
- * client can tell exactly which limit it hit.
+ * concern. Every limit is a number; its doc comment says in what unit. Code
+ * that enforces a limit reads it from here, and the error it raises names the
+ * entry by its dotted path (`"http.maxUrlLength"`), so a client can tell
+ * exactly which limit it hit.
  *
  * @example
  * ```ts
@@ -18,6 +19,16 @@ export const LIMITS = {
   http: {
     /** Longest request URL, in UTF-16 code units, the workers accept; longer gets 414. */
     maxUrlLength: 8_192,
+  },
+  page: {
+    /** Longest title, in bytes of UTF-8 (MediaWiki's own limit). */
+    maxTitleBytes: 255,
+    /** Largest revision text, in bytes of UTF-8. */
+    maxRevisionBytes: 16 * 1024 * 1024,
+    /** Longest edit comment, in bytes of UTF-8. */
+    maxCommentBytes: 2048,
+    /** Longest contributor name, in bytes of UTF-8. */
+    maxContributorBytes: 255,
   },
   codec: {
     /** Default cap on any decoder's output, in bytes; callers may lower it, never raise it past this. */

@@ -1,0 +1,43 @@
+/**
+ * `palimpsest dev` (what `npm start` runs): a working archive on
+ * http://localhost:8787 on Miniflare's embedded storage. It makes the local
+ * write token if needed, then runs `wrangler dev` in the foreground.
+ */
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import type { Command } from "commander";
+import { ensureDevToken } from "../dev-token.ts";
+import { UsageError, parseIntOption } from "../output.ts";
+
+interface DevFlags {
+  port: number;
+}
+
+function wranglerBin(): string {
+  const require = createRequire(import.meta.url);
+  return require.resolve("wrangler/bin/wrangler.js");
+}
+
+async function dev(flags: DevFlags): Promise<void> {
+  const { created } = ensureDevToken();
+  if (created) process.stderr.write("palimpsest: created a local write token in .dev.vars\n");
+  const child = spawn(process.execPath, [wranglerBin(), "dev", "--port", String(flags.port), "--ip", "127.0.0.1"], {
+    stdio: "inherit",
+  });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on("SIGINT", forward);
+  process.on("SIGTERM", forward);
+  const code = await new Promise<number>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("exit", (c, signal) => resolve(c ?? (signal ? 0 : 1)));
+  });
+  if (code !== 0) throw new UsageError(`wrangler dev exited with code ${code}`);
+}
+
+export function registerDevCommand(program: Command): void {
+  program
+    .command("dev")
+    .description("serve a local archive on http://localhost:8787 (what npm start runs)")
+    .option("--port <n>", "port", parseIntOption("port", 1, 65535), 8787)
+    .action((flags: DevFlags) => dev(flags));
+}

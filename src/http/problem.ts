@@ -1,0 +1,112 @@
+/**
+ * The one error vocabulary. Expected failures throw a {@link ProblemError}
+ * with a status and a stable `code`; {@link onError} turns it into an
+ * RFC 9457 `application/problem+json` response. Anything else is logged and
+ * becomes a bare 500 that reveals nothing about the internals.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { ProblemError, notFound, onError } from "./problem.ts";
+ *
+ * const app = new Hono();
+ * app.get("/pages/:title", () => {
+ *   throw new ProblemError({ status: 409, code: "revision_conflict", title: "Revision conflict" });
+ * });
+ * app.notFound(notFound);
+ * app.onError(onError);
+ * ```
+ */
+import type { ErrorHandler, NotFoundHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ClientErrorStatusCode, ServerErrorStatusCode } from "hono/utils/http-status";
+import { limitValue, type LimitName } from "../limits.ts";
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+export type ProblemStatus = ClientErrorStatusCode | ServerErrorStatusCode;
+
+export interface ProblemInit {
+  status: ProblemStatus;
+  /** Stable, machine-readable identifier, e.g. `"url_too_long"`. Never reworded. */
+  code: string;
+  /** Short human-readable summary; the same for every occurrence of `code`. */
+  title: string;
+  /** Human-readable explanation of this occurrence. */
+  detail?: string;
+  /** The `LIMITS` entry that was exceeded; the body names it and gives its value. */
+  limit?: LimitName;
+  /** Further RFC 9457 extension members, e.g. `{ field: "title" }`. */
+  extensions?: Record<string, unknown>;
+}
+
+/** The JSON body of a problem response (RFC 9457 members plus our extensions). */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: ProblemStatus;
+  detail?: string;
+  code: string;
+  limit?: { name: LimitName; value: number };
+  [extension: string]: unknown;
+}
+
+export class ProblemError extends Error {
+  override readonly name = "ProblemError";
+  readonly status: ProblemStatus;
+  readonly code: string;
+  readonly title: string;
+  readonly detail: string | undefined;
+  readonly limit: LimitName | undefined;
+  readonly extensions: Record<string, unknown>;
+
+  constructor(init: ProblemInit) {
+    super(init.detail ?? init.title);
+    this.status = init.status;
+    this.code = init.code;
+    this.title = init.title;
+    this.detail = init.detail;
+    this.limit = init.limit;
+    this.extensions = init.extensions ?? {};
+  }
+
+  toJSON(): ProblemBody {
+    return {
+      ...this.extensions,
+      type: `urn:palimpsest:problem:${this.code}`,
+      title: this.title,
+      status: this.status,
+      ...(this.detail === undefined ? {} : { detail: this.detail }),
+      code: this.code,
+      ...(this.limit === undefined ? {} : { limit: { name: this.limit, value: limitValue(this.limit) } }),
+    };
+  }
+
+  toResponse(): Response {
+    return new Response(JSON.stringify(this), {
+      status: this.status,
+      headers: { "content-type": PROBLEM_CONTENT_TYPE, "cache-control": "no-store" },
+    });
+  }
+}
+
+/** Hono `onError` handler: the single place errors become responses. */
+export const onError: ErrorHandler = (err) => {
+  if (err instanceof ProblemError) return err.toResponse();
+  if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
+    // Raised by Hono itself (malformed JSON, invalid mount path): the client's fault.
+    const status = err.status as ClientErrorStatusCode;
+    return new ProblemError({ status, code: `http_${status}`, title: err.message || "Request rejected" }).toResponse();
+  }
+  console.error("unhandled error", err);
+  return new ProblemError({ status: 500, code: "internal", title: "Internal Server Error" }).toResponse();
+};
+
+/** Hono `notFound` handler: an unknown route is a 404 problem. */
+export const notFound: NotFoundHandler = (c) =>
+  new ProblemError({
+    status: 404,
+    code: "not_found",
+    title: "Not Found",
+    detail: `No route for ${c.req.method} ${c.req.path}`,
+  }).toResponse();

@@ -1,0 +1,59 @@
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { describe, expect, it, vi } from "vitest";
+import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
+
+function appThrowing(err: unknown): Hono {
+  const app = new Hono();
+  app.get("/boom", () => {
+    throw err;
+  });
+  app.notFound(notFound);
+  app.onError(onError);
+  return app;
+}
+
+describe("problem responses", () => {
+  it("render a ProblemError as RFC 9457 JSON with its extensions", async () => {
+    const err = new ProblemError({
+      status: 422,
+      code: "bad_title",
+      title: "Invalid page title",
+      detail: "Titles may not contain '#'.",
+      extensions: { field: "title" },
+    });
+    const res = await appThrowing(err).request("/boom");
+    expect(res.status).toBe(422);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(await res.json()).toEqual({
+      type: "urn:palimpsest:problem:bad_title",
+      title: "Invalid page title",
+      status: 422,
+      detail: "Titles may not contain '#'.",
+      code: "bad_title",
+      field: "title",
+    });
+  });
+
+  it("turn an unknown error into a logged 500 that leaks nothing", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const res = await appThrowing(new Error("db password is hunter2")).request("/boom");
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(text).not.toContain("hunter2");
+    expect(JSON.parse(text)).toEqual({
+      type: "urn:palimpsest:problem:internal",
+      title: "Internal Server Error",
+      status: 500,
+      code: "internal",
+    });
+    expect(log).toHaveBeenCalledOnce();
+    log.mockRestore();
+  });
+
+  it("map Hono's own client errors to problems", async () => {
+    const res = await appThrowing(new HTTPException(400, { message: "Malformed JSON in request body" })).request("/boom");
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: "http_400", title: "Malformed JSON in request body" });
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * The edge worker's public read API. Routes live here; `index.ts` only wires
+ * the app to the Workers runtime.
+ *
+ * @example
+ * ```ts
+ * const res = await app.request("/healthz");
+ * await res.json(); // { status: "ok", version: "0.1.0", codec: { build: "…", … } }
+ * ```
+ */
+import { Hono } from "hono";
+import { version } from "../../package.json";
+import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
+import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
+import { LIMITS } from "../../src/limits.ts";
+
+export const app = new Hono<{ Bindings: Env }>();
+
+app.use(async (c, next) => {
+  if (c.req.url.length > LIMITS.http.maxUrlLength) {
+    throw new ProblemError({
+      status: 414,
+      code: "url_too_long",
+      title: "URL too long",
+      detail: `The request URL is ${c.req.url.length} characters long.`,
+      limit: "http.maxUrlLength",
+    });
+  }
+  await next();
+});
+
+app.get("/healthz", (c) =>
+  c.json({
+    status: "ok",
+    version,
+    codec: { build: CODEC_BUILD.id, brotli: CODEC_BUILD.brotli, lz4: CODEC_BUILD.lz4 },
+  }),
+);
+
+app.notFound(notFound);
+app.onError(onError);
