@@ -30,6 +30,24 @@ export const LIMITS = {
     /** Longest contributor name, in bytes of UTF-8. */
     maxContributorBytes: 255,
   },
+  storage: {
+    /** Workers KV's largest value, in bytes; bigger blobs are split. */
+    kvMaxValueBytes: 25 * 1024 * 1024,
+    /** How long, in seconds, a data centre may cache an immutable blob read from KV. */
+    kvCacheTtlSeconds: 86_400,
+    /** How long, in milliseconds, an unreferenced blob is kept before collection (covers in-flight commits). */
+    orphanGraceMs: 10 * 60 * 1000,
+    /** Revisions accepted in one write request. */
+    maxBatchRevisions: 500,
+    /** Body size, in bytes, accepted by one write request. */
+    maxRequestBytes: 64 * 1024 * 1024,
+  },
+  history: {
+    /** Largest `limit` a history page accepts. */
+    maxPageSize: 500,
+    /** `limit` when none is given. */
+    defaultPageSize: 50,
+  },
   codec: {
     /** Default cap on any decoder's output, in bytes; callers may lower it, never raise it past this. */
     maxOutputBytes: 256 * 1024 * 1024,

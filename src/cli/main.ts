@@ -9,6 +9,7 @@ import { Command, CommanderError } from "commander";
 import { registerCodecCommands } from "./commands/codec.ts";
 import { registerBenchCommands } from "./commands/bench.ts";
 import { registerDevCommand } from "./commands/dev.ts";
+import { registerImportCommand } from "./commands/import.ts";
 import { fail, UsageError } from "./output.ts";
 import pkg from "../../package.json" with { type: "json" };
 
@@ -20,6 +21,7 @@ const program = new Command("palimpsest")
 
 registerDevCommand(program);
 registerCodecCommands(program);
+registerImportCommand(program);
 registerBenchCommands(program);
 
 try {

@@ -13,6 +13,8 @@ import { version } from "../../package.json";
 import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
 import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
 import { LIMITS } from "../../src/limits.ts";
+import { writeRoutes } from "../admin/write-routes.ts";
+import { readRoutes } from "./read-routes.ts";
 
 export const app = new Hono<{ Bindings: Env }>();
 
@@ -36,6 +38,9 @@ app.get("/healthz", (c) =>
     codec: { build: CODEC_BUILD.id, brotli: CODEC_BUILD.brotli, lz4: CODEC_BUILD.lz4 },
   }),
 );
+
+app.route("/", readRoutes);
+app.route("/api", writeRoutes);
 
 app.notFound(notFound);
 app.onError(onError);

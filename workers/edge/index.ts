@@ -5,4 +5,6 @@
 import "../../src/codec/install-worker.ts";
 import { app } from "./app.ts";
 
+export { PageStore } from "../../durable-objects/page-store.ts";
+
 export default { fetch: app.fetch } satisfies ExportedHandler<Env>;

@@ -1,0 +1,335 @@
+/**
+ * PageStore: one Durable Object per normalised page title, the source of
+ * truth for its revisions. Metadata lives in SQLite; content lives in
+ * immutable blobs in KV, written before the single transaction that names
+ * them, so a reader sees the old manifest or the new one and nothing between.
+ * Writes are serialised per page; reads never wait for them.
+ *
+ * @example
+ * const store = env.PAGE_STORE.getByName("BIP_0340");
+ * await store.append("BIP 0340", [{ id: 1, parentId: null, ... }]);
+ * const found = await store.locate({ kind: "latest" });
+ */
+import { DurableObject } from "cloudflare:workers";
+import { LIMITS } from "../src/limits.ts";
+import { sha1Base36, sha256Hex } from "../src/page/sha1.ts";
+import type { AppendResult, HistoryPage, LocateResult, NewRevision, PageStats, RevisionMeta, RevisionSelector, StoreProblem } from "../src/page/types.ts";
+import { BlobStore } from "../src/storage/blob-store.ts";
+import { DEFAULT_LAYOUT, anchorId, groupId, placementOf, tailId, type LayoutParams } from "../src/storage/layout.ts";
+import { LayoutWriter, type LayoutCommit } from "../src/storage/layout-writer.ts";
+import { PAGE_STORE_SCHEMA } from "./page-store-schema.ts";
+
+interface PageRow {
+  title: string;
+  latest_seq: number | null;
+  content_count: number;
+  anchors_blob: string | null;
+  layout: string;
+  deleted_at: number | null;
+  [key: string]: SqlStorageValue;
+}
+
+interface RevisionRow {
+  seq: number;
+  rev_id: number;
+  parent_id: number | null;
+  ts: number;
+  contributor: string;
+  comment: string;
+  model: string;
+  format: string;
+  bytes: number;
+  sha1: string;
+  sha256: string;
+  u: number;
+  suppressed: number;
+  [key: string]: SqlStorageValue;
+}
+
+const problem = (status: StoreProblem["status"], code: string, detail: string, extra: Partial<StoreProblem> = {}): StoreProblem => ({
+  ok: false,
+  status,
+  code,
+  detail,
+  ...extra,
+});
+
+function toMeta(r: RevisionRow): RevisionMeta {
+  return {
+    id: r.rev_id,
+    parentId: r.parent_id,
+    timestamp: new Date(r.ts * 1000).toISOString().replace(".000Z", "Z"),
+    contributor: r.contributor,
+    comment: r.comment,
+    model: r.model,
+    format: r.format,
+    bytes: r.bytes,
+    sha1: r.sha1,
+    sha256: r.sha256,
+    suppressed: r.suppressed !== 0,
+  };
+}
+
+/** Test hook: lets a test fail a write between the blob writes and the commit. */
+export interface PageStoreFaults {
+  beforeCommit?: () => void;
+}
+
+export class PageStore extends DurableObject<Env> {
+  readonly #sql: SqlStorage;
+  readonly #blobs: BlobStore;
+  #writeQueue: Promise<unknown> = Promise.resolve();
+  faults: PageStoreFaults = {};
+  layoutOverride: LayoutParams | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#sql = ctx.storage.sql;
+    this.#blobs = new BlobStore(env.BLOBS);
+    this.#sql.exec(PAGE_STORE_SCHEMA);
+  }
+
+  #page(): PageRow | null {
+    return this.#sql.exec<PageRow>("SELECT * FROM page WHERE id = 1").toArray()[0] ?? null;
+  }
+
+  #latestRow(page: PageRow): RevisionRow | null {
+    if (page.latest_seq === null) return null;
+    return this.#sql.exec<RevisionRow>("SELECT * FROM revisions WHERE seq = ?", page.latest_seq).toArray()[0] ?? null;
+  }
+
+  /** Appends revisions, all or none. Serialised so parent checks see every earlier write. */
+  append(title: string, revisions: NewRevision[]): Promise<AppendResult> {
+    const run = this.#writeQueue.then(() => this.#append(title, revisions));
+    this.#writeQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #append(title: string, revisions: NewRevision[]): Promise<AppendResult> {
+    let page = this.#page();
+    if (page?.deleted_at != null) {
+      this.#sql.exec("DELETE FROM page");
+      page = null;
+    }
+    const latest = page ? this.#latestRow(page) : null;
+    let expectedParent: number | null = latest?.rev_id ?? null;
+    const fresh: Array<{ rev: NewRevision; bytes: Uint8Array; sha256: string; sha1: string; ts: number }> = [];
+    const existing: number[] = [];
+    const batchIds = new Set<number>();
+    const encoder = new TextEncoder();
+
+    for (const rev of revisions) {
+      if (batchIds.has(rev.id)) return problem(422, "duplicate_revision_id", `revision ${rev.id} appears twice in this request`, { revisionId: rev.id });
+      batchIds.add(rev.id);
+      const bytes = encoder.encode(rev.text);
+      if (bytes.byteLength > LIMITS.page.maxRevisionBytes) {
+        return problem(413, "revision_too_large", `revision ${rev.id} is ${bytes.byteLength} bytes; page.maxRevisionBytes is ${LIMITS.page.maxRevisionBytes}`, { revisionId: rev.id });
+      }
+      const sha256 = await sha256Hex(bytes);
+      const stored = this.#sql.exec<RevisionRow>("SELECT * FROM revisions WHERE rev_id = ?", rev.id).toArray()[0];
+      if (stored) {
+        if (stored.sha256 !== sha256) {
+          return problem(409, "revision_id_reused", `revision ${rev.id} already exists with different content`, { revisionId: rev.id, latestId: latest?.rev_id ?? null });
+        }
+        existing.push(rev.id);
+        continue;
+      }
+      if (rev.parentId !== expectedParent) {
+        return problem(
+          409,
+          "parent_mismatch",
+          `revision ${rev.id} names parent ${rev.parentId ?? "none"}, but the page's latest revision is ${expectedParent ?? "none"}`,
+          { revisionId: rev.id, latestId: latest?.rev_id ?? null },
+        );
+      }
+      const sha1 = await sha1Base36(bytes);
+      if (rev.sha1 && rev.sha1 !== sha1) {
+        return problem(422, "sha1_mismatch", `revision ${rev.id}: the given SHA-1 ${rev.sha1} does not match its text (${sha1})`, { revisionId: rev.id });
+      }
+      fresh.push({ rev, bytes, sha256, sha1, ts: Math.floor(Date.parse(rev.timestamp) / 1000) });
+      expectedParent = rev.id;
+    }
+    if (fresh.length === 0) return { ok: true, created: [], existing, latestId: latest?.rev_id ?? null, storedBytes: 0 };
+
+    const params: LayoutParams = page ? (JSON.parse(page.layout) as LayoutParams) : (this.layoutOverride ?? DEFAULT_LAYOUT);
+    const contentCount = page?.content_count ?? 0;
+    // Identical contents are stored once: map each to an existing or new content index.
+    const known = new Map<string, number>();
+    const newContents: Uint8Array[] = [];
+    const contentOf: number[] = [];
+    for (const f of fresh) {
+      let u = known.get(f.sha256) ?? this.#sql.exec<{ u: number }>("SELECT u FROM contents WHERE sha256 = ?", f.sha256).toArray()[0]?.u;
+      if (u === undefined) {
+        u = contentCount + newContents.length;
+        newContents.push(f.bytes);
+      }
+      known.set(f.sha256, u);
+      contentOf.push(u);
+    }
+
+    const tails = new Map(this.#sql.exec<{ u: number; blob: string }>("SELECT u, blob FROM tails").toArray().map((r) => [r.u, r.blob] as const));
+    const writer = new LayoutWriter(this.#blobs, params, { contentCount, anchorsBlob: page?.anchors_blob ?? null, tails });
+    await writer.append(newContents);
+    const commit = await writer.finish();
+
+    await this.#writeBlobs(commit);
+    this.faults.beforeCommit?.();
+
+    const now = Date.now();
+    this.ctx.storage.transactionSync(() => {
+      if (!page) this.#sql.exec("INSERT INTO page (id, title, content_count, layout) VALUES (1, ?, 0, ?)", title, JSON.stringify(params));
+      let seq = page?.latest_seq ?? 0;
+      fresh.forEach((f, i) => {
+        seq++;
+        const r = f.rev;
+        this.#sql.exec(
+          "INSERT INTO revisions (seq, rev_id, parent_id, ts, contributor, comment, model, format, bytes, sha1, sha256, u) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          seq, r.id, r.parentId, f.ts, r.contributor, r.comment, r.model, r.format ?? r.model, f.bytes.byteLength, f.sha1, f.sha256, contentOf[i]!,
+        );
+      });
+      newContents.forEach((bytes, i) => {
+        const f = fresh.find((x, j) => contentOf[j] === contentCount + i)!;
+        this.#sql.exec("INSERT INTO contents (u, sha256, bytes) VALUES (?, ?, ?)", contentCount + i, f.sha256, bytes.byteLength);
+      });
+      for (const g of commit.closedGroups) this.#sql.exec("INSERT OR REPLACE INTO groups (k, blob) VALUES (?, ?)", g.group, g.blob);
+      for (const u of commit.removedTails) this.#sql.exec("DELETE FROM tails WHERE u = ?", u);
+      for (const t of commit.newTails) this.#sql.exec("INSERT OR REPLACE INTO tails (u, blob) VALUES (?, ?)", t.u, t.blob);
+      for (const key of commit.blobs.keys()) this.#sql.exec("UPDATE blobs SET state = 'live', since = ? WHERE key = ?", now, key);
+      for (const key of commit.deadBlobs) {
+        if (!commit.blobs.has(key)) this.#sql.exec("UPDATE blobs SET state = 'dead', since = ? WHERE key = ?", now, key);
+      }
+      this.#sql.exec(
+        "UPDATE page SET title = ?, latest_seq = ?, content_count = ?, anchors_blob = ? WHERE id = 1",
+        title, seq, contentCount + newContents.length, commit.anchorsBlob,
+      );
+    });
+    await this.#scheduleCollection();
+    const storedBytes = [...commit.blobs.values()].reduce((n, b) => n + b.byteLength, 0);
+    return { ok: true, created: fresh.map((f) => f.rev.id), existing, latestId: expectedParent, storedBytes };
+  }
+
+  /** Records blobs as pending before writing them, so a crash leaves them collectable. */
+  async #writeBlobs(commit: LayoutCommit): Promise<void> {
+    const now = Date.now();
+    this.ctx.storage.transactionSync(() => {
+      for (const [key, bytes] of commit.blobs) {
+        this.#sql.exec(
+          "INSERT INTO blobs (key, bytes, state, since) VALUES (?, ?, 'pending', ?) ON CONFLICT (key) DO UPDATE SET state = CASE WHEN state = 'live' THEN 'live' ELSE 'pending' END, since = excluded.since",
+          key, bytes.byteLength, now,
+        );
+      }
+    });
+    await this.#scheduleCollection();
+    await Promise.all([...commit.blobs.values()].map((bytes) => this.#blobs.put(bytes)));
+  }
+
+  async #scheduleCollection(): Promise<void> {
+    const due = this.#sql.exec<{ n: number }>("SELECT count(*) AS n FROM blobs WHERE state != 'live'").one().n;
+    if (due > 0 && (await this.ctx.storage.getAlarm()) === null) {
+      await this.ctx.storage.setAlarm(Date.now() + LIMITS.storage.orphanGraceMs);
+    }
+  }
+
+  /** Collects blobs that are dead, or pending from a commit that never landed, once past the grace period. */
+  override async alarm(): Promise<void> {
+    const cutoff = Date.now() - LIMITS.storage.orphanGraceMs;
+    const doomed = this.#sql.exec<{ key: string }>("SELECT key FROM blobs WHERE state != 'live' AND since <= ?", cutoff).toArray();
+    for (const { key } of doomed) {
+      await this.#blobs.delete(key);
+      this.#sql.exec("DELETE FROM blobs WHERE key = ? AND state != 'live'", key);
+    }
+    const left = this.#sql.exec<{ next: number | null }>("SELECT min(since) AS next FROM blobs WHERE state != 'live'").one().next;
+    if (left !== null) await this.ctx.storage.setAlarm(left + LIMITS.storage.orphanGraceMs);
+  }
+
+  locate(selector: RevisionSelector): LocateResult {
+    const page = this.#page();
+    if (!page) return problem(404, "page_not_found", "no such page in the archive");
+    if (page.deleted_at != null) return problem(410, "page_deleted", `the page ${page.title} was deleted`);
+    let row: RevisionRow | undefined;
+    if (selector.kind === "latest") row = this.#latestRow(page) ?? undefined;
+    else if (selector.kind === "id") row = this.#sql.exec<RevisionRow>("SELECT * FROM revisions WHERE rev_id = ?", selector.id).toArray()[0];
+    else row = this.#sql.exec<RevisionRow>("SELECT * FROM revisions WHERE ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1", selector.epochSeconds).toArray()[0];
+    if (!row) {
+      const what = selector.kind === "id" ? `revision ${selector.id}` : selector.kind === "at" ? "a revision at or before that time" : "any revision";
+      return problem(404, "revision_not_found", `${page.title} has no ${what}`, { latestId: this.#latestRow(page)?.rev_id ?? null });
+    }
+    const revision = toMeta(row);
+    if (row.suppressed) return problem(410, "revision_suppressed", `revision ${row.rev_id} of ${page.title} is suppressed`, { revisionId: row.rev_id });
+    const params = JSON.parse(page.layout) as LayoutParams;
+    const place = placementOf(row.u, page.content_count, params.groupSize);
+    const anchorsBlob = page.anchors_blob!;
+    const location =
+      place.kind === "anchor"
+        ? { record: anchorId(place.anchor), blob: anchorsBlob, part: 0 }
+        : place.kind === "group"
+          ? { record: groupId(place.group), blob: this.#sql.exec<{ blob: string }>("SELECT blob FROM groups WHERE k = ?", place.group).one().blob, part: place.index }
+          : { record: tailId(row.u), blob: this.#sql.exec<{ blob: string }>("SELECT blob FROM tails WHERE u = ?", row.u).one().blob, part: 0 };
+    return { ok: true, title: page.title, revision, location: { ...location, anchorsBlob, sha256: row.sha256 } };
+  }
+
+  history(cursor: { before?: number; after?: number }, limit: number): HistoryPage | StoreProblem {
+    const page = this.#page();
+    if (!page) return problem(404, "page_not_found", "no such page in the archive");
+    if (page.deleted_at != null) return problem(410, "page_deleted", `the page ${page.title} was deleted`);
+    let rows: RevisionRow[];
+    if (cursor.after !== undefined) {
+      rows = this.#sql.exec<RevisionRow>("SELECT * FROM revisions WHERE seq > ? ORDER BY seq ASC LIMIT ?", cursor.after, limit).toArray().reverse();
+    } else {
+      rows = this.#sql.exec<RevisionRow>("SELECT * FROM revisions WHERE seq < ? ORDER BY seq DESC LIMIT ?", cursor.before ?? Number.MAX_SAFE_INTEGER, limit).toArray();
+    }
+    const first = rows[0]?.seq;
+    const last = rows[rows.length - 1]?.seq;
+    const exists = (sql: string, seq: number | undefined) => seq !== undefined && this.#sql.exec(sql, seq).toArray().length > 0;
+    return {
+      title: page.title,
+      revisions: rows.map(toMeta),
+      older: exists("SELECT 1 FROM revisions WHERE seq < ? LIMIT 1", last) ? `b${last}` : null,
+      newer: exists("SELECT 1 FROM revisions WHERE seq > ? LIMIT 1", first) ? `a${first}` : null,
+      total: this.#sql.exec<{ n: number }>("SELECT count(*) AS n FROM revisions").one().n,
+    };
+  }
+
+  /** Hides (or restores) a revision's content; its metadata stays listed. */
+  setSuppressed(revisionId: number, suppressed: boolean): { ok: true; revision: RevisionMeta } | StoreProblem {
+    const page = this.#page();
+    if (!page || page.deleted_at != null) return problem(404, "page_not_found", "no such page in the archive");
+    const row = this.#sql.exec<RevisionRow>("UPDATE revisions SET suppressed = ? WHERE rev_id = ? RETURNING *", suppressed ? 1 : 0, revisionId).toArray()[0];
+    if (!row) return problem(404, "revision_not_found", `${page.title} has no revision ${revisionId}`);
+    return { ok: true, revision: toMeta(row) };
+  }
+
+  /** Deletes the page: its metadata goes now, its blobs after the grace period. */
+  deletePage(): Promise<{ ok: true; revisions: number } | StoreProblem> {
+    const run = this.#writeQueue.then(async () => {
+      const page = this.#page();
+      if (!page || page.deleted_at != null) return problem(404, "page_not_found", "no such page in the archive");
+      const now = Date.now();
+      const revisions = this.#sql.exec<{ n: number }>("SELECT count(*) AS n FROM revisions").one().n;
+      this.ctx.storage.transactionSync(() => {
+        this.#sql.exec("UPDATE blobs SET state = 'dead', since = ? WHERE state = 'live'", now);
+        for (const table of ["revisions", "contents", "groups", "tails"]) this.#sql.exec(`DELETE FROM ${table}`);
+        this.#sql.exec("UPDATE page SET deleted_at = ?, latest_seq = NULL, content_count = 0, anchors_blob = NULL WHERE id = 1", now);
+      });
+      await this.#scheduleCollection();
+      return { ok: true as const, revisions };
+    });
+    this.#writeQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  stats(): PageStats {
+    const page = this.#page();
+    const one = (sql: string) => this.#sql.exec<{ n: number | null }>(sql).one().n ?? 0;
+    return {
+      title: page?.title ?? null,
+      revisions: one("SELECT count(*) AS n FROM revisions"),
+      contents: one("SELECT count(*) AS n FROM contents"),
+      rawBytes: one("SELECT sum(bytes) AS n FROM revisions"),
+      blobs: one("SELECT count(*) AS n FROM blobs WHERE state = 'live'"),
+      blobBytes: one("SELECT sum(bytes) AS n FROM blobs WHERE state = 'live'"),
+      metadataBytes: this.ctx.storage.sql.databaseSize,
+      layout: page ? JSON.parse(page.layout) : null,
+    };
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * Streams revisions out of a MediaWiki XML export (schema 0.10 or 0.11)
+ * without holding more than one revision in memory. Structural problems
+ * (malformed XML, a wrong encoding) end the stream; problems with a single
+ * revision are reported as a {@link RevisionProblem} so the importer can
+ * skip or stop as asked.
+ *
+ * @example
+ * for await (const item of readMediaWikiExport(textChunks)) {
+ *   if (item.kind === "revision") store(item.revision);
+ * }
+ */
+import { SaxesParser, type SaxesTagPlain } from "saxes";
+import { LIMITS } from "../limits.ts";
+import { isContentModel, CONTENT_MODELS, type ContentModel } from "../page/content-model.ts";
+import { normalizeTitle } from "../page/title.ts";
+
+export interface ExportRevision {
+  title: string;
+  id: number;
+  parentId: number | null;
+  timestamp: string;
+  contributor: string;
+  comment: string;
+  model: ContentModel;
+  format: string;
+  text: string;
+  /** MediaWiki base-36 SHA-1 as the export states it, if it does. */
+  sha1: string | null;
+}
+
+export type ExportItem =
+  | { kind: "revision"; revision: ExportRevision }
+  | { kind: "problem"; problem: RevisionProblem };
+
+export class RevisionProblem {
+  constructor(
+    readonly title: string | null,
+    readonly revisionId: string | null,
+    readonly reason: string,
+  ) {}
+
+  toString(): string {
+    return `page ${JSON.stringify(this.title ?? "?")} revision ${this.revisionId ?? "?"}: ${this.reason}`;
+  }
+}
+
+/** The export itself is unreadable; nothing after this point can be trusted. */
+export class ExportFormatError extends Error {
+  override readonly name = "ExportFormatError";
+}
+
+const SUPPORTED_SCHEMAS = new Set(["0.10", "0.11"]);
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+
+interface Draft {
+  fields: Map<string, string>;
+  contributor: string | null;
+  textBytesAttr: string | null;
+  textDeleted: boolean;
+  textOversized: boolean;
+}
+
+function newDraft(): Draft {
+  return { fields: new Map(), contributor: null, textBytesAttr: null, textDeleted: false, textOversized: false };
+}
+
+function validTimestamp(value: string): boolean {
+  const m = TIMESTAMP.exec(value);
+  if (!m) return false;
+  const d = new Date(value);
+  return !Number.isNaN(d.getTime()) && d.toISOString().replace(".000Z", "Z") === value;
+}
+
+function toRevision(title: string | null, draft: Draft): ExportItem {
+  const f = draft.fields;
+  const idText = f.get("id") ?? null;
+  const problem = (reason: string): ExportItem => ({ kind: "problem", problem: new RevisionProblem(title, idText, reason) });
+  if (title === null) return problem("page has no <title> before its revisions");
+  const t = normalizeTitle(title);
+  if (!t.ok) return problem(`invalid title: ${t.reason}`);
+  if (idText === null) return problem("missing <id>");
+  if (!/^[1-9]\d{0,15}$/.test(idText)) return problem(`<id> is not a positive integer: ${JSON.stringify(idText)}`);
+  const parentText = f.get("parentid");
+  if (parentText !== undefined && !/^[1-9]\d{0,15}$/.test(parentText)) return problem(`<parentid> is not a positive integer: ${JSON.stringify(parentText)}`);
+  const timestamp = f.get("timestamp");
+  if (timestamp === undefined) return problem("missing <timestamp>");
+  if (!validTimestamp(timestamp)) return problem(`bad <timestamp> ${JSON.stringify(timestamp)} (expected YYYY-MM-DDTHH:MM:SSZ)`);
+  const model = f.get("model") ?? "wikitext";
+  if (!isContentModel(model)) return problem(`unknown content model ${JSON.stringify(model)} (known: ${Object.keys(CONTENT_MODELS).join(", ")})`);
+  if (draft.textDeleted) return problem("text was deleted in the export (<text deleted>)");
+  if (draft.textOversized) return problem(`text exceeds page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
+  const text = f.get("text");
+  if (text === undefined) return problem("missing <text>");
+  const bytes = new TextEncoder().encode(text).byteLength;
+  if (draft.textBytesAttr !== null && Number(draft.textBytesAttr) !== bytes) {
+    return problem(`<text bytes="${draft.textBytesAttr}"> but the text is ${bytes} bytes of UTF-8`);
+  }
+  const comment = f.get("comment") ?? "";
+  if (new TextEncoder().encode(comment).byteLength > LIMITS.page.maxCommentBytes) return problem(`comment exceeds page.maxCommentBytes (${LIMITS.page.maxCommentBytes})`);
+  const contributor = draft.contributor ?? "";
+  if (new TextEncoder().encode(contributor).byteLength > LIMITS.page.maxContributorBytes) {
+    return problem(`contributor exceeds page.maxContributorBytes (${LIMITS.page.maxContributorBytes})`);
+  }
+  const sha1 = f.get("sha1") ?? null;
+  if (sha1 !== null && !/^[0-9a-z]{31}$/.test(sha1)) return problem(`<sha1> is not a 31-digit base-36 hash: ${JSON.stringify(sha1)}`);
+  return {
+    kind: "revision",
+    revision: {
+      title: t.title,
+      id: Number(idText),
+      parentId: parentText === undefined ? null : Number(parentText),
+      timestamp,
+      contributor,
+      comment,
+      model,
+      format: f.get("format") ?? CONTENT_MODELS[model].format,
+      text,
+      sha1,
+    },
+  };
+}
+
+/**
+ * Decodes UTF-8 strictly: a wrong encoding is an error, not U+FFFD. Reports
+ * the byte offset so the user can find the bad byte.
+ */
+export async function* decodeUtf8(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  let offset = 0;
+  for await (const chunk of chunks) {
+    try {
+      yield decoder.decode(chunk, { stream: true });
+    } catch {
+      throw new ExportFormatError(`the export is not valid UTF-8 (bad byte within bytes ${offset}..${offset + chunk.byteLength})`);
+    }
+    offset += chunk.byteLength;
+  }
+  try {
+    yield decoder.decode();
+  } catch {
+    throw new ExportFormatError("the export ends inside a UTF-8 sequence");
+  }
+}
+
+export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGenerator<ExportItem> {
+  const parser = new SaxesParser({ xmlns: false, position: true });
+  const ready: ExportItem[] = [];
+  const path: string[] = [];
+  let buffer = "";
+  let capturing = false;
+  let captureBytes = 0;
+  let title: string | null = null;
+  let draft: Draft | null = null;
+  let sawRoot = false;
+
+  parser.on("error", (err) => {
+    throw new ExportFormatError(`malformed XML at line ${parser.line}, column ${parser.column}: ${err.message.replace(/^.*?:\d+:\d+: /, "")}`);
+  });
+  parser.on("xmldecl", (decl) => {
+    if (decl.encoding && !/^utf-?8$/i.test(decl.encoding)) throw new ExportFormatError(`the export declares encoding ${decl.encoding}; only UTF-8 is supported`);
+  });
+  parser.on("opentag", (tag: SaxesTagPlain) => {
+    const parent = path[path.length - 1];
+    path.push(tag.name);
+    if (path.length === 1) {
+      if (tag.name !== "mediawiki") throw new ExportFormatError(`root element is <${tag.name}>, not <mediawiki>`);
+      const version = String(tag.attributes.version ?? "");
+      if (!SUPPORTED_SCHEMAS.has(version)) throw new ExportFormatError(`export schema version ${JSON.stringify(version)} is not supported (0.10 or 0.11)`);
+      sawRoot = true;
+      return;
+    }
+    if (tag.name === "page" && parent === "mediawiki") title = null;
+    else if (tag.name === "revision" && parent === "page") draft = newDraft();
+    else if (draft && tag.name === "text" && parent === "revision") {
+      draft.textBytesAttr = tag.attributes.bytes === undefined ? null : String(tag.attributes.bytes);
+      draft.textDeleted = tag.attributes.deleted !== undefined;
+    }
+    const capture = (parent === "page" && tag.name === "title") || (parent === "revision" && draft !== null) || (parent === "contributor" && draft !== null);
+    if (capture) {
+      capturing = true;
+      buffer = "";
+      captureBytes = 0;
+    }
+  });
+  parser.on("text", (chunk) => {
+    if (!capturing) return;
+    captureBytes += chunk.length;
+    // Length in UTF-16 units bounds UTF-8 bytes from below; stop buffering well past the limit.
+    if (captureBytes > LIMITS.page.maxRevisionBytes) {
+      if (draft && path[path.length - 1] === "text") draft.textOversized = true;
+      return;
+    }
+    buffer += chunk;
+  });
+  parser.on("cdata", (chunk) => {
+    if (capturing) buffer += chunk;
+  });
+  parser.on("closetag", (tag) => {
+    path.pop();
+    const parent = path[path.length - 1];
+    if (capturing) {
+      capturing = false;
+      if (parent === "page" && tag.name === "title") title = buffer;
+      else if (draft && parent === "revision") {
+        if (draft.fields.has(tag.name) && tag.name !== "minor") {
+          ready.push({ kind: "problem", problem: new RevisionProblem(title, draft.fields.get("id") ?? null, `duplicate <${tag.name}>`) });
+        }
+        draft.fields.set(tag.name, buffer);
+      } else if (draft && parent === "contributor" && (tag.name === "username" || tag.name === "ip")) draft.contributor = buffer;
+      buffer = "";
+    }
+    if (tag.name === "revision" && parent === "page" && draft) {
+      ready.push(toRevision(title, draft));
+      draft = null;
+    }
+  });
+
+  for await (const chunk of text) {
+    parser.write(chunk);
+    while (ready.length > 0) yield ready.shift()!;
+  }
+  parser.close();
+  while (ready.length > 0) yield ready.shift()!;
+  if (!sawRoot) throw new ExportFormatError("the input is empty or has no <mediawiki> root element");
+}

@@ -1,0 +1,19 @@
+/** Resolves a title from a URL to its canonical form and its PageStore stub. */
+import { ProblemError } from "../http/problem.ts";
+import { normalizeTitle } from "./title.ts";
+
+export interface PageRef {
+  title: string;
+  /** Underscore form: the URL segment and the Durable Object name. */
+  key: string;
+}
+
+export function pageRef(raw: string): PageRef {
+  const t = normalizeTitle(raw);
+  if (!t.ok) throw new ProblemError({ status: 400, code: "invalid_title", title: "Bad Request", detail: t.reason, extensions: { page: raw } });
+  return { title: t.title, key: t.key };
+}
+
+export function pageStore(env: Env, ref: PageRef): DurableObjectStub<import("../../durable-objects/page-store.ts").PageStore> {
+  return env.PAGE_STORE.getByName(ref.key);
+}

@@ -1,0 +1,68 @@
+/** Shapes that cross the Worker ↔ PageStore RPC boundary (structured-clonable). */
+import type { ContentModel } from "./content-model.ts";
+import type { ContentLocation } from "../storage/revision-reader.ts";
+
+export interface NewRevision {
+  id: number;
+  parentId: number | null;
+  /** ISO-8601 UTC, second precision: 2024-01-02T03:04:05Z. */
+  timestamp: string;
+  contributor: string;
+  comment: string;
+  model: ContentModel;
+  format?: string;
+  text: string;
+  /** MediaWiki base-36 SHA-1; checked against the text when given. */
+  sha1?: string | null;
+}
+
+export interface RevisionMeta {
+  id: number;
+  parentId: number | null;
+  timestamp: string;
+  contributor: string;
+  comment: string;
+  model: string;
+  format: string;
+  bytes: number;
+  sha1: string;
+  sha256: string;
+  suppressed: boolean;
+}
+
+export type RevisionSelector = { kind: "latest" } | { kind: "id"; id: number } | { kind: "at"; epochSeconds: number };
+
+/** An expected failure, mapped by the route to a problem response. */
+export interface StoreProblem {
+  ok: false;
+  status: 404 | 409 | 410 | 413 | 422;
+  code: string;
+  detail: string;
+  latestId?: number | null;
+  revisionId?: number;
+}
+
+export type LocateResult = { ok: true; title: string; revision: RevisionMeta; location: ContentLocation } | StoreProblem;
+
+export type AppendResult = { ok: true; created: number[]; existing: number[]; latestId: number | null; storedBytes: number } | StoreProblem;
+
+export interface HistoryPage {
+  title: string;
+  revisions: RevisionMeta[];
+  /** Cursor for the next older page, if any. */
+  older: string | null;
+  /** Cursor for the next newer page, if any. */
+  newer: string | null;
+  total: number;
+}
+
+export interface PageStats {
+  title: string | null;
+  revisions: number;
+  contents: number;
+  rawBytes: number;
+  blobs: number;
+  blobBytes: number;
+  metadataBytes: number;
+  layout: unknown;
+}

@@ -1,0 +1,95 @@
+/**
+ * The self-describing container every blob in `BLOBS` uses (see SCHEMA.md):
+ *
+ *   0  "PLMP"                 magic
+ *   4  u8  format version     (1)
+ *   5  u8  codec              (1 = brotli)
+ *   6  u16 header length H    (little endian)
+ *   8  u32 CRC-32 of bytes 12..end
+ *  12  header: UTF-8 JSON { records: RecordMeta[] }
+ *  12+H payloads, back to back
+ *
+ * A record is one brotli stream. Its `dict` names the records (anchors) whose
+ * decoded bytes, concatenated in order, are its raw prefix dictionary; its
+ * `parts` split the decoded stream into revisions when several share it.
+ */
+import CRC32 from "crc-32";
+
+export const BLOB_MAGIC = "PLMP";
+export const BLOB_FORMAT_VERSION = 1;
+export const CODEC_BROTLI = 1;
+const FIXED = 12;
+
+export interface RecordMeta {
+  /** Record id within the page: `a<k>` for anchors, `g<k>` for packed groups, `t<u>` for tail contents. */
+  id: string;
+  /** Byte range of the payload, relative to the start of the payloads. */
+  off: number;
+  len: number;
+  /** Decoded length of the whole stream. */
+  size: number;
+  /** Decoded lengths of the revisions in the stream, in order (one entry for anchors and tails). */
+  parts: number[];
+  /** Anchor record ids forming the dictionary, in order. */
+  dict: string[];
+  /** First 16 hex digits of the SHA-256 of the decoded stream. */
+  sum: string;
+}
+
+export class BlobFormatError extends Error {
+  override readonly name = "BlobFormatError";
+}
+
+export function encodeBlob(records: ReadonlyArray<{ meta: Omit<RecordMeta, "off" | "len">; payload: Uint8Array }>): Uint8Array {
+  let off = 0;
+  const metas: RecordMeta[] = records.map(({ meta, payload }) => {
+    const m = { ...meta, off, len: payload.byteLength };
+    off += payload.byteLength;
+    return m;
+  });
+  const header = new TextEncoder().encode(JSON.stringify({ records: metas }));
+  if (header.byteLength > 0xffff) throw new BlobFormatError(`blob header of ${header.byteLength} bytes exceeds the 64 KiB field`);
+  const out = new Uint8Array(FIXED + header.byteLength + off);
+  out.set(new TextEncoder().encode(BLOB_MAGIC), 0);
+  const view = new DataView(out.buffer);
+  view.setUint8(4, BLOB_FORMAT_VERSION);
+  view.setUint8(5, CODEC_BROTLI);
+  view.setUint16(6, header.byteLength, true);
+  out.set(header, FIXED);
+  let at = FIXED + header.byteLength;
+  for (const { payload } of records) {
+    out.set(payload, at);
+    at += payload.byteLength;
+  }
+  view.setUint32(8, CRC32.buf(out.subarray(FIXED)) >>> 0, true);
+  return out;
+}
+
+export interface ParsedBlob {
+  records: Map<string, RecordMeta>;
+  payload(meta: RecordMeta): Uint8Array;
+}
+
+export function decodeBlob(bytes: Uint8Array): ParsedBlob {
+  if (bytes.byteLength < FIXED) throw new BlobFormatError(`blob of ${bytes.byteLength} bytes is shorter than its header`);
+  if (new TextDecoder().decode(bytes.subarray(0, 4)) !== BLOB_MAGIC) throw new BlobFormatError("blob does not start with PLMP");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint8(4);
+  if (version !== BLOB_FORMAT_VERSION) throw new BlobFormatError(`blob format version ${version} is not supported`);
+  if (view.getUint8(5) !== CODEC_BROTLI) throw new BlobFormatError(`blob codec ${view.getUint8(5)} is not supported`);
+  if ((CRC32.buf(bytes.subarray(FIXED)) >>> 0) !== view.getUint32(8, true)) throw new BlobFormatError("blob checksum does not match: it is corrupt");
+  const headerLength = view.getUint16(6, true);
+  const base = FIXED + headerLength;
+  let parsed: { records: RecordMeta[] };
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(bytes.subarray(FIXED, base)));
+  } catch {
+    throw new BlobFormatError("blob header is not valid JSON");
+  }
+  const records = new Map<string, RecordMeta>();
+  for (const r of parsed.records) {
+    if (base + r.off + r.len > bytes.byteLength) throw new BlobFormatError(`record ${r.id} runs past the end of the blob`);
+    records.set(r.id, r);
+  }
+  return { records, payload: (m) => bytes.subarray(base + m.off, base + m.off + m.len) };
+}

@@ -1,0 +1,75 @@
+/**
+ * Immutable, content-addressed blobs in the `BLOBS` KV namespace. A key is
+ * the SHA-256 of the bytes, so a write is idempotent and a read can prove it
+ * got what was asked for. Values over KV's size limit are split into parts
+ * listed by a small manifest value.
+ */
+import { LIMITS } from "../limits.ts";
+import { sha256Hex } from "../page/sha1.ts";
+
+export const BLOB_PREFIX = "blob/";
+const SPLIT_PREFIX = "split:";
+
+export class BlobMissingError extends Error {
+  override readonly name = "BlobMissingError";
+}
+export class BlobCorruptError extends Error {
+  override readonly name = "BlobCorruptError";
+}
+
+export async function blobKeyOf(bytes: Uint8Array): Promise<string> {
+  return `${BLOB_PREFIX}${await sha256Hex(bytes)}`;
+}
+
+export class BlobStore {
+  constructor(private readonly kv: KVNamespace) {}
+
+  /** Stores the bytes and returns their key. Parts go first, so the manifest never names a missing part. */
+  async put(bytes: Uint8Array): Promise<string> {
+    const key = await blobKeyOf(bytes);
+    const max = LIMITS.storage.kvMaxValueBytes;
+    if (bytes.byteLength <= max) {
+      await this.kv.put(key, bytes);
+      return key;
+    }
+    const parts: string[] = [];
+    for (let off = 0; off < bytes.byteLength; off += max) {
+      const part = bytes.subarray(off, off + max);
+      const partKey = `${key}.${parts.length}`;
+      await this.kv.put(partKey, part);
+      parts.push(partKey);
+    }
+    await this.kv.put(key, new TextEncoder().encode(SPLIT_PREFIX + JSON.stringify(parts)));
+    return key;
+  }
+
+  /** Reads and verifies a blob; throws rather than return bytes that do not hash to the key. */
+  async get(key: string): Promise<Uint8Array> {
+    const value = await this.kv.get(key, { type: "arrayBuffer", cacheTtl: LIMITS.storage.kvCacheTtlSeconds });
+    if (value === null) throw new BlobMissingError(`blob ${key} is missing from BLOBS`);
+    let bytes = new Uint8Array(value);
+    if (bytes.byteLength < 1024 && new TextDecoder().decode(bytes.subarray(0, SPLIT_PREFIX.length)) === SPLIT_PREFIX) {
+      const parts = JSON.parse(new TextDecoder().decode(bytes.subarray(SPLIT_PREFIX.length))) as string[];
+      const chunks = await Promise.all(parts.map((p) => this.kv.get(p, { type: "arrayBuffer" })));
+      if (chunks.some((c) => c === null)) throw new BlobMissingError(`a part of split blob ${key} is missing from BLOBS`);
+      const total = chunks.reduce((n, c) => n + c!.byteLength, 0);
+      bytes = new Uint8Array(total);
+      let off = 0;
+      for (const c of chunks) {
+        bytes.set(new Uint8Array(c!), off);
+        off += c!.byteLength;
+      }
+    }
+    if ((await blobKeyOf(bytes)) !== key) throw new BlobCorruptError(`blob ${key} does not match its content hash`);
+    return bytes;
+  }
+
+  async delete(key: string): Promise<void> {
+    const value = await this.kv.get(key, { type: "arrayBuffer" });
+    if (value !== null && value.byteLength < 1024) {
+      const text = new TextDecoder().decode(value);
+      if (text.startsWith(SPLIT_PREFIX)) for (const p of JSON.parse(text.slice(SPLIT_PREFIX.length)) as string[]) await this.kv.delete(p);
+    }
+    await this.kv.delete(key);
+  }
+}

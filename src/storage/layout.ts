@@ -1,0 +1,84 @@
+/**
+ * The revision layout: which stored record holds each distinct content, and
+ * which anchors each record needs as its dictionary. Pure arithmetic, no I/O.
+ *
+ * Distinct contents u = 0, 1, 2, ... (identical revisions share one u) are cut
+ * into groups of `groupSize`. The first content of group k is anchor k.
+ *
+ * Anchors form an aligned binary tree, like B-frames in video: anchor k sits
+ * at level lowbit(k) and is encoded against its bracketing anchors
+ * L = k - lowbit(k) and R = k + lowbit(k), both on higher levels, so reading
+ * an anchor decodes at most two anchors per level. Until R exists, anchor k is
+ * encoded against L alone and is re-encoded when R arrives. Anchor 0 stands alone.
+ *
+ * A closed group's other contents are one solid stream whose dictionary is
+ * anchor k then anchor k+1: edits that survive to the next anchor are copied
+ * from it rather than stored twice. The open group's contents (the tail) are
+ * stored one per record against anchor k, until the group closes.
+ */
+export interface LayoutParams {
+  /** Contents per group; the anchor is the first. */
+  groupSize: number;
+  /** brotli quality for anchors, groups and tails. */
+  quality: number;
+  /** brotli quality for anchor 0, which is stored without a dictionary. */
+  keyframeQuality: number;
+  /** brotli window, log2. */
+  lgwin: number;
+}
+
+export const DEFAULT_LAYOUT: LayoutParams = { groupSize: 16, quality: 9, keyframeQuality: 11, lgwin: 24 };
+
+const lowbit = (k: number) => k & -k;
+
+export const anchorId = (k: number) => `a${k}`;
+export const groupId = (k: number) => `g${k}`;
+export const tailId = (u: number) => `t${u}`;
+
+/** The anchors anchor k is encoded against, when `anchorCount` anchors exist. */
+export function anchorDeps(k: number, anchorCount: number): number[] {
+  if (k === 0) return [];
+  const step = lowbit(k);
+  const right = k + step;
+  return right < anchorCount ? [k - step, right] : [k - step];
+}
+
+/** Anchors whose encoding changes when anchor `k` is added (their right bracket is k). */
+export function anchorsRebracketedBy(k: number): number[] {
+  const out: number[] = [];
+  // k - step has lowbit `step` exactly when step < lowbit(k), so its R is k.
+  for (let step = 1; step < lowbit(k); step <<= 1) if (k - step > 0) out.push(k - step);
+  return out;
+}
+
+/** Every anchor needed to decode anchor k (k included), in an order where dependencies come first. */
+export function anchorClosure(k: number, anchorCount: number): number[] {
+  const seen = new Set<number>();
+  const order: number[] = [];
+  const visit = (a: number) => {
+    if (seen.has(a)) return;
+    seen.add(a);
+    for (const d of anchorDeps(a, anchorCount)) visit(d);
+    order.push(a);
+  };
+  visit(k);
+  return order;
+}
+
+export type Placement =
+  | { kind: "anchor"; anchor: number }
+  | { kind: "group"; group: number; index: number }
+  | { kind: "tail"; group: number };
+
+/** Where content u lives, given how many distinct contents exist. */
+export function placementOf(u: number, contentCount: number, groupSize: number): Placement {
+  const group = Math.floor(u / groupSize);
+  if (u % groupSize === 0) return { kind: "anchor", anchor: group };
+  const closed = (group + 1) * groupSize < contentCount;
+  return closed ? { kind: "group", group, index: (u % groupSize) - 1 } : { kind: "tail", group };
+}
+
+/** Dictionary anchors for a group stream or a tail record of group k. */
+export function groupDeps(group: number, anchorCount: number): number[] {
+  return group + 1 < anchorCount ? [group, group + 1] : [group];
+}
