@@ -12,6 +12,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { LIMITS } from "../src/limits.ts";
+import { CONTENT_MODELS } from "../src/page/content-model.ts";
 import { sha1Base36, sha256Hex } from "../src/page/sha1.ts";
 import type { AppendResult, HistoryPage, LocateResult, NewRevision, PageStats, RevisionMeta, RevisionSelector, StoreProblem } from "../src/page/types.ts";
 import { BlobStore } from "../src/storage/blob-store.ts";
@@ -184,7 +185,7 @@ export class PageStore extends DurableObject<Env> {
         const r = f.rev;
         this.#sql.exec(
           "INSERT INTO revisions (seq, rev_id, parent_id, ts, contributor, comment, model, format, bytes, sha1, sha256, u) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          seq, r.id, r.parentId, f.ts, r.contributor, r.comment, r.model, r.format ?? r.model, f.bytes.byteLength, f.sha1, f.sha256, contentOf[i]!,
+          seq, r.id, r.parentId, f.ts, r.contributor, r.comment, r.model, r.format ?? CONTENT_MODELS[r.model].format, f.bytes.byteLength, f.sha1, f.sha256, contentOf[i]!,
         );
       });
       newContents.forEach((bytes, i) => {

@@ -7,10 +7,12 @@ import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import type { Command } from "commander";
 import { ensureDevToken } from "../dev-token.ts";
+import { seedDemo, waitForArchive } from "../seed-demo.ts";
 import { UsageError, parseIntOption } from "../output.ts";
 
 interface DevFlags {
   port: number;
+  demo: boolean;
 }
 
 function wranglerBin(): string {
@@ -19,19 +21,32 @@ function wranglerBin(): string {
 }
 
 async function dev(flags: DevFlags): Promise<void> {
-  const { created } = ensureDevToken();
+  const { token, created } = ensureDevToken();
   if (created) process.stderr.write("palimpsest: created a local write token in .dev.vars\n");
   const child = spawn(process.execPath, [wranglerBin(), "dev", "--port", String(flags.port), "--ip", "127.0.0.1"], {
     stdio: "inherit",
   });
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  if (flags.demo) {
+    const url = `http://localhost:${flags.port}`;
+    waitForArchive(url)
+      .then(() => seedDemo(url, token))
+      .then((pages) => {
+        if (pages.length > 0) process.stderr.write(`palimpsest: demo pages ready: ${pages.map((p) => `${url}/page/${p}`).join("  ")}\n`);
+      })
+      .catch((err: Error) => process.stderr.write(`palimpsest: could not seed demo pages: ${err.message}\n`));
+  }
+  let stopping = false;
+  const forward = (signal: NodeJS.Signals) => {
+    stopping = true;
+    child.kill(signal);
+  };
   process.on("SIGINT", forward);
   process.on("SIGTERM", forward);
   const code = await new Promise<number>((resolve, reject) => {
     child.on("error", reject);
     child.on("exit", (c, signal) => resolve(c ?? (signal ? 0 : 1)));
   });
-  if (code !== 0) throw new UsageError(`wrangler dev exited with code ${code}`);
+  if (code !== 0 && !stopping) throw new UsageError(`wrangler dev exited with code ${code}`);
 }
 
 export function registerDevCommand(program: Command): void {
@@ -39,5 +54,6 @@ export function registerDevCommand(program: Command): void {
     .command("dev")
     .description("serve a local archive on http://localhost:8787 (what npm start runs)")
     .option("--port <n>", "port", parseIntOption("port", 1, 65535), 8787)
+    .option("--no-demo", "do not seed the generated demo pages")
     .action((flags: DevFlags) => dev(flags));
 }
