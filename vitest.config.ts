@@ -11,8 +11,19 @@ export default defineConfig({
   test: {
     projects: [
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
-        test: { name: "workers", include: ["test/workers/**/*.test.ts"] },
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            // Tests must not depend on a developer's .dev.vars.
+            miniflare: { bindings: { WRITE_TOKENS: "test-write-token" } },
+          }),
+        ],
+        test: {
+          name: "workers",
+          include: ["test/workers/**/*.test.ts"],
+          globalSetup: ["test/workers/support/corpus-setup.ts"],
+          testTimeout: 60_000,
+        },
       },
       {
         test: {

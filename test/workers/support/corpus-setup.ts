@@ -1,0 +1,32 @@
+/**
+ * Runs in Node before the workerd tests: parses two small shared histories
+ * and hands their revisions to the tests through vitest's provide/inject,
+ * since code inside workerd cannot read the file system.
+ */
+import { existsSync } from "node:fs";
+import type { TestProject } from "vitest/node";
+import { decodeUtf8, readMediaWikiExport, type ExportRevision } from "../../../src/import/mediawiki-reader.ts";
+import { openExport } from "../../../src/import/open-export.ts";
+
+const CORPUS = new URL("../../../../shared/corpus/histories/", import.meta.url);
+export const ROUND_TRIP_HISTORIES = ["bip-0340", "bip-0341"] as const;
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    histories: Record<string, ExportRevision[]>;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<void> {
+  const histories: Record<string, ExportRevision[]> = {};
+  for (const name of ROUND_TRIP_HISTORIES) {
+    const file = new URL(`${name}.xml.br`, CORPUS);
+    if (!existsSync(file)) continue;
+    const revisions: ExportRevision[] = [];
+    for await (const item of readMediaWikiExport(decodeUtf8(await openExport(file.pathname)))) {
+      if (item.kind === "revision") revisions.push(item.revision);
+    }
+    histories[name] = revisions;
+  }
+  project.provide("histories", histories);
+}
