@@ -156,7 +156,7 @@ describe("reads", () => {
     const located = await store(key).locate({ kind: "id", id: 3 });
     if (!located.ok) throw new Error("locate failed");
     const blob = new Uint8Array((await env.BLOBS.get(located.location.blob, "arrayBuffer"))!);
-    blob[blob.length - 3] ^= 0x40;
+    blob[blob.length - 3] = blob[blob.length - 3]! ^ 0x40;
     await env.BLOBS.put(located.location.blob, blob);
     const res = await request(`/page/${key}/3`);
     expect(res.status).toBe(500);
