@@ -18,6 +18,9 @@ import type { AppendResult, HistoryPage, LocateResult, NewRevision, PageStats, R
 import { BlobStore } from "../src/storage/blob-store.ts";
 import { DEFAULT_LAYOUT, anchorId, groupId, placementOf, tailId, type LayoutParams } from "../src/storage/layout.ts";
 import { LayoutWriter, type LayoutCommit } from "../src/storage/layout-writer.ts";
+import type { PurgeRequest, PurgeScope } from "../src/purge/events.ts";
+import { purgeQueueFor } from "../src/purge/queue-pick.ts";
+import { topologyOf } from "../src/tiers/topology.ts";
 import { PAGE_STORE_SCHEMA } from "./page-store-schema.ts";
 
 interface PageRow {
@@ -100,13 +103,13 @@ export class PageStore extends DurableObject<Env> {
   }
 
   /** Appends revisions, all or none. Serialised so parent checks see every earlier write. */
-  append(title: string, revisions: NewRevision[]): Promise<AppendResult> {
-    const run = this.#writeQueue.then(() => this.#append(title, revisions));
+  append(title: string, revisions: NewRevision[], region = topologyOf(this.env).upperRegion): Promise<AppendResult> {
+    const run = this.#writeQueue.then(() => this.#append(title, revisions, region));
     this.#writeQueue = run.catch(() => undefined);
     return run;
   }
 
-  async #append(title: string, revisions: NewRevision[]): Promise<AppendResult> {
+  async #append(title: string, revisions: NewRevision[], region: string): Promise<AppendResult> {
     let page = this.#page();
     if (page?.deleted_at != null) {
       this.#sql.exec("DELETE FROM page");
@@ -150,7 +153,7 @@ export class PageStore extends DurableObject<Env> {
       fresh.push({ rev, bytes, sha256, sha1, ts: Math.floor(Date.parse(rev.timestamp) / 1000) });
       expectedParent = rev.id;
     }
-    if (fresh.length === 0) return { ok: true, created: [], existing, latestId: latest?.rev_id ?? null, storedBytes: 0 };
+    if (fresh.length === 0) return { ok: true, created: [], existing, latestId: latest?.rev_id ?? null, storedBytes: 0, version: this.#version(), purges: [] };
 
     const params: LayoutParams = page ? (JSON.parse(page.layout) as LayoutParams) : (this.layoutOverride ?? DEFAULT_LAYOUT);
     const contentCount = page?.content_count ?? 0;
@@ -203,10 +206,12 @@ export class PageStore extends DurableObject<Env> {
         "UPDATE page SET title = ?, latest_seq = ?, content_count = ?, anchors_blob = ? WHERE id = 1",
         title, seq, contentCount + newContents.length, commit.anchorsBlob,
       );
+      this.#enqueuePurge(title, { kind: "mutable" }, region, now);
     });
     await this.#scheduleCollection();
+    const purges = await this.#drainOutbox();
     const storedBytes = [...commit.blobs.values()].reduce((n, b) => n + b.byteLength, 0);
-    return { ok: true, created: fresh.map((f) => f.rev.id), existing, latestId: expectedParent, storedBytes };
+    return { ok: true, created: fresh.map((f) => f.rev.id), existing, latestId: expectedParent, storedBytes, version: this.#version(), purges };
   }
 
   /** Records blobs as pending before writing them, so a crash leaves them collectable. */
@@ -224,23 +229,66 @@ export class PageStore extends DurableObject<Env> {
     await Promise.all([...commit.blobs.values()].map((bytes) => this.#blobs.put(bytes)));
   }
 
-  async #scheduleCollection(): Promise<void> {
-    const due = this.#sql.exec<{ n: number }>("SELECT count(*) AS n FROM blobs WHERE state != 'live'").one().n;
-    if (due > 0 && (await this.ctx.storage.getAlarm()) === null) {
-      await this.ctx.storage.setAlarm(Date.now() + LIMITS.storage.orphanGraceMs);
-    }
+  #scheduleCollection(): Promise<void> {
+    return this.#scheduleAlarm();
   }
 
   /** Collects blobs that are dead, or pending from a commit that never landed, once past the grace period. */
   override async alarm(): Promise<void> {
+    await this.#drainOutbox();
     const cutoff = Date.now() - LIMITS.storage.orphanGraceMs;
     const doomed = this.#sql.exec<{ key: string }>("SELECT key FROM blobs WHERE state != 'live' AND since <= ?", cutoff).toArray();
     for (const { key } of doomed) {
       await this.#blobs.delete(key);
       this.#sql.exec("DELETE FROM blobs WHERE key = ? AND state != 'live'", key);
     }
-    const left = this.#sql.exec<{ next: number | null }>("SELECT min(since) AS next FROM blobs WHERE state != 'live'").one().next;
-    if (left !== null) await this.ctx.storage.setAlarm(left + LIMITS.storage.orphanGraceMs);
+    await this.#scheduleAlarm();
+  }
+
+  /** The page's version: bumped by every write, suppression and deletion, never reset. */
+  #version(): number {
+    return this.#sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = 'version'").toArray()[0]?.value ?? 0;
+  }
+
+  /** Bumps the version and records the purge in the outbox; call inside the write's transaction. */
+  #enqueuePurge(title: string, scope: PurgeScope, region: string, now: number): void {
+    const version = this.#sql
+      .exec<{ value: number }>("INSERT INTO counters (name, value) VALUES ('version', 1) ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value")
+      .one().value;
+    const request: PurgeRequest = { page: title.replace(/ /g, "_"), scope, version, region };
+    this.#sql.exec("INSERT INTO outbox (request, next_at) VALUES (?, ?)", JSON.stringify(request), now);
+  }
+
+  /** Hands outbox purges to their PurgeQueue; what fails stays for the alarm to retry with backoff. */
+  async #drainOutbox(): Promise<string[]> {
+    const ids: string[] = [];
+    const rows = this.#sql.exec<{ id: number; request: string; attempts: number }>("SELECT id, request, attempts FROM outbox ORDER BY id").toArray();
+    for (const row of rows) {
+      const request = JSON.parse(row.request) as PurgeRequest;
+      try {
+        const queue = purgeQueueFor(this.env, request.region, request.page ?? "");
+        const { id } = await queue.stub.enqueue(request, queue.self);
+        this.#sql.exec("DELETE FROM outbox WHERE id = ?", row.id);
+        ids.push(id);
+      } catch (err) {
+        console.error("purge enqueue failed; will retry", request.page, err);
+        const delay = Math.min(60_000, 250 * 2 ** row.attempts) * (0.5 + Math.random());
+        this.#sql.exec("UPDATE outbox SET attempts = attempts + 1, next_at = ? WHERE id = ?", Date.now() + delay, row.id);
+        break;
+      }
+    }
+    await this.#scheduleAlarm();
+    return ids;
+  }
+
+  async #scheduleAlarm(): Promise<void> {
+    const outbox = this.#sql.exec<{ next: number | null }>("SELECT min(next_at) AS next FROM outbox").one().next;
+    const blobs = this.#sql.exec<{ next: number | null }>("SELECT min(since) AS next FROM blobs WHERE state != 'live'").one().next;
+    const due = [outbox, blobs === null ? null : blobs + LIMITS.storage.orphanGraceMs].filter((t): t is number => t !== null);
+    if (due.length === 0) return;
+    const at = Math.min(...due);
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
   locate(selector: RevisionSelector): LocateResult {
@@ -266,7 +314,7 @@ export class PageStore extends DurableObject<Env> {
         : place.kind === "group"
           ? { record: groupId(place.group), blob: this.#sql.exec<{ blob: string }>("SELECT blob FROM groups WHERE k = ?", place.group).one().blob, part: place.index }
           : { record: tailId(row.u), blob: this.#sql.exec<{ blob: string }>("SELECT blob FROM tails WHERE u = ?", row.u).one().blob, part: 0 };
-    return { ok: true, title: page.title, revision, location: { ...location, anchorsBlob, sha256: row.sha256 } };
+    return { ok: true, title: page.title, revision, location: { ...location, anchorsBlob, sha256: row.sha256 }, version: this.#version() };
   }
 
   history(cursor: { before?: number; after?: number }, limit: number): HistoryPage | StoreProblem {
@@ -288,20 +336,25 @@ export class PageStore extends DurableObject<Env> {
       older: exists("SELECT 1 FROM revisions WHERE seq < ? LIMIT 1", last) ? `b${last}` : null,
       newer: exists("SELECT 1 FROM revisions WHERE seq > ? LIMIT 1", first) ? `a${first}` : null,
       total: this.#sql.exec<{ n: number }>("SELECT count(*) AS n FROM revisions").one().n,
+      version: this.#version(),
     };
   }
 
   /** Hides (or restores) a revision's content; its metadata stays listed. */
-  setSuppressed(revisionId: number, suppressed: boolean): { ok: true; revision: RevisionMeta } | StoreProblem {
+  async setSuppressed(revisionId: number, suppressed: boolean, region = topologyOf(this.env).upperRegion): Promise<{ ok: true; revision: RevisionMeta; purges: string[]; version: number } | StoreProblem> {
     const page = this.#page();
     if (!page || page.deleted_at != null) return problem(404, "page_not_found", "no such page in the archive");
-    const row = this.#sql.exec<RevisionRow>("UPDATE revisions SET suppressed = ? WHERE rev_id = ? RETURNING *", suppressed ? 1 : 0, revisionId).toArray()[0];
+    const row = this.ctx.storage.transactionSync(() => {
+      const updated = this.#sql.exec<RevisionRow>("UPDATE revisions SET suppressed = ? WHERE rev_id = ? RETURNING *", suppressed ? 1 : 0, revisionId).toArray()[0];
+      if (updated) this.#enqueuePurge(page.title, { kind: "revisions", revisions: [revisionId] }, region, Date.now());
+      return updated;
+    });
     if (!row) return problem(404, "revision_not_found", `${page.title} has no revision ${revisionId}`);
-    return { ok: true, revision: toMeta(row) };
+    return { ok: true, revision: toMeta(row), purges: await this.#drainOutbox(), version: this.#version() };
   }
 
   /** Deletes the page: its metadata goes now, its blobs after the grace period. */
-  deletePage(): Promise<{ ok: true; revisions: number } | StoreProblem> {
+  deletePage(region = topologyOf(this.env).upperRegion): Promise<{ ok: true; revisions: number; purges: string[]; version: number } | StoreProblem> {
     const run = this.#writeQueue.then(async () => {
       const page = this.#page();
       if (!page || page.deleted_at != null) return problem(404, "page_not_found", "no such page in the archive");
@@ -311,9 +364,10 @@ export class PageStore extends DurableObject<Env> {
         this.#sql.exec("UPDATE blobs SET state = 'dead', since = ? WHERE state = 'live'", now);
         for (const table of ["revisions", "contents", "groups", "tails"]) this.#sql.exec(`DELETE FROM ${table}`);
         this.#sql.exec("UPDATE page SET deleted_at = ?, latest_seq = NULL, content_count = 0, anchors_blob = NULL WHERE id = 1", now);
+        this.#enqueuePurge(page.title, { kind: "page" }, region, now);
       });
       await this.#scheduleCollection();
-      return { ok: true as const, revisions };
+      return { ok: true as const, revisions, purges: await this.#drainOutbox(), version: this.#version() };
     });
     this.#writeQueue = run.catch(() => undefined);
     return run;

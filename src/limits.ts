@@ -48,6 +48,26 @@ export const LIMITS = {
     /** `limit` when none is given. */
     defaultPageSize: 50,
   },
+  tiers: {
+    /** Bytes of LZ4-compressed entries a TierCache keeps in memory. */
+    memoryBytes: 16 * 1024 * 1024,
+    /** Largest entry body, in bytes, a tier stores (bigger ones pass through uncached). */
+    maxEntryBytes: 8 * 1024 * 1024,
+  },
+  purge: {
+    /** Events a PurgeQueue keeps in its log; a tier further behind flushes everything. */
+    retainedEvents: 10_000,
+    /** Events sent to one tier in one delivery. */
+    deliveryBatch: 200,
+    /** First retry delay, in milliseconds, for a failed delivery; doubles per attempt, with jitter. */
+    retryBaseMs: 100,
+    /** Longest retry delay, in milliseconds. */
+    retryMaxMs: 30_000,
+    /** Outgoing deliveries a queue or fanout runs at once (Workers allows 6 open connections per invocation). */
+    maxConcurrentDeliveries: 6,
+    /** How long, in milliseconds, a queue waits for a fanout's acknowledgement before delivering again. */
+    fanoutAckTimeoutMs: 5_000,
+  },
   codec: {
     /** Default cap on any decoder's output, in bytes; callers may lower it, never raise it past this. */
     maxOutputBytes: 256 * 1024 * 1024,

@@ -13,6 +13,8 @@ import { readContent, type ReadStats } from "../storage/revision-reader.ts";
 
 export interface RevisionRead {
   title: string;
+  /** Page version at the time of the read. */
+  version: number;
   revision: RevisionMeta;
   body: Uint8Array;
   stats: ReadStats;
@@ -34,7 +36,7 @@ export class PageOrigin implements RevisionSource {
     if (!found.ok) throw storeProblem(found, ref.title);
     try {
       const { bytes, stats } = await readContent(this.#blobs, found.location);
-      return { title: found.title, revision: found.revision, body: bytes, stats };
+      return { title: found.title, revision: found.revision, body: bytes, stats, version: found.version };
     } catch (err) {
       console.error("revision read failed", ref.title, found.revision.id, err);
       throw new ProblemError({

@@ -42,9 +42,11 @@ export interface StoreProblem {
   revisionId?: number;
 }
 
-export type LocateResult = { ok: true; title: string; revision: RevisionMeta; location: ContentLocation } | StoreProblem;
+export type LocateResult = { ok: true; title: string; revision: RevisionMeta; location: ContentLocation; version: number } | StoreProblem;
 
-export type AppendResult = { ok: true; created: number[]; existing: number[]; latestId: number | null; storedBytes: number } | StoreProblem;
+export type AppendResult =
+  | { ok: true; created: number[]; existing: number[]; latestId: number | null; storedBytes: number; version: number; purges: string[] }
+  | StoreProblem;
 
 export interface HistoryPage {
   title: string;
@@ -54,6 +56,7 @@ export interface HistoryPage {
   /** Cursor for the next newer page, if any. */
   newer: string | null;
   total: number;
+  version: number;
 }
 
 export interface PageStats {

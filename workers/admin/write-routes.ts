@@ -16,6 +16,11 @@ import { LIMITS } from "../../src/limits.ts";
 import { CONTENT_MODELS, isContentModel } from "../../src/page/content-model.ts";
 import { pageRef, pageStore } from "../../src/page/page-ref.ts";
 import type { NewRevision } from "../../src/page/types.ts";
+import { coloOf } from "../../src/sim/colo.ts";
+import { revisionKey } from "../../src/tiers/cache-key.ts";
+import { noteLocalWrite } from "../../src/tiers/local-floor.ts";
+import { LowerTier } from "../../src/tiers/lower-tier.ts";
+import { topologyOf } from "../../src/tiers/topology.ts";
 
 const revisionId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const isoSecond = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -57,8 +62,10 @@ writeRoutes.post("/pages/:title/revisions", async (c) => {
     throw new ProblemError({ status: 413, code: "batch_too_large", title: "Content Too Large", detail: `${count} revisions in one request`, limit: "storage.maxBatchRevisions" });
   }
   const { revisions } = parseOr422(appendSchema, body, `page ${ref.title}`);
-  const result = await pageStore(c.env, ref).append(ref.title, revisions as NewRevision[]);
+  const { colo, region } = coloOf(c.req.raw, c.env);
+  const result = await pageStore(c.env, ref).append(ref.title, revisions as NewRevision[], region);
   if (!result.ok) throw storeProblem(result, ref.title);
+  noteLocalWrite(colo, ref.key, result.version);
   return c.json({ page: ref.title, ...result, ok: undefined }, result.created.length > 0 ? 201 : 200);
 });
 
@@ -66,16 +73,21 @@ writeRoutes.put("/pages/:title/revisions/:id/suppression", async (c) => {
   const ref = pageRef(c.req.param("title"));
   const id = parseOr422(z.coerce.number().int().positive(), c.req.param("id"), "revision id");
   const { suppressed } = parseOr422(z.object({ suppressed: z.boolean() }), await c.req.json().catch(() => null), "suppression");
-  const result = await pageStore(c.env, ref).setSuppressed(id, suppressed);
+  const { colo, region } = coloOf(c.req.raw, c.env);
+  const result = await pageStore(c.env, ref).setSuppressed(id, suppressed, region);
   if (!result.ok) throw storeProblem(result, ref.title);
-  return c.json({ page: ref.title, revision: result.revision });
+  noteLocalWrite(colo, ref.key, result.version);
+  await (await LowerTier.open(colo, topologyOf(c.env))).delete(revisionKey(ref.key, id).key);
+  return c.json({ page: ref.title, revision: result.revision, purges: result.purges });
 });
 
 writeRoutes.delete("/pages/:title", async (c) => {
   const ref = pageRef(c.req.param("title"));
-  const result = await pageStore(c.env, ref).deletePage();
+  const { colo, region } = coloOf(c.req.raw, c.env);
+  const result = await pageStore(c.env, ref).deletePage(region);
   if (!result.ok) throw storeProblem(result, ref.title);
-  return c.json({ page: ref.title, deleted: true, revisions: result.revisions });
+  noteLocalWrite(colo, ref.key, result.version);
+  return c.json({ page: ref.title, deleted: true, revisions: result.revisions, purges: result.purges });
 });
 
 writeRoutes.get("/pages/:title/stats", async (c) => {

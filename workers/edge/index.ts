@@ -6,5 +6,8 @@ import "../../src/codec/install-worker.ts";
 import { app } from "./app.ts";
 
 export { PageStore } from "../../durable-objects/page-store.ts";
+export { TierCache } from "../../durable-objects/tier-cache.ts";
+export { PurgeQueue } from "../../durable-objects/purge-queue.ts";
+export { Fanout } from "../../durable-objects/fanout.ts";
 
 export default { fetch: app.fetch } satisfies ExportedHandler<Env>;

@@ -1,0 +1,243 @@
+/**
+ * PurgeQueue: one of a region's pool of purge queues (after Cloudflare's
+ * coreless purge). It appends each purge to a persistent log with a sequence
+ * number and keeps one pointer per target tier: the last sequence that tier
+ * acknowledged. It pushes to its own region's tiers directly and to every
+ * other region through that region's Fanout (or, in "direct" mode, to every
+ * tier itself). Whatever is not acknowledged is retried from the alarm with
+ * jittered backoff, by replay from the pointer, so a tier or queue reset
+ * mid-broadcast loses nothing.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { LIMITS } from "../src/limits.ts";
+import type { PurgeEvent, PurgeRequest } from "../src/purge/events.ts";
+import { backoffMs, runLimited } from "../src/purge/pool.ts";
+import { crossRegionHop } from "../src/sim/link-latency.ts";
+import { allTiers, tierName, tierStub, type TierIdentity } from "../src/tiers/tier-names.ts";
+import { topologyOf, type Region } from "../src/tiers/topology.ts";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS pointers (
+  target TEXT PRIMARY KEY,
+  tier TEXT NOT NULL,
+  acked INTEGER NOT NULL,
+  acked_at INTEGER,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_at INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+export interface QueueSelf {
+  name: string;
+  region: Region;
+}
+
+export interface PurgeStatus {
+  id: string;
+  event: PurgeEvent | null;
+  tiers: Array<{ tier: string; region: string; level: string; acknowledged: boolean; ackedAt: number | null }>;
+  acknowledged: boolean;
+}
+
+export interface QueueLoad {
+  queue: string;
+  lastSeq: number;
+  oldestRetained: number;
+  depth: number;
+  lagging: number;
+  pointers: Array<{ tier: string; acked: number; lag: number; ackedAt: number | null }>;
+}
+
+interface PointerRow {
+  target: string;
+  tier: string;
+  acked: number;
+  acked_at: number | null;
+  attempts: number;
+  next_at: number;
+  [key: string]: SqlStorageValue;
+}
+
+export class PurgeQueue extends DurableObject<Env> {
+  readonly #sql: SqlStorage;
+  #delivering: Promise<void> | null = null;
+  #again = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#sql = ctx.storage.sql;
+    this.#sql.exec(SCHEMA);
+  }
+
+  #self(): QueueSelf {
+    const row = this.#sql.exec<{ value: string }>("SELECT value FROM meta WHERE name = 'self'").toArray()[0];
+    if (!row) throw new Error("purge queue used before its first enqueue");
+    return JSON.parse(row.value) as QueueSelf;
+  }
+
+  #lastSeq(): number {
+    return this.#sql.exec<{ n: number | null }>("SELECT max(seq) AS n FROM log").one().n ?? 0;
+  }
+
+  #oldestRetained(): number {
+    return this.#sql.exec<{ n: number | null }>("SELECT min(seq) AS n FROM log").one().n ?? this.#lastSeq() + 1;
+  }
+
+  /** Appends a purge to the log and starts delivering it; answers as soon as it is durable. */
+  enqueue(request: PurgeRequest, self: QueueSelf): { id: string; seq: number } {
+    const now = Date.now();
+    const event = this.ctx.storage.transactionSync(() => {
+      this.#sql.exec("INSERT OR IGNORE INTO meta (name, value) VALUES ('self', ?)", JSON.stringify(self));
+      const seq = this.#sql.exec<{ seq: number }>("INSERT INTO log (event, created_at) VALUES ('', ?) RETURNING seq", now).one().seq;
+      const full: PurgeEvent = { ...request, seq, id: `${self.name}:${seq}`, queue: self.name, createdAt: now };
+      this.#sql.exec("UPDATE log SET event = ? WHERE seq = ?", JSON.stringify(full), seq);
+      for (const tier of allTiers(this.env)) {
+        this.#sql.exec("INSERT OR IGNORE INTO pointers (target, tier, acked) VALUES (?, ?, ?)", tierName(tier), JSON.stringify(tier), seq - 1);
+      }
+      this.#sql.exec("DELETE FROM log WHERE seq <= ?", seq - LIMITS.purge.retainedEvents);
+      return full;
+    });
+    this.#kick();
+    return { id: event.id, seq: event.seq };
+  }
+
+  /** Records acknowledgements; a pointer only moves forward. */
+  ack(acks: Array<{ target: string; seq: number }>): void {
+    const now = Date.now();
+    for (const { target, seq } of acks) {
+      this.#sql.exec(
+        "UPDATE pointers SET acked = max(acked, ?), acked_at = ?, attempts = 0, next_at = 0 WHERE target = ?",
+        seq, now, target,
+      );
+    }
+  }
+
+  status(seq: number): PurgeStatus {
+    const self = this.#self();
+    const row = this.#sql.exec<{ event: string }>("SELECT event FROM log WHERE seq = ?", seq).toArray()[0];
+    const tiers = this.#sql.exec<PointerRow>("SELECT * FROM pointers ORDER BY target").toArray().map((p) => {
+      const tier = JSON.parse(p.tier) as TierIdentity;
+      return { tier: p.target, region: tier.region, level: tier.level, acknowledged: p.acked >= seq, ackedAt: p.acked >= seq ? p.acked_at : null };
+    });
+    return { id: `${self.name}:${seq}`, event: row ? (JSON.parse(row.event) as PurgeEvent) : null, tiers, acknowledged: tiers.every((t) => t.acknowledged) };
+  }
+
+  load(): QueueLoad {
+    const lastSeq = this.#lastSeq();
+    const pointers = this.#sql.exec<PointerRow>("SELECT * FROM pointers ORDER BY target").toArray();
+    const name = this.#sql.exec<{ value: string }>("SELECT value FROM meta WHERE name = 'self'").toArray()[0];
+    return {
+      queue: name ? (JSON.parse(name.value) as QueueSelf).name : "(unused)",
+      lastSeq,
+      oldestRetained: this.#oldestRetained(),
+      depth: Math.max(0, ...pointers.map((p) => lastSeq - p.acked)),
+      lagging: pointers.filter((p) => p.acked < lastSeq).length,
+      pointers: pointers.map((p) => ({ tier: p.target, acked: p.acked, lag: lastSeq - p.acked, ackedAt: p.acked_at })),
+    };
+  }
+
+  override async alarm(): Promise<void> {
+    await this.#deliver();
+  }
+
+  #kick(): void {
+    if (this.#delivering) {
+      this.#again = true;
+      return;
+    }
+    this.#delivering = (async () => {
+      try {
+        do {
+          this.#again = false;
+          await this.#deliver();
+        } while (this.#again);
+      } finally {
+        this.#delivering = null;
+      }
+    })();
+    this.ctx.waitUntil(this.#delivering);
+  }
+
+  /** One pass over every lagging pointer whose retry time has come. */
+  async #deliver(): Promise<void> {
+    const self = this.#self();
+    const topology = topologyOf(this.env);
+    const now = Date.now();
+    const lastSeq = this.#lastSeq();
+    const due = this.#sql.exec<PointerRow>("SELECT * FROM pointers WHERE acked < ? AND next_at <= ?", lastSeq, now).toArray();
+    const direct: PointerRow[] = [];
+    const byRegion = new Map<string, PointerRow[]>();
+    for (const p of due) {
+      const tier = JSON.parse(p.tier) as TierIdentity;
+      if (tier.region === self.region || topology.purgeDelivery === "direct") direct.push(p);
+      else byRegion.set(tier.region, [...(byRegion.get(tier.region) ?? []), p]);
+    }
+    const jobs: Array<() => Promise<void>> = [
+      ...direct.map((p) => () => this.#deliverTo(self, p)),
+      ...[...byRegion.entries()].map(([region, pointers]) => () => this.#deliverVia(self, region as Region, pointers)),
+    ];
+    await runLimited(jobs, LIMITS.purge.maxConcurrentDeliveries, (job) => job());
+    await this.#scheduleRetry();
+  }
+
+  #eventsAfter(acked: number): { events: PurgeEvent[]; flushUpTo?: number } {
+    const oldest = this.#oldestRetained();
+    const from = Math.max(acked, oldest - 1);
+    const events = this.#sql
+      .exec<{ event: string }>("SELECT event FROM log WHERE seq > ? ORDER BY seq LIMIT ?", from, LIMITS.purge.deliveryBatch)
+      .toArray()
+      .map((r) => JSON.parse(r.event) as PurgeEvent);
+    // The tier missed events no longer in the log: it must flush rather than guess.
+    return acked < oldest - 1 ? { events, flushUpTo: oldest - 1 } : { events };
+  }
+
+  async #deliverTo(self: QueueSelf, p: PointerRow): Promise<void> {
+    const tier = JSON.parse(p.tier) as TierIdentity;
+    const { events, flushUpTo } = this.#eventsAfter(p.acked);
+    try {
+      await crossRegionHop(this.env, self.region, tier.region);
+      const applied = await tierStub(this.env, tier).applyPurges(self.name, events, flushUpTo);
+      this.ack([{ target: p.target, seq: applied }]);
+    } catch (err) {
+      this.#failed(p, err);
+    }
+  }
+
+  async #deliverVia(self: QueueSelf, region: Region, pointers: PointerRow[]): Promise<void> {
+    const from = Math.min(...pointers.map((p) => p.acked));
+    const { events, flushUpTo } = this.#eventsAfter(from);
+    const waitUntil = Date.now() + LIMITS.purge.fanoutAckTimeoutMs;
+    try {
+      await crossRegionHop(this.env, self.region, region);
+      const fanout = this.env.FANOUT.get(this.env.FANOUT.idFromName(region), { locationHint: region as DurableObjectLocationHint });
+      await fanout.deliver({
+        queue: self.name,
+        queueRegion: self.region,
+        region,
+        targets: pointers.map((p) => ({ target: p.target, tier: JSON.parse(p.tier) as TierIdentity, acked: p.acked })),
+        events,
+        flushUpTo,
+      });
+      // The fanout acknowledges later; if it never does (it was reset), deliver again after the timeout.
+      for (const p of pointers) this.#sql.exec("UPDATE pointers SET next_at = ? WHERE target = ? AND acked < ?", waitUntil, p.target, this.#lastSeq());
+    } catch (err) {
+      for (const p of pointers) this.#failed(p, err);
+    }
+  }
+
+  #failed(p: PointerRow, err: unknown): void {
+    console.warn("purge delivery failed; will retry", p.target, (err as Error)?.message ?? err);
+    const delay = backoffMs(p.attempts, LIMITS.purge.retryBaseMs, LIMITS.purge.retryMaxMs);
+    this.#sql.exec("UPDATE pointers SET attempts = attempts + 1, next_at = ? WHERE target = ?", Date.now() + delay, p.target);
+  }
+
+  async #scheduleRetry(): Promise<void> {
+    const next = this.#sql.exec<{ at: number | null }>("SELECT min(next_at) AS at FROM pointers WHERE acked < ?", this.#lastSeq()).one().at;
+    if (next === null) return;
+    const at = Math.max(next, Date.now() + 10);
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The tier topology from wrangler.toml (`[vars.TOPOLOGY]`): regions, which
+ * colo belongs to which, each region's weighted pool of TierCache instances,
+ * the upper tier's region and the refresh/TTL defaults. Checked once per
+ * isolate; a bad configuration fails every request with a 500 that says
+ * exactly what is wrong, rather than half-working.
+ */
+import { z } from "zod";
+import { ProblemError } from "../http/problem.ts";
+
+export const REGIONS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
+export type Region = (typeof REGIONS)[number];
+
+const regionSchema = z.object({
+  colos: z.array(z.string().regex(/^[A-Z]{3}$/, "colos are three-letter IATA codes")).min(1),
+  tiers: z.record(z.string().regex(/^[a-z0-9-]+$/), z.number().positive()).refine((t) => Object.keys(t).length > 0, "a region needs at least one tier"),
+});
+
+const topologySchema = z
+  .object({
+    upperRegion: z.enum(REGIONS),
+    refreshSeconds: z.number().int().min(1),
+    ttlSeconds: z.number().int().min(1),
+    maxStaleSeconds: z.number().int().min(1),
+    queuesPerRegion: z.number().int().min(1).max(64),
+    purgeDelivery: z.enum(["fanout", "direct"]),
+    enabled: z.boolean(),
+    interRegionLatencyMs: z.number().min(0).max(10_000),
+    regions: z.record(z.enum(REGIONS), regionSchema),
+  })
+  .superRefine((t, ctx) => {
+    for (const region of REGIONS) if (!t.regions[region]) ctx.addIssue({ code: "custom", path: ["regions", region], message: `region ${region} is missing` });
+    const seen = new Map<string, string>();
+    for (const [region, r] of Object.entries(t.regions)) {
+      for (const colo of r!.colos) {
+        if (seen.has(colo)) ctx.addIssue({ code: "custom", path: ["regions", region, "colos"], message: `colo ${colo} is in both ${seen.get(colo)} and ${region}` });
+        seen.set(colo, region);
+      }
+    }
+    if (t.maxStaleSeconds < t.refreshSeconds) ctx.addIssue({ code: "custom", path: ["maxStaleSeconds"], message: "must be at least refreshSeconds" });
+  });
+
+export type Topology = z.infer<typeof topologySchema> & {
+  /** colo → region, derived. */
+  regionOfColo: Map<string, Region>;
+};
+
+let cached: { source: unknown; topology: Topology } | undefined;
+
+export function parseTopology(source: unknown): Topology {
+  const result = topologySchema.safeParse(source);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new Error(`TOPOLOGY in wrangler.toml is invalid at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+  }
+  const regionOfColo = new Map<string, Region>();
+  for (const [region, r] of Object.entries(result.data.regions)) for (const colo of r!.colos) regionOfColo.set(colo, region as Region);
+  return { ...result.data, regionOfColo };
+}
+
+/** The validated topology of this isolate's configuration. */
+export function topologyOf(env: Env): Topology {
+  const source = (env as unknown as { TOPOLOGY?: unknown }).TOPOLOGY;
+  if (cached && cached.source === source) return cached.topology;
+  try {
+    const topology = parseTopology(source);
+    cached = { source, topology };
+    return topology;
+  } catch (err) {
+    throw new ProblemError({ status: 500, code: "bad_topology", title: "Tier topology misconfigured", detail: (err as Error).message });
+  }
+}
+
+export function tierMembers(t: Topology, region: Region): Array<{ id: string; weight: number }> {
+  return Object.entries(t.regions[region]!.tiers).map(([id, weight]) => ({ id, weight }));
+}
