@@ -13,6 +13,7 @@ import { version } from "../../package.json";
 import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
 import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
 import { LIMITS } from "../../src/limits.ts";
+import { tierRoutes } from "../admin/tier-routes.ts";
 import { writeRoutes } from "../admin/write-routes.ts";
 import { readRoutes } from "./read-routes.ts";
 
@@ -41,6 +42,7 @@ app.get("/healthz", (c) =>
 
 app.route("/", readRoutes);
 app.route("/api", writeRoutes);
+app.route("/api", tierRoutes);
 
 app.notFound(notFound);
 app.onError(onError);
