@@ -41,7 +41,13 @@ export interface TierStats {
   applied: Record<string, { seq: number; at: number }>;
 }
 
+/** Test hook: makes the tier refuse all calls, as if it were cut off. */
+export interface TierFaults {
+  unavailable?: boolean;
+}
+
 export class TierCache extends DurableObject<Env> {
+  faults: TierFaults = {};
   readonly #sql: SqlStorage;
   readonly #memory = new Lz4Lru<EntryMeta>(LIMITS.tiers.memoryBytes);
   readonly #inflight = new Map<string, Promise<TierRead>>();
@@ -83,7 +89,9 @@ export class TierCache extends DurableObject<Env> {
 
   /** Serves a read from this tier, filling from upstream on a miss. */
   async read(request: TierRequest, self: TierIdentity, revalidation = false): Promise<TierRead> {
-    const minVersion = Math.max(request.minVersion, this.#floor(request.page));
+    this.#reachable();
+    // Version floors guard mutable keys; a specific revision never changes (suppression purges it by key).
+    const minVersion = request.mutable ? Math.max(request.minVersion, this.#floor(request.page)) : 0;
     if (revalidation) this.#count("revalidated");
     const cached = this.#lookup(request.key, minVersion);
     if (cached) {
@@ -115,11 +123,12 @@ export class TierCache extends DurableObject<Env> {
       this.#count("origin_fetch");
     }
     // A purge that landed while we fetched may have made the answer too old to keep.
-    if (read.entry.status === 200 && read.entry.version < this.#floor(request.page)) {
+    const floor = request.mutable ? this.#floor(request.page) : 0;
+    if (read.entry.status === 200 && read.entry.version < floor) {
       read = { entry: await renderOrigin(this.env, request.query), servedBy: "origin" };
       this.#count("origin_fetch");
     }
-    if (read.entry.version >= this.#floor(request.page)) this.#store(request.key, read.entry);
+    if (read.entry.version >= floor) this.#store(request.key, read.entry);
     return read;
   }
 
@@ -129,6 +138,7 @@ export class TierCache extends DurableObject<Env> {
    * drop everything and resume after that sequence. Returns the last applied sequence.
    */
   applyPurges(queue: string, events: PurgeEvent[], flushUpTo?: number): number {
+    this.#reachable();
     const now = Date.now();
     return this.ctx.storage.transactionSync(() => {
       let applied = this.#sql.exec<{ seq: number }>("SELECT seq FROM applied WHERE queue = ?", queue).toArray()[0]?.seq ?? 0;
@@ -166,6 +176,10 @@ export class TierCache extends DurableObject<Env> {
     const revisionKeys = new Set(scope.kind === "revisions" ? scope.revisions.map((id) => `/page/${page}/${id}`) : []);
     for (const key of revisionKeys) this.#sql.exec("DELETE FROM entries WHERE key = ?", key);
     this.#memory.deleteWhere((key, m) => m.page === page && (m.mutable || revisionKeys.has(key)));
+  }
+
+  #reachable(): void {
+    if (this.faults.unavailable) throw new Error("tier unavailable (injected fault)");
   }
 
   stats(): TierStats {

@@ -1,0 +1,30 @@
+/** Simulated colos and purge acknowledgement, for the tier tests. */
+import { TOKEN, request } from "./archive.ts";
+
+export function readFrom(colo: string, path: string, init: RequestInit = {}): Promise<Response> {
+  return request(path, { ...init, headers: { ...(init.headers as Record<string, string>), "x-palimpsest-colo": colo } });
+}
+
+export interface PurgeStatusBody {
+  acknowledged: boolean;
+  tiers: Array<{ tier: string; acknowledged: boolean }>;
+}
+
+export async function purgeStatus(id: string): Promise<PurgeStatusBody> {
+  const res = await request(`/api/purges/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  if (res.status !== 200) throw new Error(`purge ${id}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as PurgeStatusBody;
+}
+
+export async function waitForAck(id: string, timeoutMs = 15_000): Promise<PurgeStatusBody> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await purgeStatus(id);
+    if (status.acknowledged) return status;
+    if (Date.now() > until) throw new Error(`purge ${id} not acknowledged: ${status.tiers.filter((t) => !t.acknowledged).map((t) => t.tier).join(" ")}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** One colo per region, from wrangler.toml's topology. */
+export const ONE_COLO_PER_REGION = ["SJC", "IAD", "GRU", "LHR", "WAW", "NRT", "SYD", "JNB", "DXB"];

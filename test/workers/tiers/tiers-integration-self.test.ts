@@ -1,0 +1,161 @@
+import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
+import type { TierCache } from "../../../durable-objects/tier-cache.ts";
+import { purgeQueueStub } from "../../../src/purge/queue-pick.ts";
+import { latestKey } from "../../../src/tiers/cache-key.ts";
+import type { TierRead } from "../../../src/tiers/entry.ts";
+import { allTiers, tierStub, type TierIdentity } from "../../../src/tiers/tier-names.ts";
+import { append, appendOk, linearHistory } from "../support/archive.ts";
+import { ONE_COLO_PER_REGION, readFrom, waitForAck } from "../support/tiers.ts";
+
+const tierCache = (t: TierIdentity) => tierStub(env, t) as unknown as DurableObjectStub<TierCache>;
+
+async function latestAt(t: TierIdentity, page: string): Promise<string | undefined> {
+  const key = latestKey(page);
+  const read = (await tierCache(t).read({ query: { kind: "latest", page }, ...key, minVersion: 0, fromRegion: t.region }, t)) as unknown as TierRead;
+  return read.entry.headers.find(([k]) => k === "x-revision-id")?.[1];
+}
+
+async function writeNext(page: string, revs: ReturnType<typeof linearHistory>, index: number, colo = "LHR"): Promise<string> {
+  const res = await append(page, [revs[index]!], undefined);
+  void colo;
+  const body = (await res.json()) as { purges: string[] };
+  expect(res.status).toBe(201);
+  return body.purges[0]!;
+}
+
+describe("push on write", () => {
+  it("once a write's purge is acknowledged, every regional and upper tier serves the new revision", async () => {
+    const page = "Pushed_page";
+    const revs = linearHistory(3);
+    await appendOk(page, revs.slice(0, 2));
+    // Warm every tier instance with revision 2.
+    for (const t of allTiers(env)) expect(await latestAt(t, page)).toBe("2");
+    const purge = await writeNext(page, revs, 2);
+    const status = await waitForAck(purge);
+    expect(status.tiers).toHaveLength(allTiers(env).length);
+    for (const t of allTiers(env)) expect(await latestAt(t, page)).toBe("3");
+  });
+
+  it("serves the new revision at once from a far colo that had not cached the page, and from the writer's colo", async () => {
+    const page = "Far_page";
+    const revs = linearHistory(2);
+    await appendOk(page, revs.slice(0, 1));
+    expect((await readFrom("LHR", `/page/${page}`)).headers.get("x-revision-id")).toBe("1");
+    await waitForAck(await writeNext(page, revs, 1));
+    const far = await readFrom("SYD", `/page/${page}`);
+    expect(far.headers.get("x-revision-id")).toBe("2");
+    expect(far.headers.get("x-palimpsest-tier")).not.toBe("lower");
+  });
+
+  it("keeps immutable revisions cached across writes and purges only the mutable keys", async () => {
+    const page = "Immutable_page";
+    const revs = linearHistory(2);
+    await appendOk(page, revs.slice(0, 1));
+    expect((await readFrom("NRT", `/page/${page}/1`)).headers.get("x-palimpsest-tier")).toBe("origin");
+    await waitForAck(await writeNext(page, revs, 1));
+    const again = await readFrom("HKG", `/page/${page}/1`);
+    expect(again.headers.get("x-palimpsest-tier")).toBe("regional");
+  });
+});
+
+describe("coalescing", () => {
+  it("turns concurrent misses for one key into a single origin fetch", async () => {
+    const page = "Coalesced_page";
+    await appendOk(page, linearHistory(1));
+    const results = await Promise.all(Array.from({ length: 12 }, () => readFrom("GRU", `/page/${page}`)));
+    const tiers = results.map((r) => r.headers.get("x-palimpsest-tier"));
+    expect(tiers.filter((t) => t === "origin").length).toBeGreaterThanOrEqual(1);
+    const stats = await Promise.all(allTiers(env).map((t) => tierCache(t).stats()));
+    const originFetches = stats.reduce((n, s) => n + (s.counters.origin_fetch ?? 0), 0);
+    const coalesced = stats.reduce((n, s) => n + (s.counters.coalesced ?? 0), 0);
+    expect(coalesced).toBeGreaterThan(0);
+    expect(originFetches).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("delivery under failure", () => {
+  it("brings a tier that was cut off up to date by replay from its pointer", async () => {
+    const page = "Cutoff_page";
+    const revs = linearHistory(5);
+    await appendOk(page, revs.slice(0, 1));
+    const victim = allTiers(env).find((t) => t.region === "oc")!;
+    expect(await latestAt(victim, page)).toBe("1");
+    await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = true));
+    const purges: string[] = [];
+    for (let i = 1; i < 5; i++) purges.push(await writeNext(page, revs, i));
+    await new Promise((r) => setTimeout(r, 300));
+    const queueName = purges[0]!.split(":")[0]!;
+    const queue = purgeQueueStub(env, queueName) as unknown as DurableObjectStub<PurgeQueue>;
+    const load = await queue.load();
+    expect(load.pointers.find((p) => p.tier.startsWith("oc/"))!.lag).toBeGreaterThan(0);
+    await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = false));
+    // Retries are due after backoff; the alarm replays from the pointer.
+    for (let i = 0; i < 50 && !(await queue.status(Number(purges[3]!.split(":")[1]))).acknowledged; i++) {
+      await runDurableObjectAlarm(queue);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await waitForAck(purges[3]!);
+    expect(await latestAt(victim, page)).toBe("5");
+    const stats = await tierCache(victim).stats();
+    expect(stats.applied[queueName]!.seq).toBe(Number(purges[3]!.split(":")[1]));
+  });
+
+  it("makes a tier that fell behind the retained log flush everything rather than guess", async () => {
+    const page = "Flushed_page";
+    const revs = linearHistory(3);
+    await appendOk(page, revs.slice(0, 1));
+    const victim = allTiers(env).find((t) => t.region === "afr")!;
+    expect(await latestAt(victim, page)).toBe("1");
+    await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = true));
+    const first = await writeNext(page, revs, 1);
+    const second = await writeNext(page, revs, 2);
+    const [queueName, lastSeq] = second.split(":") as [string, string];
+    const queue = purgeQueueStub(env, queueName) as unknown as DurableObjectStub<PurgeQueue>;
+    // Lose the first event from the log, as retention would.
+    await runInDurableObject(queue, (q: PurgeQueue, state) => void state.storage.sql.exec("DELETE FROM log WHERE seq <= ?", Number(first.split(":")[1])));
+    await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = false));
+    for (let i = 0; i < 50 && !(await queue.status(Number(lastSeq))).acknowledged; i++) {
+      await runDurableObjectAlarm(queue);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const stats = await tierCache(victim).stats();
+    expect(stats.counters.flush).toBe(1);
+    expect(await latestAt(victim, page)).toBe("3");
+  });
+
+  it("loses no purge when the tiers and queues are reset mid-broadcast", async () => {
+    const page = "Reset_page";
+    const revs = linearHistory(2);
+    await appendOk(page, revs.slice(0, 1));
+    for (const t of allTiers(env)) expect(await latestAt(t, page)).toBe("1");
+    const purge = await writeNext(page, revs, 1);
+    const [queueName, seq] = purge.split(":") as [string, string];
+    const queue = purgeQueueStub(env, queueName) as unknown as DurableObjectStub<PurgeQueue>;
+    // Reset every Durable Object (queue, fanouts, tiers) while the broadcast is in flight.
+    await abortAllDurableObjects();
+    for (let i = 0; i < 100 && !(await queue.status(Number(seq))).acknowledged; i++) {
+      await runDurableObjectAlarm(queue);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await waitForAck(purge);
+    for (const t of allTiers(env)) expect(await latestAt(t, page)).toBe("2");
+  });
+});
+
+describe("simulation", () => {
+  it("refuses an unknown simulated colo with a clear problem", async () => {
+    const res = await readFrom("XXX", "/page/Anything");
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: "unknown_colo" });
+  });
+
+  it("reads from every region after a write reflect the acknowledged purge", async () => {
+    const page = "Everywhere_page";
+    const revs = linearHistory(2);
+    await appendOk(page, revs.slice(0, 1));
+    await waitForAck(await writeNext(page, revs, 1));
+    for (const colo of ONE_COLO_PER_REGION) expect((await readFrom(colo, `/page/${page}`)).headers.get("x-revision-id")).toBe("2");
+  });
+});
