@@ -77,7 +77,7 @@ export const LIMITS = {
      * Heap size, in bytes, past which an idle wasm instance is dropped and a
      * fresh one made on next use: wasm memory never shrinks.
      */
-    recycleHeapBytes: 32 * 1024 * 1024,
+    recycleHeapBytes: 64 * 1024 * 1024,
     /** Staging buffers between JS and the wasm heap, in bytes, per stream direction. */
     streamChunkBytes: 256 * 1024,
     /** brotli window (log2) allowed for HTTP-bound streams. */

@@ -1,0 +1,220 @@
+/**
+ * What the archive's storage ratio is compared against, computed in the same
+ * run from the same revision texts, fed one revision at a time so a history
+ * of hundreds of megabytes never sits in memory:
+ *
+ * - `per_rev_gzip`: node:zlib gzip level 6 of each revision on its own
+ *   (ratio = sum of the gzip sizes / raw bytes): what storing every revision
+ *   compressed but independently costs.
+ * - `block16m_brotli9`: the revisions concatenated in order, cut into 16 MiB
+ *   blocks, each block brotli quality 9 with a 16 MiB window (lgwin 24)
+ *   via node:zlib; ratio = sum of the block sizes / raw. Solid compression
+ *   with no random access to speak of.
+ * - `git_pack`: each revision committed as the single file `page.txt` of a
+ *   fresh bare repository (one commit per revision, fixed committer and
+ *   date, message `r<revid>`, via `git fast-import`), then
+ *   `git repack -adf --window=250 --depth=50` (git's "aggressive" delta
+ *   search); ratio = bytes of the resulting `.pack` file(s) / raw. The `.idx`
+ *   is measured too (`gitIdxBytes`) but not counted: the pack alone matches
+ *   the reference figures this baseline was calibrated against (see the
+ *   README of `bench store`). Git's own configuration is ignored
+ *   (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL=/dev/null) so the figure does not
+ *   depend on the machine. `null` when git is not installed.
+ *
+ * gzip and brotli run on libuv's thread pool and git in its own processes,
+ * so the three proceed side by side while the export is read.
+ *
+ * @example
+ * const b = await Baselines.start();
+ * for await (const rev of exportRevisions(file)) await b.add(rev.id, rev.text);
+ * const figures = await b.finish(); // { rawBytes, gzipBytes, brotliBytes, gitPackBytes, gitIdxBytes }
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { brotliCompress, constants as z, gzip } from "node:zlib";
+
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+
+export const BROTLI_BLOCK_BYTES = 16 * 1024 * 1024;
+export const GZIP_LEVEL = 6;
+export const BROTLI_BASELINE = { quality: 9, lgwin: 24 } as const;
+export const GIT_REPACK_ARGS = ["repack", "-a", "-d", "-f", "-q", "--window=250", "--depth=50"] as const;
+
+export interface BaselineFigures {
+  rawBytes: number;
+  gzipBytes: number;
+  brotliBytes: number;
+  /** null when git is not installed. */
+  gitPackBytes: number | null;
+  gitIdxBytes: number | null;
+}
+
+const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_TERMINAL_PROMPT: "0" };
+/** 2010-01-01T00:00:00Z: every commit gets the same date; only content and order matter. */
+const COMMITTER = "committer Palimpsest Bench <bench@palimpsest.invalid> 1262304000 +0000\n";
+
+export function gitAvailable(): boolean {
+  const r = spawnSync("git", ["--version"], { stdio: "ignore" });
+  return r.status === 0;
+}
+
+function runGit(args: readonly string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", args, { cwd, env: GIT_ENV, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`git ${args.join(" ")} exited with ${code}: ${stderr.trim()}`))));
+  });
+}
+
+/** A bare repository fed by `git fast-import` on stdin, one commit per revision. */
+class GitPack {
+  readonly #dir: string;
+  readonly #child: ReturnType<typeof spawn>;
+  readonly #exited: Promise<void>;
+  #stderr = "";
+  #failed: Error | null = null;
+
+  private constructor(dir: string) {
+    this.#dir = dir;
+    this.#child = spawn("git", ["fast-import", "--quiet"], { cwd: dir, env: GIT_ENV, stdio: ["pipe", "ignore", "pipe"] });
+    this.#child.stderr!.on("data", (d: Buffer) => (this.#stderr += d.toString()));
+    this.#child.stdin!.on("error", (err) => (this.#failed ??= err));
+    this.#exited = new Promise((resolve, reject) => {
+      this.#child.on("error", reject);
+      this.#child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`git fast-import exited with ${code}: ${this.#stderr.trim()}`))));
+    });
+    this.#exited.catch((err: Error) => (this.#failed ??= err));
+  }
+
+  static async create(): Promise<GitPack> {
+    const dir = mkdtempSync(join(tmpdir(), "palimpsest-bench-git-"));
+    try {
+      await runGit(["init", "-q", "--bare", "."], dir);
+    } catch (err) {
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+    return new GitPack(dir);
+  }
+
+  async commit(revisionId: number, text: Buffer): Promise<void> {
+    if (this.#failed) throw this.#failed;
+    const message = `r${revisionId}\n`;
+    const head = `commit refs/heads/main\n${COMMITTER}data ${Buffer.byteLength(message)}\n${message}M 100644 inline page.txt\ndata ${text.byteLength}\n`;
+    const stdin = this.#child.stdin!;
+    stdin.write(head);
+    stdin.write(text);
+    if (!stdin.write("\n")) await Promise.race([once(stdin, "drain"), this.#exited]);
+  }
+
+  /** Ends the import, repacks aggressively and returns the pack and index sizes. */
+  async finish(): Promise<{ packBytes: number; idxBytes: number }> {
+    try {
+      this.#child.stdin!.end();
+      await this.#exited;
+      await runGit(GIT_REPACK_ARGS, this.#dir);
+      const packDir = join(this.#dir, "objects", "pack");
+      let packBytes = 0;
+      let idxBytes = 0;
+      for (const name of readdirSync(packDir)) {
+        const size = statSync(join(packDir, name)).size;
+        if (name.endsWith(".pack")) packBytes += size;
+        else if (name.endsWith(".idx")) idxBytes += size;
+      }
+      if (packBytes === 0) throw new Error(`git repack left no pack in ${packDir}`);
+      return { packBytes, idxBytes };
+    } finally {
+      this.dispose();
+    }
+  }
+
+  dispose(): void {
+    if (this.#child.exitCode === null) this.#child.kill();
+    rmSync(this.#dir, { recursive: true, force: true });
+  }
+}
+
+export class Baselines {
+  #rawBytes = 0;
+  #gzipBytes = 0;
+  #brotliBytes = 0;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #brotliInFlight: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly git: GitPack | null) {}
+
+  /** Starts the baselines; without git on PATH the git figure is null. */
+  static async start(options: { git?: boolean } = {}): Promise<Baselines> {
+    const useGit = (options.git ?? true) && gitAvailable();
+    return new Baselines(useGit ? await GitPack.create() : null);
+  }
+
+  get hasGit(): boolean {
+    return this.git !== null;
+  }
+
+  /** Feeds the next revision, in history order. */
+  async add(revisionId: number, text: string): Promise<void> {
+    const bytes = Buffer.from(text, "utf8");
+    this.#rawBytes += bytes.byteLength;
+    this.#pending.push(bytes);
+    this.#pendingBytes += bytes.byteLength;
+    while (this.#pendingBytes >= BROTLI_BLOCK_BYTES) await this.#cutBlock();
+    const [gz] = await Promise.all([gzipAsync(bytes, { level: GZIP_LEVEL }), this.git?.commit(revisionId, bytes)]);
+    this.#gzipBytes += gz.byteLength;
+  }
+
+  /** Cuts exactly one 16 MiB block off the pending bytes and starts compressing it once the previous block is done. */
+  async #cutBlock(): Promise<void> {
+    const all = Buffer.concat(this.#pending, this.#pendingBytes);
+    const block = all.subarray(0, BROTLI_BLOCK_BYTES);
+    const rest = Buffer.from(all.subarray(BROTLI_BLOCK_BYTES));
+    this.#pending = rest.byteLength > 0 ? [rest] : [];
+    this.#pendingBytes = rest.byteLength;
+    await this.#brotliInFlight;
+    this.#brotliInFlight = this.#compressBlock(block);
+    // Awaited by the next block or by finish(); this only stops an early exit from reporting it as unhandled.
+    this.#brotliInFlight.catch(() => undefined);
+  }
+
+  async #compressBlock(block: Buffer): Promise<void> {
+    const out = await brotliAsync(block, {
+      params: {
+        [z.BROTLI_PARAM_QUALITY]: BROTLI_BASELINE.quality,
+        [z.BROTLI_PARAM_LGWIN]: BROTLI_BASELINE.lgwin,
+        [z.BROTLI_PARAM_SIZE_HINT]: block.byteLength,
+      },
+    });
+    this.#brotliBytes += out.byteLength;
+  }
+
+  async finish(): Promise<BaselineFigures> {
+    await this.#brotliInFlight;
+    if (this.#pendingBytes > 0) {
+      await this.#compressBlock(Buffer.concat(this.#pending, this.#pendingBytes));
+      this.#pending = [];
+      this.#pendingBytes = 0;
+    }
+    const git = this.git ? await this.git.finish() : null;
+    return {
+      rawBytes: this.#rawBytes,
+      gzipBytes: this.#gzipBytes,
+      brotliBytes: this.#brotliBytes,
+      gitPackBytes: git?.packBytes ?? null,
+      gitIdxBytes: git?.idxBytes ?? null,
+    };
+  }
+
+  /** Stops early (after an error): kills git and removes its repository. */
+  dispose(): void {
+    this.git?.dispose();
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The read phase of the store bench: fetch revisions over the public read
+ * API (`GET /page/{key}/{revid}`), prove each body is the revision the export
+ * holds (MediaWiki base-36 SHA-1), and collect what each read cost the
+ * origin from its `x-read-cost` header, plus wall-clock latency.
+ *
+ * Which revisions: every one, or for histories longer than
+ * {@link READ_SAMPLE} a seeded random sample of that many plus the first and
+ * the last. They are read once each in a seeded random order, after
+ * {@link WARMUP_READS} untimed warm-up reads (of the first revisions in that
+ * order), so the timings are over random revisions and exclude start-up
+ * costs (first wasm instantiation, first SQLite page loads). A read is timed
+ * from sending the request to having the whole body.
+ *
+ * @example
+ * const reads = await measureReads(archive.url, "BIP_0340", imported.revisions, { seed: 1 });
+ * reads.maxBlobReads; // 2
+ */
+import { sha1Base36 } from "../../page/sha1.ts";
+import type { RevisionRef } from "./importer.ts";
+import { mulberry32, sampleIndices } from "./sampling.ts";
+
+export const READ_SAMPLE = 400;
+export const WARMUP_READS = 5;
+
+export interface ReadCost {
+  blobReads: number;
+  decodes: number;
+  decodedBytes: number;
+}
+
+export interface ReadMeasurement {
+  /** Revisions read (and verified), warm-up reads excluded. */
+  reads: number;
+  maxBlobReads: number;
+  maxDecodes: number;
+  meanDecodedBytes: number;
+  /** Wall-clock milliseconds per timed read, in the order made. */
+  latenciesMs: number[];
+}
+
+/** Thrown when the archive answers with anything but the exact revision asked for. */
+export class ReadVerificationError extends Error {}
+
+/** Parses `x-read-cost: blob-reads=N; decodes=N; decoded-bytes=N`. */
+export function parseReadCost(header: string | null): ReadCost {
+  const fields = new Map<string, number>();
+  for (const part of (header ?? "").split(";")) {
+    const m = /^\s*([a-z-]+)=(\d+)\s*$/.exec(part);
+    if (m) fields.set(m[1]!, Number(m[2]));
+  }
+  const get = (name: string) => {
+    const v = fields.get(name);
+    if (v === undefined) throw new ReadVerificationError(`x-read-cost header ${JSON.stringify(header)} has no ${name}`);
+    return v;
+  };
+  return { blobReads: get("blob-reads"), decodes: get("decodes"), decodedBytes: get("decoded-bytes") };
+}
+
+/** Reads one revision, verifies it and returns its cost and latency. */
+export async function readRevision(baseUrl: string, key: string, rev: RevisionRef): Promise<{ cost: ReadCost; ms: number }> {
+  const url = `${baseUrl}/page/${encodeURIComponent(key)}/${rev.id}`;
+  const t0 = performance.now();
+  let res: Response;
+  let body: Uint8Array;
+  try {
+    res = await fetch(url);
+    body = new Uint8Array(await res.arrayBuffer());
+  } catch (err) {
+    const cause = (err as Error & { cause?: Error & { code?: string } }).cause;
+    throw new Error(`GET ${url}: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.name}: ${cause.message})` : ""}`);
+  }
+  const ms = performance.now() - t0;
+  if (res.status !== 200) {
+    throw new ReadVerificationError(`GET ${url}: HTTP ${res.status} ${new TextDecoder().decode(body.subarray(0, 300))}`);
+  }
+  const sha1 = await sha1Base36(body);
+  if (sha1 !== rev.sha1) {
+    throw new ReadVerificationError(`GET ${url}: body has SHA-1 ${sha1} (${body.byteLength} bytes), the export says ${rev.sha1} (${rev.bytes} bytes)`);
+  }
+  return { cost: parseReadCost(res.headers.get("x-read-cost")), ms };
+}
+
+export async function measureReads(
+  baseUrl: string,
+  key: string,
+  revisions: readonly RevisionRef[],
+  options: { seed: number; sampleSize?: number; warmup?: number; onProgress?: (done: number, total: number) => void },
+): Promise<ReadMeasurement> {
+  if (revisions.length === 0) throw new Error(`page ${key}: no revisions to read`);
+  const order = sampleIndices(revisions.length, options.sampleSize ?? READ_SAMPLE, mulberry32(options.seed)).map((i) => revisions[i]!);
+  const warmup = Math.min(options.warmup ?? WARMUP_READS, order.length);
+  for (const rev of order.slice(0, warmup)) await readRevision(baseUrl, key, rev);
+  let maxBlobReads = 0;
+  let maxDecodes = 0;
+  let decodedBytes = 0;
+  const latenciesMs: number[] = [];
+  for (const rev of order) {
+    const { cost, ms } = await readRevision(baseUrl, key, rev);
+    maxBlobReads = Math.max(maxBlobReads, cost.blobReads);
+    maxDecodes = Math.max(maxDecodes, cost.decodes);
+    decodedBytes += cost.decodedBytes;
+    latenciesMs.push(ms);
+    options.onProgress?.(latenciesMs.length, order.length);
+  }
+  return { reads: order.length, maxBlobReads, maxDecodes, meanDecodedBytes: decodedBytes / order.length, latenciesMs };
+}

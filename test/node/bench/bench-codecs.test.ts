@@ -1,0 +1,93 @@
+/**
+ * `palimpsest bench codecs --json --quick` end to end, through the real CLI
+ * binary, on one small corpus file (or a generated one when the shared
+ * corpus is absent): the output contract, not the speeds.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { CODEC_ROW_KEYS } from "../../../src/bench/codecs.ts";
+
+const run = promisify(execFile);
+const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.url));
+const CORPUS_FILE = fileURLToPath(new URL("../../../../shared/corpus/web/css/normalize.css-8.0.1/normalize.css", import.meta.url));
+
+const scratch = mkdtempSync(join(tmpdir(), "bench-codecs-test-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function inputFile(): string {
+  if (existsSync(CORPUS_FILE)) return CORPUS_FILE;
+  // Without the shared corpus, a small text with some repetition stands in.
+  const text = Array.from({ length: 400 }, (_, i) => `.rule-${i % 37} { margin: ${i % 7}px; color: #${(i * 2654435761) % 0xffffff}; }\n`).join("");
+  const file = join(scratch, "sample.css");
+  writeFileSync(file, text);
+  return file;
+}
+
+const REQUIRED = [
+  ...["compress", "decompress"].flatMap((op) => [
+    { codec: "br", op, quality: 5, dict: false },
+    { codec: "br", op, quality: 5, dict: true },
+    { codec: "br", op, quality: 9, dict: false },
+    { codec: "br", op, quality: 9, dict: true },
+    { codec: "lz4", op, quality: 0, dict: false },
+    { codec: "lz4", op, quality: 9, dict: false },
+    { codec: "lz4-frame", op, quality: 0, dict: false },
+    { codec: "gzip", op, quality: 6, dict: false },
+  ]),
+];
+
+describe("palimpsest bench codecs --json --quick", () => {
+  it("prints one well-formed row per codec/op/setting, then the module sizes", { timeout: 180_000 }, async () => {
+    const file = inputFile();
+    const { stdout } = await run(process.execPath, [CLI, "bench", "codecs", "--json", "--quick", file], { maxBuffer: 1 << 20 });
+    const lines = stdout.trim().split("\n");
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+    const sizes = parsed.at(-1)!;
+    expect(Object.keys(sizes)).toEqual(["module_sizes"]);
+    const ms = sizes.module_sizes as Record<string, { bytes: number; gzip: number } | number | null>;
+    for (const name of ["brotli.wasm", "brotli-decoder.wasm", "lz4.wasm"]) {
+      const e = ms[name] as { bytes: number; gzip: number };
+      expect(e.gzip).toBeGreaterThan(0);
+      expect(e.gzip).toBeLessThan(e.bytes);
+    }
+
+    const rows = parsed.slice(0, -1);
+    for (const row of rows) {
+      expect(Object.keys(row).sort()).toEqual([...CODEC_ROW_KEYS].sort());
+      for (const key of ["bytes_in", "bytes_out", "mb_per_s", "baseline_mb_per_s", "ratio_vs_baseline"] as const) {
+        expect(row[key], `${key} in ${JSON.stringify(row)}`).toBeTypeOf("number");
+        expect(row[key] as number).toBeGreaterThan(0);
+      }
+      expect(row.baseline).toBeTypeOf("string");
+      const ratio = (row.mb_per_s as number) / (row.baseline_mb_per_s as number);
+      // The ratio is of the printed speeds, rounded to 4 decimals.
+      expect(Math.abs((row.ratio_vs_baseline as number) - ratio)).toBeLessThanOrEqual(5e-5 + 1e-12);
+      expect(row.lgwin === null).toBe(row.codec !== "br");
+      if (row.op === "decompress") expect(row.bytes_out).toBeGreaterThan(row.bytes_in as number);
+    }
+
+    for (const want of REQUIRED) {
+      const found = rows.filter((r) => r.codec === want.codec && r.op === want.op && r.quality === want.quality && r.dict === want.dict);
+      expect(found, JSON.stringify(want)).toHaveLength(1);
+    }
+    expect(rows).toHaveLength(REQUIRED.length);
+    expect(rows.filter((r) => r.dict === true).every((r) => String(r.baseline).includes("no dict"))).toBe(true);
+    expect(rows.filter((r) => r.codec === "gzip").every((r) => r.baseline === "node-zlib-gzip")).toBe(true);
+  });
+
+  it("exits 2 with a clear message when there are no files and no corpus", { timeout: 60_000 }, async () => {
+    const missing = join(scratch, "no-corpus-here");
+    const err = await run(process.execPath, [CLI, "bench", "codecs", "--json", "--quick", "--corpus", missing]).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(err?.code).toBe(2);
+    expect(err?.stderr).toMatch(/corpus is missing/);
+  });
+});
