@@ -59,10 +59,12 @@ interface Draft {
   textBytesAttr: string | null;
   textDeleted: boolean;
   textOversized: boolean;
+  /** A problem found while reading the revision (e.g. a field given twice); it wins over the fields. */
+  problem: string | null;
 }
 
 function newDraft(): Draft {
-  return { fields: new Map(), contributor: null, textBytesAttr: null, textDeleted: false, textOversized: false };
+  return { fields: new Map(), contributor: null, textBytesAttr: null, textDeleted: false, textOversized: false, problem: null };
 }
 
 function validTimestamp(value: string): boolean {
@@ -76,6 +78,7 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
   const f = draft.fields;
   const idText = f.get("id") ?? null;
   const problem = (reason: string): ExportItem => ({ kind: "problem", problem: new RevisionProblem(title, idText, reason) });
+  if (draft.problem !== null) return problem(draft.problem);
   if (title === null) return problem("page has no <title> before its revisions");
   const t = normalizeTitle(title);
   if (!t.ok) return problem(`invalid title: ${t.reason}`);
@@ -93,6 +96,7 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
   const text = f.get("text");
   if (text === undefined) return problem("missing <text>");
   const bytes = new TextEncoder().encode(text).byteLength;
+  if (bytes > LIMITS.page.maxRevisionBytes) return problem(`text exceeds page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
   if (draft.textBytesAttr !== null && Number(draft.textBytesAttr) !== bytes) {
     return problem(`<text bytes="${draft.textBytesAttr}"> but the text is ${bytes} bytes of UTF-8`);
   }
@@ -119,6 +123,25 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
       sha1,
     },
   };
+}
+
+/**
+ * saxes (pinned at 6.0.0) holds a text node's characters until the next "<",
+ * so a huge <text> would be held whole, and past V8's largest string it
+ * cannot even be made. Between chunks this takes what it holds of the text
+ * node being read once that passes 1 Mi characters (taking less, more often,
+ * costs time), so the reader's own size limit applies as the text streams.
+ */
+const SAXES_S_TEXT = 13;
+const SAXES_S_ENTITY = 14;
+const PENDING_TEXT_CHARS = 1 << 20;
+function takePendingText(parser: SaxesParser): string {
+  const p = parser as unknown as { state?: unknown; entityReturnState?: unknown; text?: unknown };
+  const inText = p.state === SAXES_S_TEXT || (p.state === SAXES_S_ENTITY && p.entityReturnState === SAXES_S_TEXT);
+  if (!inText || typeof p.text !== "string" || p.text.length < PENDING_TEXT_CHARS) return "";
+  const pending = p.text;
+  p.text = "";
+  return pending;
 }
 
 /**
@@ -154,8 +177,14 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
   let draft: Draft | null = null;
   let sawRoot = false;
 
+  /** Where the parser is, for errors: the page and revision being read, if any. */
+  const where = (): string => {
+    if (title === null && draft === null) return "";
+    const id = draft?.fields.get("id");
+    return ` (in page ${JSON.stringify(title ?? "?")}${draft ? ` revision ${id ?? "?"}` : ""})`;
+  };
   parser.on("error", (err) => {
-    throw new ExportFormatError(`malformed XML at line ${parser.line}, column ${parser.column}: ${err.message.replace(/^.*?:\d+:\d+: /, "")}`);
+    throw new ExportFormatError(`malformed XML at line ${parser.line}, column ${parser.column}: ${err.message.replace(/^(?:.*?:)?\d+:\d+: /, "")}${where()}`);
   });
   parser.on("xmldecl", (decl) => {
     if (decl.encoding && !/^utf-?8$/i.test(decl.encoding)) throw new ExportFormatError(`the export declares encoding ${decl.encoding}; only UTF-8 is supported`);
@@ -183,7 +212,7 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
       captureBytes = 0;
     }
   });
-  parser.on("text", (chunk) => {
+  const onText = (chunk: string) => {
     if (!capturing) return;
     captureBytes += chunk.length;
     // Length in UTF-16 units bounds UTF-8 bytes from below; stop buffering well past the limit.
@@ -192,7 +221,8 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
       return;
     }
     buffer += chunk;
-  });
+  };
+  parser.on("text", onText);
   parser.on("cdata", (chunk) => {
     if (capturing) buffer += chunk;
   });
@@ -203,10 +233,8 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
       capturing = false;
       if (parent === "page" && tag.name === "title") title = buffer;
       else if (draft && parent === "revision") {
-        if (draft.fields.has(tag.name) && tag.name !== "minor") {
-          ready.push({ kind: "problem", problem: new RevisionProblem(title, draft.fields.get("id") ?? null, `duplicate <${tag.name}>`) });
-        }
-        draft.fields.set(tag.name, buffer);
+        if (draft.fields.has(tag.name) && tag.name !== "minor") draft.problem ??= `duplicate <${tag.name}>`;
+        else draft.fields.set(tag.name, buffer);
       } else if (draft && parent === "contributor" && (tag.name === "username" || tag.name === "ip")) draft.contributor = buffer;
       buffer = "";
     }
@@ -214,10 +242,12 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
       ready.push(toRevision(title, draft));
       draft = null;
     }
+    if (tag.name === "page" && parent === "mediawiki") title = null;
   });
 
   for await (const chunk of text) {
     parser.write(chunk);
+    if (path.length > 0) onText(takePendingText(parser));
     while (ready.length > 0) yield ready.shift()!;
   }
   parser.close();

@@ -5,7 +5,7 @@
  */
 import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip } from "node:zlib";
 import bz2 from "unbzip2-stream";
 
@@ -29,15 +29,17 @@ export async function openExport(path: string, onRawBytes?: (n: number) => void)
   const compression = await detectCompression(path);
   const file = createReadStream(path, { highWaterMark: 1 << 20 });
   if (onRawBytes) file.on("data", (chunk) => onRawBytes((chunk as Buffer).byteLength));
-  const fail = (err: Error) => file.destroy(err);
-  switch (compression) {
-    case "none":
-      return file;
-    case "gzip":
-      return file.pipe(createGunzip()).on("error", fail);
-    case "brotli":
-      return file.pipe(createBrotliDecompress()).on("error", fail);
-    case "bzip2":
-      return file.pipe(bz2()).on("error", fail);
-  }
+  if (compression === "none") return file;
+  const decoded =
+    compression === "gzip"
+      ? file.pipe(createGunzip())
+      : compression === "brotli"
+        ? file.pipe(createBrotliDecompress())
+        : // unbzip2-stream is a classic (through) stream, not async-iterable: wrap it.
+          new Readable().wrap(file.pipe(bz2()));
+  // A read error reaches the consumer; a decoding error just stops the reading
+  // (destroying the file with it would raise it again where nobody listens).
+  file.on("error", (err) => decoded.destroy(err));
+  decoded.on("error", () => file.destroy());
+  return decoded;
 }

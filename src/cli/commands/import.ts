@@ -77,7 +77,7 @@ class PageImporter {
   }
 
   async #startPage(title: string): Promise<void> {
-    await this.flush();
+    await this.end(); // the previous page's, if any
     this.#title = title;
     this.#key = normalizeTitle(title).ok ? (normalizeTitle(title) as { key: string }).key : title;
     this.summary.pages.add(this.#key);
@@ -107,8 +107,10 @@ class PageImporter {
         if (this.flags.onError === "stop" || revisionId === undefined || !(err instanceof ArchiveHttpError) || err.status >= 500) throw err;
         this.warn(`skipped page ${JSON.stringify(this.#title)} revision ${revisionId}: ${err.message}`);
         this.summary.skipped++;
-        const index = this.#batch.findIndex((r) => r.id === revisionId);
+        // The last one: for a duplicate id in the batch, the first occurrence is the good one.
+        const index = this.#batch.map((r) => r.id).lastIndexOf(revisionId);
         if (index < 0) throw err;
+        this.summary.rawBytes -= Buffer.byteLength(this.#batch[index]!.text);
         this.#batch.splice(index, 1);
         this.#batch.forEach((r, i) => (r.parentId = i === 0 ? this.#lastStored : this.#batch[i - 1]!.id));
       }

@@ -1,0 +1,371 @@
+/**
+ * `palimpsest import` end to end, as a user runs it: the real CLI binary
+ * against a real local Worker (wrangler's programmatic API, fresh storage,
+ * a random write token). Every test works on its own page, so they run
+ * concurrently against one archive.
+ */
+import { execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { brotliCompressSync, gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeUtf8, readMediaWikiExport } from "../../../src/import/mediawiki-reader.ts";
+import { openExport } from "../../../src/import/open-export.ts";
+import { exportXml, generateHistory, mediaWikiSha1, type ExportRevisionInput, type GeneratedRevision } from "../support/mediawiki-export.ts";
+import { freePort, REPO_ROOT, startLocalArchive, type LocalArchive } from "../support/local-worker.ts";
+
+const CLI = join(REPO_ROOT, "src/cli/palimpsest.js");
+const BIP_0340 = fileURLToPath(new URL("../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+interface ImportSummary {
+  pages: number;
+  revisions: number;
+  created: number;
+  already_stored: number;
+  skipped: number;
+  raw_bytes: number;
+  stored_bytes: number;
+  seconds: number;
+}
+
+interface HistoryEntry {
+  id: number;
+  parentId: number | null;
+  sha1: string;
+  bytes: number;
+}
+
+let archive: LocalArchive;
+let scratch: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), "palimpsest-import-test-"));
+  archive = await startLocalArchive();
+}, 120_000);
+
+afterAll(async () => {
+  await archive?.stop();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+/** Runs the CLI (never synchronously: the Worker's dev proxy lives in this process's event loop). */
+function runCli(args: string[]): Promise<CliResult> {
+  const started = Date.now();
+  const env = { ...process.env };
+  delete env.PALIMPSEST_TOKEN;
+  return new Promise((resolve, reject) => {
+    // A scratch working directory: no .dev.vars to fall back on.
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: scratch, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
+  });
+}
+
+function runImport(file: string, ...extra: string[]): Promise<CliResult> {
+  return runCli(["import", file, "--url", archive.url, "--token", archive.token, "--no-progress", ...extra]);
+}
+
+function summaryOf(result: CliResult): ImportSummary {
+  expect(result.code, `import failed: ${result.stderr}`).toBe(0);
+  const lines = result.stdout.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  const summary = JSON.parse(lines[0]!) as ImportSummary;
+  expect(Object.keys(summary)).toEqual(["pages", "revisions", "created", "already_stored", "skipped", "raw_bytes", "stored_bytes", "seconds"]);
+  expect(summary.seconds).toBeGreaterThanOrEqual(0);
+  return summary;
+}
+
+/** stderr of a failed run: exactly one `palimpsest: …` line. */
+function oneLineReason(result: CliResult): string {
+  expect(result.code).not.toBe(0);
+  expect(result.stdout).toBe("");
+  const lines = result.stderr.trimEnd().split("\n");
+  expect(lines, result.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^palimpsest: \S/);
+  return lines[0]!;
+}
+
+type Compression = "plain" | "gz" | "br" | "bz2";
+
+async function hasBzip2(): Promise<boolean> {
+  try {
+    await promisify(execFile)("bzip2", ["--help"]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+const BZIP2 = await hasBzip2();
+
+/** Writes an export to the scratch directory, compressed as asked; returns its path. */
+async function writeExport(name: string, xml: string, compression: Compression = "plain"): Promise<string> {
+  const plain = join(scratch, `${name}.xml`);
+  await writeFile(plain, xml);
+  switch (compression) {
+    case "plain":
+      return plain;
+    case "gz":
+      await writeFile(`${plain}.gz`, gzipSync(xml));
+      return `${plain}.gz`;
+    case "br":
+      await writeFile(`${plain}.br`, brotliCompressSync(xml));
+      return `${plain}.br`;
+    case "bz2":
+      await promisify(execFile)("bzip2", ["-k", "-9", plain]);
+      return `${plain}.bz2`;
+  }
+}
+
+const keyOf = (title: string) => encodeURIComponent(title.replace(/ /g, "_"));
+
+async function history(title: string): Promise<HistoryEntry[] | null> {
+  const res = await fetch(`${archive.url}/page/${keyOf(title)}/history?limit=500`);
+  if (res.status === 404) return null;
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { revisions: HistoryEntry[] }).revisions;
+}
+
+async function readRevision(title: string, id: number): Promise<Response> {
+  return fetch(`${archive.url}/page/${keyOf(title)}/${id}`);
+}
+
+/** Every revision reads back byte-exact, with the SHA-1 the export states. */
+async function expectReadsBack(title: string, revisions: Array<{ id: number; text: string; sha1?: string | null }>): Promise<void> {
+  const pending = [...revisions];
+  const worker = async () => {
+    for (let rev = pending.shift(); rev; rev = pending.shift()) {
+      const res = await readRevision(title, rev.id);
+      expect(res.status, `GET revision ${rev.id}`).toBe(200);
+      expect(res.headers.get("x-revision-id")).toBe(String(rev.id));
+      const body = new Uint8Array(await res.arrayBuffer());
+      const expected = rev.sha1 ?? mediaWikiSha1(rev.text);
+      expect(mediaWikiSha1(body), `SHA-1 of revision ${rev.id}`).toBe(expected);
+      expect(Buffer.from(body).equals(Buffer.from(rev.text)), `bytes of revision ${rev.id}`).toBe(true);
+    }
+  };
+  await Promise.all(Array.from({ length: 6 }, worker));
+}
+
+const rawBytes = (revs: Array<{ text: string }>) => revs.reduce((n, r) => n + Buffer.byteLength(r.text), 0);
+
+describe.concurrent("palimpsest import against a local archive", () => {
+  const FORMATS: Compression[] = ["plain", "gz", "br", "bz2"];
+  FORMATS.forEach((compression, n) => {
+    const resume = compression === "plain"; // resuming does not depend on the compression
+    it.skipIf(compression === "bz2" && !BZIP2)(`imports a ${compression} export and reads it back byte-exact${resume ? ", then resumes" : ""}`, async () => {
+      const title = `Import ${compression}`;
+      const revs = generateHistory(30, { firstId: 10_000 * (n + 1), seed: n + 1 });
+      const file = await writeExport(`import-${compression}`, exportXml({ version: "0.11", pages: [{ title, revisions: revs }] }), compression);
+
+      const first = summaryOf(await runImport(file));
+      expect(first).toMatchObject({ pages: 1, revisions: 30, created: 30, already_stored: 0, skipped: 0, raw_bytes: rawBytes(revs) });
+      expect(first.stored_bytes).toBeGreaterThan(0);
+
+      const listed = (await history(title))!;
+      expect(listed.map((r) => r.id)).toEqual(revs.map((r) => r.id).reverse());
+      expect(listed.map((r) => r.parentId)).toEqual(revs.map((r) => r.parentId).reverse());
+      expect(listed.map((r) => r.sha1)).toEqual(revs.map((r) => mediaWikiSha1(r.text)).reverse());
+      await expectReadsBack(title, revs);
+      if (!resume) return;
+
+      const again = summaryOf(await runImport(file));
+      expect(again).toMatchObject({ pages: 1, revisions: 30, created: 0, already_stored: 30, skipped: 0, raw_bytes: 0 });
+      expect(again.stored_bytes).toBe(first.stored_bytes);
+      expect((await history(title))!).toHaveLength(30);
+    }, 90_000);
+  });
+
+  it("resumes a partial import, and refuses an export that lacks the archive's latest revision", async () => {
+    const title = "Partial resume";
+    const revs = generateHistory(30, { firstId: 50_000, seed: 9 });
+    const head = await writeExport("partial-head", exportXml({ pages: [{ title, revisions: revs.slice(0, 12) }] }));
+    const full = await writeExport("partial-full", exportXml({ pages: [{ title, revisions: revs }] }));
+    const older = await writeExport("partial-older", exportXml({ pages: [{ title, revisions: revs.slice(0, 5) }] }));
+
+    expect(summaryOf(await runImport(head))).toMatchObject({ revisions: 12, created: 12, already_stored: 0 });
+    expect(summaryOf(await runImport(full))).toMatchObject({ revisions: 30, created: 18, already_stored: 12, raw_bytes: rawBytes(revs.slice(12)) });
+    expect((await history(title))!.map((r) => r.id)).toEqual(revs.map((r) => r.id).reverse());
+
+    const refused = oneLineReason(await runImport(older));
+    expect(refused).toMatch(/Partial resume.*latest revision 50029 is not in this export/);
+  }, 90_000);
+
+  it("imports a multi-page export, and checks where to resume on every page, not just the last", async () => {
+    const a = generateHistory(10, { firstId: 55_000, seed: 5 });
+    const b = generateHistory(4, { firstId: 56_000, seed: 6 });
+    const both = await writeExport("multi-both", exportXml({ pages: [{ title: "Multi a", revisions: a }, { title: "multi_b", revisions: b }] }));
+    expect(summaryOf(await runImport(both))).toMatchObject({ pages: 2, revisions: 14, created: 14, already_stored: 0, raw_bytes: rawBytes([...a, ...b]) });
+    expect((await history("Multi a"))!.map((r) => r.id)).toEqual(a.map((r) => r.id).reverse());
+    expect((await history("Multi b"))!.map((r) => r.id)).toEqual(b.map((r) => r.id).reverse());
+
+    // An export whose first page lacks that page's latest stored revision.
+    const stale = await writeExport("multi-stale", exportXml({ pages: [{ title: "Multi a", revisions: a.slice(0, 5) }, { title: "Multi b", revisions: b }] }));
+    expect(oneLineReason(await runImport(stale))).toMatch(/page Multi a: the archive's latest revision 55009 is not in this export/);
+  }, 90_000);
+
+  /** A 30-revision history whose 15th revision has a timestamp that cannot exist. */
+  function withBadRevision(title: string, firstId: number): { xml: string; revs: GeneratedRevision[]; badId: number } {
+    const revs = generateHistory(30, { firstId, seed: firstId });
+    const badId = revs[14]!.id;
+    const inputs: ExportRevisionInput[] = revs.map((r) => (r.id === badId ? { ...r, timestamp: "2020-13-01T00:00:00Z" } : r));
+    return { xml: exportXml({ pages: [{ title, revisions: inputs }] }), revs, badId };
+  }
+
+  it("--on-error=skip imports the rest, counts the bad revision and names it on stderr", async () => {
+    const title = "On error skip";
+    const { xml, revs, badId } = withBadRevision(title, 60_000);
+    const file = await writeExport("on-error-skip", xml);
+    const result = await runImport(file, "--on-error=skip", "--batch-revisions", "7");
+    const good = revs.filter((r) => r.id !== badId);
+    expect(summaryOf(result)).toMatchObject({ pages: 1, revisions: 29, created: 29, already_stored: 0, skipped: 1, raw_bytes: rawBytes(good) });
+    expect(result.stderr.trimEnd().split("\n")).toEqual([
+      `palimpsest: skipped page "On error skip" revision ${badId}: bad <timestamp> "2020-13-01T00:00:00Z" (expected YYYY-MM-DDTHH:MM:SSZ)`,
+    ]);
+    const listed = (await history(title))!;
+    expect(listed.map((r) => r.id)).toEqual(good.map((r) => r.id).reverse());
+    // The revision after the skipped one now follows the one before it.
+    expect(listed.find((r) => r.id === badId + 1)!.parentId).toBe(badId - 1);
+    expect((await readRevision(title, badId)).status).toBe(404);
+    await expectReadsBack(title, good);
+  }, 90_000);
+
+  it("--on-error=stop exits non-zero with a one-line reason and stores nothing after the bad revision", async () => {
+    const title = "On error stop";
+    const { xml, revs, badId } = withBadRevision(title, 70_000);
+    const file = await writeExport("on-error-stop", xml);
+    const reason = oneLineReason(await runImport(file, "--on-error=stop", "--batch-revisions", "5"));
+    expect(reason).toBe(`palimpsest: page "On error stop" revision ${badId}: bad <timestamp> "2020-13-01T00:00:00Z" (expected YYYY-MM-DDTHH:MM:SSZ)`);
+    const stored = ((await history(title)) ?? []).map((r) => r.id);
+    expect(stored.every((id) => id < badId)).toBe(true);
+    // Full batches before the bad revision were committed, intact.
+    expect(stored.length).toBeGreaterThanOrEqual(10);
+    await expectReadsBack(title, revs.filter((r) => stored.includes(r.id)));
+  }, 90_000);
+
+  it("malformed XML exits non-zero with the line and column", async () => {
+    const title = "Malformed";
+    const xml = exportXml({ pages: [{ title, revisions: generateHistory(3, { firstId: 80_000 }) }] }).replace("</comment>", "</coment>");
+    const line = xml.split("\n").findIndex((l) => l.includes("</coment>")) + 1;
+    const reason = oneLineReason(await runImport(await writeExport("malformed", xml)));
+    expect(reason).toMatch(new RegExp(`^palimpsest: malformed XML at line ${line}, column \\d+: `));
+    expect(reason).toMatch(/page "Malformed" revision 80000/);
+    expect(await history(title)).toBeNull();
+  }, 60_000);
+
+  it("a file that is not valid UTF-8 exits non-zero naming the encoding problem", async () => {
+    const xml = exportXml({ pages: [{ title: "Latin one", revisions: [{ id: 81_000, text: "caf\u00e9" }] }] });
+    const file = join(scratch, "latin1.xml");
+    await writeFile(file, Buffer.from(xml, "latin1"));
+    expect(oneLineReason(await runImport(file))).toMatch(/not valid UTF-8/);
+  }, 60_000);
+
+  it("a wrong token exits non-zero with a clear 403", async () => {
+    const file = await writeExport("wrong-token", exportXml({ pages: [{ title: "Wrong token", revisions: generateHistory(2, { firstId: 82_000 }) }] }));
+    const result = await runCli(["import", file, "--url", archive.url, "--token", "not-the-token", "--no-progress"]);
+    const reason = oneLineReason(result);
+    expect(reason).toMatch(/HTTP 403/);
+    expect(reason).toMatch(/write scope/);
+    expect(await history("Wrong token")).toBeNull();
+  }, 60_000);
+
+  it("an unreachable --url exits non-zero after retrying", async () => {
+    const file = await writeExport("unreachable", exportXml({ pages: [{ title: "Unreachable", revisions: generateHistory(2, { firstId: 83_000 }) }] }));
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const result = await runCli(["import", file, "--url", closed, "--token", archive.token, "--no-progress"]);
+    expect(oneLineReason(result)).toMatch(new RegExp(`cannot reach the archive at ${closed.replace(/\./g, "\\.")} after 6 attempts`));
+    // Six attempts with jittered exponential backoff from 250 ms: about 4–12 s of waiting.
+    expect(result.ms).toBeGreaterThan(3_500);
+    expect(result.ms).toBeLessThan(45_000);
+  }, 90_000);
+
+  describe("duplicate revision ids (caught by the write API, not the reader)", () => {
+    function duplicateExport(title: string, firstId: number): { xml: string; revs: GeneratedRevision[] } {
+      const revs = generateHistory(5, { firstId, seed: 3 });
+      // The page's 3rd revision id appears again, with different text, as its 4th.
+      const inputs = [...revs.slice(0, 3), { ...revs[3]!, id: revs[2]!.id }, revs[4]!];
+      return { xml: exportXml({ pages: [{ title, revisions: inputs }] }), revs };
+    }
+
+    it("by default (--on-error=stop) names the page, the revision and the problem", async () => {
+      const { xml, revs } = duplicateExport("Duplicate stop", 84_000);
+      const reason = oneLineReason(await runImport(await writeExport("duplicate-stop", xml)));
+      expect(reason).toMatch(new RegExp(`Duplicate_stop: HTTP 422 revision ${revs[2]!.id} appears twice in this request`));
+      expect(await history("Duplicate stop")).toBeNull(); // the batch is all or none
+    }, 60_000);
+
+    it("--on-error=stop across batches: the id reused with different content is a 409", async () => {
+      const { xml, revs } = duplicateExport("Duplicate batches", 85_000);
+      const reason = oneLineReason(await runImport(await writeExport("duplicate-batches", xml), "--batch-revisions", "1"));
+      expect(reason).toMatch(new RegExp(`Duplicate_batches: HTTP 409 revision ${revs[2]!.id} already exists with different content`));
+      expect((await history("Duplicate batches"))!.map((r) => r.id)).toEqual(revs.slice(0, 3).map((r) => r.id).reverse());
+    }, 60_000);
+
+    it("--on-error=skip keeps the first revision with that id and skips the later one", async () => {
+      const title = "Duplicate skip";
+      const { xml, revs } = duplicateExport(title, 86_000);
+      const result = await runImport(await writeExport("duplicate-skip", xml), "--on-error=skip");
+      const kept = [revs[0]!, revs[1]!, revs[2]!, revs[4]!];
+      expect(summaryOf(result)).toMatchObject({ pages: 1, revisions: 4, created: 4, skipped: 1, raw_bytes: rawBytes(kept) });
+      expect(result.stderr).toMatch(new RegExp(`skipped page "Duplicate skip" revision ${revs[2]!.id}: .*appears twice`));
+      const listed = (await history(title))!;
+      expect(listed.map((r) => r.id)).toEqual(kept.map((r) => r.id).reverse());
+      expect(listed.map((r) => r.parentId)).toEqual([revs[2]!.id, revs[1]!.id, revs[0]!.id, null]);
+      await expectReadsBack(title, kept);
+    }, 60_000);
+  });
+
+  it.skipIf(!existsSync(BIP_0340))("imports the shared bip-0340 history: 198 revisions, byte-exact, paged history", async () => {
+    const exported: Array<{ id: number; text: string; sha1: string | null }> = [];
+    for await (const item of readMediaWikiExport(decodeUtf8(await openExport(BIP_0340)))) {
+      if (item.kind === "revision") exported.push({ id: item.revision.id, text: item.revision.text, sha1: item.revision.sha1 });
+    }
+    expect(exported).toHaveLength(198);
+
+    const summary = summaryOf(await runImport(BIP_0340));
+    expect(summary).toMatchObject({ pages: 1, revisions: 198, created: 198, already_stored: 0, skipped: 0, raw_bytes: rawBytes(exported) });
+    expect(summary.stored_bytes).toBeLessThan(summary.raw_bytes / 10);
+
+    // Page through the history, newest first, following links.older to the end.
+    const ids: number[] = [];
+    let url: string | null = `${archive.url}/page/BIP_0340/history?limit=50`;
+    let pages = 0;
+    while (url !== null) {
+      const res: Response = await fetch(url);
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as { page: string; total: number; revisions: HistoryEntry[]; links: { older: string | null; newer: string | null } };
+      expect(page.page).toBe("BIP 0340");
+      expect(page.total).toBe(198);
+      expect(page.revisions.length).toBeLessThanOrEqual(50);
+      if (pages > 0) expect(page.links.newer).not.toBeNull();
+      ids.push(...page.revisions.map((r) => r.id));
+      url = page.links.older;
+      pages++;
+      expect(pages).toBeLessThanOrEqual(5);
+    }
+    expect(pages).toBe(4);
+    expect(ids).toHaveLength(198);
+    expect(new Set(ids).size).toBe(198);
+    expect(ids).toEqual(exported.map((r) => r.id).sort((a, b) => b - a));
+
+    await expectReadsBack("BIP 0340", exported);
+    // The title with a space redirects to the canonical underscore form.
+    const redirect = await fetch(`${archive.url}/page/BIP%200340/${exported[0]!.id}`, { redirect: "manual" });
+    expect(redirect.status).toBe(301);
+    expect(redirect.headers.get("location")).toBe(`${archive.url}/page/BIP_0340/${exported[0]!.id}`);
+  }, 120_000);
+});

@@ -1,0 +1,42 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { ProblemError } from "../../../src/http/problem.ts";
+import { coloOf } from "../../../src/sim/colo.ts";
+import { parseTopology } from "../../../src/tiers/topology.ts";
+
+const configured = (env as unknown as { TOPOLOGY: Record<string, unknown> }).TOPOLOGY;
+
+describe("topology configuration", () => {
+  it("accepts the configuration in wrangler.toml and maps colos to regions", () => {
+    const t = parseTopology(configured);
+    expect(t.regionOfColo.get("SYD")).toBe("oc");
+    expect(Object.keys(t.regions)).toHaveLength(9);
+  });
+
+  it("rejects a broken configuration with an error naming the field", () => {
+    const regions = configured.regions as Record<string, { colos: string[] }>;
+    expect(() => parseTopology({ ...configured, refreshSeconds: 0 })).toThrow(/refreshSeconds/);
+    expect(() => parseTopology({ ...configured, upperRegion: "mars" })).toThrow(/upperRegion/);
+    const { me: _me, ...eight } = regions;
+    expect(() => parseTopology({ ...configured, regions: eight })).toThrow(/regions\.me/);
+    expect(() => parseTopology({ ...configured, regions: { ...regions, me: { ...regions.me!, colos: ["SYD"] } } })).toThrow(/colo SYD is in both/);
+  });
+});
+
+describe("colo simulation header", () => {
+  const asked = (colo: string) => new Request("http://x/", { headers: { "x-palimpsest-colo": colo } });
+
+  it("picks the colo in development", () => {
+    expect(coloOf(asked("NRT"), env)).toEqual({ colo: "NRT", region: "apac" });
+  });
+
+  it("is refused in production", () => {
+    const production = { ...env, ENVIRONMENT: "production" } as unknown as Env;
+    expect(() => coloOf(asked("NRT"), production)).toThrow(ProblemError);
+    try {
+      coloOf(asked("NRT"), production);
+    } catch (err) {
+      expect((err as ProblemError).code).toBe("simulation_disabled");
+    }
+  });
+});
