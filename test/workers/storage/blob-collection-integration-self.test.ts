@@ -1,0 +1,55 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { PageStore } from "../../../durable-objects/page-store.ts";
+import { LIMITS } from "../../../src/limits.ts";
+import { appendOk, latestBody, linearHistory, request } from "../support/archive.ts";
+
+const store = (key: string) => env.PAGE_STORE.getByName(key) as DurableObjectStub<PageStore>;
+
+async function blobRows(key: string) {
+  return runInDurableObject(store(key), (_: PageStore, state) =>
+    state.storage.sql.exec<{ key: string; state: string }>("SELECT key, state FROM blobs").toArray(),
+  );
+}
+
+describe("blob collection", () => {
+  it("collects superseded and orphaned blobs only after the grace period, never live ones", async () => {
+    const key = "Collected_page";
+    const revs = linearHistory(40);
+    // One revision at a time: tails are written, then folded into group blobs, leaving dead blobs.
+    for (let i = 0; i < 20; i++) await appendOk(key, [revs[i]!]);
+    await runInDurableObject(store(key), (instance: PageStore) => {
+      instance.faults.beforeCommit = () => {
+        throw new Error("injected");
+      };
+    });
+    expect((await request(`/api/pages/${key}/revisions`, { method: "POST" })).status).toBe(401);
+    const failed = await request(`/api/pages/${key}/revisions`, {
+      method: "POST",
+      headers: { authorization: "Bearer test-write-token", "content-type": "application/json" },
+      body: JSON.stringify({ revisions: [revs[20]] }),
+    });
+    expect(failed.status).toBe(500);
+    await runInDurableObject(store(key), (instance: PageStore) => void (instance.faults = {}));
+
+    const before = await blobRows(key);
+    const dead = before.filter((b) => b.state !== "live");
+    expect(before.some((b) => b.state === "dead")).toBe(true);
+    expect(before.some((b) => b.state === "pending")).toBe(true);
+    // Within the grace period nothing goes, even if the alarm fires.
+    await runDurableObjectAlarm(store(key));
+    for (const b of dead) expect(await env.BLOBS.get(b.key, "arrayBuffer")).not.toBeNull();
+
+    // Past the grace period the alarm deletes them, and only them.
+    await runInDurableObject(store(key), (_: PageStore, state) =>
+      void state.storage.sql.exec("UPDATE blobs SET since = since - ? WHERE state != 'live'", LIMITS.storage.orphanGraceMs + 1000),
+    );
+    await runDurableObjectAlarm(store(key));
+    for (const b of dead) expect(await env.BLOBS.get(b.key, "arrayBuffer")).toBeNull();
+    const after = await blobRows(key);
+    expect(after.every((b) => b.state === "live")).toBe(true);
+    for (const b of after) expect(await env.BLOBS.get(b.key, "arrayBuffer")).not.toBeNull();
+    for (let id = 1; id <= 20; id++) expect(await (await request(`/page/${key}/${id}`)).text()).toBe(revs[id - 1]!.text);
+    expect(await latestBody(key)).toBe(revs[19]!.text);
+  });
+});
