@@ -37,6 +37,8 @@ export const LIMITS = {
     kvCacheTtlSeconds: 86_400,
     /** How long, in milliseconds, an unreferenced blob is kept before collection (covers in-flight commits). */
     orphanGraceMs: 10 * 60 * 1000,
+    /** Bytes of parsed (immutable) blobs an isolate keeps for reads. */
+    blobCacheBytes: 24 * 1024 * 1024,
     /** Revisions accepted in one write request. */
     maxBatchRevisions: 500,
     /** Body size, in bytes, accepted by one write request. */

@@ -4,10 +4,11 @@
  *   0  "PLMP"                 magic
  *   4  u8  format version     (1)
  *   5  u8  codec              (1 = brotli)
- *   6  u16 header length H    (little endian)
- *   8  u32 CRC-32 of bytes 12..end
- *  12  header: UTF-8 JSON { records: RecordMeta[] }
- *  12+H payloads, back to back
+ *   6  u16 reserved           (0)
+ *   8  u32 header length H    (little endian)
+ *  12  u32 CRC-32 of bytes 16..end
+ *  16  header: UTF-8 JSON { records: RecordMeta[] }
+ *  16+H payloads, back to back
  *
  * A record is one brotli stream. Its `dict` names the records (anchors) whose
  * decoded bytes, concatenated in order, are its raw prefix dictionary; its
@@ -18,7 +19,7 @@ import CRC32 from "crc-32";
 export const BLOB_MAGIC = "PLMP";
 export const BLOB_FORMAT_VERSION = 1;
 export const CODEC_BROTLI = 1;
-const FIXED = 12;
+const FIXED = 16;
 
 export interface RecordMeta {
   /** Record id within the page: `a<k>` for anchors, `g<k>` for packed groups, `t<u>` for tail contents. */
@@ -48,20 +49,19 @@ export function encodeBlob(records: ReadonlyArray<{ meta: Omit<RecordMeta, "off"
     return m;
   });
   const header = new TextEncoder().encode(JSON.stringify({ records: metas }));
-  if (header.byteLength > 0xffff) throw new BlobFormatError(`blob header of ${header.byteLength} bytes exceeds the 64 KiB field`);
   const out = new Uint8Array(FIXED + header.byteLength + off);
   out.set(new TextEncoder().encode(BLOB_MAGIC), 0);
   const view = new DataView(out.buffer);
   view.setUint8(4, BLOB_FORMAT_VERSION);
   view.setUint8(5, CODEC_BROTLI);
-  view.setUint16(6, header.byteLength, true);
+  view.setUint32(8, header.byteLength, true);
   out.set(header, FIXED);
   let at = FIXED + header.byteLength;
   for (const { payload } of records) {
     out.set(payload, at);
     at += payload.byteLength;
   }
-  view.setUint32(8, CRC32.buf(out.subarray(FIXED)) >>> 0, true);
+  view.setUint32(12, CRC32.buf(out.subarray(FIXED)) >>> 0, true);
   return out;
 }
 
@@ -77,8 +77,9 @@ export function decodeBlob(bytes: Uint8Array): ParsedBlob {
   const version = view.getUint8(4);
   if (version !== BLOB_FORMAT_VERSION) throw new BlobFormatError(`blob format version ${version} is not supported`);
   if (view.getUint8(5) !== CODEC_BROTLI) throw new BlobFormatError(`blob codec ${view.getUint8(5)} is not supported`);
-  if ((CRC32.buf(bytes.subarray(FIXED)) >>> 0) !== view.getUint32(8, true)) throw new BlobFormatError("blob checksum does not match: it is corrupt");
-  const headerLength = view.getUint16(6, true);
+  if ((CRC32.buf(bytes.subarray(FIXED)) >>> 0) !== view.getUint32(12, true)) throw new BlobFormatError("blob checksum does not match: it is corrupt");
+  const headerLength = view.getUint32(8, true);
+  if (FIXED + headerLength > bytes.byteLength) throw new BlobFormatError("blob header runs past the end of the blob");
   const base = FIXED + headerLength;
   let parsed: { records: RecordMeta[] };
   try {

@@ -4,7 +4,8 @@
  * touches SQLite: the PageStore writes the blobs first, then commits the
  * returned references in one transaction.
  */
-import { decodeBlob, encodeBlob, type ParsedBlob, type RecordMeta } from "./blob-format.ts";
+import { parsedBlob } from "./blob-cache.ts";
+import { encodeBlob, type ParsedBlob, type RecordMeta } from "./blob-format.ts";
 import { blobKeyOf, type BlobStore } from "./blob-store.ts";
 import { AnchorDecoder } from "./anchor-decoder.ts";
 import { anchorDeps, anchorId, anchorsRebracketedBy, groupDeps, groupId, tailId, type LayoutParams } from "./layout.ts";
@@ -55,7 +56,7 @@ export class LayoutWriter {
   async #load(): Promise<void> {
     if (this.#anchors) return;
     if (this.#state.anchorsBlob) {
-      this.#oldAnchors = decodeBlob(await this.#store.get(this.#state.anchorsBlob));
+      this.#oldAnchors = await parsedBlob(this.#store, this.#state.anchorsBlob);
       for (const meta of this.#oldAnchors.records.values()) {
         this.#anchorRecords.set(Number(meta.id.slice(1)), { meta, payload: this.#oldAnchors.payload(meta) });
       }
@@ -116,7 +117,7 @@ export class LayoutWriter {
     if (known) return known;
     const key = this.#state.tails.get(u);
     if (!key) throw new Error(`tail content ${u} has no blob`);
-    const blob = decodeBlob(await this.#store.get(key));
+    const blob = await parsedBlob(this.#store, key);
     const meta = blob.records.get(tailId(u))!;
     const bytes = await decodeRecord(meta, blob.payload(meta), await this.#anchors.dictionary(groupDeps(group, group + 1).map(anchorId)));
     this.#openMembers.set(u, bytes);

@@ -5,7 +5,7 @@
  * SHA-256, so corruption surfaces as an error, never as wrong bytes.
  */
 import { sha256Hex } from "../page/sha1.ts";
-import { decodeBlob } from "./blob-format.ts";
+import { parsedBlob } from "./blob-cache.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { AnchorDecoder } from "./anchor-decoder.ts";
 import { decodeRecord, RecordCorruptError } from "./record-codec.ts";
@@ -25,6 +25,7 @@ export interface ContentLocation {
 }
 
 export interface ReadStats {
+  /** Blobs the read needed (at most two); an isolate may already hold them parsed. */
   blobReads: number;
   decodes: number;
   decodedBytes: number;
@@ -32,8 +33,8 @@ export interface ReadStats {
 
 export async function readContent(store: BlobStore, loc: ContentLocation): Promise<{ bytes: Uint8Array; stats: ReadStats }> {
   const keys = [...new Set([loc.anchorsBlob, loc.blob])];
-  const raw = await Promise.all(keys.map((k) => store.get(k)));
-  const blobs = new Map(keys.map((k, i) => [k, decodeBlob(raw[i]!)]));
+  const parsed = await Promise.all(keys.map((k) => parsedBlob(store, k)));
+  const blobs = new Map(keys.map((k, i) => [k, parsed[i]!]));
   const anchors = new AnchorDecoder(blobs.get(loc.anchorsBlob)!);
   const holder = blobs.get(loc.blob)!;
   const meta = holder.records.get(loc.record);
