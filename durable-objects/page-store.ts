@@ -13,7 +13,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { LIMITS } from "../src/limits.ts";
 import { CONTENT_MODELS } from "../src/page/content-model.ts";
-import { sha1Base36, sha256Hex } from "../src/page/sha1.ts";
+import { fromHex, sha1Base36, sha256Hex, toHex } from "../src/page/sha1.ts";
 import type { AppendResult, HistoryPage, LocateResult, NewRevision, PageStats, RevisionMeta, RevisionSelector, StoreProblem } from "../src/page/types.ts";
 import { BlobStore } from "../src/storage/blob-store.ts";
 import { DEFAULT_LAYOUT, anchorId, groupId, placementOf, tailId, type LayoutParams } from "../src/storage/layout.ts";
@@ -44,7 +44,8 @@ interface RevisionRow {
   format: string;
   bytes: number;
   sha1: string;
-  sha256: string;
+  /** 32 raw bytes: half the size of hex, in the row and in its index. */
+  sha256: ArrayBuffer;
   u: number;
   suppressed: number;
   [key: string]: SqlStorageValue;
@@ -69,7 +70,7 @@ function toMeta(r: RevisionRow): RevisionMeta {
     format: r.format,
     bytes: r.bytes,
     sha1: r.sha1,
-    sha256: r.sha256,
+    sha256: toHex(new Uint8Array(r.sha256)),
     suppressed: r.suppressed !== 0,
   };
 }
@@ -132,7 +133,7 @@ export class PageStore extends DurableObject<Env> {
       const sha256 = await sha256Hex(bytes);
       const stored = this.#sql.exec<RevisionRow>("SELECT * FROM revisions WHERE rev_id = ?", rev.id).toArray()[0];
       if (stored) {
-        if (stored.sha256 !== sha256) {
+        if (toHex(new Uint8Array(stored.sha256)) !== sha256) {
           return problem(409, "revision_id_reused", `revision ${rev.id} already exists with different content`, { revisionId: rev.id, latestId: latest?.rev_id ?? null });
         }
         existing.push(rev.id);
@@ -162,7 +163,7 @@ export class PageStore extends DurableObject<Env> {
     const newContents: Uint8Array[] = [];
     const contentOf: number[] = [];
     for (const f of fresh) {
-      let u = known.get(f.sha256) ?? this.#sql.exec<{ u: number }>("SELECT u FROM contents WHERE sha256 = ?", f.sha256).toArray()[0]?.u;
+      let u = known.get(f.sha256) ?? this.#sql.exec<{ u: number }>("SELECT u FROM revisions WHERE sha256 = ? LIMIT 1", fromHex(f.sha256)).toArray()[0]?.u;
       if (u === undefined) {
         u = contentCount + newContents.length;
         newContents.push(f.bytes);
@@ -188,12 +189,8 @@ export class PageStore extends DurableObject<Env> {
         const r = f.rev;
         this.#sql.exec(
           "INSERT INTO revisions (seq, rev_id, parent_id, ts, contributor, comment, model, format, bytes, sha1, sha256, u) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          seq, r.id, r.parentId, f.ts, r.contributor, r.comment, r.model, r.format ?? CONTENT_MODELS[r.model].format, f.bytes.byteLength, f.sha1, f.sha256, contentOf[i]!,
+          seq, r.id, r.parentId, f.ts, r.contributor, r.comment, r.model, r.format ?? CONTENT_MODELS[r.model].format, f.bytes.byteLength, f.sha1, fromHex(f.sha256), contentOf[i]!,
         );
-      });
-      newContents.forEach((bytes, i) => {
-        const f = fresh.find((x, j) => contentOf[j] === contentCount + i)!;
-        this.#sql.exec("INSERT INTO contents (u, sha256, bytes) VALUES (?, ?, ?)", contentCount + i, f.sha256, bytes.byteLength);
       });
       for (const g of commit.closedGroups) this.#sql.exec("INSERT OR REPLACE INTO groups (k, blob) VALUES (?, ?)", g.group, g.blob);
       for (const u of commit.removedTails) this.#sql.exec("DELETE FROM tails WHERE u = ?", u);
@@ -314,7 +311,7 @@ export class PageStore extends DurableObject<Env> {
         : place.kind === "group"
           ? { record: groupId(place.group), blob: this.#sql.exec<{ blob: string }>("SELECT blob FROM groups WHERE k = ?", place.group).one().blob, part: place.index }
           : { record: tailId(row.u), blob: this.#sql.exec<{ blob: string }>("SELECT blob FROM tails WHERE u = ?", row.u).one().blob, part: 0 };
-    return { ok: true, title: page.title, revision, location: { ...location, anchorsBlob, sha256: row.sha256 }, version: this.#version() };
+    return { ok: true, title: page.title, revision, location: { ...location, anchorsBlob, sha256: revision.sha256 }, version: this.#version() };
   }
 
   history(cursor: { before?: number; after?: number }, limit: number): HistoryPage | StoreProblem {
@@ -362,7 +359,7 @@ export class PageStore extends DurableObject<Env> {
       const revisions = this.#sql.exec<{ n: number }>("SELECT count(*) AS n FROM revisions").one().n;
       this.ctx.storage.transactionSync(() => {
         this.#sql.exec("UPDATE blobs SET state = 'dead', since = ? WHERE state = 'live'", now);
-        for (const table of ["revisions", "contents", "groups", "tails"]) this.#sql.exec(`DELETE FROM ${table}`);
+        for (const table of ["revisions", "groups", "tails"]) this.#sql.exec(`DELETE FROM ${table}`);
         this.#sql.exec("UPDATE page SET deleted_at = ?, latest_seq = NULL, content_count = 0, anchors_blob = NULL WHERE id = 1", now);
         this.#enqueuePurge(page.title, { kind: "page" }, region, now);
       });
@@ -379,7 +376,7 @@ export class PageStore extends DurableObject<Env> {
     return {
       title: page?.title ?? null,
       revisions: one("SELECT count(*) AS n FROM revisions"),
-      contents: one("SELECT count(*) AS n FROM contents"),
+      contents: page?.content_count ?? 0,
       rawBytes: one("SELECT sum(bytes) AS n FROM revisions"),
       blobs: one("SELECT count(*) AS n FROM blobs WHERE state = 'live'"),
       blobBytes: one("SELECT sum(bytes) AS n FROM blobs WHERE state = 'live'"),

@@ -18,3 +18,9 @@ export function toHex(bytes: Uint8Array): string {
   for (const b of bytes) s += b.toString(16).padStart(2, "0");
   return s;
 }
+
+export function fromHex(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
