@@ -5,6 +5,19 @@
  * (see `native/build.sh`); install the modules once per runtime with
  * `./install-worker.ts` (Workers) or `./install-node.ts` (Node).
  *
+ * Memory: a Worker's codec heap must stay within 64 MiB. Peak wasm memory for
+ * one 25 MiB revision, each on a fresh heap (test/workers/codec/memory-unit):
+ * - brotli q5 / lgwin 22 (the wire): 47 MiB; q7 / lgwin 22 (storage deltas): 46 MiB.
+ * - brotli q9 / lgwin 22 (storage keyframes): 72 MiB, OVER the bound from about
+ *   6 MiB of input (65 MiB on real page history); q8 / lgwin 22 (53-59 MiB) and
+ *   q9 / lgwin 21 (57 MiB) fit.
+ * - lgwin 24 exceeds 64 MiB at every quality measured from 4 up (q4-q7 about
+ *   100 MiB, q9 150 MiB), and lgwin 23 at q5-q7 (80-90 MiB): keep storage and
+ *   the wire at lgwin 22 or less.
+ * - brotli decoding: 6 MiB. LZ4 one-shot block and frame compression: 51 MiB
+ *   (input and output both live in the heap); block decoding 32-36 MiB;
+ *   frame decoding (streams, 4 MiB blocks) 13 MiB.
+ *
  * @example
  * import "./codec/install-worker.ts";
  * import { brotliCompress, brotliDecompress } from "./codec/index.ts";
@@ -20,4 +33,4 @@ export { lz4FrameCompress, lz4FrameDecompress, Lz4FrameDecoder, type Lz4FrameOpt
 export { gzipCompress, gzipDecompress, deflateCompress, deflateDecompress, type GzipOptions } from "./gzip.ts";
 export { DCB_MAGIC, DCB_HEADER_BYTES, dcbFrame, dcbUnframe, dcbCompress, dcbDecompress } from "./dcb.ts";
 export { CODEC_BUILD } from "./wasm/build-info.ts";
-export { heapOf } from "./runtime/heap.ts";
+export { heapOf, dropIdleHeaps } from "./runtime/heap.ts";

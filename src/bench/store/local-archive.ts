@@ -9,12 +9,14 @@
  *
  * Two things keep a long run stable and about storage alone:
  *
- * - The Worker is bundled from a snapshot of the tree (wrangler.toml,
- *   package.json, tsconfig.json, src/, workers/, durable-objects/; node_modules
- *   linked) taken when the archive starts. Wrangler's dev bundler watches
- *   every source file whatever `watch` says, and an edit anywhere would
- *   restart workerd and fail the request in flight ("Your worker restarted
- *   mid-request"); a snapshot nobody edits never reloads.
+ * - The Worker is bundled once, up front, exactly as `wrangler deploy` would
+ *   bundle it (`wrangler deploy --dry-run --outdir`), and that bundle is
+ *   started unbundled. Wrangler's dev bundler runs esbuild in watch mode
+ *   whatever `watch` says, and esbuild also watches directory listings such
+ *   as node_modules/ (which vitest runs elsewhere keep touching): any change
+ *   rebuilt and restarted workerd, failing the write in flight with HTTP 503
+ *   "Your worker restarted mid-request". A finished bundle nobody edits never
+ *   reloads, and config watching is off (WRANGLER_CI_DISABLE_CONFIG_WATCHING).
  * - The tiered cache is switched off (`TOPOLOGY.enabled = false`, the
  *   benchmarks' no-tier scenario), so every read goes to the origin: the read
  *   cost and latency measured are the storage layout's, not a cache's.
@@ -28,20 +30,19 @@
  *   await archive.dispose();
  * }
  */
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { unstable_readConfig, unstable_startWorker } from "wrangler";
 import { TOKEN_VAR } from "../../cli/dev-token.ts";
 
-/** The repository root (this file is src/bench/store/local-archive.ts). */
-export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-
-/** What the Worker's bundle is built from; everything else stays out of the snapshot. */
-const SNAPSHOT_FILES = ["wrangler.toml", "package.json", "tsconfig.json"] as const;
-const SNAPSHOT_DIRS = ["src", "workers", "durable-objects"] as const;
+/** The repository's wrangler.toml (this file is src/bench/store/local-archive.ts). */
+export const WRANGLER_CONFIG = fileURLToPath(new URL("../../../wrangler.toml", import.meta.url));
 
 export interface LocalArchive {
   /** Base URL, e.g. `http://127.0.0.1:41234`, no trailing slash. */
@@ -51,12 +52,20 @@ export interface LocalArchive {
   dispose(): Promise<void>;
 }
 
-function snapshotTree(into: string): string {
-  mkdirSync(into, { recursive: true });
-  for (const file of SNAPSHOT_FILES) if (existsSync(join(REPO_ROOT, file))) cpSync(join(REPO_ROOT, file), join(into, file));
-  for (const dir of SNAPSHOT_DIRS) cpSync(join(REPO_ROOT, dir), join(into, dir), { recursive: true });
-  symlinkSync(join(REPO_ROOT, "node_modules"), join(into, "node_modules"), "dir");
-  return join(into, "wrangler.toml");
+/** Bundles the Worker as `wrangler deploy` does, into `outDir`; returns the entry module. */
+async function bundleWorker(outDir: string): Promise<string> {
+  const wrangler = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
+  try {
+    await promisify(execFile)(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", outDir, "--config", WRANGLER_CONFIG], {
+      cwd: join(WRANGLER_CONFIG, ".."),
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      maxBuffer: 16 << 20,
+    });
+  } catch (err) {
+    const e = err as Error & { stdout?: string; stderr?: string };
+    throw new Error(`cannot bundle the Worker (wrangler deploy --dry-run): ${`${e.stderr ?? ""}${e.stdout ?? ""}`.trim().split("\n").slice(-8).join(" | ") || e.message}`);
+  }
+  return join(outDir, "index.js");
 }
 
 /** `TOPOLOGY` from the config with the tiers switched off, if the config has one. */
@@ -69,16 +78,19 @@ function tiersOff(configPath: string): Record<string, { type: "json"; value: unk
 export async function startLocalArchive(): Promise<LocalArchive> {
   // Miniflare would otherwise try to download the `Request.cf` object from the internet.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
-  // The snapshot's wrangler.toml never changes; no need to watch it.
+  // An edit to wrangler.toml mid-run must not restart the Worker (see above).
   process.env.WRANGLER_CI_DISABLE_CONFIG_WATCHING ??= "true";
   const workDir = mkdtempSync(join(tmpdir(), "palimpsest-bench-store-"));
   const token = `pal_bench_${randomBytes(24).toString("base64url")}`;
   let worker: Awaited<ReturnType<typeof unstable_startWorker>> | undefined;
   try {
-    const config = snapshotTree(join(workDir, "worker"));
+    const bundleDir = join(workDir, "bundle");
+    const entrypoint = await bundleWorker(bundleDir);
     worker = await unstable_startWorker({
-      config,
-      bindings: { [TOKEN_VAR]: { type: "secret_text", value: token }, ...tiersOff(config) },
+      config: WRANGLER_CONFIG,
+      entrypoint,
+      build: { bundle: false, findAdditionalModules: true, moduleRoot: bundleDir },
+      bindings: { [TOKEN_VAR]: { type: "secret_text", value: token }, ...tiersOff(WRANGLER_CONFIG) },
       sendMetrics: false,
       dev: {
         remote: false,
@@ -87,7 +99,9 @@ export async function startLocalArchive(): Promise<LocalArchive> {
         inspector: false,
         watch: false,
         liveReload: false,
-        logLevel: (process.env.PALIMPSEST_BENCH_LOG_LEVEL as "debug" | undefined) ?? "warn",
+        // PALIMPSEST_BENCH_LOG_LEVEL=debug shows wrangler's and workerd's own output when
+        // diagnosing a failure (some of it goes to stdout, so not with --json).
+        logLevel: (process.env.PALIMPSEST_BENCH_LOG_LEVEL as "debug" | "info" | "log" | undefined) ?? "warn",
       },
     });
     await worker.ready;

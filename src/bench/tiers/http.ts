@@ -21,8 +21,11 @@ export interface ReadResult {
 }
 
 export interface WriteResult {
+  /** 201 when the revisions are stored now (or were by an attempt whose answer the dev proxy lost). */
   status: number;
   purges: string[];
+  /** The write landed on an attempt whose answer was lost, so its purge id is unknown. */
+  untracked: boolean;
   ms: number;
   detail?: string;
 }
@@ -44,10 +47,17 @@ export interface PurgeStatusBody {
 
 export interface TiersStatsBody {
   tiers: Array<{ tier: string; level: string; region: string; counters: Record<string, number>; applied: Record<string, { seq: number; at: number }> }>;
+  queues: Array<{ region: string; queue: string; lastSeq: number; depth: number; lagging: number }>;
   lower: { isolateCounters: Record<string, number> };
 }
 
+/** What wrangler's dev proxy answers when it could not hand a POST to the Worker. */
+const PROXY_LOST_REQUEST = "Your worker restarted mid-request";
+
 export class TiersApi {
+  /** POSTs retried because the dev proxy lost them. */
+  proxyRetries = 0;
+
   constructor(
     readonly url: string,
     private readonly token: string,
@@ -63,22 +73,44 @@ export class TiersApi {
     return { status: res.status, tier: res.headers.get("x-palimpsest-tier"), revisionId: rev === null ? null : Number(rev), startedAt, ms };
   }
 
+  /**
+   * Appends revisions. wrangler's dev proxy sometimes loses a POST on its way
+   * to the Worker under load and answers 503 "Your worker restarted
+   * mid-request" (it retries GETs itself, never POSTs); those are retried
+   * here, counted in `proxyRetries`. An append is idempotent by revision id,
+   * so a retry of a write that did land answers 200 with the revision in
+   * `existing` and no purge id: `untracked` says so (its purge is still
+   * audited, through the queues' and tiers' sequence numbers).
+   */
   async append(page: string, revisions: unknown[], colo: string): Promise<WriteResult> {
     const t0 = performance.now();
-    const res = await fetch(`${this.url}/api/pages/${encodeURIComponent(page)}/revisions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json", "x-palimpsest-colo": colo },
-      body: JSON.stringify({ revisions }),
-    });
-    const text = await res.text();
-    const ms = performance.now() - t0;
-    let body: { purges?: string[]; detail?: string; title?: string } = {};
-    try {
-      body = JSON.parse(text) as typeof body;
-    } catch {
-      /* not JSON */
+    for (let attempt = 0; ; attempt++) {
+      const res = await fetch(`${this.url}/api/pages/${encodeURIComponent(page)}/revisions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json", "x-palimpsest-colo": colo },
+        body: JSON.stringify({ revisions }),
+      });
+      const text = await res.text();
+      if (res.status === 503 && text.startsWith(PROXY_LOST_REQUEST) && attempt < 3) {
+        this.proxyRetries++;
+        await sleep(20 + Math.random() * 80);
+        continue;
+      }
+      let body: { purges?: string[]; created?: number[]; existing?: number[]; detail?: string; title?: string } = {};
+      try {
+        body = JSON.parse(text) as typeof body;
+      } catch {
+        /* not JSON */
+      }
+      const landedBefore = attempt > 0 && res.status === 200 && (body.created?.length ?? 0) === 0 && (body.existing?.length ?? 0) === revisions.length;
+      return {
+        status: landedBefore ? 201 : res.status,
+        purges: body.purges ?? [],
+        untracked: landedBefore,
+        ms: performance.now() - t0,
+        detail: res.ok ? undefined : (body.detail ?? body.title ?? text.slice(0, 200)),
+      };
     }
-    return { status: res.status, purges: body.purges ?? [], ms, detail: res.ok ? undefined : (body.detail ?? body.title ?? text.slice(0, 200)) };
   }
 
   async purgeStatus(id: string): Promise<PurgeStatusBody | null> {

@@ -6,7 +6,7 @@
  * instances, upper tier in `upperRegion`, 2 purge queues per region) runs in
  * that one workerd, readers and writers pick their colo with the dev-only
  * `x-palimpsest-colo` header, and the Worker sleeps `interRegionLatencyMs`
- * (default 40 ms here) on every cross-region hop it makes: regional → upper
+ * (40 ms by default here) on every cross-region hop it makes: regional → upper
  * tier, queue → remote tier or remote Fanout, Fanout → owning queue, and, in
  * `no-tier`, reader's region → origin (which lives in the upper region).
  *
@@ -21,7 +21,7 @@
  * Phases per scenario, never overlapping:
  * 1. seed (not measured): `pages` (40) pages of `seedRevisions` (6) revisions,
  *    one batch each from a random colo; wait until their purges are acknowledged.
- * 2. mix: `reads` reads, with `concurrency` (24) operations in flight and on
+ * 2. mix: `reads` (3000) reads, with `concurrency` (16) operations in flight and on
  *    average one write per `writeEvery` (20) reads interleaved. Pages follow
  *    Zipf(s = 1.1) by rank; half the reads ask for a page's latest revision
  *    (`/page/{key}`), half for a specific revision (`/page/{key}/{id}`, the
@@ -29,7 +29,7 @@
  *    Each operation comes from a colo drawn uniformly from all 36. A write
  *    appends one revision to a Zipf-chosen page (the next free page if that
  *    one already has a write in flight, so parents always match).
- * 3. burst: `burstPurges` (200) writes, each to a distinct new page, from
+ * 3. burst: `burstPurges` (100) writes, each to a distinct new page, from
  *    colos spread over every region, `burstConcurrency` (32) in flight.
  * 4. drain and audit: wait up to `lostTimeoutMs` (30 s) for every purge,
  *    then check every purge's status and every tier's applied sequence.
@@ -59,7 +59,7 @@
  * await benchTiers({ ...DEFAULT_TIERS_OPTIONS, log: console.error }, (row) => console.log(JSON.stringify(row)));
  */
 import { percentile } from "../store/sampling.ts";
-import { pool, TiersApi } from "./http.ts";
+import { pool, TiersApi, type TiersStatsBody } from "./http.ts";
 import { snapshotTree, startTiersWorker, type TopologyVars } from "./local-worker.ts";
 import { PurgeTracker, type PurgeOutcome } from "./purge-tracker.ts";
 import { burstKey, catalogueKey, newRevision, planOps, ZipfFamily } from "./workload.ts";
@@ -121,32 +121,37 @@ export interface TiersBenchOptions {
   burstPurges: number;
   burstConcurrency: number;
   lostTimeoutMs: number;
+  /** How often each followed purge's status is read, and how many status reads run at once. */
+  pollIntervalMs: number;
+  pollConcurrency: number;
   seed: number;
   log: (msg: string) => void;
 }
 
 /** About a minute per scenario on a laptop-class machine. */
 export const DEFAULT_TIERS_OPTIONS: Omit<TiersBenchOptions, "log"> = {
-  reads: 6000,
+  reads: 3000,
   writeEvery: 20,
   pages: 40,
   seedRevisions: 6,
   zipfS: 1.1,
-  concurrency: 24,
+  concurrency: 16,
   latencyMs: 40,
-  burstPurges: 200,
+  burstPurges: 100,
   burstConcurrency: 32,
   lostTimeoutMs: 30_000,
+  pollIntervalMs: 10,
+  pollConcurrency: 8,
   seed: 1,
 };
 
 /** For tests and smoke runs: every phase runs, the numbers are noisy. */
 export const QUICK_TIERS_OPTIONS: Omit<TiersBenchOptions, "log"> = {
   ...DEFAULT_TIERS_OPTIONS,
-  reads: 800,
-  pages: 20,
-  seedRevisions: 4,
-  burstPurges: 40,
+  reads: 300,
+  pages: 12,
+  seedRevisions: 3,
+  burstPurges: 18,
 };
 
 /** Thrown after every row is printed when some requests failed. */
@@ -196,7 +201,8 @@ export async function benchTiers(o: TiersBenchOptions, onRow: (row: TiersRow) =>
   }
 }
 
-async function runScenario(config: string, scenario: Scenario, o: TiersBenchOptions): Promise<{ row: TiersRow; errors: string[] }> {
+/** One scenario on a fresh Worker bundled from `config` (a snapshot's wrangler.toml). */
+export async function runScenario(config: string, scenario: Scenario, o: TiersBenchOptions): Promise<{ row: TiersRow; errors: string[] }> {
   const log = (msg: string) => o.log(`bench tiers [${scenario.name}]: ${msg}`);
   const worker = await startTiersWorker(config, { enabled: scenario.enabled, purgeDelivery: scenario.purgeDelivery, interRegionLatencyMs: o.latencyMs });
   try {
@@ -208,11 +214,13 @@ async function runScenario(config: string, scenario: Scenario, o: TiersBenchOpti
 
 async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario, o: TiersBenchOptions, log: (msg: string) => void): Promise<{ row: TiersRow; errors: string[] }> {
   const colos = Object.values(topology.regions).flatMap((r) => r.colos);
-  const tracker = new PurgeTracker(api);
+  const tracker = new PurgeTracker(api, { intervalMs: o.pollIntervalMs, maxInFlight: o.pollConcurrency });
   const errors: string[] = [];
   const fail = (what: string, err: unknown) => errors.push(`${what}: ${(err as Error)?.message ?? err}`);
   const allPurges: TrackedPurge[] = [];
   let nextRevision = 1;
+  /** Writes that landed, but whose answer (and purge id) wrangler's dev proxy lost. */
+  let untracked = 0;
   const pages: PageState[] = Array.from({ length: o.pages }, (_, i) => ({ key: catalogueKey(i), revisions: [], writing: false, acked: [] }));
 
   const follow = (page: PageState | null, revision: number, ids: string[]): TrackedPurge[] =>
@@ -232,6 +240,7 @@ async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario
     try {
       const res = await api.append(page.key, revisions, colos[i % colos.length]!);
       if (res.status !== 201) return void fail(`seed ${page.key}`, `HTTP ${res.status} ${res.detail}`);
+      if (res.untracked) untracked++;
       page.revisions.push(...ids);
       follow(page, ids.at(-1)!, res.purges);
     } catch (err) {
@@ -247,6 +256,7 @@ async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario
   const reads: ReadRecord[] = [];
   const writeMs: number[] = [];
   const mixPurges: TrackedPurge[] = [];
+  let mixWrites = 0;
   const mixStart = performance.now();
   await pool(plan, o.concurrency, async (op) => {
     if (op.kind === "write") {
@@ -258,6 +268,8 @@ async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario
         const res = await api.append(page.key, [newRevision(page.key, id, page.revisions.at(-1) ?? null)], op.colo);
         if (res.status !== 201) return void fail(`write ${page.key}/${id}`, `HTTP ${res.status} ${res.detail}`);
         page.revisions.push(id);
+        if (res.untracked) untracked++;
+        mixWrites++;
         writeMs.push(res.ms);
         mixPurges.push(...follow(page, id, res.purges));
       } catch (err) {
@@ -280,17 +292,21 @@ async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario
     }
   });
   const mixSeconds = (performance.now() - mixStart) / 1000;
-  log(`mix: ${reads.length} reads and ${mixPurges.length} writes in ${mixSeconds.toFixed(1)} s (write p50 ${p(writeMs, 50)} ms; ${tracker.polls} purge status polls so far)`);
+  log(`mix: ${reads.length} reads and ${mixWrites} writes in ${mixSeconds.toFixed(1)} s (write p50 ${p(writeMs, 50)} ms; ${tracker.polls} purge status polls so far)`);
   await tracker.settle(o.lostTimeoutMs);
 
   // 3. Burst: distinct pages, as fast as the writes go; done when every queue's last burst purge is acknowledged.
   const burstIds: string[] = [];
+  let burstLanded = 0;
   const burstStart = Date.now();
   await pool(Array.from({ length: o.burstPurges }, (_, i) => i), o.burstConcurrency, async (i) => {
     const key = burstKey(i);
     try {
-      const res = await api.append(key, [newRevision(key, nextRevision++, null)], colos[i % colos.length]!);
+      // Small revisions: the burst is about the purges, so the write path should cost as little as it can.
+      const res = await api.append(key, [newRevision(key, nextRevision++, null, 64)], colos[i % colos.length]!);
       if (res.status !== 201) return void fail(`burst write ${key}`, `HTTP ${res.status} ${res.detail}`);
+      if (res.untracked) untracked++;
+      burstLanded++;
       burstIds.push(...res.purges);
     } catch (err) {
       fail(`burst write ${key}`, err);
@@ -306,11 +322,13 @@ async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario
   await tracker.settle(o.lostTimeoutMs);
   const burstOutcomes = await Promise.all(lastOutcomes);
   const burstEnd = Math.max(burstWritten, ...burstOutcomes.map((b) => b.ackedAt ?? Date.now()));
-  const purgesPerSecond = burstIds.length / Math.max(0.001, (burstEnd - burstStart) / 1000);
-  log(`burst: ${burstIds.length} purges over ${lastPerQueue.size} queues; writes took ${burstWritten - burstStart} ms, all acknowledged ${burstEnd - burstStart} ms after the start`);
+  const purgesPerSecond = burstLanded / Math.max(0.001, (burstEnd - burstStart) / 1000);
+  log(`burst: ${burstLanded} purges over ${lastPerQueue.size} queues; writes took ${burstWritten - burstStart} ms, all acknowledged ${burstEnd - burstStart} ms after the start`);
 
   // 4. Audit every purge: acknowledged, and every tier's applied sequence agrees.
-  const lost = await auditPurges(api, [...allPurges.map((t) => t.id), ...burstIds], log);
+  const { lost, stats } = await auditPurges(api, [...allPurges.map((t) => t.id), ...burstIds], log);
+  const counter = (name: string) => stats.tiers.reduce((n, t) => n + (t.counters[name] ?? 0), 0);
+  if (scenario.enabled) log(`tier counters: ${counter("origin_fetch")} origin renders by the upper tier, ${counter("coalesced")} coalesced misses, ${counter("purge")} purges applied`);
   const mixOutcomes = await Promise.all(mixPurges.map((t) => t.outcome));
   const ackMs = mixOutcomes.flatMap((out) => (out.ackMs === null ? [] : [out.ackMs]));
 
@@ -327,6 +345,7 @@ async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario
     else if (r.revisionId < acknowledged) staleWithin++;
   }
 
+  if (api.proxyRetries > 0) log(`${api.proxyRetries} POST(s) lost by wrangler's dev proxy were retried; ${untracked} of them had landed (purge id unknown, audited by sequence)`);
   const served = (tier: string) => reads.filter((r) => r.tier === tier).length;
   const lower = served("lower");
   const reachedRegional = reads.length - lower;
@@ -339,7 +358,7 @@ async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario
     origin_fetches: served("origin"),
     read_ms_p50: p(reads.map((r) => r.ms), 50) ?? 0,
     read_ms_p99: p(reads.map((r) => r.ms), 99) ?? 0,
-    purges: mixPurges.length,
+    purges: mixWrites,
     purge_ack_ms_p50: p(ackMs, 50),
     purge_ack_ms_p99: p(ackMs, 99),
     purges_per_s: round(purgesPerSecond, 1),
@@ -354,24 +373,27 @@ function splitId(id: string): [string, number] {
   return [id.slice(0, at), Number(id.slice(at + 1))];
 }
 
-/** Purges not acknowledged by every tier, or acknowledged while some tier's applied sequence for the queue is behind. */
-async function auditPurges(api: TiersApi, ids: string[], log: (msg: string) => void): Promise<number> {
-  const unacknowledged = new Set<string>();
-  await pool(ids, 8, async (id) => {
+/**
+ * Purges some tier has not taken: every sequence of every queue that a
+ * tier's pointer has not acknowledged (the queue's `depth`) or that a tier
+ * has not applied (its own `applied` record), from `GET /api/tiers`, plus
+ * any purge the bench was given whose status is not acknowledged. This
+ * covers purges whose id the bench never learnt, too.
+ */
+async function auditPurges(api: TiersApi, tracked: string[], log: (msg: string) => void): Promise<{ lost: number; stats: TiersStatsBody }> {
+  const lost = new Set<string>();
+  await pool(tracked, 8, async (id) => {
     const status = await api.purgeStatus(id).catch(() => null);
-    if (!status?.acknowledged) unacknowledged.add(id);
+    if (!status?.acknowledged) lost.add(id);
   });
   const stats = await api.tierStats();
-  let contradicted = 0;
-  for (const id of ids) {
-    if (unacknowledged.has(id)) continue;
-    const [queue, seq] = splitId(id);
-    const behind = stats.tiers.filter((t) => (t.applied[queue]?.seq ?? 0) < seq);
-    if (behind.length > 0) {
-      contradicted++;
-      log(`purge ${id} is acknowledged, but ${behind.map((t) => t.tier).join(", ")} applied less of ${queue}`);
-    }
+  for (const q of stats.queues) {
+    if (q.lastSeq === 0) continue;
+    const applied = Math.min(...stats.tiers.map((t) => t.applied[q.queue]?.seq ?? 0));
+    const acknowledged = q.lastSeq - q.depth;
+    for (let seq = Math.min(applied, acknowledged) + 1; seq <= q.lastSeq; seq++) lost.add(`${q.queue}:${seq}`);
+    if (applied < acknowledged) log(`${q.queue}: acknowledged up to ${acknowledged}, but some tier applied only up to ${applied}`);
   }
-  if (unacknowledged.size > 0) log(`purges never acknowledged by every tier: ${[...unacknowledged].slice(0, 10).join(", ")}${unacknowledged.size > 10 ? ", …" : ""}`);
-  return unacknowledged.size + contradicted;
+  if (lost.size > 0) log(`purges not taken by every tier: ${[...lost].slice(0, 10).join(", ")}${lost.size > 10 ? ", …" : ""}`);
+  return { lost: lost.size, stats };
 }

@@ -114,8 +114,8 @@ export function revisionText(page: string, revisionId: number, bytes = 2048): st
   return parts.join("");
 }
 
-/** One revision in the write API's shape. */
-export function newRevision(page: string, id: number, parentId: number | null): Record<string, unknown> {
+/** One revision in the write API's shape, with about `bytes` bytes of text. */
+export function newRevision(page: string, id: number, parentId: number | null, bytes = 2048): Record<string, unknown> {
   return {
     id,
     parentId,
@@ -123,6 +123,6 @@ export function newRevision(page: string, id: number, parentId: number | null): 
     contributor: "tiers-bench",
     comment: `bench revision ${id}`,
     model: "wikitext",
-    text: revisionText(page, id),
+    text: revisionText(page, id, bytes),
   };
 }

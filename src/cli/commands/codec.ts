@@ -52,6 +52,10 @@ function checkFlags(flags: CodecFlags): { quality: number; dict?: Uint8Array } {
   if (quality < min || quality > max) throw new UsageError(`--quality for ${flags.codec} must be ${min}..${max}, got ${quality}`);
   const brotliFamily = flags.codec === "br" || flags.codec === "dcb";
   if (flags.lgwin !== undefined && !brotliFamily) throw new UsageError(`--lgwin applies only to br and dcb`);
+  if (flags.largeWindow && flags.codec !== "br") throw new UsageError(`--large-window applies only to br`);
+  if (flags.lgwin !== undefined && flags.lgwin > LIMITS.codec.brotliMaxLgwin && !flags.largeWindow) {
+    throw new UsageError(`--lgwin above ${LIMITS.codec.brotliMaxLgwin} needs --large-window (not valid for HTTP)`);
+  }
   if (flags.dict !== undefined && !brotliFamily) throw new UsageError(`--dict applies only to br and dcb`);
   if (flags.codec === "dcb" && flags.dict === undefined) throw new UsageError(`--codec dcb needs --dict FILE`);
   let dict: Uint8Array | undefined;

@@ -10,14 +10,13 @@
  */
 import { CodecError } from "../errors.ts";
 import { LIMITS } from "../../limits.ts";
+import { resolveOutputCap, type OutputCapOptions } from "../output-cap.ts";
 import { heapOf, type WasmHeap } from "../runtime/heap.ts";
 import { hasCodecModule } from "../runtime/registry.ts";
 import { StreamBuffers, concatChunks } from "../runtime/stream-io.ts";
-import { borrowDictionary, type BrotliDictionary, type DictionaryInput } from "./dictionary.ts";
+import { borrowDictionary, checkDictionaryInput, type BrotliDictionary, type DictionaryInput } from "./dictionary.ts";
 
-export interface BrotliDecompressOptions {
-  /** Refuse to produce more than this many bytes. Default and ceiling: LIMITS.codec.maxOutputBytes. */
-  maxOutputBytes?: number;
+export interface BrotliDecompressOptions extends OutputCapOptions {
   /** The raw prefix dictionary the stream was encoded against. */
   dictionary?: DictionaryInput;
   /** Accept large-window streams (not valid `br` for HTTP). */
@@ -33,17 +32,6 @@ function decoderModule() {
   return hasCodecModule("brotli-decoder") ? "brotli-decoder" : "brotli";
 }
 
-function resolveCap(maxOutputBytes: number | undefined): number {
-  const cap = maxOutputBytes ?? LIMITS.codec.maxOutputBytes;
-  if (!Number.isInteger(cap) || cap < 0 || cap > LIMITS.codec.maxOutputBytes) {
-    throw new CodecError(
-      "INVALID_ARGUMENT",
-      `maxOutputBytes must be an integer 0..${LIMITS.codec.maxOutputBytes} (codec.maxOutputBytes), got ${cap}`,
-    );
-  }
-  return cap;
-}
-
 export class BrotliDecoder {
   readonly #heap: WasmHeap;
   readonly #buffers: StreamBuffers;
@@ -55,7 +43,7 @@ export class BrotliDecoder {
   #disposed = false;
 
   constructor(options: BrotliDecompressOptions = {}) {
-    this.#cap = resolveCap(options.maxOutputBytes);
+    this.#cap = resolveOutputCap(options.maxOutputBytes);
     this.#heap = heapOf(decoderModule());
     const heap = this.#heap;
     heap.acquire();
@@ -165,8 +153,13 @@ export class BrotliDecoder {
     while (end < bytes.length && bytes[end] !== 0) end++;
     const name = new TextDecoder().decode(bytes.subarray(namePtr, end));
     // -21..-30 are allocation failures; everything else is a malformed stream.
+    // That includes a stream decoded without the raw prefix dictionary it was
+    // made with: its references past the window land in brotli's built-in
+    // dictionary instead and fail, typically as -12 (FORMAT_DICTIONARY); a
+    // copy past the end of a supplied dictionary is -18 (COMPOUND_DICTIONARY).
+    // -19 (DICTIONARY_NOT_SET) is not about our dictionaries: it means the
+    // built-in one was left out of the build, which ours never does.
     if (code <= -21 && code >= -30) return new CodecError("OUT_OF_MEMORY", `brotli decoder: ${name}`);
-    if (code === -19) return new CodecError("BAD_DICTIONARY", `brotli stream refers to a dictionary that was not supplied (${name})`);
     return new CodecError("CORRUPT_INPUT", `brotli stream is corrupt (${name}, code ${code})`);
   }
 }
@@ -179,8 +172,14 @@ export function brotliDecompress(input: Uint8Array, options: BrotliDecompressOpt
   return concatChunks(parts);
 }
 
-/** A TransformStream that decodes brotli as it flows, for streaming large revisions. */
+/**
+ * A TransformStream that decodes brotli as it flows, for streaming large
+ * revisions. Bad options throw here, not at the first chunk; the decoder
+ * itself (and its heap) is taken only when data arrives.
+ */
 export function brotliDecompressStream(options: BrotliDecompressOptions = {}): TransformStream<Uint8Array, Uint8Array> {
+  resolveOutputCap(options.maxOutputBytes);
+  checkDictionaryInput(options.dictionary);
   let dec: BrotliDecoder | undefined;
   return new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {

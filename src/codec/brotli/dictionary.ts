@@ -29,13 +29,7 @@ export class BrotliDictionary {
   readonly #copies = new Map<CodecModuleName, HeapCopy>();
 
   constructor(bytes: Uint8Array) {
-    if (bytes.byteLength === 0) throw new CodecError("BAD_DICTIONARY", "a brotli dictionary cannot be empty");
-    if (bytes.byteLength > LIMITS.codec.brotliMaxDictionaryBytes) {
-      throw new CodecError(
-        "BAD_DICTIONARY",
-        `dictionary of ${bytes.byteLength} bytes exceeds codec.brotliMaxDictionaryBytes (${LIMITS.codec.brotliMaxDictionaryBytes})`,
-      );
-    }
+    checkDictionaryBytes(bytes);
     this.bytes = bytes;
   }
 
@@ -90,6 +84,22 @@ export class BrotliDictionary {
 }
 
 export type DictionaryInput = BrotliDictionary | Uint8Array;
+
+/** Throws BAD_DICTIONARY for bytes no BrotliDictionary accepts (empty, or over codec.brotliMaxDictionaryBytes). */
+function checkDictionaryBytes(bytes: Uint8Array): void {
+  if (bytes.byteLength === 0) throw new CodecError("BAD_DICTIONARY", "a brotli dictionary cannot be empty");
+  if (bytes.byteLength > LIMITS.codec.brotliMaxDictionaryBytes) {
+    throw new CodecError(
+      "BAD_DICTIONARY",
+      `dictionary of ${bytes.byteLength} bytes exceeds codec.brotliMaxDictionaryBytes (${LIMITS.codec.brotliMaxDictionaryBytes})`,
+    );
+  }
+}
+
+/** Validates a dictionary option without taking any heap, for streams that build their coder later. */
+export function checkDictionaryInput(input: DictionaryInput | undefined): void {
+  if (input !== undefined && !(input instanceof BrotliDictionary)) checkDictionaryBytes(input);
+}
 
 /** Accepts either form; a plain array becomes a temporary dictionary the caller never sees. */
 export function borrowDictionary(input: DictionaryInput | undefined): { dict?: BrotliDictionary; owned: boolean } {

@@ -11,7 +11,7 @@ import { CodecError } from "../errors.ts";
 import { LIMITS } from "../../limits.ts";
 import { heapOf, type WasmHeap } from "../runtime/heap.ts";
 import { StreamBuffers, concatChunks } from "../runtime/stream-io.ts";
-import { borrowDictionary, type BrotliDictionary } from "./dictionary.ts";
+import { borrowDictionary, checkDictionaryInput, type BrotliDictionary } from "./dictionary.ts";
 import { resolveBrotliOptions, type BrotliCompressOptions } from "./options.ts";
 
 // BrotliEncoderParameter and BrotliEncoderOperation values from encode.h.
@@ -114,7 +114,10 @@ export class BrotliEncoder {
       const ok = this.#heap.call("BrotliEncoderCompressStream", () =>
         fn.BrotliEncoderCompressStream!(state, op, b.io, b.io + 4, b.io + 8, b.io + 12, 0),
       );
-      if (!ok) throw new CodecError("OUT_OF_MEMORY", "brotli encoder failed (heap exhausted or bad state)");
+      // Built with BROTLI_ENCODER_CLEANUP_ON_OOM (see native/build.sh), the encoder
+      // returns false when malloc fails instead of exiting; our calls never
+      // misuse the API, so that is the only way to get here.
+      if (!ok) throw new CodecError("OUT_OF_MEMORY", "brotli encoder ran out of wasm memory (window or quality too big for the heap)");
       const chunk = b.takeOutput();
       if (chunk) out.push(chunk);
       const more = fn.BrotliEncoderHasMoreOutput!(state) !== 0;
@@ -145,8 +148,14 @@ export function brotliCompress(input: Uint8Array, options: BrotliCompressOptions
   return concatChunks(parts);
 }
 
-/** A TransformStream that brotli-compresses what flows through it. */
+/**
+ * A TransformStream that brotli-compresses what flows through it. Bad options
+ * throw here, not at the first chunk; the encoder itself (and its heap) is
+ * taken only when data arrives or the stream ends.
+ */
 export function brotliCompressStream(options: BrotliCompressOptions = {}): TransformStream<Uint8Array, Uint8Array> {
+  resolveBrotliOptions(options);
+  checkDictionaryInput(options.dictionary);
   let enc: BrotliEncoder | undefined;
   return new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {

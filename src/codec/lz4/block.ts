@@ -10,6 +10,7 @@
  */
 import { CodecError, invalidArgument } from "../errors.ts";
 import { LIMITS } from "../../limits.ts";
+import { resolveOutputCap, type OutputCapOptions } from "../output-cap.ts";
 import { withHeap } from "../runtime/heap.ts";
 
 /** LZ4_MAX_INPUT_SIZE from lz4.h. */
@@ -23,9 +24,7 @@ export interface Lz4CompressOptions {
   acceleration?: number;
 }
 
-export interface Lz4DecompressOptions {
-  maxOutputBytes?: number;
-}
+export type Lz4DecompressOptions = OutputCapOptions;
 
 export function checkLz4Level(level: number): number {
   if (!Number.isInteger(level) || level < 0 || level > 12) throw invalidArgument(`lz4 level must be an integer 0..12, got ${level}`);
@@ -69,7 +68,7 @@ export function lz4StoredSize(input: Uint8Array): number {
 }
 
 export function lz4Decompress(input: Uint8Array, options: Lz4DecompressOptions = {}): Uint8Array {
-  const cap = options.maxOutputBytes ?? LIMITS.codec.maxOutputBytes;
+  const cap = resolveOutputCap(options.maxOutputBytes);
   const size = lz4StoredSize(input);
   if (size > cap || size > LZ4_MAX_INPUT_SIZE) {
     throw new CodecError("OUTPUT_LIMIT", `LZ4 block claims ${size} bytes, over the ${cap}-byte cap`);

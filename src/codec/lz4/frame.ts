@@ -9,6 +9,7 @@
  */
 import { CodecError, invalidArgument } from "../errors.ts";
 import { LIMITS } from "../../limits.ts";
+import { resolveOutputCap } from "../output-cap.ts";
 import { heapOf, withHeap, type WasmHeap } from "../runtime/heap.ts";
 import { concatChunks } from "../runtime/stream-io.ts";
 import { checkLz4Level, type Lz4DecompressOptions } from "./block.ts";
@@ -61,6 +62,22 @@ export function lz4FrameCompress(input: Uint8Array, options: Lz4FrameOptions = {
   });
 }
 
+/**
+ * The decoder's output buffer: the largest block size a frame can declare.
+ *
+ * LZ4F decodes a block straight into the caller's buffer only when that has
+ * room for a whole block; otherwise it decodes into its own buffer and copies
+ * out across calls. That second path, with linked blocks, computes a source
+ * address below the caller's buffer (lz4frame.c, the "preserve history"
+ * step after a partial flush) and hands it to memcpy with a length of 0.
+ * Harmless natively, but wasm's memory.copy traps on an out-of-bounds address
+ * even for 0 bytes, so frames with linked blocks larger than about 1.5 MiB
+ * trapped. With room for a whole block in every call, a block LZ4F decodes
+ * into its own buffer is flushed within two calls, the second into an empty
+ * buffer with room for all of it, and the address it computes stays in ours.
+ */
+const LZ4F_MAX_BLOCK_BYTES = 4 * 1024 * 1024;
+
 /** Incremental frame decoder; a frame may arrive in any number of pieces. */
 export class Lz4FrameDecoder {
   readonly #heap: WasmHeap;
@@ -74,7 +91,7 @@ export class Lz4FrameDecoder {
   #disposed = false;
 
   constructor(options: Lz4DecompressOptions = {}) {
-    this.#cap = options.maxOutputBytes ?? LIMITS.codec.maxOutputBytes;
+    this.#cap = resolveOutputCap(options.maxOutputBytes);
     const heap = (this.#heap = heapOf("lz4"));
     heap.acquire();
     let ctx = 0;
@@ -83,7 +100,7 @@ export class Lz4FrameDecoder {
       if (ctx === 0) throw new CodecError("OUT_OF_MEMORY", "could not create an LZ4 frame decoder");
       this.#io = heap.malloc(8);
       this.#src = heap.malloc(LIMITS.codec.streamChunkBytes);
-      this.#dst = heap.malloc(LIMITS.codec.streamChunkBytes);
+      this.#dst = heap.malloc(LZ4F_MAX_BLOCK_BYTES);
     } catch (err) {
       if (ctx !== 0 && !heap.broken) heap.fn.LZ4F_freeDecompressionContext!(ctx);
       heap.release();
@@ -106,7 +123,7 @@ export class Lz4FrameDecoder {
         let consumed = 0;
         // Drain: one input slice may produce many output chunks.
         for (;;) {
-          heap.setU32(this.#io, chunk);
+          heap.setU32(this.#io, LZ4F_MAX_BLOCK_BYTES);
           heap.setU32(this.#io + 4, n - consumed);
           const src = this.#src + consumed;
           const hint = heap.call("LZ4F_decompress", () => heap.fn.pal_lz4f_decompress!(this.#ctx, this.#dst, src, this.#io)) >>> 0;
@@ -124,8 +141,9 @@ export class Lz4FrameDecoder {
             if (consumed < n) throw new CodecError("TRAILING_DATA", `${input.byteLength - offset - consumed} bytes follow the end of the LZ4 frame`);
             break;
           }
-          // Output room left over means LZ4F has used up this slice.
-          if (consumed >= n && written < chunk) break;
+          // Output room left over means LZ4F has used up this slice; a full
+          // buffer may mean more is pending, so ask again, even with no input.
+          if (consumed >= n && written < LZ4F_MAX_BLOCK_BYTES) break;
           if (read === 0 && written === 0) throw new CodecError("CORRUPT_INPUT", "LZ4 frame decoder made no progress");
         }
         offset += n;

@@ -53,6 +53,11 @@ CFLAGS=(
   -fno-exceptions -fvisibility=hidden
   -ffile-prefix-map="$work"=. -fdebug-prefix-map="$work"=. -Wno-unused-command-line-argument
 )
+# brotli's encoder calls exit() when malloc fails unless told otherwise
+# (BROTLI_ENCODER_EXIT_ON_OOM is its default); in wasm that is proc_exit, a trap.
+# With CLEANUP_ON_OOM it frees its state and returns failure, which
+# encoder.ts reports as OUT_OF_MEMORY. The decoder never exits either way.
+BROTLI_CFLAGS=(-DBROTLI_ENCODER_CLEANUP_ON_OOM)
 LDFLAGS=(
   --no-entry --strip-all --gc-sections --lto-O3
   -z stack-size=1048576 --initial-memory=2097152 --max-memory=268435456
@@ -60,13 +65,16 @@ LDFLAGS=(
   "$(dirname "$("$CC" -print-libgcc-file-name --target=wasm32-wasi)")/libclang_rt.builtins-wasm32.a"
 )
 
-compile() { # objdir src...
+compile() { # objdir [extra-cflags...] -- src...
   local dir=$1; shift
+  local extra=()
+  while [[ "$1" != "--" ]]; do extra+=("$1"); shift; done
+  shift
   mkdir -p "$dir"
   local objs=() src obj
   for src in "$@"; do
     obj="$dir/$(basename "${src%.c}").o"
-    "$CC" "${CFLAGS[@]}" -I"$brotli_src/include" -I"$lz4_src" -c "$src" -o "$obj"
+    "$CC" "${CFLAGS[@]}" "${extra[@]}" -I"$brotli_src/include" -I"$lz4_src" -c "$src" -o "$obj"
     objs+=("$obj")
   done
   printf '%s\n' "${objs[@]}"
@@ -79,10 +87,10 @@ link() { # output exports-file objs...
   "$LD" "$@" "${LDFLAGS[@]}" "${flags[@]}" -o "$output"
 }
 
-mapfile -t common_objs < <(compile "$work/obj/common" $(ls "$brotli_src"/common/*.c | LC_ALL=C sort))
-mapfile -t dec_objs < <(compile "$work/obj/dec" $(ls "$brotli_src"/dec/*.c | LC_ALL=C sort))
-mapfile -t enc_objs < <(compile "$work/obj/enc" $(ls "$brotli_src"/enc/*.c | LC_ALL=C sort))
-mapfile -t lz4_objs < <(compile "$work/obj/lz4" "$lz4_src/lz4.c" "$lz4_src/lz4hc.c" "$lz4_src/lz4frame.c" "$lz4_src/xxhash.c" "$here/lz4_shim.c")
+mapfile -t common_objs < <(compile "$work/obj/common" "${BROTLI_CFLAGS[@]}" -- $(ls "$brotli_src"/common/*.c | LC_ALL=C sort))
+mapfile -t dec_objs < <(compile "$work/obj/dec" "${BROTLI_CFLAGS[@]}" -- $(ls "$brotli_src"/dec/*.c | LC_ALL=C sort))
+mapfile -t enc_objs < <(compile "$work/obj/enc" "${BROTLI_CFLAGS[@]}" -- $(ls "$brotli_src"/enc/*.c | LC_ALL=C sort))
+mapfile -t lz4_objs < <(compile "$work/obj/lz4" -- "$lz4_src/lz4.c" "$lz4_src/lz4hc.c" "$lz4_src/lz4frame.c" "$lz4_src/xxhash.c" "$here/lz4_shim.c")
 
 dest="$out"
 (( check )) && dest="$work/check" && mkdir -p "$dest"

@@ -10,7 +10,9 @@ import { codecModule, type CodecModuleName } from "./registry.ts";
 type WasmFn = (...args: number[]) => number;
 
 const imports: WebAssembly.Imports = {
-  // brotli's encoder links abort(); reaching it means a bug or a trap, not bad input.
+  // No module imports anything today: the brotli encoder is built to return
+  // OOM instead of calling exit() (BROTLI_ENCODER_CLEANUP_ON_OOM). Should a
+  // build link exit() again, reaching it is a bug, reported as a trap.
   wasi_snapshot_preview1: {
     proc_exit: () => {
       throw new WebAssembly.RuntimeError("proc_exit called");
@@ -123,6 +125,16 @@ export function heapOf(name: CodecModuleName): WasmHeap {
     current.set(name, heap);
   }
   return heap;
+}
+
+/**
+ * Drops every idle instance, so the next operation starts on a fresh heap at
+ * the module's initial size. For after a big job (memory never shrinks, and a
+ * heap under codec.recycleHeapBytes is otherwise kept), and for measuring one
+ * operation's peak. Instances in use are left alone.
+ */
+export function dropIdleHeaps(): void {
+  for (const [name, heap] of current) if (heap.users === 0) current.delete(name);
 }
 
 function retireIfIdle(heap: WasmHeap): void {
