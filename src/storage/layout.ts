@@ -29,11 +29,12 @@ export interface LayoutParams {
 
 /**
  * Quality 7 / window 22 stores within 0.5 % of quality 9 / window 24 on the
- * shared histories, at a third of the heap (about 35 MiB against over 100 MiB
+ * shared histories, at under half the heap (about 46 MiB against 100-150 MiB
  * for a 25 MiB group), which a Durable Object's 128 MB cannot spare.
- * Keyframes are compressed once and alone, so they get quality 9 (about 60 MiB).
+ * Keyframes are compressed once and alone, so they get quality 8 (53-59 MiB;
+ * quality 9 reaches 72 MiB on a 25 MiB revision).
  */
-export const DEFAULT_LAYOUT: LayoutParams = { groupSize: 16, quality: 7, keyframeQuality: 9, lgwin: 22 };
+export const DEFAULT_LAYOUT: LayoutParams = { groupSize: 16, quality: 7, keyframeQuality: 8, lgwin: 22 };
 
 const lowbit = (k: number) => k & -k;
 
