@@ -1,7 +1,7 @@
 /**
  * Fanout: one per region. Takes a queue's batch for the tiers of its region,
  * delivers it to each, and reports the acknowledgements back to the owning
- * queue in one call. Its queue lives in memory only: if it is reset, the
+ * queue in one call. What it holds lives in memory only: if it is reset, the
  * owning queue's pointers have not moved and it simply delivers again.
  */
 import { DurableObject } from "cloudflare:workers";
@@ -21,41 +21,36 @@ export interface FanoutBatch {
 }
 
 export class Fanout extends DurableObject<Env> {
-  readonly #pending: FanoutBatch[] = [];
-  #running: Promise<void> | null = null;
   delivered = 0;
 
-  /** Accepts a batch and returns at once; delivery and acknowledgement follow. */
+  /**
+   * Accepts a batch and returns at once; delivery and acknowledgement follow.
+   * Batches from different queues are handled side by side: one queue's slow
+   * acknowledgement hop must not hold up another's.
+   */
   deliver(batch: FanoutBatch): { accepted: number } {
-    this.#pending.push(batch);
-    if (!this.#running) {
-      this.#running = this.#drain().finally(() => (this.#running = null));
-      this.ctx.waitUntil(this.#running);
-    }
+    this.ctx.waitUntil(this.#handle(batch));
     return { accepted: batch.targets.length };
   }
 
-  async #drain(): Promise<void> {
-    while (this.#pending.length > 0) {
-      const batch = this.#pending.shift()!;
-      const acks: Array<{ target: string; seq: number }> = [];
-      await runLimited(batch.targets, LIMITS.purge.maxConcurrentDeliveries, async (t) => {
-        try {
-          const events = batch.events.filter((e) => e.seq > t.acked);
-          const flush = batch.flushUpTo !== undefined && t.acked < batch.flushUpTo ? batch.flushUpTo : undefined;
-          acks.push({ target: t.target, seq: await tierStub(this.env, t.tier).applyPurges(batch.queue, events, flush) });
-          this.delivered++;
-        } catch (err) {
-          console.warn("fanout delivery failed; the queue will retry", t.target, (err as Error)?.message ?? err);
-        }
-      });
-      if (acks.length === 0) continue;
+  async #handle(batch: FanoutBatch): Promise<void> {
+    const acks: Array<{ target: string; seq: number }> = [];
+    await runLimited(batch.targets, LIMITS.purge.maxConcurrentDeliveries, async (t) => {
       try {
-        await crossRegionHop(this.env, batch.region, batch.queueRegion);
-        await this.env.PURGE_QUEUE.get(this.env.PURGE_QUEUE.idFromName(batch.queue)).ack(acks);
+        const events = batch.events.filter((e) => e.seq > t.acked);
+        const flush = batch.flushUpTo !== undefined && t.acked < batch.flushUpTo ? batch.flushUpTo : undefined;
+        acks.push({ target: t.target, seq: await tierStub(this.env, t.tier).applyPurges(batch.queue, events, flush) });
+        this.delivered++;
       } catch (err) {
-        console.warn("fanout could not report acknowledgements; the queue will redeliver", batch.queue, (err as Error)?.message ?? err);
+        console.warn("fanout delivery failed; the queue will retry", t.target, (err as Error)?.message ?? err);
       }
+    });
+    if (acks.length === 0) return;
+    try {
+      await crossRegionHop(this.env, batch.region, batch.queueRegion);
+      await this.env.PURGE_QUEUE.get(this.env.PURGE_QUEUE.idFromName(batch.queue)).ack(acks);
+    } catch (err) {
+      console.warn("fanout could not report acknowledgements; the queue will redeliver", batch.queue, (err as Error)?.message ?? err);
     }
   }
 }

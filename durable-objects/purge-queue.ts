@@ -107,11 +107,13 @@ export class PurgeQueue extends DurableObject<Env> {
   ack(acks: Array<{ target: string; seq: number }>): void {
     const now = Date.now();
     for (const { target, seq } of acks) {
-      this.#sql.exec(
-        "UPDATE pointers SET acked = max(acked, ?), acked_at = ?, attempts = 0, next_at = 0 WHERE target = ?",
-        seq, now, target,
-      );
+      // acked_at records when the pointer last moved, so it dates that acknowledgement.
+      this.#sql.exec("UPDATE pointers SET acked = ?, acked_at = ?, attempts = 0, next_at = 0 WHERE target = ? AND acked < ?", seq, now, target, seq);
+      this.#sql.exec("UPDATE pointers SET attempts = 0, next_at = 0 WHERE target = ?", target);
     }
+    // Purges enqueued while these tiers waited on their fanout were skipped: deliver them now.
+    const last = this.#lastSeq();
+    if (acks.some(({ seq }) => seq < last)) this.#kick();
   }
 
   status(seq: number): PurgeStatus {
@@ -221,7 +223,9 @@ export class PurgeQueue extends DurableObject<Env> {
         flushUpTo,
       });
       // The fanout acknowledges later; if it never does (it was reset), deliver again after the timeout.
-      for (const p of pointers) this.#sql.exec("UPDATE pointers SET next_at = ? WHERE target = ? AND acked < ?", waitUntil, p.target, this.#lastSeq());
+      // Only pointers still short of this batch wait: an acknowledgement that already arrived stands.
+      const batchEnd = events.at(-1)?.seq ?? from;
+      for (const p of pointers) this.#sql.exec("UPDATE pointers SET next_at = ? WHERE target = ? AND acked < ?", waitUntil, p.target, batchEnd);
     } catch (err) {
       for (const p of pointers) this.#failed(p, err);
     }

@@ -14,6 +14,7 @@ import { renderOrigin } from "../src/origin/render.ts";
 import type { PurgeEvent } from "../src/purge/events.ts";
 import { crossRegionHop } from "../src/sim/link-latency.ts";
 import type { TierEntry, TierRead, TierRequest } from "../src/tiers/entry.ts";
+import { revisionKey } from "../src/tiers/cache-key.ts";
 import { Lz4Lru } from "../src/tiers/lz4-lru.ts";
 import { tierStub, upperTierFor, type TierIdentity } from "../src/tiers/tier-names.ts";
 
@@ -128,8 +129,25 @@ export class TierCache extends DurableObject<Env> {
       read = { entry: await renderOrigin(this.env, request.query), servedBy: "origin" };
       this.#count("origin_fetch");
     }
-    if (read.entry.version >= floor) this.#store(request.key, read.entry);
+    if (read.entry.version >= floor) {
+      this.#store(request.key, read.entry);
+      this.#storeAsRevision(request, read.entry);
+    }
     return read;
+  }
+
+  /**
+   * A latest (or ?at=) answer is also that revision's immutable answer: keep
+   * it under the revision's key too, so the first read of the new revision
+   * after a write does not go back to the origin.
+   */
+  #storeAsRevision(request: TierRequest, entry: TierEntry): void {
+    if (request.query.kind !== "latest" || entry.status !== 200) return;
+    const id = Number(entry.headers.find(([k]) => k === "x-revision-id")?.[1]);
+    if (!Number.isSafeInteger(id)) return;
+    const key = revisionKey(request.page, id);
+    const headers = entry.headers.map(([k, v]): [string, string] => [k, k === "cache-control" ? "public, max-age=31536000, immutable" : v]);
+    this.#store(key.key, { ...entry, headers, mutable: false });
   }
 
   /**

@@ -19,8 +19,9 @@
  * | no-tier | enabled false: every read goes to the origin (purges are still delivered) |
  *
  * Phases per scenario, never overlapping:
- * 1. seed (not measured): `pages` (40) pages of `seedRevisions` (6) revisions,
- *    one batch each from a random colo; wait until their purges are acknowledged.
+ * 1. seed (not measured): `pages` (40) pages of `seedRevisions` (6) revisions
+ *    of about 2 KB, one batch each, from colos in turn; wait until their
+ *    purges are acknowledged.
  * 2. mix: `reads` (3000) reads, with `concurrency` (16) operations in flight and on
  *    average one write per `writeEvery` (20) reads interleaved. Pages follow
  *    Zipf(s = 1.1) by rank; half the reads ask for a page's latest revision
@@ -29,10 +30,17 @@
  *    Each operation comes from a colo drawn uniformly from all 36. A write
  *    appends one revision to a Zipf-chosen page (the next free page if that
  *    one already has a write in flight, so parents always match).
- * 3. burst: `burstPurges` (100) writes, each to a distinct new page, from
- *    colos spread over every region, `burstConcurrency` (32) in flight.
+ * 3. burst: `burstPurges` (100) writes of one small (64-byte) revision, each
+ *    to a distinct new page, from colos in turn over every region (so every
+ *    queue gets some), `burstConcurrency` (32) in flight.
  * 4. drain and audit: wait up to `lostTimeoutMs` (30 s) for every purge,
- *    then check every purge's status and every tier's applied sequence.
+ *    then check every purge's status, every queue's pointers and every
+ *    tier's applied sequence (`GET /api/tiers`).
+ *
+ * All regions share one workerd process (one isolate thread for every
+ * Durable Object), so under the mix's load latencies include queueing in
+ * that one thread, and a busy machine slows everything: compare the
+ * scenarios of one run, not runs on different machines.
  *
  * Row fields (one JSON line per scenario, in this order):
  *
@@ -45,15 +53,17 @@
  * | origin_fetches | reads served by `origin` (reads that missed every tier; in no-tier, every read) |
  * | read_ms_p50, read_ms_p99 | wall-clock ms per mix read, request to last body byte |
  * | purges | mix writes (each produces one purge) |
- * | purge_ack_ms_p50, purge_ack_ms_p99 | per mix purge: the latest per-tier `ackedAt` in `GET /api/purges/{id}` minus the event's `createdAt` (see purge-tracker.ts for why this, not poll time) |
- * | purges_per_s | burst purges / (last burst purge fully acknowledged, per `ackedAt` − burst start, client clock); write time included |
- * | lost_purges | purges of any phase (seed, mix, burst) not acknowledged by every tier within lostTimeoutMs after their phase, or acknowledged although a tier's applied sequence for that queue (`GET /api/tiers`) is behind it |
+ * | purge_ack_ms_p50, purge_ack_ms_p99 | per mix purge: the latest per-tier `ackedAt` in `GET /api/purges/{id}` minus the event's `createdAt` (see purge-tracker.ts for why this, not poll time); null without purges |
+ * | purges_per_s | burst writes / (moment the last burst purge was acknowledged by every tier, per `ackedAt` − burst start); the writes' own time is included, as purges come from writes |
+ * | lost_purges | purges of any phase (seed, mix, burst) that some tier had not taken `lostTimeoutMs` after their phase: the bench's purge ids whose status is not `acknowledged`, plus every queue sequence past the lowest pointer (`depth` in `GET /api/tiers`) or past the lowest `applied` sequence any tier reports for that queue |
  * | stale_reads_beyond_bound | latest-revision reads that returned a revision older than one whose purge was fully acknowledged (`ackedAt`) before the read started, beyond the bound: 0 for reads served by regional, upper or origin (they must be current as of every acknowledged purge); `maxStaleSeconds` (300) for reads served by lower (a colo's Cache API may serve an entry until max-stale, revalidating it in the background past `refreshSeconds`; purges never reach it, DESIGN "Tiers") |
  *
  * Ratios are fractions rounded to 4 digits, times ms rounded to 2. Progress,
- * failures and a few context figures (write latency, burst write rate, lower
- * reads stale within their bound) go to stderr. Requests that fail are not
- * retried: they are counted, reported on stderr, and make the command exit 1.
+ * failures and context figures (write latency, burst write time, lower reads
+ * stale within their bound, the tiers' own counters) go to stderr. Requests
+ * that fail are not retried (except POSTs that wrangler's dev proxy lost, see
+ * http.ts): they are counted, reported on stderr, and make the command exit 1
+ * after every row is printed.
  *
  * @example
  * await benchTiers({ ...DEFAULT_TIERS_OPTIONS, log: console.error }, (row) => console.log(JSON.stringify(row)));

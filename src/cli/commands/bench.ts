@@ -14,6 +14,7 @@ import { codecModuleSizes, type ModuleSizes } from "../../bench/module-sizes.ts"
 import { DEFAULT_POLICY, QUICK_POLICY } from "../../bench/timing.ts";
 import { UsageError } from "../output.ts";
 import { registerBenchStore } from "./bench-store.ts";
+import { registerBenchTiers } from "./bench-tiers.ts";
 
 interface CodecsFlags {
   json?: boolean;
@@ -90,4 +91,5 @@ export function registerBenchCommands(program: Command): void {
     .option("--corpus <dir>", "corpus to sample when no files are given", DEFAULT_CORPUS_DIR)
     .action((files: string[], flags: CodecsFlags) => codecs(files, flags));
   registerBenchStore(bench);
+  registerBenchTiers(bench);
 }

@@ -1,0 +1,40 @@
+/**
+ * `palimpsest bench tiers --json --quick` end to end: three fresh Workers
+ * really start in workerd (9 regions × 3 tiers each, injected inter-region
+ * latency), a Zipf read mix with interleaved writes and a purge burst really
+ * run through the tiers and the purge queues. This checks the output
+ * contract and the properties that do not depend on the machine's speed:
+ * no purge lost, no read staler than its bound, and every no-tier read
+ * served by the origin. Timings are only checked to be numbers.
+ */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { TIERS_ROW_KEYS } from "../../../src/bench/tiers/run.ts";
+
+const run = promisify(execFile);
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.url));
+
+describe("palimpsest bench tiers --json --quick", () => {
+  it("prints tiered-fanout, tiered-direct and no-tier with no lost purge and no read beyond its staleness bound", { timeout: 90_000 }, async () => {
+    const { stdout } = await run(process.execPath, [CLI, "bench", "tiers", "--json", "--quick"], { cwd: REPO, maxBuffer: 1 << 20, timeout: 88_000 });
+    const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+
+    expect(rows.map((r) => r.scenario)).toEqual(["tiered-fanout", "tiered-direct", "no-tier"]);
+    for (const row of rows) {
+      expect(Object.keys(row)).toEqual([...TIERS_ROW_KEYS]);
+      for (const key of TIERS_ROW_KEYS.filter((k) => k !== "scenario")) expect(typeof row[key], `${row.scenario} ${key}`).toBe("number");
+      expect(row.reads as number).toBeGreaterThan(0);
+      expect(row.purges as number).toBeGreaterThan(0);
+      expect(row.lost_purges, `${row.scenario} lost_purges`).toBe(0);
+      expect(row.stale_reads_beyond_bound, `${row.scenario} stale_reads_beyond_bound`).toBe(0);
+    }
+    const noTier = rows[2]!;
+    expect(noTier.origin_fetches).toBe(noTier.reads);
+    expect(noTier.hit_ratio_lower).toBe(0);
+    // With the tiers on, some reads are served before the origin.
+    for (const tiered of rows.slice(0, 2)) expect(tiered.origin_fetches as number).toBeLessThan(tiered.reads as number);
+  });
+});
