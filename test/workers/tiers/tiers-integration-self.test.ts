@@ -92,14 +92,16 @@ describe("delivery under failure", () => {
     expect(load.pointers.find((p) => p.tier.startsWith("oc/"))!.lag).toBeGreaterThan(0);
     await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = false));
     // Retries are due after backoff; the alarm replays from the pointer.
-    for (let i = 0; i < 50 && !(await queue.status(Number(purges[3]!.split(":")[1]))).acknowledged; i++) {
+    // A fanout's lost acknowledgement is redelivered after LIMITS.purge.fanoutAckTimeoutMs; allow for a loaded machine.
+    for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(purges[3]!.split(":")[1]))).acknowledged; ) {
       await runDurableObjectAlarm(queue);
       await new Promise((r) => setTimeout(r, 100));
     }
     await waitForAck(purges[3]!);
     expect(await latestAt(victim, page)).toBe("5");
     const stats = await tierCache(victim).stats();
-    expect(stats.applied[queueName]!.seq).toBe(Number(purges[3]!.split(":")[1]));
+    // Other pages' purges share the queue, so the tier may be further along still.
+    expect(stats.applied[queueName]!.seq).toBeGreaterThanOrEqual(Number(purges[3]!.split(":")[1]));
   });
 
   it("makes a tier that fell behind the retained log flush everything rather than guess", async () => {
@@ -116,7 +118,7 @@ describe("delivery under failure", () => {
     // Lose the first event from the log, as retention would.
     await runInDurableObject(queue, (q: PurgeQueue, state) => void state.storage.sql.exec("DELETE FROM log WHERE seq <= ?", Number(first.split(":")[1])));
     await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = false));
-    for (let i = 0; i < 50 && !(await queue.status(Number(lastSeq))).acknowledged; i++) {
+    for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(lastSeq))).acknowledged; ) {
       await runDurableObjectAlarm(queue);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -135,7 +137,7 @@ describe("delivery under failure", () => {
     const queue = purgeQueueStub(env, queueName) as unknown as DurableObjectStub<PurgeQueue>;
     // Reset every Durable Object (queue, fanouts, tiers) while the broadcast is in flight.
     await abortAllDurableObjects();
-    for (let i = 0; i < 100 && !(await queue.status(Number(seq))).acknowledged; i++) {
+    for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(seq))).acknowledged; ) {
       await runDurableObjectAlarm(queue);
       await new Promise((r) => setTimeout(r, 100));
     }
