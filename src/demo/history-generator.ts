@@ -5,17 +5,7 @@
  * new sections, vandalism and its revert (which makes a duplicate content).
  */
 import type { NewRevision } from "../page/types.ts";
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../random/mulberry32.ts";
 
 const SYLLABLES = ["pal", "imp", "sest", "ar", "chi", "ve", "re", "vi", "sion", "lo", "ra", "tel", "mon", "dra", "ke", "stor", "via", "quen", "tor", "lex"];
 const LINKS = ["Archive", "Revision", "Edge cache", "Brotli", "Manuscript", "Vellum", "Scribe", "Library"];

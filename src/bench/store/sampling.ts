@@ -8,17 +8,7 @@
  * percentile([5, 1, 3], 50); // 3
  */
 
-/** A small, fast, seedable PRNG giving floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 } from "../../random/mulberry32.ts";
 
 /** Fisher–Yates on a copy. */
 export function shuffle<T>(items: readonly T[], rand: () => number): T[] {

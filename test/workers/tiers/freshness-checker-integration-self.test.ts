@@ -1,18 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../../../src/random/mulberry32.ts";
 import { topologyOf } from "../../../src/tiers/topology.ts";
 import { append, appendOk, linearHistory } from "../support/archive.ts";
 import { readFrom, waitForAck } from "../support/tiers.ts";
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("randomized freshness checker", () => {
   it("never serves a version older than an acknowledged write, beyond the lower tier's max-stale bound", async () => {
