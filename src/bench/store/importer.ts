@@ -17,6 +17,7 @@
  * const result = await importHistory(client, "BIP_0340", exportRevisions(file));
  * percentile(result.writeMsPerRevision, 50);
  */
+import { toNewRevision } from "../../import/to-new-revision.ts";
 import type { ArchiveClient } from "../../cli/archive-client.ts";
 import { sha1Base36 } from "../../page/sha1.ts";
 import type { NewRevision } from "../../page/types.ts";
@@ -84,17 +85,7 @@ export async function importHistory(client: ArchiveClient, key: string, source: 
     const sha1 = rev.sha1 ?? (await sha1Base36(new TextEncoder().encode(rev.text)));
     refs.push({ id: rev.id, sha1, bytes });
     rawBytes += bytes;
-    batch.push({
-      id: rev.id,
-      parentId: batch.at(-1)?.id ?? lastStored,
-      timestamp: rev.timestamp,
-      contributor: rev.contributor,
-      comment: rev.comment,
-      model: rev.model,
-      format: rev.format,
-      text: rev.text,
-      sha1,
-    });
+    batch.push(toNewRevision(rev, batch.at(-1)?.id ?? lastStored, sha1));
     batchBytes += bytes;
     if (batch.length >= maxRevisions || batchBytes >= maxBytes) await flush();
   }

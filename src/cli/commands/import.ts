@@ -12,6 +12,7 @@ import { Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import { decodeUtf8, readMediaWikiExport, type ExportRevision } from "../../import/mediawiki-reader.ts";
 import { openExport } from "../../import/open-export.ts";
+import { toNewRevision } from "../../import/to-new-revision.ts";
 import { normalizeTitle } from "../../page/title.ts";
 import type { NewRevision } from "../../page/types.ts";
 import { ArchiveClient, ArchiveHttpError } from "../archive-client.ts";
@@ -61,17 +62,7 @@ class PageImporter {
     }
     const bytes = Buffer.byteLength(rev.text);
     this.summary.rawBytes += bytes;
-    this.#batch.push({
-      id: rev.id,
-      parentId: this.#batch.at(-1)?.id ?? this.#lastStored,
-      timestamp: rev.timestamp,
-      contributor: rev.contributor,
-      comment: rev.comment,
-      model: rev.model,
-      format: rev.format,
-      text: rev.text,
-      sha1: rev.sha1,
-    });
+    this.#batch.push(toNewRevision(rev, this.#batch.at(-1)?.id ?? this.#lastStored));
     this.#batchBytes += bytes;
     if (this.#batch.length >= this.flags.batchRevisions || this.#batchBytes >= this.flags.batchBytes) await this.flush();
   }
