@@ -15,7 +15,8 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             // Tests must not depend on a developer's .dev.vars.
-            miniflare: { bindings: { WRITE_TOKENS: "test-write-token" } },
+            // Development mode: the tests simulate colos with x-palimpsest-colo.
+            miniflare: { bindings: { WRITE_TOKENS: "test-write-token", ENVIRONMENT: "development" } },
           }),
         ],
         test: {

@@ -9,13 +9,13 @@ import { LIMITS } from "../src/limits.ts";
 import type { PurgeEvent } from "../src/purge/events.ts";
 import { runLimited } from "../src/purge/pool.ts";
 import { crossRegionHop } from "../src/sim/link-latency.ts";
-import { tierStub, type TierIdentity } from "../src/tiers/tier-names.ts";
+import { applyAt, type PurgeTarget } from "../src/purge/targets.ts";
 
 export interface FanoutBatch {
   queue: string;
   queueRegion: string;
   region: string;
-  targets: Array<{ target: string; tier: TierIdentity; acked: number }>;
+  targets: Array<{ target: string; tier: PurgeTarget; acked: number }>;
   events: PurgeEvent[];
   flushUpTo?: number;
 }
@@ -39,7 +39,7 @@ export class Fanout extends DurableObject<Env> {
       try {
         const events = batch.events.filter((e) => e.seq > t.acked);
         const flush = batch.flushUpTo !== undefined && t.acked < batch.flushUpTo ? batch.flushUpTo : undefined;
-        acks.push({ target: t.target, seq: await tierStub(this.env, t.tier).applyPurges(batch.queue, events, flush) });
+        acks.push({ target: t.target, seq: await applyAt(this.env, t.tier, batch.queue, events, flush) });
         this.delivered++;
       } catch (err) {
         console.warn("fanout delivery failed; the queue will retry", t.target, (err as Error)?.message ?? err);

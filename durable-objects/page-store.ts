@@ -11,15 +11,18 @@
  * const found = await store.locate({ kind: "latest" });
  */
 import { DurableObject } from "cloudflare:workers";
+import { settingsOf } from "../src/config/settings.ts";
 import { LIMITS } from "../src/limits.ts";
+import { directoryFor } from "../src/page/directory.ts";
 import { CONTENT_MODELS } from "../src/page/content-model.ts";
 import { fromHex, sha1Base36, sha256Hex, toHex } from "../src/page/sha1.ts";
-import type { AppendResult, HistoryPage, LocateResult, NewRevision, PageStats, RevisionMeta, RevisionSelector, StoreProblem } from "../src/page/types.ts";
+import type { AppendResult, HistoryPage, LocateResult, PageStats, RevisionMeta, RevisionSelector, StoreProblem, StoreRevision } from "../src/page/types.ts";
 import { BlobStore } from "../src/storage/blob-store.ts";
 import { DEFAULT_LAYOUT, anchorId, groupId, placementOf, tailId, type LayoutParams } from "../src/storage/layout.ts";
 import { LayoutWriter, type LayoutCommit } from "../src/storage/layout-writer.ts";
 import type { PurgeRequest, PurgeScope } from "../src/purge/events.ts";
 import { purgeQueueFor } from "../src/purge/queue-pick.ts";
+import { backoffMs } from "../src/retry/backoff.ts";
 import { topologyOf } from "../src/tiers/topology.ts";
 import { PAGE_STORE_SCHEMA } from "./page-store-schema.ts";
 
@@ -90,7 +93,8 @@ export class PageStore extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#sql = ctx.storage.sql;
-    this.#blobs = new BlobStore(env.BLOBS);
+    // Blob keys live under this object's id: see page-store.md, "Collection".
+    this.#blobs = new BlobStore(env.BLOBS, ctx.id.toString());
     this.#sql.exec(PAGE_STORE_SCHEMA);
   }
 
@@ -103,14 +107,23 @@ export class PageStore extends DurableObject<Env> {
     return this.#sql.exec<RevisionRow>("SELECT * FROM revisions WHERE seq = ?", page.latest_seq).toArray()[0] ?? null;
   }
 
-  /** Appends revisions, all or none. Serialised so parent checks see every earlier write. */
-  append(title: string, revisions: NewRevision[], region = topologyOf(this.env).upperRegion): Promise<AppendResult> {
-    const run = this.#writeQueue.then(() => this.#append(title, revisions, region));
+  /**
+   * Runs `job` after every write, deletion and collection before it. Writes
+   * must see each other's effects, and collection must never decide a blob
+   * is dead while a write is about to name it again.
+   */
+  #serialized<T>(job: () => Promise<T>): Promise<T> {
+    const run = this.#writeQueue.then(job);
     this.#writeQueue = run.catch(() => undefined);
     return run;
   }
 
-  async #append(title: string, revisions: NewRevision[], region: string): Promise<AppendResult> {
+  /** Appends revisions, all or none. Texts arrive as UTF-8, the size they have on the wire. */
+  append(title: string, revisions: StoreRevision[], region = topologyOf(this.env).upperRegion): Promise<AppendResult> {
+    return this.#serialized(() => this.#append(title, revisions, region));
+  }
+
+  async #append(title: string, revisions: StoreRevision[], region: string): Promise<AppendResult> {
     let page = this.#page();
     if (page?.deleted_at != null) {
       this.#sql.exec("DELETE FROM page");
@@ -118,15 +131,14 @@ export class PageStore extends DurableObject<Env> {
     }
     const latest = page ? this.#latestRow(page) : null;
     let expectedParent: number | null = latest?.rev_id ?? null;
-    const fresh: Array<{ rev: NewRevision; bytes: Uint8Array; sha256: string; sha1: string; ts: number }> = [];
+    const fresh: Array<{ rev: StoreRevision; bytes: Uint8Array; sha256: string; sha1: string; ts: number }> = [];
     const existing: number[] = [];
     const batchIds = new Set<number>();
-    const encoder = new TextEncoder();
 
     for (const rev of revisions) {
       if (batchIds.has(rev.id)) return problem(422, "duplicate_revision_id", `revision ${rev.id} appears twice in this request`, { revisionId: rev.id });
       batchIds.add(rev.id);
-      const bytes = encoder.encode(rev.text);
+      const bytes = rev.text;
       if (bytes.byteLength > LIMITS.page.maxRevisionBytes) {
         return problem(413, "revision_too_large", `revision ${rev.id} is ${bytes.byteLength} bytes; page.maxRevisionBytes is ${LIMITS.page.maxRevisionBytes}`, { revisionId: rev.id });
       }
@@ -178,6 +190,8 @@ export class PageStore extends DurableObject<Env> {
     const commit = await writer.finish();
 
     await this.#writeBlobs(commit);
+    // Listed before the commit: a page that exists is always in the directory.
+    if (!page) await directoryFor(this.env, title.replace(/ /g, "_")).add(title.replace(/ /g, "_"));
     this.faults.beforeCommit?.();
 
     const now = Date.now();
@@ -230,10 +244,14 @@ export class PageStore extends DurableObject<Env> {
     return this.#scheduleAlarm();
   }
 
-  /** Collects blobs that are dead, or pending from a commit that never landed, once past the grace period. */
+  /** Retries outbox purges, and collects blobs that are dead, or pending from a commit that never landed, once past the grace period. */
   override async alarm(): Promise<void> {
     await this.#drainOutbox();
-    const cutoff = Date.now() - LIMITS.storage.orphanGraceMs;
+    await this.#serialized(() => this.#collect());
+  }
+
+  async #collect(): Promise<void> {
+    const cutoff = Date.now() - settingsOf(this.env).orphanGraceMs;
     const doomed = this.#sql.exec<{ key: string }>("SELECT key FROM blobs WHERE state != 'live' AND since <= ?", cutoff).toArray();
     for (const { key } of doomed) {
       await this.#blobs.delete(key);
@@ -269,7 +287,7 @@ export class PageStore extends DurableObject<Env> {
         ids.push(id);
       } catch (err) {
         console.error("purge enqueue failed; will retry", request.page, err);
-        const delay = Math.min(60_000, 250 * 2 ** row.attempts) * (0.5 + Math.random());
+        const delay = backoffMs(row.attempts, LIMITS.purge.retryBaseMs, LIMITS.purge.retryMaxMs);
         this.#sql.exec("UPDATE outbox SET attempts = attempts + 1, next_at = ? WHERE id = ?", Date.now() + delay, row.id);
         break;
       }
@@ -281,7 +299,7 @@ export class PageStore extends DurableObject<Env> {
   async #scheduleAlarm(): Promise<void> {
     const outbox = this.#sql.exec<{ next: number | null }>("SELECT min(next_at) AS next FROM outbox").one().next;
     const blobs = this.#sql.exec<{ next: number | null }>("SELECT min(since) AS next FROM blobs WHERE state != 'live'").one().next;
-    const due = [outbox, blobs === null ? null : blobs + LIMITS.storage.orphanGraceMs].filter((t): t is number => t !== null);
+    const due = [outbox, blobs === null ? null : blobs + settingsOf(this.env).orphanGraceMs].filter((t): t is number => t !== null);
     if (due.length === 0) return;
     const at = Math.min(...due);
     const current = await this.ctx.storage.getAlarm();
@@ -352,7 +370,7 @@ export class PageStore extends DurableObject<Env> {
 
   /** Deletes the page: its metadata goes now, its blobs after the grace period. */
   deletePage(region = topologyOf(this.env).upperRegion): Promise<{ ok: true; revisions: number; purges: string[]; version: number } | StoreProblem> {
-    const run = this.#writeQueue.then(async () => {
+    return this.#serialized(async () => {
       const page = this.#page();
       if (!page || page.deleted_at != null) return problem(404, "page_not_found", "no such page in the archive");
       const now = Date.now();
@@ -366,8 +384,6 @@ export class PageStore extends DurableObject<Env> {
       await this.#scheduleCollection();
       return { ok: true as const, revisions, purges: await this.#drainOutbox(), version: this.#version() };
     });
-    this.#writeQueue = run.catch(() => undefined);
-    return run;
   }
 
   stats(): PageStats {

@@ -11,9 +11,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { LIMITS } from "../src/limits.ts";
 import type { PurgeEvent, PurgeRequest } from "../src/purge/events.ts";
-import { backoffMs, runLimited } from "../src/purge/pool.ts";
+import { runLimited } from "../src/purge/pool.ts";
+import { backoffMs } from "../src/retry/backoff.ts";
 import { crossRegionHop } from "../src/sim/link-latency.ts";
-import { allTiers, tierName, tierStub, type TierIdentity } from "../src/tiers/tier-names.ts";
+import { applyAt, purgeTargets, targetName, type PurgeTarget } from "../src/purge/targets.ts";
 import { topologyOf, type Region } from "../src/tiers/topology.ts";
 
 const SCHEMA = `
@@ -24,7 +25,8 @@ CREATE TABLE IF NOT EXISTS pointers (
   acked INTEGER NOT NULL,
   acked_at INTEGER,
   attempts INTEGER NOT NULL DEFAULT 0,
-  next_at INTEGER NOT NULL DEFAULT 0
+  next_at INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT
 );
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
@@ -37,7 +39,7 @@ export interface QueueSelf {
 export interface PurgeStatus {
   id: string;
   event: PurgeEvent | null;
-  tiers: Array<{ tier: string; region: string; level: string; acknowledged: boolean; ackedAt: number | null }>;
+  tiers: Array<{ tier: string; region: string; level: string; acknowledged: boolean; ackedAt: number | null; lastError: string | null }>;
   acknowledged: boolean;
 }
 
@@ -57,6 +59,7 @@ interface PointerRow {
   acked_at: number | null;
   attempts: number;
   next_at: number;
+  last_error: string | null;
   [key: string]: SqlStorageValue;
 }
 
@@ -65,10 +68,17 @@ export class PurgeQueue extends DurableObject<Env> {
   #delivering: Promise<void> | null = null;
   #again = false;
 
+  #ready = false;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#sql = ctx.storage.sql;
-    this.#sql.exec(SCHEMA);
+  }
+
+  /** Whether this queue was ever used. Reads (status, load) ask this and create nothing. */
+  #used(): boolean {
+    if (!this.#ready) this.#ready = this.#sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'log'").toArray().length > 0;
+    return this.#ready;
   }
 
   #self(): QueueSelf {
@@ -88,13 +98,17 @@ export class PurgeQueue extends DurableObject<Env> {
   /** Appends a purge to the log and starts delivering it; answers as soon as it is durable. */
   enqueue(request: PurgeRequest, self: QueueSelf): { id: string; seq: number } {
     const now = Date.now();
+    if (!this.#used()) {
+      this.#sql.exec(SCHEMA);
+      this.#ready = true;
+    }
     const event = this.ctx.storage.transactionSync(() => {
       this.#sql.exec("INSERT OR IGNORE INTO meta (name, value) VALUES ('self', ?)", JSON.stringify(self));
       const seq = this.#sql.exec<{ seq: number }>("INSERT INTO log (event, created_at) VALUES ('', ?) RETURNING seq", now).one().seq;
       const full: PurgeEvent = { ...request, seq, id: `${self.name}:${seq}`, queue: self.name, createdAt: now };
       this.#sql.exec("UPDATE log SET event = ? WHERE seq = ?", JSON.stringify(full), seq);
-      for (const tier of allTiers(this.env)) {
-        this.#sql.exec("INSERT OR IGNORE INTO pointers (target, tier, acked) VALUES (?, ?, ?)", tierName(tier), JSON.stringify(tier), seq - 1);
+      for (const target of purgeTargets(this.env)) {
+        this.#sql.exec("INSERT OR IGNORE INTO pointers (target, tier, acked) VALUES (?, ?, ?)", targetName(target), JSON.stringify(target), seq - 1);
       }
       this.#sql.exec("DELETE FROM log WHERE seq <= ?", seq - LIMITS.purge.retainedEvents);
       return full;
@@ -109,24 +123,29 @@ export class PurgeQueue extends DurableObject<Env> {
     for (const { target, seq } of acks) {
       // acked_at records when the pointer last moved, so it dates that acknowledgement.
       this.#sql.exec("UPDATE pointers SET acked = ?, acked_at = ?, attempts = 0, next_at = 0 WHERE target = ? AND acked < ?", seq, now, target, seq);
-      this.#sql.exec("UPDATE pointers SET attempts = 0, next_at = 0 WHERE target = ?", target);
+      this.#sql.exec("UPDATE pointers SET attempts = 0, next_at = 0, last_error = NULL WHERE target = ?", target);
     }
     // Purges enqueued while these tiers waited on their fanout were skipped: deliver them now.
     const last = this.#lastSeq();
     if (acks.some(({ seq }) => seq < last)) this.#kick();
   }
 
-  status(seq: number): PurgeStatus {
+  /** Each target's acknowledgement of one purge; null if this queue never logged it. */
+  status(seq: number): PurgeStatus | null {
+    if (!this.#used()) return null;
     const self = this.#self();
     const row = this.#sql.exec<{ event: string }>("SELECT event FROM log WHERE seq = ?", seq).toArray()[0];
+    if (!row && seq > this.#lastSeq()) return null;
     const tiers = this.#sql.exec<PointerRow>("SELECT * FROM pointers ORDER BY target").toArray().map((p) => {
-      const tier = JSON.parse(p.tier) as TierIdentity;
-      return { tier: p.target, region: tier.region, level: tier.level, acknowledged: p.acked >= seq, ackedAt: p.acked >= seq ? p.acked_at : null };
+      const tier = JSON.parse(p.tier) as PurgeTarget;
+      const acknowledged = p.acked >= seq;
+      return { tier: p.target, region: tier.region, level: tier.level, acknowledged, ackedAt: acknowledged ? p.acked_at : null, lastError: acknowledged ? null : p.last_error };
     });
     return { id: `${self.name}:${seq}`, event: row ? (JSON.parse(row.event) as PurgeEvent) : null, tiers, acknowledged: tiers.every((t) => t.acknowledged) };
   }
 
   load(): QueueLoad {
+    if (!this.#used()) return { queue: "(unused)", lastSeq: 0, oldestRetained: 1, depth: 0, lagging: 0, pointers: [] };
     const lastSeq = this.#lastSeq();
     const pointers = this.#sql.exec<PointerRow>("SELECT * FROM pointers ORDER BY target").toArray();
     const name = this.#sql.exec<{ value: string }>("SELECT value FROM meta WHERE name = 'self'").toArray()[0];
@@ -141,7 +160,7 @@ export class PurgeQueue extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    await this.#deliver();
+    if (this.#used()) await this.#deliver();
   }
 
   #kick(): void {
@@ -172,7 +191,7 @@ export class PurgeQueue extends DurableObject<Env> {
     const direct: PointerRow[] = [];
     const byRegion = new Map<string, PointerRow[]>();
     for (const p of due) {
-      const tier = JSON.parse(p.tier) as TierIdentity;
+      const tier = JSON.parse(p.tier) as PurgeTarget;
       if (tier.region === self.region || topology.purgeDelivery === "direct") direct.push(p);
       else byRegion.set(tier.region, [...(byRegion.get(tier.region) ?? []), p]);
     }
@@ -196,11 +215,11 @@ export class PurgeQueue extends DurableObject<Env> {
   }
 
   async #deliverTo(self: QueueSelf, p: PointerRow): Promise<void> {
-    const tier = JSON.parse(p.tier) as TierIdentity;
+    const tier = JSON.parse(p.tier) as PurgeTarget;
     const { events, flushUpTo } = this.#eventsAfter(p.acked);
     try {
       await crossRegionHop(this.env, self.region, tier.region);
-      const applied = await tierStub(this.env, tier).applyPurges(self.name, events, flushUpTo);
+      const applied = await applyAt(this.env, tier, self.name, events, flushUpTo);
       this.ack([{ target: p.target, seq: applied }]);
     } catch (err) {
       this.#failed(p, err);
@@ -218,7 +237,7 @@ export class PurgeQueue extends DurableObject<Env> {
         queue: self.name,
         queueRegion: self.region,
         region,
-        targets: pointers.map((p) => ({ target: p.target, tier: JSON.parse(p.tier) as TierIdentity, acked: p.acked })),
+        targets: pointers.map((p) => ({ target: p.target, tier: JSON.parse(p.tier) as PurgeTarget, acked: p.acked })),
         events,
         flushUpTo,
       });
@@ -232,9 +251,10 @@ export class PurgeQueue extends DurableObject<Env> {
   }
 
   #failed(p: PointerRow, err: unknown): void {
-    console.warn("purge delivery failed; will retry", p.target, (err as Error)?.message ?? err);
+    const message = String((err as Error)?.message ?? err).slice(0, 300);
+    console.warn("purge delivery failed; will retry", p.target, message);
     const delay = backoffMs(p.attempts, LIMITS.purge.retryBaseMs, LIMITS.purge.retryMaxMs);
-    this.#sql.exec("UPDATE pointers SET attempts = attempts + 1, next_at = ? WHERE target = ?", Date.now() + delay, p.target);
+    this.#sql.exec("UPDATE pointers SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE target = ?", Date.now() + delay, message, p.target);
   }
 
   async #scheduleRetry(): Promise<void> {

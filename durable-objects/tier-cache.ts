@@ -15,8 +15,10 @@ import type { PurgeEvent } from "../src/purge/events.ts";
 import { crossRegionHop } from "../src/sim/link-latency.ts";
 import type { TierEntry, TierRead, TierRequest } from "../src/tiers/entry.ts";
 import { revisionKey } from "../src/tiers/cache-key.ts";
+import { withDeadline } from "../src/tiers/deadline.ts";
 import { Lz4Lru } from "../src/tiers/lz4-lru.ts";
 import { tierStub, upperTierFor, type TierIdentity } from "../src/tiers/tier-names.ts";
+import { topologyOf } from "../src/tiers/topology.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries (
@@ -29,11 +31,17 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE INDEX IF NOT EXISTS entries_by_page ON entries (page, mutable);
 CREATE TABLE IF NOT EXISTS applied (queue TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS floors (page TEXT PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS page_floors (page TEXT PRIMARY KEY, mutable INTEGER NOT NULL, all_keys INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 `;
 
-type EntryMeta = Omit<TierEntry, "body">;
+/** In memory, a 404 also carries when it stops being served. */
+type EntryMeta = Omit<TierEntry, "body"> & { expiresAt?: number };
+
+interface Floor {
+  mutable: number;
+  all: number;
+}
 
 export interface TierStats {
   counters: Record<string, number>;
@@ -45,6 +53,8 @@ export interface TierStats {
 /** Test hook: makes the tier refuse all calls, as if it were cut off. */
 export interface TierFaults {
   unavailable?: boolean;
+  /** Reads wait this long before answering, as if the tier were overloaded. */
+  delayMs?: number;
 }
 
 export class TierCache extends DurableObject<Env> {
@@ -63,24 +73,46 @@ export class TierCache extends DurableObject<Env> {
     this.#sql.exec("INSERT INTO counters (name, n) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET n = n + 1", name);
   }
 
-  #floor(page: string): number {
-    return this.#sql.exec<{ version: number }>("SELECT version FROM floors WHERE page = ?", page).toArray()[0]?.version ?? 0;
+  #floor(page: string): Floor {
+    const row = this.#sql.exec<{ mutable: number; all_keys: number }>("SELECT mutable, all_keys FROM page_floors WHERE page = ?", page).toArray()[0];
+    return { mutable: row?.mutable ?? 0, all: row?.all_keys ?? 0 };
+  }
+
+  /** The lowest version acceptable for an entry: purges raise it for mutable entries (404s included), removals for all. */
+  #required(entry: Pick<TierEntry, "mutable" | "page">, minVersion: number): number {
+    const floor = this.#floor(entry.page);
+    return Math.max(minVersion, entry.mutable ? floor.mutable : floor.all);
   }
 
   #lookup(key: string, minVersion: number): TierEntry | undefined {
     const hot = this.#memory.get(key);
-    if (hot) return hot.meta.version >= minVersion ? { ...hot.meta, body: hot.body } : undefined;
+    if (hot) {
+      const { expiresAt, ...meta } = hot.meta;
+      if (expiresAt !== undefined && expiresAt <= Date.now()) return undefined;
+      return meta.version >= this.#required(meta, minVersion) ? { ...meta, body: hot.body } : undefined;
+    }
     const row = this.#sql.exec<{ meta: string; body: ArrayBuffer; version: number }>("SELECT meta, body, version FROM entries WHERE key = ?", key).toArray()[0];
-    if (!row || row.version < minVersion) return undefined;
+    if (!row) return undefined;
     const meta = JSON.parse(row.meta) as EntryMeta;
+    if (row.version < this.#required(meta, minVersion)) return undefined;
     const body = lz4Decompress(new Uint8Array(row.body));
     this.#memory.set(key, meta, body);
     return { ...meta, body };
   }
 
+  /**
+   * Keeps a 200 in memory and SQLite. A 404 for a page nobody wrote is kept
+   * in memory only, briefly: reads of made-up titles must not grow storage.
+   */
   #store(key: string, entry: TierEntry): void {
-    if (entry.status !== 200 || entry.body.byteLength > LIMITS.tiers.maxEntryBytes) return;
+    if (entry.body.byteLength > LIMITS.tiers.maxEntryBytes) return;
     const { body, ...meta } = entry;
+    if (entry.status === 404 && entry.negative) {
+      const ttl = topologyOf(this.env).notFoundSeconds;
+      if (ttl > 0) this.#memory.set(key, { ...meta, expiresAt: Date.now() + ttl * 1000 }, body);
+      return;
+    }
+    if (entry.status !== 200) return;
     this.#memory.set(key, meta, body);
     this.#sql.exec(
       "INSERT OR REPLACE INTO entries (key, page, mutable, version, meta, body) VALUES (?, ?, ?, ?, ?, ?)",
@@ -91,8 +123,8 @@ export class TierCache extends DurableObject<Env> {
   /** Serves a read from this tier, filling from upstream on a miss. */
   async read(request: TierRequest, self: TierIdentity, revalidation = false): Promise<TierRead> {
     this.#reachable();
-    // Version floors guard mutable keys; a specific revision never changes (suppression purges it by key).
-    const minVersion = request.mutable ? Math.max(request.minVersion, this.#floor(request.page)) : 0;
+    if (this.faults.delayMs) await new Promise((r) => setTimeout(r, this.faults.delayMs));
+    const minVersion = this.#required(request, request.minVersion);
     if (revalidation) this.#count("revalidated");
     const cached = this.#lookup(request.key, minVersion);
     if (cached) {
@@ -114,22 +146,30 @@ export class TierCache extends DurableObject<Env> {
   }
 
   async #fill(request: TierRequest, self: TierIdentity, minVersion: number): Promise<TierRead> {
-    let read: TierRead;
+    let read: TierRead | undefined;
     if (self.level === "regional") {
       const upper = upperTierFor(this.env, request.key);
-      await crossRegionHop(this.env, self.region, upper.region);
-      read = (await tierStub(this.env, upper).read({ ...request, minVersion, fromRegion: self.region }, upper)) as unknown as TierRead;
-    } else {
+      try {
+        await crossRegionHop(this.env, self.region, upper.region);
+        const call = tierStub(this.env, upper).read({ ...request, minVersion, fromRegion: self.region }, upper) as unknown as Promise<TierRead>;
+        read = await withDeadline(call, LIMITS.tiers.hopTimeoutMs, `upper tier ${upper.member}`);
+      } catch (err) {
+        // The upper tier is down or too slow: the origin answers instead, and the skip is counted.
+        console.warn("upper tier skipped", upper.member, (err as Error)?.message ?? err);
+        this.#count("skipped_upper");
+      }
+    }
+    if (!read) {
       read = { entry: await renderOrigin(this.env, request.query), servedBy: "origin" };
       this.#count("origin_fetch");
     }
     // A purge that landed while we fetched may have made the answer too old to keep.
-    const floor = request.mutable ? this.#floor(request.page) : 0;
-    if (read.entry.status === 200 && read.entry.version < floor) {
+    const required = this.#required(read.entry, 0);
+    if (read.entry.status === 200 && read.entry.version < required) {
       read = { entry: await renderOrigin(this.env, request.query), servedBy: "origin" };
       this.#count("origin_fetch");
     }
-    if (read.entry.version >= floor) {
+    if (read.entry.version >= this.#required(read.entry, 0)) {
       this.#store(request.key, read.entry);
       this.#storeAsRevision(request, read.entry);
     }
@@ -176,24 +216,31 @@ export class TierCache extends DurableObject<Env> {
     });
   }
 
+  /**
+   * A write raises the page's floor for mutable entries. A removal (a
+   * suppression or a deletion) raises it for every entry, so a revision this
+   * tier dropped can never be refilled from a tier that has not caught up.
+   */
   #apply(event: PurgeEvent): void {
-    const { page, scope } = event;
+    const { page, scope, version } = event;
     this.#count("purge");
     if (scope.kind === "everything" || page === null) {
       this.#sql.exec("DELETE FROM entries");
       this.#memory.clear();
       return;
     }
-    this.#sql.exec("INSERT INTO floors (page, version) VALUES (?, ?) ON CONFLICT (page) DO UPDATE SET version = max(version, excluded.version)", page, event.version);
-    if (scope.kind === "page") {
-      this.#sql.exec("DELETE FROM entries WHERE page = ?", page);
-      this.#memory.deleteWhere((_, m) => m.page === page);
+    const all = scope.kind === "mutable" ? 0 : version;
+    this.#sql.exec(
+      "INSERT INTO page_floors (page, mutable, all_keys) VALUES (?, ?, ?) ON CONFLICT (page) DO UPDATE SET mutable = max(mutable, excluded.mutable), all_keys = max(all_keys, excluded.all_keys)",
+      page, version, all,
+    );
+    if (scope.kind === "mutable") {
+      this.#sql.exec("DELETE FROM entries WHERE page = ? AND mutable = 1", page);
+      this.#memory.deleteWhere((_, m) => m.page === page && m.mutable);
       return;
     }
-    this.#sql.exec("DELETE FROM entries WHERE page = ? AND mutable = 1", page);
-    const revisionKeys = new Set(scope.kind === "revisions" ? scope.revisions.map((id) => `/page/${page}/${id}`) : []);
-    for (const key of revisionKeys) this.#sql.exec("DELETE FROM entries WHERE key = ?", key);
-    this.#memory.deleteWhere((key, m) => m.page === page && (m.mutable || revisionKeys.has(key)));
+    this.#sql.exec("DELETE FROM entries WHERE page = ?", page);
+    this.#memory.deleteWhere((_, m) => m.page === page);
   }
 
   #reachable(): void {

@@ -19,6 +19,8 @@ export const LIMITS = {
   http: {
     /** Longest request URL, in UTF-16 code units, the workers accept; longer gets 414. */
     maxUrlLength: 8_192,
+    /** Largest body, in bytes, of the small JSON requests (suppression, purge status). */
+    maxSmallBodyBytes: 64 * 1024,
   },
   page: {
     /** Longest title, in bytes of UTF-8 (MediaWiki's own limit). */
@@ -35,14 +37,22 @@ export const LIMITS = {
     kvMaxValueBytes: 25 * 1024 * 1024,
     /** How long, in seconds, a data centre may cache an immutable blob read from KV. */
     kvCacheTtlSeconds: 86_400,
-    /** How long, in milliseconds, an unreferenced blob is kept before collection (covers in-flight commits). */
-    orphanGraceMs: 10 * 60 * 1000,
+    /** Attempts a read makes at a blob KV does not show yet (just written elsewhere) before answering 503. */
+    blobReadAttempts: 4,
+    /** First wait, in milliseconds, before reading a missing blob again; doubles per attempt, with jitter. */
+    blobRetryBaseMs: 100,
+    /** Seconds a client is told to wait (Retry-After) when a blob is still missing. */
+    blobRetryAfterSeconds: 5,
     /** Bytes of parsed (immutable) blobs an isolate keeps for reads. */
     blobCacheBytes: 24 * 1024 * 1024,
     /** Revisions accepted in one write request. */
     maxBatchRevisions: 500,
-    /** Body size, in bytes, accepted by one write request. */
-    maxRequestBytes: 64 * 1024 * 1024,
+    /**
+     * Body size, in bytes, accepted by one write request, counted as it is
+     * read (chunked bodies too). Below Durable Object RPC's 32 MiB argument
+     * limit, with room for the batch's metadata: texts cross it as UTF-8.
+     */
+    maxRequestBytes: 24 * 1024 * 1024,
   },
   history: {
     /** Largest `limit` a history page accepts. */
@@ -55,6 +65,8 @@ export const LIMITS = {
     memoryBytes: 16 * 1024 * 1024,
     /** Largest entry body, in bytes, a tier stores (bigger ones pass through uncached). */
     maxEntryBytes: 8 * 1024 * 1024,
+    /** How long, in milliseconds, a read waits on a regional or upper tier before going around it. */
+    hopTimeoutMs: 5_000,
   },
   purge: {
     /** Events a PurgeQueue keeps in its log; a tier further behind flushes everything. */

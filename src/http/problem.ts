@@ -82,6 +82,11 @@ export class ProblemError extends Error {
     };
   }
 
+  /** The same problem with more extension members. */
+  withExtensions(extensions: Record<string, unknown>): ProblemError {
+    return new ProblemError({ status: this.status, code: this.code, title: this.title, detail: this.detail, limit: this.limit, extensions: { ...this.extensions, ...extensions } });
+  }
+
   toResponse(): Response {
     return new Response(JSON.stringify(this), {
       status: this.status,
@@ -90,16 +95,27 @@ export class ProblemError extends Error {
   }
 }
 
-/** Hono `onError` handler: the single place errors become responses. */
-export const onError: ErrorHandler = (err) => {
-  if (err instanceof ProblemError) return err.toResponse();
-  if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
+/**
+ * Hono `onError` handler: the single place errors become responses. An
+ * unexpected error is logged with the request id, and the client gets only
+ * that id: never a stack, a storage key or an object id.
+ */
+export const onError: ErrorHandler = (err, c) => {
+  const requestId = (c.get as (key: string) => unknown)("requestId") as string | undefined;
+  let problem: ProblemError;
+  if (err instanceof ProblemError) problem = err;
+  else if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
     // Raised by Hono itself (malformed JSON, invalid mount path): the client's fault.
     const status = err.status as ClientErrorStatusCode;
-    return new ProblemError({ status, code: `http_${status}`, title: err.message || "Request rejected" }).toResponse();
+    problem = new ProblemError({ status, code: `http_${status}`, title: err.message || "Request rejected" });
+  } else {
+    console.error("unhandled error", { requestId, method: c.req.method, path: c.req.path }, err);
+    problem = new ProblemError({ status: 500, code: "internal", title: "Internal Server Error", detail: "quote the request id when reporting this" });
   }
-  console.error("unhandled error", err);
-  return new ProblemError({ status: 500, code: "internal", title: "Internal Server Error" }).toResponse();
+  if (problem.status >= 500 && requestId) problem = problem.withExtensions({ requestId });
+  const res = problem.toResponse();
+  if (requestId) res.headers.set("x-request-id", requestId);
+  return res;
 };
 
 /** Hono `notFound` handler: an unknown route is a 404 problem. */

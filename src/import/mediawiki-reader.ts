@@ -14,6 +14,7 @@ import { SaxesParser, type SaxesTagPlain } from "saxes";
 import { LIMITS } from "../limits.ts";
 import { isContentModel, CONTENT_MODELS, type ContentModel } from "../page/content-model.ts";
 import { normalizeTitle } from "../page/title.ts";
+import { heldBy, takeHeld } from "./saxes-held.ts";
 
 export interface ExportRevision {
   title: string;
@@ -126,23 +127,24 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
 }
 
 /**
- * saxes (pinned at 6.0.0) holds a text node's characters until the next "<",
- * so a huge <text> would be held whole, and past V8's largest string it
- * cannot even be made. Between chunks this takes what it holds of the text
- * node being read once that passes 1 Mi characters (taking less, more often,
- * costs time), so the reader's own size limit applies as the text streams.
+ * Characters written to saxes at once. After each write the reader takes what
+ * saxes holds of the node being read once it reaches this much (see
+ * saxes-held.ts), so saxes never holds more than two writes' worth: a few MiB
+ * even when every character is a line break.
  */
-const SAXES_S_TEXT = 13;
-const SAXES_S_ENTITY = 14;
-const PENDING_TEXT_CHARS = 1 << 20;
-function takePendingText(parser: SaxesParser): string {
-  const p = parser as unknown as { state?: unknown; entityReturnState?: unknown; text?: unknown };
-  const inText = p.state === SAXES_S_TEXT || (p.state === SAXES_S_ENTITY && p.entityReturnState === SAXES_S_TEXT);
-  if (!inText || typeof p.text !== "string" || p.text.length < PENDING_TEXT_CHARS) return "";
-  const pending = p.text;
-  p.text = "";
-  return pending;
-}
+const WRITE_CHARS = 1 << 16;
+
+/**
+ * Bounds on markup, which saxes must hold whole (names, entity references)
+ * or keeps per open element. A MediaWiki export stays far below them (names
+ * of a few characters, elements nested 5 deep, 5 attributes on <mediawiki>);
+ * past them the input is not an export, and holding it could take any amount
+ * of memory.
+ */
+const MARKUP = { maxNameChars: 1024, maxDepth: 64, maxAttributes: 64 } as const;
+
+/** How the nodes the reader drops unread are named in errors. */
+const DROPPED_NODE = { comment: "a comment", instruction: "a processing instruction", doctype: "the DOCTYPE" } as const;
 
 /**
  * Decodes UTF-8 strictly: a wrong encoding is an error, not U+FFFD. Reports
@@ -176,6 +178,13 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
   let title: string | null = null;
   let draft: Draft | null = null;
   let sawRoot = false;
+  /** Characters dropped so far of the comment, processing instruction or DOCTYPE being read. */
+  let dropped = 0;
+  /** The element whose attributes are being read, how many so far, their characters, and what was taken of the current value. */
+  let opening = "";
+  let attributeCount = 0;
+  let attributeChars = 0;
+  let valueHead = "";
 
   /** Where the parser is, for errors: the page and revision being read, if any. */
   const where = (): string => {
@@ -183,15 +192,35 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
     const id = draft?.fields.get("id");
     return ` (in page ${JSON.stringify(title ?? "?")}${draft ? ` revision ${id ?? "?"}` : ""})`;
   };
+  /** A node past page.maxRevisionBytes: the revision it is in cannot be stored; outside a revision, nothing can be trusted. */
+  const oversized = (what: string) => {
+    const reason = `${what} is longer than page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`;
+    if (draft) draft.problem ??= reason;
+    else throw new ExportFormatError(`${reason}, at line ${parser.line}${where()}`);
+  };
   parser.on("error", (err) => {
     throw new ExportFormatError(`malformed XML at line ${parser.line}, column ${parser.column}: ${err.message.replace(/^(?:.*?:)?\d+:\d+: /, "")}${where()}`);
   });
   parser.on("xmldecl", (decl) => {
     if (decl.encoding && !/^utf-?8$/i.test(decl.encoding)) throw new ExportFormatError(`the export declares encoding ${decl.encoding}; only UTF-8 is supported`);
   });
+  parser.on("opentagstart", (tag) => {
+    opening = tag.name;
+    attributeCount = 0;
+    attributeChars = 0;
+  });
+  parser.on("attribute", (attr) => {
+    if (++attributeCount > MARKUP.maxAttributes) throw new ExportFormatError(`<${opening}> has more than ${MARKUP.maxAttributes} attributes, at line ${parser.line}${where()}`);
+    attributeChars += attr.value.length;
+    // saxes collects this very object into the element's attributes: put back what was taken of the value.
+    attr.value = attributeChars > LIMITS.page.maxRevisionBytes ? "" : valueHead + attr.value;
+    valueHead = "";
+    if (attributeChars > LIMITS.page.maxRevisionBytes) oversized(`the attributes of <${opening}>`);
+  });
   parser.on("opentag", (tag: SaxesTagPlain) => {
     const parent = path[path.length - 1];
     path.push(tag.name);
+    if (path.length > MARKUP.maxDepth) throw new ExportFormatError(`elements nested more than ${MARKUP.maxDepth} deep, at line ${parser.line}${where()}`);
     if (path.length === 1) {
       if (tag.name !== "mediawiki") throw new ExportFormatError(`root element is <${tag.name}>, not <mediawiki>`);
       const version = String(tag.attributes.version ?? "");
@@ -212,6 +241,7 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
       captureBytes = 0;
     }
   });
+  /** Character data, from saxes's events and taken between writes; CDATA counts as text. */
   const onText = (chunk: string) => {
     if (!capturing) return;
     captureBytes += chunk.length;
@@ -223,9 +253,11 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
     buffer += chunk;
   };
   parser.on("text", onText);
-  parser.on("cdata", (chunk) => {
-    if (capturing) buffer += chunk;
-  });
+  parser.on("cdata", onText);
+  const endDropped = () => void (dropped = 0);
+  parser.on("comment", endDropped);
+  parser.on("processinginstruction", endDropped);
+  parser.on("doctype", endDropped);
   parser.on("closetag", (tag) => {
     path.pop();
     const parent = path[path.length - 1];
@@ -245,10 +277,41 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
     if (tag.name === "page" && parent === "mediawiki") title = null;
   });
 
+  /** After each write: take, drop or refuse what saxes holds before it grows past a write's worth. */
+  const bound = () => {
+    const held = heldBy(parser);
+    if (held.nameChars > MARKUP.maxNameChars || (held.kind === "markup" && held.chars > MARKUP.maxNameChars)) {
+      throw new ExportFormatError(`a name, entity reference or XML declaration longer than ${MARKUP.maxNameChars} characters, at line ${parser.line}${where()}`);
+    }
+    if (held.chars < WRITE_CHARS) return;
+    switch (held.kind) {
+      case "text":
+      case "cdata":
+        onText(takeHeld(parser));
+        return;
+      case "attribute":
+        attributeChars += held.chars;
+        if (attributeChars > LIMITS.page.maxRevisionBytes) {
+          takeHeld(parser);
+          valueHead = "";
+          oversized(`the attributes of <${opening}>`);
+        } else valueHead += takeHeld(parser);
+        return;
+      case "comment":
+      case "instruction":
+      case "doctype":
+        dropped += takeHeld(parser).length;
+        if (dropped > LIMITS.page.maxRevisionBytes) oversized(DROPPED_NODE[held.kind]);
+        return;
+    }
+  };
+
   for await (const chunk of text) {
-    parser.write(chunk);
-    if (path.length > 0) onText(takePendingText(parser));
-    while (ready.length > 0) yield ready.shift()!;
+    for (let at = 0; at < chunk.length; at += WRITE_CHARS) {
+      parser.write(chunk.length <= WRITE_CHARS ? chunk : chunk.slice(at, at + WRITE_CHARS));
+      bound();
+      while (ready.length > 0) yield ready.shift()!;
+    }
   }
   parser.close();
   while (ready.length > 0) yield ready.shift()!;

@@ -6,29 +6,43 @@
 import { ProblemError } from "../http/problem.ts";
 import { storeProblem } from "../http/store-problem.ts";
 import { CONTENT_MODELS, isContentModel } from "../page/content-model.ts";
+import { pageExists } from "../page/directory.ts";
 import { pageStore, type PageRef } from "../page/page-ref.ts";
 import type { RevisionSelector } from "../page/types.ts";
 import type { OriginQuery, TierEntry } from "../tiers/entry.ts";
+import { topologyOf } from "../tiers/topology.ts";
 import { PageOrigin } from "./page-origin.ts";
 
 function refOf(page: string): PageRef {
   return { key: page, title: page.replace(/_/g, " ") };
 }
 
-function problemEntry(err: ProblemError, query: OriginQuery, version: number): TierEntry {
+function problemEntry(err: ProblemError, query: OriginQuery, version: number, negativeTtl?: number): TierEntry {
+  const headers: Array<[string, string]> = [
+    ["content-type", "application/problem+json"],
+    ["cache-control", negativeTtl ? `public, max-age=${negativeTtl}` : "no-store"],
+  ];
+  const retryAfter = err.extensions.retryAfterSeconds;
+  if (typeof retryAfter === "number") headers.push(["retry-after", String(retryAfter)]);
   return {
     status: err.status,
-    headers: [["content-type", "application/problem+json"], ["cache-control", "no-store"]],
+    headers,
     body: new TextEncoder().encode(JSON.stringify(err)),
     version,
     page: query.page,
     mutable: true,
     storedAt: Date.now(),
+    ...(negativeTtl ? { negative: true } : {}),
   };
 }
 
 export async function renderOrigin(env: Env, query: OriginQuery, origin = new PageOrigin(env)): Promise<TierEntry> {
   const ref = refOf(query.page);
+  // Titles nobody wrote are answered here, without waking (and so creating) their PageStore.
+  if (!(await pageExists(env, query.page))) {
+    const err = new ProblemError({ status: 404, code: "page_not_found", title: "Not Found", detail: "no such page in the archive", extensions: { page: ref.title } });
+    return problemEntry(err, query, 0, topologyOf(env).notFoundSeconds);
+  }
   try {
     if (query.kind === "history") return await renderHistory(env, ref, query);
     const selector: RevisionSelector =

@@ -14,6 +14,14 @@ export function pageRef(raw: string): PageRef {
   return { title: t.title, key: t.key };
 }
 
+/**
+ * A title as one URL path segment: percent-encoded, so a subpage's `/` is
+ * `%2F` (as MediaWiki's REST API writes it), with `:` left readable.
+ */
+export function titleSegment(key: string): string {
+  return encodeURIComponent(key).replace(/%3A/gi, ":");
+}
+
 export function pageStore(env: Env, ref: PageRef): DurableObjectStub<import("../../durable-objects/page-store.ts").PageStore> {
   return env.PAGE_STORE.getByName(ref.key);
 }

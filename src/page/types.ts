@@ -16,6 +16,9 @@ export interface NewRevision {
   sha1?: string | null;
 }
 
+/** A revision as it crosses RPC to the PageStore: the text as UTF-8, the size it had on the wire. */
+export type StoreRevision = Omit<NewRevision, "text"> & { text: Uint8Array };
+
 export interface RevisionMeta {
   id: number;
   parentId: number | null;

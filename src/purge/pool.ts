@@ -6,8 +6,3 @@ export async function runLimited<T>(items: readonly T[], limit: number, job: (it
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
-
-/** Exponential backoff with full jitter. */
-export function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
-  return Math.random() * Math.min(maxMs, baseMs * 2 ** attempt);
-}

@@ -4,6 +4,7 @@
  * `x-palimpsest-colo` picks one, so every colo runs in one workerd.
  * Production refuses the header rather than let clients steer the tiers.
  */
+import { settingsOf } from "../config/settings.ts";
 import { ProblemError } from "../http/problem.ts";
 import { topologyOf, type Region } from "../tiers/topology.ts";
 
@@ -17,7 +18,7 @@ export interface Colo {
 export function coloOf(request: Request, env: Env): Colo {
   const topology = topologyOf(env);
   const simulated = request.headers.get(COLO_HEADER);
-  const development = (env.ENVIRONMENT as string) === "development";
+  const development = settingsOf(env).development;
   if (simulated !== null && !development) {
     throw new ProblemError({ status: 400, code: "simulation_disabled", title: "Bad Request", detail: `${COLO_HEADER} is accepted only in development` });
   }

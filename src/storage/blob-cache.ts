@@ -4,12 +4,12 @@
  * parsed is what keeps a read's cost flat as a history grows (the blob is
  * fetched, hashed and parsed once, not on every read).
  */
+import { Lru } from "../cache/lru.ts";
 import { LIMITS } from "../limits.ts";
 import { decodeBlob, type ParsedBlob } from "./blob-format.ts";
 import type { BlobStore } from "./blob-store.ts";
 
-const cache = new Map<string, { blob: ParsedBlob; bytes: number }>();
-let total = 0;
+const cache = new Lru<string, { blob: ParsedBlob; bytes: number }>(LIMITS.storage.blobCacheBytes, (e) => e.bytes);
 const inflight = new Map<string, Promise<ParsedBlob>>();
 
 export const blobCacheStats = { hits: 0, fetches: 0 };
@@ -17,8 +17,6 @@ export const blobCacheStats = { hits: 0, fetches: 0 };
 export async function parsedBlob(store: BlobStore, key: string): Promise<ParsedBlob> {
   const hit = cache.get(key);
   if (hit) {
-    cache.delete(key);
-    cache.set(key, hit);
     blobCacheStats.hits++;
     return hit.blob;
   }
@@ -28,18 +26,15 @@ export async function parsedBlob(store: BlobStore, key: string): Promise<ParsedB
       const bytes = await store.get(key);
       blobCacheStats.fetches++;
       const blob = decodeBlob(bytes);
-      if (bytes.byteLength <= LIMITS.storage.blobCacheBytes / 4) {
-        cache.set(key, { blob, bytes: bytes.byteLength });
-        total += bytes.byteLength;
-        for (const [oldest, entry] of cache) {
-          if (total <= LIMITS.storage.blobCacheBytes) break;
-          cache.delete(oldest);
-          total -= entry.bytes;
-        }
-      }
+      if (bytes.byteLength <= LIMITS.storage.blobCacheBytes / 4) cache.set(key, { blob, bytes: bytes.byteLength });
       return blob;
     })().finally(() => inflight.delete(key));
     inflight.set(key, pending);
   }
   return pending;
+}
+
+/** Forgets every parsed blob (tests that must see KV's real state). */
+export function clearBlobCache(): void {
+  cache.clear();
 }

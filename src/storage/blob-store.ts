@@ -1,8 +1,11 @@
 /**
  * Immutable, content-addressed blobs in the `BLOBS` KV namespace. A key is
- * the SHA-256 of the bytes, so a write is idempotent and a read can prove it
- * got what was asked for. Values over KV's size limit are split into parts
- * listed by a small manifest value.
+ * `blob/<owner>/<SHA-256 of the bytes>`: the hash makes a write idempotent and
+ * lets a read prove it got what was asked for; the owner (the PageStore's
+ * Durable Object id) gives every page its own key space, so collecting one
+ * page's blobs can never take a blob another page still names (see
+ * durable-objects/page-store.md, "Collection"). Values over KV's size limit
+ * are split into parts listed by a small manifest value.
  */
 import { LIMITS } from "../limits.ts";
 import { sha256Hex } from "../page/sha1.ts";
@@ -17,16 +20,33 @@ export class BlobCorruptError extends Error {
   override readonly name = "BlobCorruptError";
 }
 
-export async function blobKeyOf(bytes: Uint8Array): Promise<string> {
-  return `${BLOB_PREFIX}${await sha256Hex(bytes)}`;
+/** The key `bytes` get in `owner`'s key space. */
+export async function blobKeyOf(owner: string, bytes: Uint8Array): Promise<string> {
+  if (!/^[0-9a-z-]{1,64}$/.test(owner)) throw new Error(`blob owner ${JSON.stringify(owner)} is not a short lowercase id`);
+  return `${BLOB_PREFIX}${owner}/${await sha256Hex(bytes)}`;
+}
+
+/** The SHA-256 a key names, or null if it is not a blob key. */
+function hashOf(key: string): string | null {
+  return /^blob\/(?:[0-9a-z-]{1,64}\/)?([0-9a-f]{64})$/.exec(key)?.[1] ?? null;
 }
 
 export class BlobStore {
-  constructor(private readonly kv: KVNamespace) {}
+  /** @param owner the key space `put` writes to; reads and deletes take whole keys. */
+  constructor(
+    private readonly kv: KVNamespace,
+    private readonly owner?: string,
+  ) {}
+
+  /** The key `put` would store `bytes` under. */
+  keyOf(bytes: Uint8Array): Promise<string> {
+    if (this.owner === undefined) throw new Error("this BlobStore reads only: it was made without an owner");
+    return blobKeyOf(this.owner, bytes);
+  }
 
   /** Stores the bytes and returns their key. Parts go first, so the manifest never names a missing part. */
   async put(bytes: Uint8Array): Promise<string> {
-    const key = await blobKeyOf(bytes);
+    const key = await this.keyOf(bytes);
     const max = LIMITS.storage.kvMaxValueBytes;
     if (bytes.byteLength <= max) {
       await this.kv.put(key, bytes);
@@ -60,7 +80,7 @@ export class BlobStore {
         off += c!.byteLength;
       }
     }
-    if ((await blobKeyOf(bytes)) !== key) throw new BlobCorruptError(`blob ${key} does not match its content hash`);
+    if ((await sha256Hex(bytes)) !== hashOf(key)) throw new BlobCorruptError(`blob ${key} does not match its content hash`);
     return bytes;
   }
 

@@ -6,7 +6,7 @@
  */
 import { parsedBlob } from "./blob-cache.ts";
 import { encodeBlob, type ParsedBlob, type RecordMeta } from "./blob-format.ts";
-import { blobKeyOf, type BlobStore } from "./blob-store.ts";
+import type { BlobStore } from "./blob-store.ts";
 import { AnchorDecoder } from "./anchor-decoder.ts";
 import { anchorDeps, anchorId, anchorsRebracketedBy, groupDeps, groupId, tailId, type LayoutParams } from "./layout.ts";
 import { decodeRecord, encodeRecord, type EncodedRecord } from "./record-codec.ts";
@@ -138,7 +138,7 @@ export class LayoutWriter {
     const G = this.#params.groupSize;
     const put = async (records: EncodedRecord[]) => {
       const bytes = encodeBlob(records);
-      const key = await blobKeyOf(bytes);
+      const key = await this.#store.keyOf(bytes);
       commit.blobs.set(key, bytes);
       return key;
     };

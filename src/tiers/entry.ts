@@ -11,7 +11,10 @@ export interface TierEntry {
   /** Page key the entry belongs to, for purges. */
   page: string;
   mutable: boolean;
+  /** When the origin produced it (ms); a flush drops everything produced before it. */
   storedAt: number;
+  /** A 404 for a page nobody has written: tiers keep it briefly (TOPOLOGY.notFoundSeconds). */
+  negative?: boolean;
 }
 
 /** Which tier answered, for the debug headers and the counters. */
@@ -41,4 +44,13 @@ export interface TierRequest {
 
 export function etagOf(entry: TierEntry): string | undefined {
   return entry.headers.find(([k]) => k === "etag")?.[1];
+}
+
+/**
+ * Cache-Tags of an entry, for Cloudflare's purge-by-tag: every entry of a
+ * page, and its mutable ones (latest, history, time resolution, 404s).
+ */
+export function cacheTagsOf(entry: Pick<TierEntry, "page" | "mutable">): string[] {
+  const page = encodeURIComponent(entry.page);
+  return entry.mutable ? [`page:${page}`, `mutable:${page}`] : [`page:${page}`];
 }

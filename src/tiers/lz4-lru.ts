@@ -2,16 +2,18 @@
  * A byte-bounded LRU of LZ4-compressed values: hot tier entries decompress
  * at several GB/s, and compression roughly triples how many fit.
  */
+import { Lru } from "../cache/lru.ts";
 import { lz4Compress, lz4Decompress } from "../codec/index.ts";
 
 export class Lz4Lru<M> {
-  readonly #items = new Map<string, { meta: M; packed: Uint8Array }>();
-  #bytes = 0;
+  readonly #items: Lru<string, { meta: M; packed: Uint8Array }>;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(maxBytes: number) {
+    this.#items = new Lru(maxBytes, (item) => item.packed.byteLength);
+  }
 
   get bytes(): number {
-    return this.#bytes;
+    return this.#items.cost;
   }
 
   get size(): number {
@@ -20,40 +22,23 @@ export class Lz4Lru<M> {
 
   get(key: string): { meta: M; body: Uint8Array } | undefined {
     const item = this.#items.get(key);
-    if (!item) return undefined;
-    this.#items.delete(key);
-    this.#items.set(key, item);
-    return { meta: item.meta, body: lz4Decompress(item.packed) };
+    return item && { meta: item.meta, body: lz4Decompress(item.packed) };
   }
 
   set(key: string, meta: M, body: Uint8Array): void {
-    this.delete(key);
-    const packed = lz4Compress(body);
-    if (packed.byteLength > this.maxBytes) return;
-    this.#items.set(key, { meta, packed });
-    this.#bytes += packed.byteLength;
-    for (const [oldest, item] of this.#items) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#items.delete(oldest);
-      this.#bytes -= item.packed.byteLength;
-    }
+    this.#items.set(key, { meta, packed: lz4Compress(body) });
   }
 
   delete(key: string): void {
-    const item = this.#items.get(key);
-    if (item) {
-      this.#items.delete(key);
-      this.#bytes -= item.packed.byteLength;
-    }
+    this.#items.delete(key);
   }
 
   /** Drops every entry the predicate selects. */
   deleteWhere(predicate: (key: string, meta: M) => boolean): void {
-    for (const [key, item] of this.#items) if (predicate(key, item.meta)) this.delete(key);
+    this.#items.deleteWhere((key, item) => predicate(key, item.meta));
   }
 
   clear(): void {
     this.#items.clear();
-    this.#bytes = 0;
   }
 }

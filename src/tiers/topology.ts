@@ -22,6 +22,7 @@ const topologySchema = z
     refreshSeconds: z.number().int().min(1),
     ttlSeconds: z.number().int().min(1),
     maxStaleSeconds: z.number().int().min(1),
+    notFoundSeconds: z.number().int().min(0).max(3600),
     queuesPerRegion: z.number().int().min(1).max(64),
     purgeDelivery: z.enum(["fanout", "direct"]),
     enabled: z.boolean(),

@@ -17,10 +17,14 @@ tierRoutes.use(requireWriteScope());
 
 tierRoutes.get("/purges/:id", async (c) => {
   const id = c.req.param("id");
-  const m = /^([a-z]+-q\d+):(\d+)$/.exec(id);
-  if (!m) throw new ProblemError({ status: 400, code: "invalid_purge_id", title: "Bad Request", detail: `${id} is not a purge id (<queue>:<seq>)` });
-  const status = await purgeQueueStub(c.env, m[1]!).status(Number(m[2]));
-  if (!status.event) throw new ProblemError({ status: 404, code: "purge_not_found", title: "Not Found", detail: `no purge ${id} in the retained log` });
+  const m = /^([a-z]+)-q(\d{1,2}):(\d{1,15})$/.exec(id);
+  if (!m) throw new ProblemError({ status: 400, code: "invalid_purge_id", title: "Bad Request", detail: `${id.slice(0, 80)} is not a purge id (<queue>:<seq>)` });
+  const topology = topologyOf(c.env);
+  const notFound = () => new ProblemError({ status: 404, code: "purge_not_found", title: "Not Found", detail: `no purge ${id} in the retained log` });
+  // Only queues the topology has: a made-up name must not wake (and so create) a Durable Object.
+  if (!(m[1]! in topology.regions) || Number(m[2]) >= topology.queuesPerRegion) throw notFound();
+  const status = await purgeQueueStub(c.env, `${m[1]}-q${Number(m[2])}`).status(Number(m[3]));
+  if (!status?.event) throw notFound();
   return c.json(status);
 });
 
@@ -41,6 +45,7 @@ tierRoutes.get("/tiers", async (c) => {
   const lag = new Map<string, number>();
   for (const q of queues) for (const p of q.pointers) lag.set(p.tier, Math.max(lag.get(p.tier) ?? 0, p.lag));
   return c.json({
+    // Per isolate: the lower tier is each data centre's Cache API, with no shared place to count.
     lower: { isolateCounters: lowerCounters },
     tiers: tiers.map((t) => ({ ...t, purgeLag: lag.get(t.tier) ?? 0 })),
     queues: queues.map(({ pointers: _pointers, ...q }) => q),

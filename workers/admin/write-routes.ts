@@ -6,20 +6,21 @@
  *   DELETE /api/pages/{title}                       delete the page
  *   GET    /api/pages/{title}/stats                 storage figures
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { z } from "zod";
+import { settingsOf } from "../../src/config/settings.ts";
 import { requireWriteScope } from "../../src/http/auth.ts";
+import { jsonBody, limitBody } from "../../src/http/json-body.ts";
 import { ProblemError } from "../../src/http/problem.ts";
 import { storeProblem } from "../../src/http/store-problem.ts";
 import { parseOr422 } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { CONTENT_MODELS, isContentModel } from "../../src/page/content-model.ts";
-import { pageRef, pageStore } from "../../src/page/page-ref.ts";
-import type { NewRevision } from "../../src/page/types.ts";
+import { pageExists } from "../../src/page/directory.ts";
+import { pageRef, pageStore, type PageRef } from "../../src/page/page-ref.ts";
+import type { StoreRevision } from "../../src/page/types.ts";
 import { coloOf } from "../../src/sim/colo.ts";
-import { revisionKey } from "../../src/tiers/cache-key.ts";
-import { noteLocalWrite } from "../../src/tiers/local-floor.ts";
-import { LowerTier } from "../../src/tiers/lower-tier.ts";
+import { LowerTier, type PageFloor } from "../../src/tiers/lower-tier.ts";
 import { topologyOf } from "../../src/tiers/topology.ts";
 
 const revisionId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -42,55 +43,70 @@ const appendSchema = z.object({ revisions: z.array(revisionSchema).min(1) });
 export const writeRoutes = new Hono<{ Bindings: Env }>();
 writeRoutes.use(requireWriteScope());
 
-writeRoutes.post("/pages/:title/revisions", async (c) => {
+/**
+ * Purges the local tier (the design's ingest step 4): the colo that took a
+ * write serves it at once. Other colos get the purge from the queues.
+ */
+async function purgeHere(c: Context<{ Bindings: Env }>, colo: string, page: string, floor: Partial<PageFloor>): Promise<void> {
+  const lower = await LowerTier.open(colo, topologyOf(c.env), settingsOf(c.env));
+  await lower.raiseFloor(page, floor);
+}
+
+/** The page's PageStore, if the page was ever written; asking never creates one. */
+async function existingStore(env: Env, ref: PageRef) {
+  if (!(await pageExists(env, ref.key))) {
+    throw new ProblemError({ status: 404, code: "page_not_found", title: "Not Found", detail: "no such page in the archive", extensions: { page: ref.title } });
+  }
+  return pageStore(env, ref);
+}
+
+/** A revision id from the path: digits only, and never one that would round (2^53 − 1 at most). */
+function revisionIdParam(text: string): number {
+  if (!/^\d{1,20}$/.test(text) || BigInt(text) < 1n || BigInt(text) > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new ProblemError({ status: 422, code: "invalid_field", title: "Unprocessable Content", detail: `revision id ${text.slice(0, 40)} is not an integer in 1..${Number.MAX_SAFE_INTEGER}`, extensions: { field: "id" } });
+  }
+  return Number(text);
+}
+
+writeRoutes.post("/pages/:title/revisions", limitBody("storage.maxRequestBytes"), async (c) => {
   const ref = pageRef(c.req.param("title"));
-  const length = Number(c.req.header("content-length") ?? "0");
-  if (length > LIMITS.storage.maxRequestBytes) {
-    throw new ProblemError({ status: 413, code: "request_too_large", title: "Content Too Large", detail: `${length} bytes`, limit: "storage.maxRequestBytes" });
-  }
-  if (!(c.req.header("content-type") ?? "").includes("application/json")) {
-    throw new ProblemError({ status: 415, code: "unsupported_media_type", title: "Unsupported Media Type", detail: "send application/json" });
-  }
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    throw new ProblemError({ status: 400, code: "malformed_json", title: "Bad Request", detail: "the body is not valid JSON" });
-  }
+  const body = await jsonBody(c);
   const count = (body as { revisions?: unknown[] })?.revisions?.length ?? 0;
   if (count > LIMITS.storage.maxBatchRevisions) {
     throw new ProblemError({ status: 413, code: "batch_too_large", title: "Content Too Large", detail: `${count} revisions in one request`, limit: "storage.maxBatchRevisions" });
   }
   const { revisions } = parseOr422(appendSchema, body, `page ${ref.title}`);
+  const encoder = new TextEncoder();
+  // As UTF-8, a text crosses RPC at its wire size; as a JS string it could take twice that.
+  const stored: StoreRevision[] = revisions.map((r) => ({ ...r, model: r.model as StoreRevision["model"], text: encoder.encode(r.text) }));
   const { colo, region } = coloOf(c.req.raw, c.env);
-  const result = await pageStore(c.env, ref).append(ref.title, revisions as NewRevision[], region);
+  const result = await pageStore(c.env, ref).append(ref.title, stored, region);
   if (!result.ok) throw storeProblem(result, ref.title);
-  noteLocalWrite(colo, ref.key, result.version);
+  await purgeHere(c, colo, ref.key, { mutable: result.version });
   return c.json({ page: ref.title, ...result, ok: undefined }, result.created.length > 0 ? 201 : 200);
 });
 
-writeRoutes.put("/pages/:title/revisions/:id/suppression", async (c) => {
+writeRoutes.put("/pages/:title/revisions/:id/suppression", limitBody("http.maxSmallBodyBytes"), async (c) => {
   const ref = pageRef(c.req.param("title"));
-  const id = parseOr422(z.coerce.number().int().positive(), c.req.param("id"), "revision id");
-  const { suppressed } = parseOr422(z.object({ suppressed: z.boolean() }), await c.req.json().catch(() => null), "suppression");
+  const id = revisionIdParam(c.req.param("id"));
+  const { suppressed } = parseOr422(z.object({ suppressed: z.boolean() }), await jsonBody(c), "suppression");
   const { colo, region } = coloOf(c.req.raw, c.env);
-  const result = await pageStore(c.env, ref).setSuppressed(id, suppressed, region);
+  const result = await (await existingStore(c.env, ref)).setSuppressed(id, suppressed, region);
   if (!result.ok) throw storeProblem(result, ref.title);
-  noteLocalWrite(colo, ref.key, result.version);
-  await (await LowerTier.open(colo, topologyOf(c.env))).delete(revisionKey(ref.key, id).key);
+  await purgeHere(c, colo, ref.key, { all: result.version });
   return c.json({ page: ref.title, revision: result.revision, purges: result.purges });
 });
 
 writeRoutes.delete("/pages/:title", async (c) => {
   const ref = pageRef(c.req.param("title"));
   const { colo, region } = coloOf(c.req.raw, c.env);
-  const result = await pageStore(c.env, ref).deletePage(region);
+  const result = await (await existingStore(c.env, ref)).deletePage(region);
   if (!result.ok) throw storeProblem(result, ref.title);
-  noteLocalWrite(colo, ref.key, result.version);
+  await purgeHere(c, colo, ref.key, { all: result.version });
   return c.json({ page: ref.title, deleted: true, revisions: result.revisions, purges: result.purges });
 });
 
 writeRoutes.get("/pages/:title/stats", async (c) => {
   const ref = pageRef(c.req.param("title"));
-  return c.json(await pageStore(c.env, ref).stats());
+  return c.json(await (await existingStore(c.env, ref)).stats());
 });

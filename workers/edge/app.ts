@@ -9,16 +9,20 @@
  * ```
  */
 import { Hono } from "hono";
+import { requestId, type RequestIdVariables } from "hono/request-id";
 import { version } from "../../package.json";
 import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
 import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { tierRoutes } from "../admin/tier-routes.ts";
 import { writeRoutes } from "../admin/write-routes.ts";
+import { limitsRoute } from "./limits-route.ts";
 import { readRoutes } from "./read-routes.ts";
 
-export const app = new Hono<{ Bindings: Env }>();
+export const app = new Hono<{ Bindings: Env; Variables: RequestIdVariables }>();
 
+// A client-sent X-Request-Id is kept if it is short and plain; otherwise one is made.
+app.use(requestId());
 app.use(async (c, next) => {
   if (c.req.url.length > LIMITS.http.maxUrlLength) {
     throw new ProblemError({
@@ -41,6 +45,7 @@ app.get("/healthz", (c) =>
 );
 
 app.route("/", readRoutes);
+app.route("/api", limitsRoute);
 app.route("/api", writeRoutes);
 app.route("/api", tierRoutes);
 

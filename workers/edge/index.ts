@@ -9,5 +9,6 @@ export { PageStore } from "../../durable-objects/page-store.ts";
 export { TierCache } from "../../durable-objects/tier-cache.ts";
 export { PurgeQueue } from "../../durable-objects/purge-queue.ts";
 export { Fanout } from "../../durable-objects/fanout.ts";
+export { PageDirectory } from "../../durable-objects/page-directory.ts";
 
 export default { fetch: app.fetch } satisfies ExportedHandler<Env>;

@@ -14,25 +14,35 @@ import { Hono, type Context } from "hono";
 import { ProblemError } from "../../src/http/problem.ts";
 import { parseAt } from "../../src/http/timestamps.ts";
 import { LIMITS } from "../../src/limits.ts";
-import { pageRef, type PageRef } from "../../src/page/page-ref.ts";
+import { pageRef, titleSegment, type PageRef } from "../../src/page/page-ref.ts";
 import { historyKey, latestKey, revisionKey, type CacheKey } from "../../src/tiers/cache-key.ts";
 import type { OriginQuery } from "../../src/tiers/entry.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/read-through.ts";
 
-type Env_ = { Bindings: Env };
+type Env_ = { Bindings: Env; Variables: { requestId: string } };
 export const readRoutes = new Hono<Env_>();
 
 const STREAM_CHUNK = 64 * 1024;
 
-/** Redirects non-canonical titles (bip_0340 → Bip_0340) so each page has one URL. */
-function canonical(c: Context<Env_>, raw: string): PageRef | Response {
+/**
+ * Redirects non-canonical titles (bip_0340 → Bip_0340, a decomposed é → é)
+ * so each page has one URL; `rest` is what follows the title in the path.
+ */
+function canonical(c: Context<Env_>, raw: string, rest = ""): PageRef | Response {
   const ref = pageRef(raw);
   if (ref.key !== raw) {
     const url = new URL(c.req.url);
-    url.pathname = url.pathname.replace(`/page/${encodeURIComponent(raw)}`, `/page/${encodeURIComponent(ref.key)}`);
-    if (url.pathname !== new URL(c.req.url).pathname) return c.redirect(url.toString(), 301);
+    url.pathname = `/page/${titleSegment(ref.key)}${rest}`;
+    return c.redirect(url.toString(), 301);
   }
   return ref;
+}
+
+/** RFC 9110 §13.1.2: `*` matches any current representation; otherwise a weak comparison of the listed tags. */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
 }
 
 function read(c: Context<Env_>, key: CacheKey, query: OriginQuery): Promise<ReadThrough> {
@@ -45,9 +55,16 @@ function respond(c: Context<Env_>, through: ReadThrough, body: Uint8Array = thro
   headers.set("x-palimpsest-tier", through.servedBy);
   headers.set("x-palimpsest-colo", through.colo);
   headers.set("age", String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))));
+  headers.set("x-request-id", c.get("requestId"));
   const etag = headers.get("etag");
-  if (entry.status === 200 && etag && (c.req.header("if-none-match") ?? "").split(",").some((t) => t.trim().replace(/^W\//, "") === etag)) {
+  if (entry.status === 200 && etag && noneMatch(c.req.header("if-none-match"), etag)) {
     return new Response(null, { status: 304, headers });
+  }
+  if (entry.status >= 500) {
+    // The origin's problem, plus this request's id for the report; the details stay in the log.
+    const problem = JSON.parse(new TextDecoder().decode(body)) as Record<string, unknown>;
+    console.error("read failed", { requestId: c.get("requestId"), path: c.req.path, code: problem.code });
+    body = new TextEncoder().encode(JSON.stringify({ ...problem, requestId: c.get("requestId") }));
   }
   headers.set("content-length", String(body.byteLength));
   let offset = 0;
@@ -77,7 +94,7 @@ readRoutes.get("/page/:title", async (c) => {
 });
 
 readRoutes.get("/page/:title/history", async (c) => {
-  const ref = canonical(c, c.req.param("title"));
+  const ref = canonical(c, c.req.param("title"), "/history");
   if (ref instanceof Response) return ref;
   const limitText = c.req.query("limit") ?? String(LIMITS.history.defaultPageSize);
   const limit = Number(limitText);
@@ -96,7 +113,7 @@ readRoutes.get("/page/:title/history", async (c) => {
   const page = JSON.parse(new TextDecoder().decode(through.entry.body)) as { cursors: { older: string | null; newer: string | null } } & Record<string, unknown>;
   const link = (key: "older" | "newer", value: string | null) => {
     if (value === null) return null;
-    const u = new URL(`/page/${encodeURIComponent(ref.key)}/history`, c.req.url);
+    const u = new URL(`/page/${titleSegment(ref.key)}/history`, c.req.url);
     u.searchParams.set("limit", String(limit));
     u.searchParams.set(key, value);
     return u.toString();
@@ -110,11 +127,14 @@ readRoutes.get("/page/:title/history", async (c) => {
 });
 
 readRoutes.get("/page/:title/:revid", async (c) => {
-  const ref = canonical(c, c.req.param("title"));
-  if (ref instanceof Response) return ref;
   const revid = c.req.param("revid");
-  if (!/^[1-9]\d{0,15}$/.test(revid)) {
-    throw new ProblemError({ status: 400, code: "invalid_revision_id", title: "Bad Request", detail: `${revid} is not a revision id`, extensions: { page: ref.title } });
+  const ref = canonical(c, c.req.param("title"), `/${encodeURIComponent(revid)}`);
+  if (ref instanceof Response) return ref;
+  if (!/^[1-9]\d*$/.test(revid)) {
+    throw new ProblemError({ status: 400, code: "invalid_revision_id", title: "Bad Request", detail: `${revid.slice(0, 40)} is not a revision id`, extensions: { page: ref.title } });
+  }
+  if (revid.length > 16 || BigInt(revid) > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new ProblemError({ status: 422, code: "revision_id_out_of_range", title: "Unprocessable Content", detail: `revision ids go up to ${Number.MAX_SAFE_INTEGER}`, extensions: { page: ref.title } });
   }
   const id = Number(revid);
   return respond(c, await read(c, revisionKey(ref.key, id), { kind: "revision", page: ref.key, id }));

@@ -90,7 +90,7 @@ export async function startLocalArchive(): Promise<LocalArchive> {
       config: WRANGLER_CONFIG,
       entrypoint,
       build: { bundle: false, findAdditionalModules: true, moduleRoot: bundleDir },
-      bindings: { [TOKEN_VAR]: { type: "secret_text", value: token }, ...tiersOff(WRANGLER_CONFIG) },
+      bindings: { [TOKEN_VAR]: { type: "secret_text", value: token }, ENVIRONMENT: { type: "plain_text", value: "development" }, ...tiersOff(WRANGLER_CONFIG) },
       sendMetrics: false,
       dev: {
         remote: false,

@@ -109,6 +109,7 @@ export async function startTiersWorker(configPath: string, override: TopologyOve
       envFiles: [],
       bindings: {
         WRITE_TOKENS: { type: "secret_text", value: token },
+        ENVIRONMENT: { type: "plain_text", value: "development" },
         TOPOLOGY: { type: "json", value: topology },
       },
       sendMetrics: false,

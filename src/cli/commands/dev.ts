@@ -13,6 +13,14 @@ import { UsageError, parseIntOption } from "../output.ts";
 interface DevFlags {
   port: number;
   demo: boolean;
+  var: string[];
+}
+
+/** `NAME=VALUE` → wrangler's `NAME:VALUE`; a `[vars]` setting for this run only. */
+function parseVar(value: string, previous: string[]): string[] {
+  const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(value);
+  if (!m) throw new UsageError(`--var takes NAME=VALUE (an upper-case [vars] name), got "${value}"`);
+  return [...previous, `${m[1]}:${m[2]}`];
 }
 
 function wranglerBin(): string {
@@ -23,7 +31,9 @@ function wranglerBin(): string {
 async function dev(flags: DevFlags): Promise<void> {
   const { token, created } = ensureDevToken();
   if (created) process.stderr.write("palimpsest: created a local write token in .dev.vars\n");
-  const child = spawn(process.execPath, [wranglerBin(), "dev", "--port", String(flags.port), "--ip", "127.0.0.1"], {
+  // Development mode trusts the x-palimpsest-colo header, so one workerd plays every colo.
+  const vars = ["ENVIRONMENT:development", ...flags.var].flatMap((v) => ["--var", v]);
+  const child = spawn(process.execPath, [wranglerBin(), "dev", "--port", String(flags.port), "--ip", "127.0.0.1", ...vars], {
     stdio: "inherit",
   });
   if (flags.demo) {
@@ -55,5 +65,6 @@ export function registerDevCommand(program: Command): void {
     .description("serve a local archive on http://localhost:8787 (what npm start runs)")
     .option("--port <n>", "port", parseIntOption("port", 1, 65535), 8787)
     .option("--no-demo", "do not seed the generated demo pages")
+    .option("--var <NAME=VALUE>", "override a [vars] setting for this run (repeatable), e.g. --var ORPHAN_GRACE_SECONDS=5", parseVar, [])
     .action((flags: DevFlags) => dev(flags));
 }

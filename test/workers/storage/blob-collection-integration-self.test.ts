@@ -42,7 +42,7 @@ describe("blob collection", () => {
 
     // Past the grace period the alarm deletes them, and only them.
     await runInDurableObject(store(key), (_: PageStore, state) =>
-      void state.storage.sql.exec("UPDATE blobs SET since = since - ? WHERE state != 'live'", LIMITS.storage.orphanGraceMs + 1000),
+      void state.storage.sql.exec("UPDATE blobs SET since = since - ? WHERE state != 'live'", 600_000 + 1000),
     );
     await runDurableObjectAlarm(store(key));
     for (const b of dead) expect(await env.BLOBS.get(b.key, "arrayBuffer")).toBeNull();

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
 import { purgeQueueStub } from "../../../src/purge/queue-pick.ts";
+import { purgeTargets, targetName } from "../../../src/purge/targets.ts";
+import { topologyOf } from "../../../src/tiers/topology.ts";
 import { latestKey } from "../../../src/tiers/cache-key.ts";
 import type { TierRead } from "../../../src/tiers/entry.ts";
 import { allTiers, tierStub, type TierIdentity } from "../../../src/tiers/tier-names.ts";
@@ -34,7 +36,9 @@ describe("push on write", () => {
     for (const t of allTiers(env)) expect(await latestAt(t, page)).toBe("2");
     const purge = await writeNext(page, revs, 2);
     const status = await waitForAck(purge);
-    expect(status.tiers).toHaveLength(allTiers(env).length);
+    // Every regional and upper tier, and every colo's lower tier.
+    expect(status.tiers.map((t) => t.tier).sort()).toEqual(purgeTargets(env).map(targetName).sort());
+    expect(status.tiers.filter((t) => t.tier.startsWith("lower/"))).toHaveLength(topologyOf(env).regionOfColo.size);
     for (const t of allTiers(env)) expect(await latestAt(t, page)).toBe("3");
   });
 
@@ -93,7 +97,7 @@ describe("delivery under failure", () => {
     await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = false));
     // Retries are due after backoff; the alarm replays from the pointer.
     // A fanout's lost acknowledgement is redelivered after LIMITS.purge.fanoutAckTimeoutMs; allow for a loaded machine.
-    for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(purges[3]!.split(":")[1]))).acknowledged; ) {
+    for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(purges[3]!.split(":")[1])))?.acknowledged; ) {
       await runDurableObjectAlarm(queue);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -118,7 +122,7 @@ describe("delivery under failure", () => {
     // Lose the first event from the log, as retention would.
     await runInDurableObject(queue, (q: PurgeQueue, state) => void state.storage.sql.exec("DELETE FROM log WHERE seq <= ?", Number(first.split(":")[1])));
     await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = false));
-    for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(lastSeq))).acknowledged; ) {
+    for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(lastSeq)))?.acknowledged; ) {
       await runDurableObjectAlarm(queue);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -143,7 +147,7 @@ describe("delivery under failure", () => {
     }
     // A stub to an aborted object stays broken; callers reconnect with a new one.
     const queue = purgeQueueStub(env, queueName) as unknown as DurableObjectStub<PurgeQueue>;
-    for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(seq))).acknowledged; ) {
+    for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(seq)))?.acknowledged; ) {
       await runDurableObjectAlarm(queue);
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -1,0 +1,55 @@
+/**
+ * The production lower tier's purge: every data centre's Cache API is out of
+ * any Worker's reach but its own, so purges go to Cloudflare's purge API
+ * (`POST /zones/{zone}/purge_cache`), by Cache-Tag and by URL, and its success
+ * counts as the lower tier's acknowledgement. Chosen over Workers' own cache
+ * (`ctx.cache.purge`) because the lower tier is the Cache API, which zone
+ * purges reach and `ctx.cache.purge` does not (README, "Purges").
+ */
+import type { Settings } from "../config/settings.ts";
+import { revisionKey } from "../tiers/cache-key.ts";
+import { LowerTier } from "../tiers/lower-tier.ts";
+import type { PurgeEvent } from "./events.ts";
+
+/** Tags or URLs per purge request, the API's smallest per-plan allowance. */
+const PER_REQUEST = 30;
+const API = "https://api.cloudflare.com/client/v4";
+
+export class ZonePurgeNotConfigured extends Error {
+  override readonly name = "ZonePurgeNotConfigured";
+  constructor() {
+    super("lower-tier purge is not configured: set CF_ZONE_ID and PUBLIC_ORIGIN in wrangler.toml and the CF_PURGE_TOKEN secret");
+  }
+}
+
+/** The purge API bodies that carry these events to every data centre. */
+export function zonePurgeBodies(events: PurgeEvent[], origin: string): Array<Record<string, unknown>> {
+  if (events.some((e) => e.scope.kind === "everything" || e.page === null)) return [{ purge_everything: true }];
+  const tags = new Set<string>();
+  const files = new Set<string>();
+  for (const { page, scope } of events) {
+    const encoded = encodeURIComponent(page!);
+    if (scope.kind === "mutable") tags.add(`mutable:${encoded}`);
+    else tags.add(`page:${encoded}`);
+    if (scope.kind === "revisions") for (const id of scope.revisions) files.add(LowerTier.urlOf(origin, revisionKey(page!, id).key));
+  }
+  const chunks = <T>(items: T[]) => Array.from({ length: Math.ceil(items.length / PER_REQUEST) }, (_, i) => items.slice(i * PER_REQUEST, (i + 1) * PER_REQUEST));
+  return [...chunks([...tags]).map((t) => ({ tags: t })), ...chunks([...files]).map((f) => ({ files: f }))];
+}
+
+/** Sends the events' purges; throws (so the queue retries) unless every request succeeded. */
+export async function zonePurge(settings: Settings, events: PurgeEvent[], fetcher: typeof fetch = fetch): Promise<void> {
+  if (!settings.zonePurge || !settings.publicOrigin) throw new ZonePurgeNotConfigured();
+  const { zoneId, token } = settings.zonePurge;
+  for (const body of zonePurgeBodies(events, settings.publicOrigin)) {
+    const res = await fetcher(`${API}/zones/${zoneId}/purge_cache`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const answer = (await res.json().catch(() => null)) as { success?: boolean; errors?: Array<{ message?: string }> } | null;
+    if (!res.ok || answer?.success !== true) {
+      throw new Error(`Cloudflare purge API answered ${res.status}: ${answer?.errors?.map((e) => e.message).join("; ") || "no success"}`);
+    }
+  }
+}
