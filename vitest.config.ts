@@ -2,9 +2,11 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
 /**
- * Two projects, both run by `npm test` (`vitest run`):
+ * Three projects, all run by `npm test` (`vitest run`):
  * - `workers`: tests under test/workers/ run inside workerd, against the edge
  *   worker and bindings from wrangler.toml (which also enables the .wasm rule).
+ * - `workers-short-grace`: test/workers/short-grace/ in its own workerd, with
+ *   a one-second ORPHAN_GRACE_SECONDS, as an operator would set it.
  * - `node`: tests under test/node/ run in Node (CLI, interop with native tools).
  */
 export default defineConfig({
@@ -22,7 +24,23 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/workers/**/*.test.ts"],
+          exclude: ["test/workers/short-grace/**"],
           globalSetup: ["test/workers/support/corpus-setup.ts"],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            // Tests must not depend on a developer's .dev.vars.
+            // As an operator would set it: blobs are collected a second after they die.
+            miniflare: { bindings: { WRITE_TOKENS: "test-write-token", ENVIRONMENT: "development", ORPHAN_GRACE_SECONDS: "1" } },
+          }),
+        ],
+        test: {
+          name: "workers-short-grace",
+          include: ["test/workers/short-grace/**/*.test.ts"],
           testTimeout: 60_000,
         },
       },

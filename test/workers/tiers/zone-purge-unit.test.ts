@@ -1,0 +1,45 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { settingsOf } from "../../../src/config/settings.ts";
+import type { PurgeEvent } from "../../../src/purge/events.ts";
+import { applyAt, lowerTargets, purgeTargets } from "../../../src/purge/targets.ts";
+import { ZonePurgeNotConfigured, zonePurge, zonePurgeBodies } from "../../../src/purge/zone-purge.ts";
+
+const production = (vars: Record<string, string> = {}) => ({ ...env, ENVIRONMENT: "production", ...vars }) as unknown as Env;
+const event = (page: string, scope: PurgeEvent["scope"], seq: number): PurgeEvent => ({ page, scope, version: seq, region: "enam", seq, id: `enam-q0:${seq}`, queue: "enam-q0", createdAt: 0 });
+
+describe("production lower tier: Cloudflare's purge API", () => {
+  it("has one lower-tier target for every data centre, not one per simulated colo", () => {
+    expect(lowerTargets(production())).toEqual([{ level: "lower", region: "enam", member: "zone" }]);
+    expect(purgeTargets(production()).filter((t) => t.level === "lower")).toHaveLength(1);
+    expect(lowerTargets(env).length).toBe(37);
+  });
+
+  it("purges removals by page tag and by revision URL, writes by the mutable tag, everything as purge_everything", () => {
+    const origin = "https://archive.example";
+    expect(zonePurgeBodies([event("A/b", { kind: "revisions", revisions: [7] }, 1), event("C", { kind: "mutable" }, 2)], origin)).toEqual([
+      { tags: ["page:A%2Fb", "mutable:C"] },
+      { files: ["https://archive.example/__tier/page/A%2Fb/7"] },
+    ]);
+    expect(zonePurgeBodies([event("C", { kind: "page" }, 3), { ...event("x", { kind: "everything" }, 4), page: null }], origin)).toEqual([{ purge_everything: true }]);
+    const many = Array.from({ length: 65 }, (_, i) => event(`P${i}`, { kind: "page" }, i + 1));
+    expect(zonePurgeBodies(many, origin).map((b) => (b.tags as string[]).length)).toEqual([30, 30, 5]);
+  });
+
+  it("calls the zone's purge endpoint with the token, and fails (so the queue retries) unless the API reports success", async () => {
+    const settings = settingsOf(production({ CF_ZONE_ID: "0123456789abcdef0123456789abcdef", CF_PURGE_TOKEN: "tok", PUBLIC_ORIGIN: "https://archive.example" }));
+    const calls: Array<{ url: string; auth: string | null; body: unknown }> = [];
+    const answer = (ok: boolean) => async (url: RequestInfo | URL, init?: RequestInit) => {
+      calls.push({ url: String(url), auth: new Headers(init?.headers).get("authorization"), body: JSON.parse(String(init?.body)) });
+      return Response.json(ok ? { success: true, errors: [] } : { success: false, errors: [{ code: 1134, message: "rate limited" }] }, { status: ok ? 200 : 429 });
+    };
+    await zonePurge(settings, [event("Page", { kind: "page" }, 1)], answer(true) as typeof fetch);
+    expect(calls[0]).toEqual({ url: "https://api.cloudflare.com/client/v4/zones/0123456789abcdef0123456789abcdef/purge_cache", auth: "Bearer tok", body: { tags: ["page:Page"] } });
+    await expect(zonePurge(settings, [event("Page", { kind: "page" }, 2)], answer(false) as typeof fetch)).rejects.toThrow(/429: rate limited/);
+  });
+
+  it("leaves the lower tier pending, with the reason, when the purge API is not configured", async () => {
+    const target = lowerTargets(production())[0]!;
+    await expect(applyAt(production(), target, "enam-q0", [event("Page", { kind: "page" }, 1)])).rejects.toBeInstanceOf(ZonePurgeNotConfigured);
+  });
+});
