@@ -40,8 +40,12 @@ export interface PageFloor {
   all: number;
 }
 
-/** Per-isolate counters; the admin endpoint reports the isolate that answers it. */
-export const lowerCounters = { hit: 0, miss: 0, stale: 0, revalidated: 0, renewed: 0, floored: 0, skippedRegional: 0, skippedUpper: 0 };
+/**
+ * Per-isolate counters; the admin endpoint reports the isolate that answers it.
+ * `originRenders`: reads the edge answered by rendering at the origin itself
+ * (tiers disabled, or every tier gone around); TierCache counts its own.
+ */
+export const lowerCounters = { hit: 0, miss: 0, stale: 0, revalidated: 0, renewed: 0, floored: 0, skippedRegional: 0, skippedUpper: 0, originRenders: 0 };
 
 /** Floor updates are read-modify-write; one at a time per cache and page in this isolate, so none is lost. */
 const floorLocks = new Map<string, Promise<unknown>>();

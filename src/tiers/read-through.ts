@@ -47,6 +47,7 @@ async function fromTiers(env: Env, region: Region, request: TierRequest, revalid
     lowerCounters.skippedUpper++;
     console.warn("upper tier skipped", upper.member, (err as Error)?.message ?? err);
   }
+  lowerCounters.originRenders++;
   return { entry: await renderOrigin(env, request.query), servedBy: "origin" };
 }
 
@@ -55,6 +56,7 @@ export async function readThroughTiers(request: Request, env: Env, ctx: { waitUn
   const { colo, region } = coloOf(request, env);
   if (!topology.enabled) {
     await crossRegionHop(env, region, topology.upperRegion);
+    lowerCounters.originRenders++;
     return { entry: await renderOrigin(env, query), servedBy: "origin", colo, region };
   }
   const lower = await LowerTier.open(colo, topology, settingsOf(env));

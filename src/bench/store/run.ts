@@ -18,7 +18,7 @@
  * | stored_bytes | live blob bytes + the page's SQLite database size (`GET /api/pages/{key}/stats`: blobBytes + metadataBytes) |
  * | ratio | stored_bytes / raw_bytes, a fraction: 0.0052 means 0.52 % |
  * | blobs | live blobs |
- * | max_blob_reads_per_read, max_decodes_per_read | maxima over the reads of `x-read-cost`'s blob-reads and decodes |
+ * | max_blob_reads_per_read, max_decodes_per_read | maxima over the reads of `x-read-cost`'s blob-reads and decodes, as the origin reports them (blobs a read needs, held parsed or not); the KV reads themselves are counted at the binding in test/workers/storage/blob-reads-integration-self.test.ts |
  * | mean_decoded_bytes_per_read | mean of `x-read-cost`'s decoded-bytes |
  * | read_ms_p50, read_ms_p99 | wall-clock ms per `GET /page/{key}/{revid}` (request to full body), over random revisions after a warm-up (reads.ts) |
  * | write_ms_p50 | median over revisions of batch request time / revisions in the batch (importer.ts) |

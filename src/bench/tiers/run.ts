@@ -50,7 +50,7 @@
  * | reads | mix reads that answered 200 with the debug headers |
  * | hit_ratio_lower | reads served by `lower` (x-palimpsest-tier) / reads |
  * | hit_ratio_regional | reads served by `regional` / reads that reached the regional tier (reads − lower hits) |
- * | origin_fetches | reads served by `origin` (reads that missed every tier; in no-tier, every read) |
+ * | origin_fetches | origin renders the Worker did for the mix, counted by the Worker: every TierCache's `origin_fetch` counter plus the edge's own renders (`lower.isolateCounters.originRenders`: tiers disabled or gone around), from `GET /api/tiers` after the mix (and its purges) settled minus before it. One local workerd isolate serves every request here, so its per-isolate count is the whole count. In no-tier, every read renders once |
  * | read_ms_p50, read_ms_p99 | wall-clock ms per mix read, request to last body byte |
  * | purges | mix writes (each produces one purge) |
  * | purge_ack_ms_p50, purge_ack_ms_p99 | per mix purge: the latest per-tier `ackedAt` in `GET /api/purges/{id}` minus the event's `createdAt` (see purge-tracker.ts for why this, not poll time); null without purges |
@@ -261,6 +261,7 @@ async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario
   log(`seeded ${o.pages} pages × ${o.seedRevisions} revisions in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
 
   // 2. Mix.
+  const rendersBefore = originRenders(await api.tierStats());
   const plan = planOps({ reads: o.reads, writeEvery: o.writeEvery, pages: o.pages, zipfS: o.zipfS, colos, seed: o.seed });
   const revisionLaw = new ZipfFamily(o.zipfS);
   const reads: ReadRecord[] = [];
@@ -304,6 +305,7 @@ async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario
   const mixSeconds = (performance.now() - mixStart) / 1000;
   log(`mix: ${reads.length} reads and ${mixWrites} writes in ${mixSeconds.toFixed(1)} s (write p50 ${p(writeMs, 50)} ms; ${tracker.polls} purge status polls so far)`);
   await tracker.settle(o.lostTimeoutMs);
+  const mixRenders = originRenders(await api.tierStats()) - rendersBefore;
 
   // 3. Burst: distinct pages, as fast as the writes go; done when every queue's last burst purge is acknowledged.
   const burstIds: string[] = [];
@@ -358,6 +360,7 @@ async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario
   if (api.proxyRetries > 0) log(`${api.proxyRetries} POST(s) lost by wrangler's dev proxy were retried; ${untracked} of them had landed (purge id unknown, audited by sequence)`);
   const served = (tier: string) => reads.filter((r) => r.tier === tier).length;
   const lower = served("lower");
+  log(`mix: ${mixRenders} origin renders counted by the Worker; ${served("origin")} reads answered with x-palimpsest-tier: origin`);
   const reachedRegional = reads.length - lower;
   log(`latest reads older than an acknowledged write but within their bound (lower tier, max-stale ${topology.maxStaleSeconds} s): ${staleWithin}`);
   const row: TiersRow = {
@@ -365,7 +368,7 @@ async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario
     reads: reads.length,
     hit_ratio_lower: reads.length === 0 ? 0 : round(lower / reads.length, 4),
     hit_ratio_regional: reachedRegional === 0 ? 0 : round(served("regional") / reachedRegional, 4),
-    origin_fetches: served("origin"),
+    origin_fetches: mixRenders,
     read_ms_p50: p(reads.map((r) => r.ms), 50) ?? 0,
     read_ms_p99: p(reads.map((r) => r.ms), 99) ?? 0,
     purges: mixWrites,
@@ -376,6 +379,17 @@ async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario
     stale_reads_beyond_bound: staleBeyond,
   };
   return { row, errors };
+}
+
+/**
+ * Origin renders so far, as the Worker counts them: every TierCache's
+ * `origin_fetch` plus the edge's own renders (per isolate; the bench's one
+ * local workerd has one).
+ */
+function originRenders(stats: TiersStatsBody): number {
+  const edge = stats.lower.isolateCounters.originRenders;
+  if (typeof edge !== "number") throw new Error("GET /api/tiers reports no lower.isolateCounters.originRenders");
+  return stats.tiers.reduce((n, t) => n + (t.counters.origin_fetch ?? 0), 0) + edge;
 }
 
 function splitId(id: string): [string, number] {

@@ -3,8 +3,13 @@
  * (bip-0340, 198 revisions): the Worker really starts in workerd, the
  * history really goes through the PageStore, and every revision read back is
  * verified by the bench itself. This checks the output contract and the
- * storage properties that do not depend on the machine's speed; the timings
+ * storage property that does not depend on the machine's speed; the timings
  * are only checked to be positive. Skipped when the shared corpus is absent.
+ *
+ * `max_blob_reads_per_read` is what the origin reports about itself
+ * (`x-read-cost`), so it is not asserted here: the bound of two blob reads
+ * per read is counted at the KV binding by
+ * test/workers/storage/blob-reads-integration-self.test.ts.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -19,7 +24,7 @@ const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.
 const HISTORY = fileURLToPath(new URL("../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
 
 describe.skipIf(!existsSync(HISTORY))("palimpsest bench store --json (bip-0340)", () => {
-  it("stores the history in fewer bytes than per-revision gzip, reading any revision with at most two blob reads", { timeout: 120_000 }, async () => {
+  it("stores the history in fewer bytes than per-revision gzip, and reads every sampled revision back verified", { timeout: 120_000 }, async () => {
     const { stdout } = await run(process.execPath, [CLI, "bench", "store", "--json", HISTORY], { cwd: REPO, maxBuffer: 1 << 20 });
     const lines = stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
@@ -36,7 +41,6 @@ describe.skipIf(!existsSync(HISTORY))("palimpsest bench store --json (bip-0340)"
 
     expect(row.revisions).toBe(198);
     expect(row.ratio).toBeCloseTo((row.stored_bytes as number) / (row.raw_bytes as number), 3);
-    expect(row.max_blob_reads_per_read as number).toBeLessThanOrEqual(2);
     expect(row.ratio as number).toBeLessThan(row.baseline_per_rev_gzip_ratio as number);
   });
 });

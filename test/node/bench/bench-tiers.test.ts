@@ -4,8 +4,10 @@
  * latency), a Zipf read mix with interleaved writes and a purge burst really
  * run through the tiers and the purge queues. This checks the output
  * contract and the properties that do not depend on the machine's speed:
- * no purge lost, no read staler than its bound, and every no-tier read
- * served by the origin. Timings are only checked to be numbers.
+ * no purge lost, no read staler than its bound, and origin renders as the
+ * Worker itself counts them (TierCache `origin_fetch` counters plus the
+ * edge's own renders, via GET /api/tiers): exactly one per read without the
+ * tiers, fewer than the reads with them. Timings are only checked to be numbers.
  */
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -31,10 +33,14 @@ describe("palimpsest bench tiers --json --quick", () => {
       expect(row.lost_purges, `${row.scenario} lost_purges`).toBe(0);
       expect(row.stale_reads_beyond_bound, `${row.scenario} stale_reads_beyond_bound`).toBe(0);
     }
+    // Without tiers every read renders at the origin, once; a cache on the way would render less.
     const noTier = rows[2]!;
-    expect(noTier.origin_fetches).toBe(noTier.reads);
+    expect(noTier.origin_fetches, "no-tier origin renders").toBe(noTier.reads);
     expect(noTier.hit_ratio_lower).toBe(0);
-    // With the tiers on, some reads are served before the origin.
-    for (const tiered of rows.slice(0, 2)) expect(tiered.origin_fetches as number).toBeLessThan(tiered.reads as number);
+    // With the tiers on, the origin renders for some reads but not all (new revisions are written during the mix).
+    for (const tiered of rows.slice(0, 2)) {
+      expect(tiered.origin_fetches as number, `${tiered.scenario} origin renders`).toBeGreaterThan(0);
+      expect(tiered.origin_fetches as number, `${tiered.scenario} origin renders`).toBeLessThan(tiered.reads as number);
+    }
   });
 });

@@ -9,10 +9,11 @@ export function request(path: string, init: RequestInit = {}): Promise<Response>
   return exports.default.fetch(new Request(`${ORIGIN}${path}`, { redirect: "manual", ...init }));
 }
 
-export function append(key: string, revisions: NewRevision[], token = TOKEN): Promise<Response> {
+/** Appends revisions; `colo` sends the write through that simulated data centre. */
+export function append(key: string, revisions: NewRevision[], token = TOKEN, colo?: string): Promise<Response> {
   return request(`/api/pages/${encodeURIComponent(key)}/revisions`, {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...(colo ? { "x-palimpsest-colo": colo } : {}) },
     body: JSON.stringify({ revisions }),
   });
 }

@@ -1,0 +1,52 @@
+/**
+ * Holds back one page's purges at every target, so a test can act while no
+ * tier has applied (and so no queue has recorded an acknowledgement of) a
+ * write's purge. Everything runs in this test file's one workerd isolate, so
+ * wrapping the classes' `applyPurges` catches every delivery: a queue's own
+ * and its Fanouts', to TierCaches and to each colo's lower tier alike.
+ * Deliveries of other pages pass straight through. Always `release()`.
+ */
+import { TierCache } from "../../../durable-objects/tier-cache.ts";
+import type { PurgeEvent } from "../../../src/purge/events.ts";
+import { LowerTier } from "../../../src/tiers/lower-tier.ts";
+
+export interface HeldPurges {
+  /** Deliveries (each a batch of events for one target) held so far. */
+  readonly held: number;
+  /** Lets every held delivery, and any later one, through; restores the classes. */
+  release(): void;
+}
+
+type Apply = (this: unknown, ...args: unknown[]) => unknown;
+
+export function holdPurges(page: string): HeldPurges {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const state = { held: 0 };
+  // TierCache.applyPurges(queue, events, flushUpTo); LowerTier.applyPurges(events, flushUpTo, now).
+  const targets: Array<{ proto: Record<string, unknown>; eventsAt: number }> = [
+    { proto: TierCache.prototype as unknown as Record<string, unknown>, eventsAt: 1 },
+    { proto: LowerTier.prototype as unknown as Record<string, unknown>, eventsAt: 0 },
+  ];
+  const originals = targets.map(({ proto, eventsAt }) => {
+    const original = proto.applyPurges as Apply;
+    proto.applyPurges = async function (this: unknown, ...args: unknown[]) {
+      const events = args[eventsAt] as PurgeEvent[];
+      if (events.some((e) => e.page === page)) {
+        state.held++;
+        await gate;
+      }
+      return original.apply(this, args);
+    };
+    return original;
+  });
+  return {
+    get held() {
+      return state.held;
+    },
+    release() {
+      targets.forEach(({ proto }, i) => (proto.applyPurges = originals[i]));
+      open();
+    },
+  };
+}
