@@ -54,6 +54,16 @@ export const LIMITS = {
      */
     maxRequestBytes: 24 * 1024 * 1024,
   },
+  importMarkup: {
+    /** Longest element, attribute or entity name, in characters, an export may use. */
+    maxNameChars: 1024,
+    /** Deepest element nesting an export may use. */
+    maxDepth: 64,
+    /** Most attributes on one element. */
+    maxAttributes: 64,
+    /** Characters of attribute values on one element (saxes holds them whole). */
+    maxAttributeChars: 1 << 16,
+  },
   history: {
     /** Largest `limit` a history page accepts. */
     maxPageSize: 500,

@@ -22,6 +22,15 @@ export class ArchiveHttpError extends Error {
   }
 }
 
+/** What the importer needs of the archive's LIMITS table. */
+export interface ArchiveLimits {
+  /** `storage.maxRequestBytes`: the largest write body, in bytes, the archive accepts. */
+  maxRequestBytes: number;
+}
+
+/** A value sent as JSON, or a function that streams JSON, called anew for each attempt. */
+type RequestBody = { json: unknown } | { stream: () => ReadableStream<Uint8Array> };
+
 const retryable = (status: number) => status === 429 || status >= 500;
 
 export class ArchiveClient {
@@ -31,15 +40,16 @@ export class ArchiveClient {
     this.#opts = { attempts: 6, baseDelayMs: 250, ...opts, url: opts.url.replace(/\/+$/, "") };
   }
 
-  async #request(method: string, path: string, body?: unknown): Promise<Response> {
+  async #request(method: string, path: string, body?: RequestBody): Promise<Response> {
     const { attempts, baseDelayMs } = this.#opts;
+    const json = body && "json" in body ? JSON.stringify(body.json) : undefined;
     let lastError: unknown;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
         const res = await fetch(`${this.#opts.url}${path}`, {
           method,
           headers: { authorization: `Bearer ${this.#opts.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-          body: body === undefined ? undefined : JSON.stringify(body),
+          ...(body && "stream" in body ? { body: body.stream(), duplex: "half" } : { body: json }),
         });
         if (!retryable(res.status) || attempt === attempts) return res;
         lastError = new Error(`HTTP ${res.status}`);
@@ -69,8 +79,30 @@ export class ArchiveClient {
     return parsed as T;
   }
 
-  async append(titleKey: string, revisions: NewRevision[]): Promise<{ created: number[]; existing: number[]; latestId: number | null }> {
-    const res = await this.#request("POST", `/api/pages/${encodeURIComponent(titleKey)}/revisions`, { revisions });
+  /**
+   * The limits the archive advertises at `GET /api/limits` (its LIMITS table),
+   * or null if it is older than that route and answers 404.
+   */
+  async limits(): Promise<ArchiveLimits | null> {
+    const res = await this.#request("GET", "/api/limits");
+    if (res.status === 404) {
+      await res.body?.cancel();
+      return null;
+    }
+    const body = await this.#json<{ limits?: { storage?: { maxRequestBytes?: unknown } } } | null>(res, "limits");
+    const maxRequestBytes = body?.limits?.storage?.maxRequestBytes;
+    if (typeof maxRequestBytes !== "number" || !Number.isSafeInteger(maxRequestBytes) || maxRequestBytes <= 0) {
+      throw new Error(`the archive at ${this.#opts.url} answers GET /api/limits without a storage.maxRequestBytes`);
+    }
+    return { maxRequestBytes };
+  }
+
+  /**
+   * Appends a batch: the revisions, or a function that streams their request
+   * body, called anew for each attempt (see src/import/request-body.ts).
+   */
+  async append(titleKey: string, batch: NewRevision[] | (() => ReadableStream<Uint8Array>)): Promise<{ created: number[]; existing: number[]; latestId: number | null }> {
+    const res = await this.#request("POST", `/api/pages/${encodeURIComponent(titleKey)}/revisions`, typeof batch === "function" ? { stream: batch } : { json: { revisions: batch } });
     return this.#json(res, `page ${titleKey}`);
   }
 

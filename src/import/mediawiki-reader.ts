@@ -15,6 +15,7 @@ import { LIMITS } from "../limits.ts";
 import { isContentModel, CONTENT_MODELS, type ContentModel } from "../page/content-model.ts";
 import { normalizeTitle } from "../page/title.ts";
 import { heldBy, takeHeld } from "./saxes-held.ts";
+import { TextBuffer } from "./text-buffer.ts";
 
 export interface ExportRevision {
   title: string;
@@ -58,6 +59,8 @@ interface Draft {
   fields: Map<string, string>;
   contributor: string | null;
   textBytesAttr: string | null;
+  /** UTF-8 bytes of the <text> read, counted piece by piece: measuring the whole would flatten it, a copy of it all. */
+  textBytes: number;
   textDeleted: boolean;
   textOversized: boolean;
   /** A problem found while reading the revision (e.g. a field given twice); it wins over the fields. */
@@ -65,7 +68,7 @@ interface Draft {
 }
 
 function newDraft(): Draft {
-  return { fields: new Map(), contributor: null, textBytesAttr: null, textDeleted: false, textOversized: false, problem: null };
+  return { fields: new Map(), contributor: null, textBytesAttr: null, textBytes: 0, textDeleted: false, textOversized: false, problem: null };
 }
 
 function validTimestamp(value: string): boolean {
@@ -96,7 +99,7 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
   if (draft.textOversized) return problem(`text exceeds page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
   const text = f.get("text");
   if (text === undefined) return problem("missing <text>");
-  const bytes = new TextEncoder().encode(text).byteLength;
+  const bytes = draft.textBytes;
   if (bytes > LIMITS.page.maxRevisionBytes) return problem(`text exceeds page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
   if (draft.textBytesAttr !== null && Number(draft.textBytesAttr) !== bytes) {
     return problem(`<text bytes="${draft.textBytesAttr}"> but the text is ${bytes} bytes of UTF-8`);
@@ -135,13 +138,14 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
 const WRITE_CHARS = 1 << 16;
 
 /**
- * Bounds on markup, which saxes must hold whole (names, entity references)
- * or keeps per open element. A MediaWiki export stays far below them (names
- * of a few characters, elements nested 5 deep, 5 attributes on <mediawiki>);
+ * Bounds on markup, which saxes must hold whole (names, entity references,
+ * attribute values) and keeps for every open element (its attributes). A
+ * MediaWiki export stays far below them (names of a few characters, elements
+ * nested 5 deep, 5 attributes and 200 characters of values on <mediawiki>);
  * past them the input is not an export, and holding it could take any amount
  * of memory.
  */
-const MARKUP = { maxNameChars: 1024, maxDepth: 64, maxAttributes: 64 } as const;
+const MARKUP = LIMITS.importMarkup;
 
 /** How the nodes the reader drops unread are named in errors. */
 const DROPPED_NODE = { comment: "a comment", instruction: "a processing instruction", doctype: "the DOCTYPE" } as const;
@@ -172,19 +176,23 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
   const parser = new SaxesParser({ xmlns: false, position: true });
   const ready: ExportItem[] = [];
   const path: string[] = [];
-  let buffer = "";
+  const buffer = new TextBuffer();
   let capturing = false;
+  /** UTF-16 units of the element being captured (they bound its UTF-8 bytes from below). */
   let captureBytes = 0;
   let title: string | null = null;
   let draft: Draft | null = null;
   let sawRoot = false;
-  /** Characters dropped so far of the comment, processing instruction or DOCTYPE being read. */
-  let dropped = 0;
-  /** The element whose attributes are being read, how many so far, their characters, and what was taken of the current value. */
-  let opening = "";
-  let attributeCount = 0;
-  let attributeChars = 0;
-  let valueHead = "";
+  /**
+   * Characters dropped so far of the comment, processing instruction or
+   * DOCTYPE being read. The first two are checked whole as they end; the
+   * DOCTYPE (at most one, before the root) has no event left to end it (see
+   * below), so it is counted to within one write.
+   */
+  const dropped = { comment: 0, instruction: 0, doctype: 0 };
+  const tooLong = (kind: keyof typeof dropped, tail: number) => {
+    if (dropped[kind] + tail > LIMITS.page.maxRevisionBytes) tooBig(`${DROPPED_NODE[kind]} is longer than page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
+  };
 
   /** Where the parser is, for errors: the page and revision being read, if any. */
   const where = (): string => {
@@ -192,52 +200,54 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
     const id = draft?.fields.get("id");
     return ` (in page ${JSON.stringify(title ?? "?")}${draft ? ` revision ${id ?? "?"}` : ""})`;
   };
-  /** A node past page.maxRevisionBytes: the revision it is in cannot be stored; outside a revision, nothing can be trusted. */
-  const oversized = (what: string) => {
-    const reason = `${what} is longer than page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`;
+  /** A node too big to hold: the revision it is in cannot be stored; outside a revision, nothing can be trusted. */
+  const tooBig = (reason: string) => {
     if (draft) draft.problem ??= reason;
     else throw new ExportFormatError(`${reason}, at line ${parser.line}${where()}`);
   };
+  const attributesTooBig = (element: string | null) => tooBig(`the attribute values of <${element ?? "?"}> are longer than ${MARKUP.maxAttributeChars} characters`);
+  const checkEncoding = () => {
+    const { encoding } = parser.xmlDecl;
+    if (encoding && !/^utf-?8$/i.test(encoding)) throw new ExportFormatError(`the export declares encoding ${encoding}; only UTF-8 is supported`);
+  };
+  // saxes stores each handler as `this[name] = handler`; V8 turns an object given
+  // more than 7 properties that way into a dictionary, which makes every parser
+  // state 3 times slower. So: these 7 and no more (the XML declaration is read
+  // from parser.xmlDecl, attributes from saxes-held.ts).
   parser.on("error", (err) => {
     throw new ExportFormatError(`malformed XML at line ${parser.line}, column ${parser.column}: ${err.message.replace(/^(?:.*?:)?\d+:\d+: /, "")}${where()}`);
-  });
-  parser.on("xmldecl", (decl) => {
-    if (decl.encoding && !/^utf-?8$/i.test(decl.encoding)) throw new ExportFormatError(`the export declares encoding ${decl.encoding}; only UTF-8 is supported`);
-  });
-  parser.on("opentagstart", (tag) => {
-    opening = tag.name;
-    attributeCount = 0;
-    attributeChars = 0;
-  });
-  parser.on("attribute", (attr) => {
-    if (++attributeCount > MARKUP.maxAttributes) throw new ExportFormatError(`<${opening}> has more than ${MARKUP.maxAttributes} attributes, at line ${parser.line}${where()}`);
-    attributeChars += attr.value.length;
-    // saxes collects this very object into the element's attributes: put back what was taken of the value.
-    attr.value = attributeChars > LIMITS.page.maxRevisionBytes ? "" : valueHead + attr.value;
-    valueHead = "";
-    if (attributeChars > LIMITS.page.maxRevisionBytes) oversized(`the attributes of <${opening}>`);
   });
   parser.on("opentag", (tag: SaxesTagPlain) => {
     const parent = path[path.length - 1];
     path.push(tag.name);
     if (path.length > MARKUP.maxDepth) throw new ExportFormatError(`elements nested more than ${MARKUP.maxDepth} deep, at line ${parser.line}${where()}`);
+    if (tag.name === "page" && parent === "mediawiki") title = null;
+    else if (tag.name === "revision" && parent === "page") draft = newDraft();
+    // A start tag read within one write is checked here, whole.
+    const names = Object.keys(tag.attributes);
+    if (names.length > MARKUP.maxAttributes) throw new ExportFormatError(`<${tag.name}> has more than ${MARKUP.maxAttributes} attributes, at line ${parser.line}${where()}`);
+    if ([tag.name, ...names].some((name) => name.length > MARKUP.maxNameChars)) throw new ExportFormatError(`a name longer than ${MARKUP.maxNameChars} characters, at line ${parser.line}${where()}`);
+    // Values over the bound were cut short as they were read; saxes keeps the rest while the element is open.
+    if (Object.values(tag.attributes).reduce((n, v) => n + v.length, 0) > MARKUP.maxAttributeChars) {
+      for (const name of names) tag.attributes[name] = "";
+      attributesTooBig(tag.name);
+    }
     if (path.length === 1) {
+      checkEncoding();
       if (tag.name !== "mediawiki") throw new ExportFormatError(`root element is <${tag.name}>, not <mediawiki>`);
       const version = String(tag.attributes.version ?? "");
       if (!SUPPORTED_SCHEMAS.has(version)) throw new ExportFormatError(`export schema version ${JSON.stringify(version)} is not supported (0.10 or 0.11)`);
       sawRoot = true;
       return;
     }
-    if (tag.name === "page" && parent === "mediawiki") title = null;
-    else if (tag.name === "revision" && parent === "page") draft = newDraft();
-    else if (draft && tag.name === "text" && parent === "revision") {
+    if (draft && tag.name === "text" && parent === "revision") {
       draft.textBytesAttr = tag.attributes.bytes === undefined ? null : String(tag.attributes.bytes);
       draft.textDeleted = tag.attributes.deleted !== undefined;
     }
     const capture = (parent === "page" && tag.name === "title") || (parent === "revision" && draft !== null) || (parent === "contributor" && draft !== null);
     if (capture) {
       capturing = true;
-      buffer = "";
+      buffer.take();
       captureBytes = 0;
     }
   });
@@ -250,25 +260,31 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
       if (draft && path[path.length - 1] === "text") draft.textOversized = true;
       return;
     }
-    buffer += chunk;
+    buffer.append(chunk);
   };
   parser.on("text", onText);
   parser.on("cdata", onText);
-  const endDropped = () => void (dropped = 0);
-  parser.on("comment", endDropped);
-  parser.on("processinginstruction", endDropped);
-  parser.on("doctype", endDropped);
+  parser.on("comment", (tail) => {
+    tooLong("comment", tail.length);
+    dropped.comment = 0;
+  });
+  parser.on("processinginstruction", (pi) => {
+    if (pi.target.length > MARKUP.maxNameChars) throw new ExportFormatError(`a name longer than ${MARKUP.maxNameChars} characters, at line ${parser.line}${where()}`);
+    tooLong("instruction", pi.body.length);
+    dropped.instruction = 0;
+  });
   parser.on("closetag", (tag) => {
     path.pop();
     const parent = path[path.length - 1];
     if (capturing) {
       capturing = false;
-      if (parent === "page" && tag.name === "title") title = buffer;
+      const { text: value, utf8Bytes } = buffer.take();
+      if (parent === "page" && tag.name === "title") title = value;
       else if (draft && parent === "revision") {
         if (draft.fields.has(tag.name) && tag.name !== "minor") draft.problem ??= `duplicate <${tag.name}>`;
-        else draft.fields.set(tag.name, buffer);
-      } else if (draft && parent === "contributor" && (tag.name === "username" || tag.name === "ip")) draft.contributor = buffer;
-      buffer = "";
+        else draft.fields.set(tag.name, value);
+        if (tag.name === "text") draft.textBytes = utf8Bytes;
+      } else if (draft && parent === "contributor" && (tag.name === "username" || tag.name === "ip")) draft.contributor = value;
     }
     if (tag.name === "revision" && parent === "page" && draft) {
       ready.push(toRevision(title, draft));
@@ -277,11 +293,20 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
     if (tag.name === "page" && parent === "mediawiki") title = null;
   });
 
-  /** After each write: take, drop or refuse what saxes holds before it grows past a write's worth. */
+  /** After each write: take, drop or refuse what saxes holds before it grows past two writes' worth. */
   const bound = () => {
     const held = heldBy(parser);
     if (held.nameChars > MARKUP.maxNameChars || (held.kind === "markup" && held.chars > MARKUP.maxNameChars)) {
       throw new ExportFormatError(`a name, entity reference or XML declaration longer than ${MARKUP.maxNameChars} characters, at line ${parser.line}${where()}`);
+    }
+    if (held.attributes > MARKUP.maxAttributes) throw new ExportFormatError(`<${held.element}> has more than ${MARKUP.maxAttributes} attributes, at line ${parser.line}${where()}`);
+    if (held.attributeChars > MARKUP.maxAttributeChars) {
+      attributesTooBig(held.element);
+      if (held.kind === "attribute") takeHeld(parser);
+    }
+    if (held.kind === "doctype") {
+      dropped.doctype += takeHeld(parser).length;
+      tooLong("doctype", 0);
     }
     if (held.chars < WRITE_CHARS) return;
     switch (held.kind) {
@@ -289,19 +314,10 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
       case "cdata":
         onText(takeHeld(parser));
         return;
-      case "attribute":
-        attributeChars += held.chars;
-        if (attributeChars > LIMITS.page.maxRevisionBytes) {
-          takeHeld(parser);
-          valueHead = "";
-          oversized(`the attributes of <${opening}>`);
-        } else valueHead += takeHeld(parser);
-        return;
       case "comment":
       case "instruction":
-      case "doctype":
-        dropped += takeHeld(parser).length;
-        if (dropped > LIMITS.page.maxRevisionBytes) oversized(DROPPED_NODE[held.kind]);
+        dropped[held.kind] += takeHeld(parser).length;
+        tooLong(held.kind, 0);
         return;
     }
   };
@@ -315,5 +331,6 @@ export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGe
   }
   parser.close();
   while (ready.length > 0) yield ready.shift()!;
+  checkEncoding();
   if (!sawRoot) throw new ExportFormatError("the input is empty or has no <mediawiki> root element");
 }

@@ -17,7 +17,7 @@ import type { SaxesParser } from "saxes";
 
 /**
  * - `text`, `cdata`: character data; the reader may take it and use it.
- * - `attribute`: an attribute value; taken, the reader must put it back in front of the value saxes reports.
+ * - `attribute`: an attribute value; saxes needs it whole (see `attributeChars`).
  * - `comment`, `instruction`, `doctype`: never used by the reader; taken, it is dropped.
  * - `markup`: an XML declaration field; saxes needs it whole, so it can only be bounded.
  * - `none`: nothing of the kind above is being read.
@@ -30,6 +30,11 @@ export interface Held {
   chars: number;
   /** UTF-16 units of the longest name or entity reference saxes holds (it needs those whole). */
   nameChars: number;
+  /** The element whose start tag is being read, if one is. */
+  element: string | null;
+  /** Attributes of that element read so far, and their values' UTF-16 units, the one being read included. */
+  attributes: number;
+  attributeChars: number;
 }
 
 /** saxes.js's `S_*` state numbers, grouped by what `this.text` holds in them. */
@@ -51,6 +56,8 @@ interface SaxesInternals {
   name: string;
   piTarget: string;
   entity: string;
+  tag: { name: string } | null;
+  attribList: Array<{ value: string }>;
 }
 
 const internals = (parser: SaxesParser) => parser as unknown as SaxesInternals;
@@ -60,19 +67,29 @@ export function heldBy(parser: SaxesParser): Held {
   // Inside an entity reference, `text` is still the node the reference is part of.
   const state = p.state === S_ENTITY ? (p.entityReturnState ?? S_ENTITY) : p.state;
   const kind = KIND_OF_STATE.get(state) ?? "none";
-  return { kind, chars: kind === "none" ? 0 : p.text.length, nameChars: Math.max(p.name.length, p.piTarget.length, p.entity.length) };
+  const chars = kind === "none" ? 0 : p.text.length;
+  // Attributes wait in attribList until their start tag ends; then saxes empties it.
+  const attributes = p.attribList.length;
+  let attributeChars = kind === "attribute" ? chars : 0;
+  for (const a of p.attribList) attributeChars += a.value.length;
+  return {
+    kind,
+    chars,
+    nameChars: Math.max(p.name.length, p.piTarget.length, p.entity.length),
+    element: attributes > 0 || kind === "attribute" ? (p.tag?.name ?? null) : null,
+    attributes,
+    attributeChars,
+  };
 }
 
 /**
- * Takes what saxes holds of the node being read (not `markup`: saxes still
- * needs that). The string comes back flat: V8 flattens a concatenation when a
- * character is read from it, so the per-line pieces are freed now rather than
- * kept as a tree inside whatever the caller appends it to.
+ * Takes what saxes holds of the node being read. Not for `markup`, which
+ * saxes still needs; an `attribute` value taken is lost to saxes, so take it
+ * only to drop it.
  */
 export function takeHeld(parser: SaxesParser): string {
   const p = internals(parser);
   const taken = p.text;
   p.text = "";
-  taken.charCodeAt(0);
   return taken;
 }

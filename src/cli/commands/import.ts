@@ -10,9 +10,11 @@
 import { stat } from "node:fs/promises";
 import { Command, Option } from "commander";
 import cliProgress from "cli-progress";
-import { decodeUtf8, readMediaWikiExport, type ExportRevision } from "../../import/mediawiki-reader.ts";
-import { openExport } from "../../import/open-export.ts";
+import { decodeUtf8, readMediaWikiExport, RevisionProblem, type ExportRevision } from "../../import/mediawiki-reader.ts";
+import { ExportReadError, readExport } from "../../import/open-export.ts";
+import { measureRevision, requestBodyBytes, requestBodyStream } from "../../import/request-body.ts";
 import { toNewRevision } from "../../import/to-new-revision.ts";
+import { LIMITS } from "../../limits.ts";
 import { normalizeTitle } from "../../page/title.ts";
 import type { NewRevision } from "../../page/types.ts";
 import { ArchiveClient, ArchiveHttpError } from "../archive-client.ts";
@@ -24,9 +26,20 @@ interface ImportFlags {
   token?: string;
   onError: "skip" | "stop";
   batchRevisions: number;
-  batchBytes: number;
+  /** Request body bytes per batch; unset: {@link DEFAULT_BATCH_BYTES}, or less if the archive takes less. */
+  batchBytes?: number;
   progress: boolean;
 }
+
+const DEFAULT_BATCH_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The request size to assume of an archive that does not advertise its
+ * limits (older than `GET /api/limits`). Those took 64 MiB by Content-Length
+ * but failed past Durable Object RPC's 32 MiB; this build's own limit is
+ * below both.
+ */
+const FALLBACK_MAX_REQUEST_BYTES = LIMITS.storage.maxRequestBytes;
 
 interface Summary {
   pages: Set<string>;
@@ -40,7 +53,9 @@ class PageImporter {
   #title = "";
   #key = "";
   #batch: NewRevision[] = [];
-  #batchBytes = 0;
+  /** Each batched revision's bytes of JSON and of text, and the JSON's sum: the request body is sized exactly. */
+  #sizes: Array<{ jsonBytes: number; textBytes: number }> = [];
+  #jsonBytes = 0;
   /** Last revision the archive holds for the current page; new revisions chain from it. */
   #lastStored: number | null = null;
   /** While resuming, revisions up to the archive's latest are already stored. */
@@ -48,8 +63,10 @@ class PageImporter {
 
   constructor(
     private readonly client: ArchiveClient,
+    private readonly batching: { revisions: number; bytes: number; maxRequestBytes: number },
     private readonly flags: ImportFlags,
     private readonly summary: Summary,
+    private readonly onProblem: (problem: RevisionProblem) => void,
     private readonly warn: (line: string) => void,
   ) {}
 
@@ -60,11 +77,29 @@ class PageImporter {
       if (rev.id === this.#resumeUntil) this.#resumeUntil = null;
       return;
     }
-    const bytes = Buffer.byteLength(rev.text);
-    this.summary.rawBytes += bytes;
-    this.#batch.push(toNewRevision(rev, this.#batch.at(-1)?.id ?? this.#lastStored));
-    this.#batchBytes += bytes;
-    if (this.#batch.length >= this.flags.batchRevisions || this.#batchBytes >= this.flags.batchBytes) await this.flush();
+    let next = this.#chained(rev);
+    // Close the batch before this revision would take its body past the batch size.
+    if (this.#batch.length > 0 && requestBodyBytes(this.#batch.length + 1, this.#jsonBytes + next.size.jsonBytes) > this.batching.bytes) {
+      await this.flush();
+      next = this.#chained(rev);
+    }
+    const alone = requestBodyBytes(1, next.size.jsonBytes);
+    if (alone > this.batching.maxRequestBytes) {
+      this.onProblem(new RevisionProblem(rev.title, String(rev.id), `its request body would be ${alone} bytes of JSON, over the archive's storage.maxRequestBytes (${this.batching.maxRequestBytes} bytes)`));
+      return;
+    }
+    this.summary.rawBytes += next.size.textBytes;
+    this.#batch.push(next.revision);
+    this.#sizes.push(next.size);
+    this.#jsonBytes += next.size.jsonBytes;
+    // A revision bigger than the batch size on its own goes alone.
+    if (this.#batch.length >= this.batching.revisions || requestBodyBytes(this.#batch.length, this.#jsonBytes) >= this.batching.bytes) await this.flush();
+  }
+
+  /** The revision as the write API takes it, chained to the one before it, and its size. */
+  #chained(rev: ExportRevision): { revision: NewRevision; size: { jsonBytes: number; textBytes: number } } {
+    const revision = toNewRevision(rev, this.#batch.at(-1)?.id ?? this.#lastStored);
+    return { revision, size: measureRevision(revision) };
   }
 
   async #startPage(title: string): Promise<void> {
@@ -87,12 +122,15 @@ class PageImporter {
   async flush(): Promise<void> {
     while (this.#batch.length > 0) {
       try {
-        const result = await this.client.append(this.#key, this.#batch);
+        const batch = this.#batch;
+        const bytes = requestBodyBytes(batch.length, this.#jsonBytes);
+        const result = await this.client.append(this.#key, () => requestBodyStream(batch, bytes));
         this.summary.created += result.created.length;
         this.summary.existing += result.existing.length;
         this.#lastStored = result.latestId;
         this.#batch = [];
-        this.#batchBytes = 0;
+        this.#sizes = [];
+        this.#jsonBytes = 0;
       } catch (err) {
         const revisionId = err instanceof ArchiveHttpError ? (err.problem?.revision as number | undefined) : undefined;
         if (this.flags.onError === "stop" || revisionId === undefined || !(err instanceof ArchiveHttpError) || err.status >= 500) throw err;
@@ -101,12 +139,32 @@ class PageImporter {
         // The last one: for a duplicate id in the batch, the first occurrence is the good one.
         const index = this.#batch.map((r) => r.id).lastIndexOf(revisionId);
         if (index < 0) throw err;
-        this.summary.rawBytes -= Buffer.byteLength(this.#batch[index]!.text);
+        this.summary.rawBytes -= this.#sizes[index]!.textBytes;
         this.#batch.splice(index, 1);
         this.#batch.forEach((r, i) => (r.parentId = i === 0 ? this.#lastStored : this.#batch[i - 1]!.id));
+        // Only the revision that took the removed one's place has a new parent.
+        this.#sizes.splice(index, 1);
+        if (index < this.#batch.length) this.#sizes[index] = measureRevision(this.#batch[index]!);
+        this.#jsonBytes = this.#sizes.reduce((n, size) => n + size.jsonBytes, 0);
       }
     }
   }
+}
+
+/**
+ * How big a request may be: what the archive advertises, or a fallback (said
+ * once on stderr) for an archive too old to say. A --batch-bytes it cannot
+ * take is a usage error.
+ */
+async function batchingFor(client: ArchiveClient, flags: ImportFlags, warn: (line: string) => void): Promise<{ revisions: number; bytes: number; maxRequestBytes: number }> {
+  const advertised = await client.limits();
+  const maxRequestBytes = advertised?.maxRequestBytes ?? FALLBACK_MAX_REQUEST_BYTES;
+  const whose = advertised ? "the archive's" : "the assumed";
+  if (!advertised) warn(`the archive at ${flags.url} does not advertise its limits (GET /api/limits: 404); assuming storage.maxRequestBytes is ${maxRequestBytes} bytes`);
+  if (flags.batchBytes !== undefined && flags.batchBytes > maxRequestBytes) {
+    throw new UsageError(`--batch-bytes ${flags.batchBytes} is more than the archive accepts: ${whose} storage.maxRequestBytes is ${maxRequestBytes} bytes`);
+  }
+  return { revisions: flags.batchRevisions, bytes: flags.batchBytes ?? Math.min(DEFAULT_BATCH_BYTES, maxRequestBytes), maxRequestBytes };
 }
 
 async function runImport(file: string, flags: ImportFlags): Promise<void> {
@@ -128,23 +186,30 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
     process.stderr.write(`palimpsest: ${line}\n`);
     if (bar) bar.start(size, read, { revisions: summary.created + summary.existing });
   };
-  const importer = new PageImporter(client, flags, summary, warn);
+  const onProblem = (problem: RevisionProblem) => {
+    if (flags.onError === "stop") throw new Error(String(problem));
+    warn(`skipped ${problem}`);
+    summary.skipped++;
+  };
   const started = Date.now();
   try {
-    const bytes = await openExport(file, (n) => {
+    const batching = await batchingFor(client, flags, warn);
+    const importer = new PageImporter(client, batching, flags, summary, onProblem, warn);
+    const bytes = readExport(file, (n) => {
       read += n;
       bar?.update(read, { revisions: summary.created + summary.existing });
     });
     for await (const item of readMediaWikiExport(decodeUtf8(bytes))) {
-      if (item.kind === "problem") {
-        if (flags.onError === "stop") throw new Error(String(item.problem));
-        warn(`skipped ${item.problem}`);
-        summary.skipped++;
-        continue;
-      }
-      await importer.add(item.revision);
+      if (item.kind === "problem") onProblem(item.problem);
+      else await importer.add(item.revision);
     }
     await importer.end();
+  } catch (err) {
+    // What was stored stays stored; running the import again carries on from there.
+    if (err instanceof ExportReadError) {
+      throw new Error(`${err.message}; ${summary.created + summary.existing} revisions imported so far (importing a complete copy carries on from there)`, { cause: err });
+    }
+    throw err;
   } finally {
     bar?.stop();
   }
@@ -175,7 +240,7 @@ export function registerImportCommand(program: Command): void {
     .option("--token <token>", "write-scope token (default: $PALIMPSEST_TOKEN, then .dev.vars)")
     .addOption(new Option("--on-error <mode>", "on a bad revision: skip it and go on, or stop").choices(["skip", "stop"]).default("stop"))
     .option("--batch-revisions <n>", "revisions per request", parseIntOption("batch-revisions", 1, 500), 64)
-    .option("--batch-bytes <n>", "text bytes per request", parseIntOption("batch-bytes", 1024, 48 * 1024 * 1024), 8 * 1024 * 1024)
+    .option("--batch-bytes <n>", `request body bytes per batch (default: ${DEFAULT_BATCH_BYTES}, or the archive's storage.maxRequestBytes if less)`, parseIntOption("batch-bytes", 1024, Number.MAX_SAFE_INTEGER))
     .option("--no-progress", "no progress bar")
     .action((file: string, flags: ImportFlags) => runImport(file, flags));
 }

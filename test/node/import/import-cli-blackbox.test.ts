@@ -4,164 +4,35 @@
  * a random write token). Every test works on its own page, so they run
  * concurrently against one archive.
  */
-import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeUtf8, readMediaWikiExport } from "../../../src/import/mediawiki-reader.ts";
 import { openExport } from "../../../src/import/open-export.ts";
 import { exportXml, generateHistory, mediaWikiSha1, type ExportRevisionInput, type GeneratedRevision } from "../support/mediawiki-export.ts";
-import { freePort, REPO_ROOT, startLocalArchive, type LocalArchive } from "../support/local-worker.ts";
+import { freePort } from "../support/local-worker.ts";
+import { BZIP2, oneLineReason, rawBytes, startImportHarness, summaryOf, type Compression, type HistoryEntry, type ImportHarness } from "./import-cli-harness.ts";
 
-const CLI = join(REPO_ROOT, "src/cli/palimpsest.js");
 const BIP_0340 = fileURLToPath(new URL("../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-interface ImportSummary {
-  pages: number;
-  revisions: number;
-  created: number;
-  already_stored: number;
-  skipped: number;
-  raw_bytes: number;
-  stored_bytes: number;
-  seconds: number;
-}
-
-interface HistoryEntry {
-  id: number;
-  parentId: number | null;
-  sha1: string;
-  bytes: number;
-}
-
-let archive: LocalArchive;
-let scratch: string;
+let h: ImportHarness;
 
 beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), "palimpsest-import-test-"));
-  archive = await startLocalArchive();
+  h = await startImportHarness();
 }, 120_000);
 
 afterAll(async () => {
-  await archive?.stop();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
+  await h?.stop();
 });
 
-/** Runs the CLI (never synchronously: the Worker's dev proxy lives in this process's event loop). */
-function runCli(args: string[]): Promise<CliResult> {
-  const started = Date.now();
-  const env = { ...process.env };
-  delete env.PALIMPSEST_TOKEN;
-  return new Promise((resolve, reject) => {
-    // A scratch working directory: no .dev.vars to fall back on.
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: scratch, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
-  });
-}
-
-function runImport(file: string, ...extra: string[]): Promise<CliResult> {
-  return runCli(["import", file, "--url", archive.url, "--token", archive.token, "--no-progress", ...extra]);
-}
-
-function summaryOf(result: CliResult): ImportSummary {
-  expect(result.code, `import failed: ${result.stderr}`).toBe(0);
-  const lines = result.stdout.trim().split("\n");
-  expect(lines).toHaveLength(1);
-  const summary = JSON.parse(lines[0]!) as ImportSummary;
-  expect(Object.keys(summary)).toEqual(["pages", "revisions", "created", "already_stored", "skipped", "raw_bytes", "stored_bytes", "seconds"]);
-  expect(summary.seconds).toBeGreaterThanOrEqual(0);
-  return summary;
-}
-
-/** stderr of a failed run: exactly one `palimpsest: …` line. */
-function oneLineReason(result: CliResult): string {
-  expect(result.code).not.toBe(0);
-  expect(result.stdout).toBe("");
-  const lines = result.stderr.trimEnd().split("\n");
-  expect(lines, result.stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(/^palimpsest: \S/);
-  return lines[0]!;
-}
-
-type Compression = "plain" | "gz" | "br" | "bz2";
-
-async function hasBzip2(): Promise<boolean> {
-  try {
-    await promisify(execFile)("bzip2", ["--help"]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-const BZIP2 = await hasBzip2();
-
-/** Writes an export to the scratch directory, compressed as asked; returns its path. */
-async function writeExport(name: string, xml: string, compression: Compression = "plain"): Promise<string> {
-  const plain = join(scratch, `${name}.xml`);
-  await writeFile(plain, xml);
-  switch (compression) {
-    case "plain":
-      return plain;
-    case "gz":
-      await writeFile(`${plain}.gz`, gzipSync(xml));
-      return `${plain}.gz`;
-    case "br":
-      await writeFile(`${plain}.br`, brotliCompressSync(xml));
-      return `${plain}.br`;
-    case "bz2":
-      await promisify(execFile)("bzip2", ["-k", "-9", plain]);
-      return `${plain}.bz2`;
-  }
-}
-
-const keyOf = (title: string) => encodeURIComponent(title.replace(/ /g, "_"));
-
-async function history(title: string): Promise<HistoryEntry[] | null> {
-  const res = await fetch(`${archive.url}/page/${keyOf(title)}/history?limit=500`);
-  if (res.status === 404) return null;
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { revisions: HistoryEntry[] }).revisions;
-}
-
-async function readRevision(title: string, id: number): Promise<Response> {
-  return fetch(`${archive.url}/page/${keyOf(title)}/${id}`);
-}
-
-/** Every revision reads back byte-exact, with the SHA-1 the export states. */
-async function expectReadsBack(title: string, revisions: Array<{ id: number; text: string; sha1?: string | null }>): Promise<void> {
-  const pending = [...revisions];
-  const worker = async () => {
-    for (let rev = pending.shift(); rev; rev = pending.shift()) {
-      const res = await readRevision(title, rev.id);
-      expect(res.status, `GET revision ${rev.id}`).toBe(200);
-      expect(res.headers.get("x-revision-id")).toBe(String(rev.id));
-      const body = new Uint8Array(await res.arrayBuffer());
-      const expected = rev.sha1 ?? mediaWikiSha1(rev.text);
-      expect(mediaWikiSha1(body), `SHA-1 of revision ${rev.id}`).toBe(expected);
-      expect(Buffer.from(body).equals(Buffer.from(rev.text)), `bytes of revision ${rev.id}`).toBe(true);
-    }
-  };
-  await Promise.all(Array.from({ length: 6 }, worker));
-}
-
-const rawBytes = (revs: Array<{ text: string }>) => revs.reduce((n, r) => n + Buffer.byteLength(r.text), 0);
+const runCli = (args: string[]) => h.runCli(args);
+const runImport = (file: string, ...extra: string[]) => h.runImport(file, extra);
+const writeExport = (name: string, xml: string, compression?: Compression) => h.writeExport(name, xml, compression);
+const history = (title: string) => h.history(title);
+const readRevision = (title: string, id: number) => h.readRevision(title, id);
+const expectReadsBack = (title: string, revisions: Array<{ id: number; text: string; sha1?: string | null }>) => h.expectReadsBack(title, revisions);
 
 describe.concurrent("palimpsest import against a local archive", () => {
   const FORMATS: Compression[] = ["plain", "gz", "br", "bz2"];
@@ -269,14 +140,14 @@ describe.concurrent("palimpsest import against a local archive", () => {
 
   it("a file that is not valid UTF-8 exits non-zero naming the encoding problem", async () => {
     const xml = exportXml({ pages: [{ title: "Latin one", revisions: [{ id: 81_000, text: "caf\u00e9" }] }] });
-    const file = join(scratch, "latin1.xml");
+    const file = join(h.scratch, "latin1.xml");
     await writeFile(file, Buffer.from(xml, "latin1"));
     expect(oneLineReason(await runImport(file))).toMatch(/not valid UTF-8/);
   }, 60_000);
 
   it("a wrong token exits non-zero with a clear 403", async () => {
     const file = await writeExport("wrong-token", exportXml({ pages: [{ title: "Wrong token", revisions: generateHistory(2, { firstId: 82_000 }) }] }));
-    const result = await runCli(["import", file, "--url", archive.url, "--token", "not-the-token", "--no-progress"]);
+    const result = await runCli(["import", file, "--url", h.archive.url, "--token", "not-the-token", "--no-progress"]);
     const reason = oneLineReason(result);
     expect(reason).toMatch(/HTTP 403/);
     expect(reason).toMatch(/write scope/);
@@ -286,7 +157,7 @@ describe.concurrent("palimpsest import against a local archive", () => {
   it("an unreachable --url exits non-zero after retrying", async () => {
     const file = await writeExport("unreachable", exportXml({ pages: [{ title: "Unreachable", revisions: generateHistory(2, { firstId: 83_000 }) }] }));
     const closed = `http://127.0.0.1:${await freePort()}`;
-    const result = await runCli(["import", file, "--url", closed, "--token", archive.token, "--no-progress"]);
+    const result = await runCli(["import", file, "--url", closed, "--token", h.archive.token, "--no-progress"]);
     expect(oneLineReason(result)).toMatch(new RegExp(`cannot reach the archive at ${closed.replace(/\./g, "\\.")} after 6 attempts`));
     // Six attempts with jittered exponential backoff from 250 ms: about 4–12 s of waiting.
     expect(result.ms).toBeGreaterThan(3_500);
@@ -342,7 +213,7 @@ describe.concurrent("palimpsest import against a local archive", () => {
 
     // Page through the history, newest first, following links.older to the end.
     const ids: number[] = [];
-    let url: string | null = `${archive.url}/page/BIP_0340/history?limit=50`;
+    let url: string | null = `${h.archive.url}/page/BIP_0340/history?limit=50`;
     let pages = 0;
     while (url !== null) {
       const res: Response = await fetch(url);
@@ -364,8 +235,8 @@ describe.concurrent("palimpsest import against a local archive", () => {
 
     await expectReadsBack("BIP 0340", exported);
     // The title with a space redirects to the canonical underscore form.
-    const redirect = await fetch(`${archive.url}/page/BIP%200340/${exported[0]!.id}`, { redirect: "manual" });
+    const redirect = await fetch(`${h.archive.url}/page/BIP%200340/${exported[0]!.id}`, { redirect: "manual" });
     expect(redirect.status).toBe(301);
-    expect(redirect.headers.get("location")).toBe(`${archive.url}/page/BIP_0340/${exported[0]!.id}`);
+    expect(redirect.headers.get("location")).toBe(`${h.archive.url}/page/BIP_0340/${exported[0]!.id}`);
   }, 120_000);
 });

@@ -458,6 +458,154 @@ describe("readMediaWikiExport: oversized text", () => {
   }, 60_000);
 });
 
+describe("readMediaWikiExport: everything saxes holds is bounded", () => {
+  const LIMIT = LIMITS.page.maxRevisionBytes;
+
+  /**
+   * An export whose second revision (id 2) holds `open`, then `repeat`
+   * copies of `unit` streamed in 64 KiB pieces, then `close`, in place of
+   * its <text> element (or of its text, if `open` does not start one). Its
+   * first and third revisions are ordinary.
+   */
+  async function* hostile(open: string, unit: string, repeat: number, close: string, onChunk?: () => void): AsyncGenerator<string> {
+    const revs = [{ id: 1, text: "one" }, { id: 2, parentId: 1, text: "@@X@@", bytes: false, sha1: false }, { id: 3, parentId: 2, text: "three" }];
+    const [head, tail] = exportXml({ pages: [{ title: "Hostile", revisions: revs }] }).split("@@X@@") as [string, string];
+    const whole = /^<text[\s>]/.test(open);
+    yield (whole ? head.replace(/<text[^>]*>$/, "") : head) + open;
+    const perPiece = Math.max(1, Math.floor(65_536 / unit.length));
+    for (let left = repeat; left > 0; left -= perPiece) {
+      // A fresh string each time, as decoded input would be.
+      yield Buffer.from(unit.repeat(Math.min(left, perPiece))).toString();
+      onChunk?.();
+    }
+    yield close + (whole ? tail.replace(/^<\/text>/, "") : tail);
+  }
+  const readHostile = (open: string, unit: string, repeat: number, close: string) => collect(readMediaWikiExport(hostile(open, unit, repeat, close)));
+  const summary = (items: ExportItem[]) => items.map((i) => (i.kind === "revision" ? i.revision.id : String(i.problem)));
+
+  it.each([
+    ["a comment", "<!--", "-->"],
+    ["a processing instruction", "<?note ", "?>"],
+  ])("%s up to page.maxRevisionBytes is dropped; one character more is a problem for its revision only", async (what, open, close) => {
+    expect(summary(await readHostile(open, "a", LIMIT, close))).toEqual([1, 2, 3]);
+    expect(summary(await readHostile(open, "a", LIMIT + 1, close))).toEqual([1, `page "Hostile" revision 2: ${what} is longer than page.maxRevisionBytes (${LIMIT} bytes)`, 3]);
+  });
+
+  it("CDATA sections count as text: 64 MiB of them in 64 KiB sections are a problem, not 64 MiB of heap", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    let peak = before;
+    let chunks = 0;
+    const section = `${"a".repeat(65_536 - 12)}]]><![CDATA[`;
+    const size = 4 * LIMIT;
+    const items = await collect(
+      readMediaWikiExport(
+        hostile("<text><![CDATA[", section, size / section.length, "]]></text>", () => {
+          if (++chunks % 64 !== 0) return; // every 4 MiB
+          gc();
+          peak = Math.max(peak, process.memoryUsage().heapUsed);
+        }),
+      ),
+    );
+    expect(summary(items)).toEqual([1, `page "Hostile" revision 2: text exceeds page.maxRevisionBytes (${LIMIT} bytes)`, 3]);
+    // It may hold up to the limit (16 MiB) while it cannot yet tell; never the whole 64 MiB.
+    expect(peak - before).toBeLessThan(size / 2);
+  }, 60_000);
+
+  it("attribute values: 64 KiB on one element are read whole, more are a problem for the revision", async () => {
+    const fits = await readHostile('<text note="', "é", 65_536, '">x</text>');
+    expect(summary(fits)).toEqual([1, 2, 3]);
+    const over = await readHostile('<text note="', "é", 65_537, '">x</text>');
+    expect(summary(over)).toEqual([1, 'page "Hostile" revision 2: the attribute values of <text> are longer than 65536 characters', 3]);
+    const split = await readHostile('<text a="', "x", 40_000, `" b="${"y".repeat(30_000)}">x</text>`);
+    expect(summary(split)[1]).toMatch(/attribute values of <text> are longer than 65536/);
+  });
+
+  it.each([
+    ["a comment between pages", "", "<!--", "a", LIMIT + 1, "-->", /^a comment is longer than page\.maxRevisionBytes \(16777216 bytes\), at line \d+$/],
+    ["a DOCTYPE", "doctype", "", "a", LIMIT + 1, "", /the DOCTYPE is longer than page\.maxRevisionBytes/],
+    ["an element name", "", "<text><", "a", 1025, "/></text>", /a name, entity reference or XML declaration longer than 1024 characters/],
+    ["an entity reference of line breaks", "", "<text>&", "\n", 1 << 20, ";</text>", /a name, entity reference or XML declaration longer than 1024 characters/],
+    ["elements nested 65 deep", "", "<text>", "<a>", 65, "</text>", /elements nested more than 64 deep/],
+    ["65 attributes", "", "<text ", "a", 0, `${Array.from({ length: 65 }, (_, i) => `a${i}=""`).join(" ")}>x</text>`, /<text> has more than 64 attributes/],
+  ])("%s past its bound is an ExportFormatError", async (_, where, open, unit, repeat, close, message) => {
+    if (where === "doctype") {
+      async function* input() {
+        yield "<!DOCTYPE mediawiki [";
+        for (let left = LIMIT + 1; left > 0; left -= 65_536) yield Buffer.from("a".repeat(Math.min(left, 65_536))).toString();
+        yield "]><mediawiki version=\"0.11\"></mediawiki>";
+      }
+      await expectFormatError(collect(readMediaWikiExport(input())), message);
+      return;
+    }
+    if (open === "<!--") {
+      // Between the first page and a second one, so no revision is open.
+      async function* input() {
+        const xml = exportXml({ pages: [{ title: "Hostile", revisions: [{ id: 1, text: "one" }] }, { title: "After", revisions: [{ id: 2, text: "two" }] }] });
+        const at = xml.indexOf("</page>") + "</page>".length;
+        yield `${xml.slice(0, at)}<!--`;
+        for (let left = repeat; left > 0; left -= 65_536) yield Buffer.from(unit.repeat(Math.min(left, 65_536))).toString();
+        yield `-->${xml.slice(at)}`;
+      }
+      await expectFormatError(collect(readMediaWikiExport(input())), message);
+      return;
+    }
+    await expectFormatError(readHostile(open, unit, repeat, close), message);
+  });
+
+  it("a text of 4 Mi one-character CDATA sections is read whole, without ~32 bytes of heap per section", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    let peak = before;
+    let chunks = 0;
+    const sections = 4 << 20;
+    const items = await collect(
+      readMediaWikiExport(
+        hostile("<text>", "<![CDATA[é]]>", sections, "</text>", () => {
+          if (++chunks % 64 !== 0) return;
+          gc();
+          peak = Math.max(peak, process.memoryUsage().heapUsed);
+        }),
+      ),
+    );
+    expect(problems(items)).toEqual([]);
+    const long = revisions(items).find((r) => r.id === 2)!;
+    expect(long.text === "é".repeat(sections)).toBe(true);
+    // 8 MiB as text (two bytes a character); as one string per section, 128 MiB.
+    expect(peak - before).toBeLessThan(48 * 1024 * 1024);
+  }, 60_000);
+
+  it("a text of line breaks up to the limit is read whole, without saxes's ~32 bytes of heap per line", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    let peak = before;
+    let chunks = 0;
+    // CR LF: saxes appends one string per line (it reads CR LF as one line break).
+    const lines = LIMIT / 2 - 1;
+    const items = await collect(
+      readMediaWikiExport(
+        hostile("<text>", "\r\n", lines, "</text>", () => {
+          if (++chunks % 32 !== 0) return;
+          gc();
+          peak = Math.max(peak, process.memoryUsage().heapUsed);
+        }),
+      ),
+    );
+    expect(problems(items)).toEqual([]);
+    const long = revisions(items).find((r) => r.id === 2)!;
+    expect(long.text.length).toBe(lines);
+    expect(/^\n*$/.test(long.text)).toBe(true);
+    // 8 Mi line breaks: 8 MiB as text; as one string per line, 256 MiB.
+    expect(peak - before).toBeLessThan(64 * 1024 * 1024);
+  }, 60_000);
+});
+
 describe("normalizeTitle", () => {
   it.each([
     ["bip_0340", "Bip 0340", "Bip_0340"],
