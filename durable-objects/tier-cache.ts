@@ -69,8 +69,19 @@ export class TierCache extends DurableObject<Env> {
     this.#sql.exec(SCHEMA);
   }
 
+  /** Counts not yet written: a read must not pay a SQLite write for a counter, so they go at most once a second (a restart may lose that second). */
+  readonly #pending = new Map<string, number>();
+  #flushedAt = 0;
+
   #count(name: string): void {
-    this.#sql.exec("INSERT INTO counters (name, n) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET n = n + 1", name);
+    this.#pending.set(name, (this.#pending.get(name) ?? 0) + 1);
+    if (Date.now() - this.#flushedAt >= 1_000) this.#flushCounters();
+  }
+
+  #flushCounters(): void {
+    this.#flushedAt = Date.now();
+    for (const [name, n] of this.#pending) this.#sql.exec("INSERT INTO counters (name, n) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET n = n + excluded.n", name, n);
+    this.#pending.clear();
   }
 
   #floor(page: string): Floor {
@@ -248,6 +259,7 @@ export class TierCache extends DurableObject<Env> {
   }
 
   stats(): TierStats {
+    this.#flushCounters();
     const counters = Object.fromEntries(this.#sql.exec<{ name: string; n: number }>("SELECT name, n FROM counters").toArray().map((r) => [r.name, r.n]));
     const applied = Object.fromEntries(
       this.#sql.exec<{ queue: string; seq: number; at: number }>("SELECT queue, seq, at FROM applied").toArray().map((r) => [r.queue, { seq: r.seq, at: r.at }]),

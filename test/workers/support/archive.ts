@@ -1,12 +1,20 @@
-/** Drives the Worker the way a client would, through its own fetch handler. */
-import { exports } from "cloudflare:workers";
+/**
+ * Drives the Worker the way a client would, through its own fetch handler.
+ * Calls the Hono app directly: the pool's `exports.default.fetch` slows down
+ * with every request a test file makes (measured: 0.1 ms per /healthz at
+ * first, 115 ms after 600 calls), which the app itself does not.
+ */
+import { createExecutionContext, env } from "cloudflare:test";
+import "../../../src/codec/install-worker.ts";
+import { app } from "../../../workers/edge/app.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
 
 export const TOKEN = "test-write-token";
 const ORIGIN = "http://archive.test";
 
 export function request(path: string, init: RequestInit = {}): Promise<Response> {
-  return exports.default.fetch(new Request(`${ORIGIN}${path}`, { redirect: "manual", ...init }));
+  // Background work (waitUntil) runs on, unawaited, as it does after a real response.
+  return Promise.resolve(app.fetch(new Request(`${ORIGIN}${path}`, { redirect: "manual", ...init }), env, createExecutionContext()));
 }
 
 /** Appends revisions; `colo` sends the write through that simulated data centre. */
