@@ -1,0 +1,76 @@
+/**
+ * What `wrangler deploy` ships is wrangler.toml's top level, unchanged: it
+ * must be production-safe as committed. The Worker is started from exactly
+ * that configuration (no dev vars), and `palimpsest dev` is checked to
+ * switch development on, and to pass `--var` settings through.
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unstable_readConfig } from "wrangler";
+import { REPO_ROOT, freePort, startLocalArchive, type LocalArchive } from "../support/local-worker.ts";
+
+const colo = { "x-palimpsest-colo": "SYD" };
+
+describe("the committed wrangler.toml is the production configuration", () => {
+  let archive: LocalArchive;
+  beforeAll(async () => {
+    archive = await startLocalArchive();
+  }, 60_000);
+  afterAll(() => archive?.stop());
+
+  it("says production, and names no placeholder KV namespace (wrangler deploy provisions it)", () => {
+    const config = unstable_readConfig({ config: join(REPO_ROOT, "wrangler.toml") }, { hideWarnings: true });
+    expect((config.vars as Record<string, unknown>).ENVIRONMENT).toBe("production");
+    expect(config.kv_namespaces.map((k) => ({ binding: k.binding, id: k.id }))).toEqual([{ binding: "BLOBS", id: undefined }]);
+  });
+
+  it("refuses the colo simulation header from anyone", async () => {
+    const res = await fetch(`${archive.url}/page/Anything`, { headers: colo });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: "simulation_disabled" });
+    expect((await fetch(`${archive.url}/page/Anything`)).status).toBe(404);
+  });
+});
+
+/** Runs `palimpsest dev` with `args` until `probe` has answered, then stops it. */
+async function withDev<T>(args: string[], probe: (url: string) => Promise<T>): Promise<T> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(REPO_ROOT, "src/cli/palimpsest.js"), "dev", "--port", String(port), "--no-demo", ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+    stdio: "ignore",
+    detached: true,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    for (const until = Date.now() + 60_000; ; ) {
+      try {
+        if ((await fetch(`${url}/healthz`)).ok) break;
+      } catch {
+        /* not up yet */
+      }
+      if (Date.now() > until || child.exitCode !== null) throw new Error(`palimpsest dev did not start (exit ${child.exitCode})`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return await probe(url);
+  } finally {
+    process.kill(-child.pid!, "SIGTERM");
+  }
+}
+
+describe("palimpsest dev", () => {
+  it("runs in development (the simulation header works) and --var NAME=VALUE overrides a [vars] setting", { timeout: 150_000 }, async () => {
+    expect(await withDev([], async (url) => (await fetch(`${url}/page/Anything`, { headers: colo })).status)).toBe(404);
+    expect(await withDev(["--var", "ENVIRONMENT=production"], async (url) => (await fetch(`${url}/page/Anything`, { headers: colo })).status)).toBe(400);
+  });
+
+  it("refuses a malformed --var with exit code 2", async () => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, "src/cli/palimpsest.js"), "dev", "--var", "lower=case"], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const code = await new Promise((r) => child.on("exit", r));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--var takes NAME=VALUE/);
+  });
+});
