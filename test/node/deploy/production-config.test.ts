@@ -22,7 +22,7 @@ describe("the committed wrangler.toml is the production configuration", () => {
   it("says production, and names no placeholder KV namespace (wrangler deploy provisions it)", () => {
     const config = unstable_readConfig({ config: join(REPO_ROOT, "wrangler.toml") }, { hideWarnings: true });
     expect((config.vars as Record<string, unknown>).ENVIRONMENT).toBe("production");
-    expect(config.kv_namespaces.map((k) => ({ binding: k.binding, id: k.id }))).toEqual([{ binding: "BLOBS", id: undefined }]);
+    expect((config.kv_namespaces as Array<{ binding: string; id?: string }>).map((k) => ({ binding: k.binding, id: k.id }))).toEqual([{ binding: "BLOBS", id: undefined }]);
   });
 
   it("refuses the colo simulation header from anyone", async () => {
