@@ -77,7 +77,13 @@ export class PurgeQueue extends DurableObject<Env> {
 
   /** Whether this queue was ever used. Reads (status, load) ask this and create nothing. */
   #used(): boolean {
-    if (!this.#ready) this.#ready = this.#sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'log'").toArray().length > 0;
+    if (!this.#ready && this.#sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'log'").toArray().length > 0) {
+      // Queues logged before pointers had last_error get it now.
+      if (this.#sql.exec("SELECT 1 FROM pragma_table_info('pointers') WHERE name = 'last_error'").toArray().length === 0) {
+        this.#sql.exec("ALTER TABLE pointers ADD COLUMN last_error TEXT");
+      }
+      this.#ready = true;
+    }
     return this.#ready;
   }
 

@@ -1,10 +1,12 @@
 import { Hono } from "hono";
+import { requestId } from "hono/request-id";
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it, vi } from "vitest";
 import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
 
 function appThrowing(err: unknown): Hono {
   const app = new Hono();
+  app.use(requestId());
   app.get("/boom", () => {
     throw err;
   });
@@ -41,12 +43,16 @@ describe("problem responses", () => {
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(text).not.toContain("hunter2");
+    // Only a pointer into the log: this request's id, in the body and the header.
     expect(JSON.parse(text)).toEqual({
       type: "urn:palimpsest:problem:internal",
       title: "Internal Server Error",
       status: 500,
+      detail: "quote the request id when reporting this",
       code: "internal",
+      requestId: res.headers.get("x-request-id"),
     });
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     expect(log).toHaveBeenCalledOnce();
     log.mockRestore();
   });

@@ -4,7 +4,7 @@ import { LIMITS } from "../../../src/limits.ts";
 import { BlobCorruptError, BlobMissingError, BlobStore } from "../../../src/storage/blob-store.ts";
 
 describe("blob store", () => {
-  const store = new BlobStore(env.BLOBS);
+  const store = new BlobStore(env.BLOBS, "unit-test-owner");
 
   it("splits a value over KV's size limit into parts and reads it back whole", async () => {
     const size = LIMITS.storage.kvMaxValueBytes + 1234;
@@ -24,6 +24,16 @@ describe("blob store", () => {
     expect(await store.put(new TextEncoder().encode("same"))).toBe(a);
     await env.BLOBS.put(a, "other");
     await expect(store.get(a)).rejects.toBeInstanceOf(BlobCorruptError);
-    await expect(store.get("blob/0000")).rejects.toBeInstanceOf(BlobMissingError);
+    await expect(store.get(`blob/unit-test-owner/${"0".repeat(64)}`)).rejects.toBeInstanceOf(BlobMissingError);
+  });
+
+  it("keeps owners apart: the same bytes get a key in each owner's space", async () => {
+    const bytes = new TextEncoder().encode("shared by two pages");
+    const a = await store.put(bytes);
+    const b = await new BlobStore(env.BLOBS, "other-owner").put(bytes);
+    expect(a).not.toBe(b);
+    expect(a.slice(-64)).toBe(b.slice(-64));
+    await store.delete(a);
+    expect(await new BlobStore(env.BLOBS).get(b)).toEqual(bytes);
   });
 });
