@@ -7,7 +7,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { LIMITS } from "../src/limits.ts";
 import type { PurgeEvent } from "../src/purge/events.ts";
-import { runLimited } from "../src/purge/pool.ts";
+import { runLimited } from "../src/async/run-limited.ts";
 import { crossRegionHop } from "../src/sim/link-latency.ts";
 import { applyAt, type PurgeTarget } from "../src/purge/targets.ts";
 

@@ -11,7 +11,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { LIMITS } from "../src/limits.ts";
 import type { PurgeEvent, PurgeRequest } from "../src/purge/events.ts";
-import { runLimited } from "../src/purge/pool.ts";
+import { runLimited } from "../src/async/run-limited.ts";
 import { backoffMs } from "../src/retry/backoff.ts";
 import { crossRegionHop } from "../src/sim/link-latency.ts";
 import { applyAt, purgeTargets, targetName, type PurgeTarget } from "../src/purge/targets.ts";
