@@ -23,7 +23,7 @@ import { LayoutWriter, type LayoutCommit } from "../src/storage/layout-writer.ts
 import type { PurgeRequest, PurgeScope } from "../src/purge/events.ts";
 import { purgeQueueFor } from "../src/purge/queue-pick.ts";
 import { backoffMs } from "../src/retry/backoff.ts";
-import { topologyOf } from "../src/tiers/topology.ts";
+import { topologyOf } from "../src/config/topology.ts";
 import { PAGE_STORE_SCHEMA } from "./page-store-schema.ts";
 
 interface PageRow {

@@ -15,7 +15,7 @@ import { runLimited } from "../src/async/run-limited.ts";
 import { backoffMs } from "../src/retry/backoff.ts";
 import { crossRegionHop } from "../src/sim/link-latency.ts";
 import { applyAt, purgeTargets, targetName, type PurgeTarget } from "../src/purge/targets.ts";
-import { topologyOf, type Region } from "../src/tiers/topology.ts";
+import { topologyOf, type Region } from "../src/config/topology.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL);

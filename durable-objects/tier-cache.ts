@@ -18,7 +18,7 @@ import { revisionKey } from "../src/tiers/cache-key.ts";
 import { withDeadline } from "../src/tiers/deadline.ts";
 import { Lz4Lru } from "../src/tiers/lz4-lru.ts";
 import { tierStub, upperTierFor, type TierIdentity } from "../src/tiers/tier-names.ts";
-import { topologyOf } from "../src/tiers/topology.ts";
+import { topologyOf } from "../src/config/topology.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries (

@@ -10,7 +10,7 @@ import { pageExists } from "../page/directory.ts";
 import { pageStore, type PageRef } from "../page/page-ref.ts";
 import type { RevisionSelector } from "../page/types.ts";
 import type { OriginQuery, TierEntry } from "../tiers/entry.ts";
-import { topologyOf } from "../tiers/topology.ts";
+import { topologyOf } from "../config/topology.ts";
 import { PageOrigin } from "./page-origin.ts";
 
 function refOf(page: string): PageRef {

@@ -1,6 +1,6 @@
 /** Which PurgeQueue of a region's pool takes a page's purges: rendezvous on the page, so one page's purges stay in order. */
-import { rendezvousPick } from "../tiers/rendezvous.ts";
-import { topologyOf, type Region } from "../tiers/topology.ts";
+import { rendezvousPick } from "../config/rendezvous.ts";
+import { topologyOf, type Region } from "../config/topology.ts";
 
 export function purgeQueueNames(region: string, count: number): string[] {
   return Array.from({ length: count }, (_, i) => `${region}-q${i}`);

@@ -7,7 +7,7 @@
 import { settingsOf } from "../config/settings.ts";
 import { LowerTier } from "../tiers/lower-tier.ts";
 import { allTiers, tierName, tierStub, type TierIdentity } from "../tiers/tier-names.ts";
-import { topologyOf, type Region } from "../tiers/topology.ts";
+import { topologyOf, type Region } from "../config/topology.ts";
 import type { PurgeEvent } from "./events.ts";
 import { zonePurge } from "./zone-purge.ts";
 

@@ -6,7 +6,7 @@
  */
 import { settingsOf } from "../config/settings.ts";
 import { ProblemError } from "../http/problem.ts";
-import { topologyOf, type Region } from "../tiers/topology.ts";
+import { topologyOf, type Region } from "../config/topology.ts";
 
 export const COLO_HEADER = "x-palimpsest-colo";
 

@@ -3,7 +3,7 @@
  * the same process, so benchmarks inject a delay on each cross-region hop
  * to show what the tiers and the fanout save. Zero unless configured.
  */
-import { topologyOf } from "../tiers/topology.ts";
+import { topologyOf } from "../config/topology.ts";
 
 export async function crossRegionHop(env: Env, from: string, to: string): Promise<void> {
   if (from === to) return;

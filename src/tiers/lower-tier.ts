@@ -20,7 +20,7 @@
 import type { Settings } from "../config/settings.ts";
 import type { PurgeEvent } from "../purge/events.ts";
 import { cacheTagsOf, type TierEntry } from "./entry.ts";
-import type { Topology } from "./topology.ts";
+import type { Topology } from "../config/topology.ts";
 
 const META = "x-pal-entry";
 const FILLED = "x-pal-filled-at";

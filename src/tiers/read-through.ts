@@ -16,7 +16,7 @@ import { withDeadline } from "./deadline.ts";
 import { etagOf, type OriginQuery, type TierEntry, type TierName, type TierRead, type TierRequest } from "./entry.ts";
 import { LowerTier, lowerCounters } from "./lower-tier.ts";
 import { regionalTierFor, tierStub, upperTierFor, type TierIdentity } from "./tier-names.ts";
-import { topologyOf, type Region } from "./topology.ts";
+import { topologyOf, type Region } from "../config/topology.ts";
 
 export interface ReadThrough {
   entry: TierEntry;

@@ -1,6 +1,6 @@
 /** Names and stubs of the TierCache instances: a weighted pool per region, plus the upper tier's pool. */
-import { rendezvousPick } from "./rendezvous.ts";
-import { tierMembers, topologyOf, type Region } from "./topology.ts";
+import { rendezvousPick } from "../config/rendezvous.ts";
+import { tierMembers, topologyOf, type Region } from "../config/topology.ts";
 
 export interface TierIdentity {
   /** "regional" tiers serve one region; the "upper" tier sits in front of the origin. */

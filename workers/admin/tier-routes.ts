@@ -10,7 +10,7 @@ import { ProblemError } from "../../src/http/problem.ts";
 import { purgeQueueNames, purgeQueueStub } from "../../src/purge/queue-pick.ts";
 import { lowerCounters } from "../../src/tiers/lower-tier.ts";
 import { allTiers, tierName, tierStub } from "../../src/tiers/tier-names.ts";
-import { topologyOf, type Region } from "../../src/tiers/topology.ts";
+import { topologyOf, type Region } from "../../src/config/topology.ts";
 
 export const tierRoutes = new Hono<{ Bindings: Env }>();
 tierRoutes.use(requireWriteScope());

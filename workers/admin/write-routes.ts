@@ -21,7 +21,7 @@ import { pageRef, pageStore, type PageRef } from "../../src/page/page-ref.ts";
 import type { StoreRevision } from "../../src/page/types.ts";
 import { coloOf } from "../../src/sim/colo.ts";
 import { LowerTier, type PageFloor } from "../../src/tiers/lower-tier.ts";
-import { topologyOf } from "../../src/tiers/topology.ts";
+import { topologyOf } from "../../src/config/topology.ts";
 
 const revisionId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const isoSecond = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;

@@ -19,7 +19,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../src/random/mulberry32.ts";
 import { lowerCounters } from "../../../src/tiers/lower-tier.ts";
-import { topologyOf } from "../../../src/tiers/topology.ts";
+import { topologyOf } from "../../../src/config/topology.ts";
 import { app } from "../../../workers/edge/app.ts";
 import { TOKEN, appendOk, linearHistory } from "../support/archive.ts";
 import { waitForAck } from "../support/tiers.ts";

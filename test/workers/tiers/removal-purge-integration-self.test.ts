@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { topologyOf } from "../../../src/tiers/topology.ts";
+import { topologyOf } from "../../../src/config/topology.ts";
 import { TOKEN, appendOk, linearHistory } from "../support/archive.ts";
 import { readFrom, waitForAck } from "../support/tiers.ts";
 

@@ -4,7 +4,7 @@ import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
 import { purgeQueueStub } from "../../../src/purge/queue-pick.ts";
 import { purgeTargets, targetName } from "../../../src/purge/targets.ts";
-import { topologyOf } from "../../../src/tiers/topology.ts";
+import { topologyOf } from "../../../src/config/topology.ts";
 import { latestKey } from "../../../src/tiers/cache-key.ts";
 import type { TierRead } from "../../../src/tiers/entry.ts";
 import { lowerCounters } from "../../../src/tiers/lower-tier.ts";
