@@ -27,7 +27,7 @@
  *
  * Throughput is uncompressed megabytes (1e6 bytes) per second for both
  * directions. `bytes_in`/`bytes_out` are the operation's own totals per pass.
- * In-process baselines alternate passes with their row (see timing.ts); the
+ * In-process baselines alternate passes with their row (harness/timing.ts); the
  * native LZ4 harness is a separate process, timed right after its mode's
  * wasm rows. Every setting is round-tripped once before it is timed.
  */
@@ -44,8 +44,8 @@ import {
   lz4FrameDecompress,
 } from "../codec/index.ts";
 import type { BenchSample } from "./corpus.ts";
-import { nativeLz4Baseline, type Lz4Mode, type Lz4Speed, type NativeLz4Baseline } from "./native-lz4.ts";
-import { mbPerSecond, measure, measurePair, type TimingPolicy } from "./timing.ts";
+import { comparison, compareThroughput, mbPerSecond, measure, type Comparison, type TimingPolicy } from "./harness/index.ts";
+import { nativeLz4Baseline, type Lz4Mode, type NativeLz4Baseline } from "./native-lz4.ts";
 
 export const CODEC_ROW_KEYS = [
   "codec",
@@ -98,221 +98,135 @@ export const LZ4_LEVELS = [
 ] as const satisfies readonly { mode: Lz4Mode; level: number }[];
 export const GZIP_LEVEL = 6;
 
-const sum = (xs: readonly Uint8Array[]) => xs.reduce((n, x) => n + x.byteLength, 0);
-
-/** Rounded for printing. */
-function round(x: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
+/** Both directions of one codec setting; `i` is the input's index, for per-input dictionaries. */
+interface Codec {
+  compress(input: Uint8Array, i: number): Uint8Array;
+  decompress(packed: Uint8Array, i: number): Uint8Array;
 }
 
-interface Spec {
-  codec: CodecName;
+type RowHead = Pick<CodecRow, "codec" | "quality" | "lgwin" | "dict">;
+
+/** One row to time: a pass is every input once, each its own call. */
+interface RowSpec extends RowHead {
   op: CodecOp;
-  quality: number | null;
-  lgwin: number | null;
-  dict: boolean;
   inputs: readonly Uint8Array[];
   outputs: readonly Uint8Array[];
-  /** Uncompressed bytes per pass, the throughput numerator. */
-  plainBytes: number;
   pass: () => void;
-  baseline: { name: string; mbPerS: number } | { name: string; pass: () => void } | undefined;
 }
+
+const sum = (xs: readonly Uint8Array[]) => xs.reduce((n, x) => n + x.byteLength, 0);
+/** Throughput counts uncompressed bytes in both directions. */
+const plainBytes = (spec: RowSpec) => sum(spec.op === "compress" ? spec.inputs : spec.outputs);
 
 function assertSame(a: readonly Uint8Array[], b: readonly Uint8Array[], what: string): void {
   const equal = a.length === b.length && a.every((x, i) => Buffer.compare(x, b[i]!) === 0);
   if (!equal) throw new Error(`bench: ${what} did not round-trip`);
 }
 
-class CodecBench {
-  readonly rows: CodecRow[] = [];
-  readonly #opts: CodecBenchOptions;
-  readonly #log: (msg: string) => void;
+/** Packs the inputs once, checks they come back, and describes the compress and the decompress row. */
+function roundTrip(head: RowHead, inputs: readonly Uint8Array[], codec: Codec, what: string): [RowSpec, RowSpec] {
+  const packed = inputs.map((b, i) => codec.compress(b, i));
+  assertSame(packed.map((p, i) => codec.decompress(p, i)), inputs, what);
+  return [
+    { ...head, op: "compress", inputs, outputs: packed, pass: () => inputs.forEach((b, i) => codec.compress(b, i)) },
+    { ...head, op: "decompress", inputs: packed, outputs: inputs, pass: () => packed.forEach((p, i) => codec.decompress(p, i)) },
+  ];
+}
 
-  constructor(
-    private readonly sample: BenchSample,
-    options: CodecBenchOptions,
-  ) {
-    this.#opts = options;
-    this.#log = options.log ?? (() => {});
+function toRow(spec: RowSpec, baseline: string, c: Comparison): CodecRow {
+  const { codec, op, quality, lgwin, dict, inputs, outputs } = spec;
+  const speeds = { mb_per_s: c.mbPerS, baseline: c.baselineMbPerS === null ? "none" : baseline, baseline_mb_per_s: c.baselineMbPerS };
+  return { codec, op, quality, lgwin, dict, bytes_in: sum(inputs), bytes_out: sum(outputs), ...speeds, ratio_vs_baseline: c.ratio };
+}
+
+/** Times each row against the native codec run in this process on the same inputs, alternating passes. */
+function againstInProcess(rows: [RowSpec, RowSpec], name: string, native: Codec, policy: TimingPolicy): CodecRow[] {
+  const inputs = rows[0].inputs;
+  const packed = inputs.map((b, i) => native.compress(b, i));
+  const passes = [() => inputs.forEach((b, i) => native.compress(b, i)), () => packed.forEach((p, i) => native.decompress(p, i))];
+  return rows.map((spec, k) => toRow(spec, name, compareThroughput(spec.pass, passes[k]!, plainBytes(spec), policy)));
+}
+
+/**
+ * Native LZ4 runs in another process, so it cannot alternate with the wasm
+ * passes; each mode is timed natively straight after its two wasm rows.
+ */
+function againstNativeLz4(rows: RowSpec[], mode: Lz4Mode, native: NativeLz4Baseline | undefined, o: CodecBenchOptions): CodecRow[] {
+  const own = rows.map((spec) => mbPerSecond(plainBytes(spec), measure(spec.pass, o.policy).seconds));
+  let speed: { compressMbPerS: number; decompressMbPerS: number } | undefined;
+  try {
+    speed = native?.speed(mode);
+  } catch (err) {
+    o.log?.(`bench: native LZ4 ${mode} failed: ${(err as Error).message}`);
   }
+  return rows.map((spec, k) => {
+    const base = speed ? (spec.op === "compress" ? speed.compressMbPerS : speed.decompressMbPerS) : null;
+    return toRow(spec, native?.name ?? "none", comparison(own[k]!, base || null));
+  });
+}
 
-  run(): CodecRow[] {
-    // brotli last: at q9 each call outgrows codec.recycleHeapBytes, so the
-    // heap is replaced per call and hundreds of dead 30+ MiB wasm memories
-    // await GC; LZ4 timed after the brotli rows ran ~2x slower than timed first.
-    this.#lz4();
-    this.#gzip();
-    this.#brotli();
-    return this.rows;
+function lz4Rows(items: readonly Uint8Array[], native: NativeLz4Baseline | undefined, o: CodecBenchOptions): CodecRow[] {
+  const block = LZ4_LEVELS.flatMap(({ mode, level }) => {
+    const codec = { compress: (b: Uint8Array) => lz4Compress(b, { level }), decompress: (p: Uint8Array) => lz4Decompress(p) };
+    return againstNativeLz4(roundTrip({ codec: "lz4", quality: level, lgwin: null, dict: false }, items, codec, `lz4 level ${level}`), mode, native, o);
+  });
+  const frame = { compress: (b: Uint8Array) => lz4FrameCompress(b), decompress: (p: Uint8Array) => lz4FrameDecompress(p) };
+  const frameRows = roundTrip({ codec: "lz4-frame", quality: 0, lgwin: null, dict: false }, items, frame, "lz4 frame");
+  return [...block, ...againstNativeLz4(frameRows, "frame", native, o)];
+}
+
+function gzipRows(items: readonly Uint8Array[], o: CodecBenchOptions): CodecRow[] {
+  const own = { compress: (b: Uint8Array) => gzipCompress(b, { level: GZIP_LEVEL }), decompress: (p: Uint8Array) => gzipDecompress(p) };
+  const native = { compress: (b: Uint8Array) => gzipSync(b, { level: GZIP_LEVEL }), decompress: (p: Uint8Array) => gunzipSync(p) };
+  return againstInProcess(roundTrip({ codec: "gzip", quality: GZIP_LEVEL, lgwin: null, dict: false }, items, own, "gzip"), "node-zlib-gzip", native, o.policy);
+}
+
+/**
+ * Node's zlib has no raw-dictionary API, so the dictionary rows' baseline is
+ * native brotli without one on the same inputs.
+ */
+function brotliRows(sample: BenchSample, quality: number, lgwin: number, o: CodecBenchOptions): CodecRow[] {
+  const items = sample.items.map((i) => i.bytes);
+  const native = {
+    compress: (b: Uint8Array) => brotliCompressSync(b, { params: { [z.BROTLI_PARAM_QUALITY]: quality, [z.BROTLI_PARAM_LGWIN]: lgwin, [z.BROTLI_PARAM_SIZE_HINT]: b.byteLength } }),
+    decompress: (p: Uint8Array) => brotliDecompressSync(p),
+  };
+  const plain = { compress: (b: Uint8Array) => brotliCompress(b, { quality, lgwin }), decompress: (p: Uint8Array) => brotliDecompress(p) };
+  const rows = againstInProcess(roundTrip({ codec: "br", quality, lgwin, dict: false }, items, plain, `br q${quality}`), "node-zlib-brotli", native, o.policy);
+  const { pairs } = sample;
+  if (pairs.length === 0) return rows;
+  const dict = {
+    compress: (b: Uint8Array, i: number) => brotliCompress(b, { quality, lgwin, dictionary: pairs[i]!.dictionary }),
+    decompress: (p: Uint8Array, i: number) => brotliDecompress(p, { dictionary: pairs[i]!.dictionary }),
+  };
+  const dictRows = roundTrip({ codec: "br", quality, lgwin, dict: true }, pairs.map((p) => p.input), dict, `br q${quality} dict`);
+  return [...rows, ...againstInProcess(dictRows, "node-zlib-brotli (no dict)", native, o.policy)];
+}
+
+function withNativeLz4<T>(items: readonly Uint8Array[], o: CodecBenchOptions, use: (native: NativeLz4Baseline | undefined) => T): T {
+  let native: NativeLz4Baseline | undefined;
+  try {
+    native = nativeLz4Baseline(items, o.policy, o.log ?? (() => {}));
+  } catch (err) {
+    o.log?.(`bench: no native LZ4 baseline: ${(err as Error).message}`);
   }
-
-  /** Times the row (and its in-process baseline, alternating) unless the caller already did. */
-  #emit(spec: Spec, measuredMbPerS?: number): void {
-    const { policy } = this.#opts;
-    let mb: number;
-    let base: number | null = null;
-    if (spec.baseline && "pass" in spec.baseline) {
-      const [own, native] = measurePair(spec.pass, spec.baseline.pass, policy);
-      mb = mbPerSecond(spec.plainBytes, own.seconds);
-      base = mbPerSecond(spec.plainBytes, native.seconds);
-    } else {
-      mb = measuredMbPerS ?? mbPerSecond(spec.plainBytes, measure(spec.pass, policy).seconds);
-      base = spec.baseline?.mbPerS ?? null;
-    }
-    // The ratio is taken from the printed speeds, so readers can check it.
-    const mbRounded = round(mb, 3);
-    const baseRounded = base === null ? null : round(base, 3);
-    const row: CodecRow = {
-      codec: spec.codec,
-      op: spec.op,
-      quality: spec.quality,
-      lgwin: spec.lgwin,
-      dict: spec.dict,
-      bytes_in: sum(spec.inputs),
-      bytes_out: sum(spec.outputs),
-      mb_per_s: mbRounded,
-      baseline: spec.baseline?.name ?? "none",
-      baseline_mb_per_s: baseRounded,
-      ratio_vs_baseline: baseRounded ? round(mbRounded / baseRounded, 4) : null,
-    };
-    this.rows.push(row);
-    this.#opts.onRow?.(row);
-  }
-
-  #brotli(): void {
-    const items = this.sample.items.map((i) => i.bytes);
-    const pairs = this.sample.pairs;
-    if (pairs.length === 0) this.#log("bench: no input has a related earlier input to use as a dictionary; skipping the br dict rows");
-    for (const { quality, lgwin } of BROTLI_SETTINGS) {
-      const native = (b: Uint8Array) =>
-        brotliCompressSync(b, {
-          params: { [z.BROTLI_PARAM_QUALITY]: quality, [z.BROTLI_PARAM_LGWIN]: lgwin, [z.BROTLI_PARAM_SIZE_HINT]: b.byteLength },
-        });
-      const common = { codec: "br", quality, lgwin } as const;
-
-      const packed = items.map((b) => brotliCompress(b, { quality, lgwin }));
-      assertSame(packed.map((p) => brotliDecompress(p)), items, `br q${quality}`);
-      this.#emit({
-        ...common,
-        op: "compress",
-        dict: false,
-        inputs: items,
-        outputs: packed,
-        plainBytes: sum(items),
-        pass: () => items.forEach((b) => brotliCompress(b, { quality, lgwin })),
-        baseline: { name: "node-zlib-brotli", pass: () => items.forEach(native) },
-      });
-      this.#emit({
-        ...common,
-        op: "decompress",
-        dict: false,
-        inputs: packed,
-        outputs: items,
-        plainBytes: sum(items),
-        pass: () => packed.forEach((p) => brotliDecompress(p)),
-        baseline: { name: "node-zlib-brotli", pass: () => packed.forEach((p) => brotliDecompressSync(p)) },
-      });
-
-      if (pairs.length === 0) continue;
-      const inputs = pairs.map((p) => p.input);
-      const dictPacked = pairs.map((p) => brotliCompress(p.input, { quality, lgwin, dictionary: p.dictionary }));
-      assertSame(dictPacked.map((d, i) => brotliDecompress(d, { dictionary: pairs[i]!.dictionary })), inputs, `br q${quality} dict`);
-      const nativePacked = inputs.map(native);
-      this.#emit({
-        ...common,
-        op: "compress",
-        dict: true,
-        inputs,
-        outputs: dictPacked,
-        plainBytes: sum(inputs),
-        pass: () => pairs.forEach((p) => brotliCompress(p.input, { quality, lgwin, dictionary: p.dictionary })),
-        baseline: { name: "node-zlib-brotli (no dict)", pass: () => inputs.forEach(native) },
-      });
-      this.#emit({
-        ...common,
-        op: "decompress",
-        dict: true,
-        inputs: dictPacked,
-        outputs: inputs,
-        plainBytes: sum(inputs),
-        pass: () => dictPacked.forEach((d, i) => brotliDecompress(d, { dictionary: pairs[i]!.dictionary })),
-        baseline: { name: "node-zlib-brotli (no dict)", pass: () => nativePacked.forEach((p) => brotliDecompressSync(p)) },
-      });
-    }
-  }
-
-  #lz4(): void {
-    const items = this.sample.items.map((i) => i.bytes);
-    const plainBytes = sum(items);
-    let native: NativeLz4Baseline | undefined;
-    try {
-      native = nativeLz4Baseline(items, this.#opts.policy, this.#log);
-    } catch (err) {
-      this.#log(`bench: no native LZ4 baseline: ${(err as Error).message}`);
-    }
-    // Native runs in another process, so it cannot alternate with the wasm
-    // passes; each mode is timed natively straight after its two wasm rows.
-    const rowsWithNative = (mode: Lz4Mode, rows: Omit<Spec, "baseline">[]) => {
-      const timed = rows.map((spec) => ({ spec, mb: mbPerSecond(spec.plainBytes, measure(spec.pass, this.#opts.policy).seconds) }));
-      let speed: Lz4Speed | undefined;
-      try {
-        speed = native?.speed(mode);
-      } catch (err) {
-        this.#log(`bench: native LZ4 ${mode} failed: ${(err as Error).message}`);
-      }
-      for (const { spec, mb } of timed) {
-        const mbPerS = speed && (spec.op === "compress" ? speed.compressMbPerS : speed.decompressMbPerS);
-        this.#emit({ ...spec, baseline: native && mbPerS ? { name: native.name, mbPerS } : undefined }, mb);
-      }
-    };
-    try {
-      for (const { mode, level } of LZ4_LEVELS) {
-        const packed = items.map((b) => lz4Compress(b, { level }));
-        assertSame(packed.map((p) => lz4Decompress(p)), items, `lz4 level ${level}`);
-        const common = { codec: "lz4", quality: level, lgwin: null, dict: false, plainBytes } as const;
-        rowsWithNative(mode, [
-          { ...common, op: "compress", inputs: items, outputs: packed, pass: () => items.forEach((b) => lz4Compress(b, { level })) },
-          { ...common, op: "decompress", inputs: packed, outputs: items, pass: () => packed.forEach((p) => lz4Decompress(p)) },
-        ]);
-      }
-      const frames = items.map((b) => lz4FrameCompress(b));
-      assertSame(frames.map((f) => lz4FrameDecompress(f)), items, "lz4 frame");
-      const common = { codec: "lz4-frame", quality: 0, lgwin: null, dict: false, plainBytes } as const;
-      rowsWithNative("frame", [
-        { ...common, op: "compress", inputs: items, outputs: frames, pass: () => items.forEach((b) => lz4FrameCompress(b)) },
-        { ...common, op: "decompress", inputs: frames, outputs: items, pass: () => frames.forEach((f) => lz4FrameDecompress(f)) },
-      ]);
-    } finally {
-      native?.dispose();
-    }
-  }
-
-  #gzip(): void {
-    const items = this.sample.items.map((i) => i.bytes);
-    const packed = items.map((b) => gzipCompress(b, { level: GZIP_LEVEL }));
-    assertSame(packed.map((p) => gzipDecompress(p)), items, "gzip");
-    const common = { codec: "gzip", quality: GZIP_LEVEL, lgwin: null, dict: false, plainBytes: sum(items) } as const;
-    this.#emit({
-      ...common,
-      op: "compress",
-      inputs: items,
-      outputs: packed,
-      pass: () => items.forEach((b) => gzipCompress(b, { level: GZIP_LEVEL })),
-      baseline: { name: "node-zlib-gzip", pass: () => items.forEach((b) => gzipSync(b, { level: GZIP_LEVEL })) },
-    });
-    this.#emit({
-      ...common,
-      op: "decompress",
-      inputs: packed,
-      outputs: items,
-      pass: () => packed.forEach((p) => gzipDecompress(p)),
-      baseline: { name: "node-zlib-gzip", pass: () => packed.forEach((p) => gunzipSync(p)) },
-    });
+  try {
+    return use(native);
+  } finally {
+    native?.dispose();
   }
 }
 
 export function benchCodecs(sample: BenchSample, options: CodecBenchOptions): CodecRow[] {
-  return new CodecBench(sample, options).run();
+  const items = sample.items.map((i) => i.bytes);
+  const emit = (rows: CodecRow[]) => (rows.forEach((r) => options.onRow?.(r)), rows);
+  if (sample.pairs.length === 0) options.log?.("bench: no input has a related earlier input to use as a dictionary; skipping the br dict rows");
+  // brotli last: at q9 each call outgrows codec.recycleHeapBytes, so the
+  // heap is replaced per call and hundreds of dead 30+ MiB wasm memories
+  // await GC; LZ4 timed after the brotli rows ran ~2x slower than timed first.
+  return [
+    ...emit(withNativeLz4(items, options, (native) => lz4Rows(items, native, options))),
+    ...emit(gzipRows(items, options)),
+    ...BROTLI_SETTINGS.flatMap(({ quality, lgwin }) => emit(brotliRows(sample, quality, lgwin, options))),
+  ];
 }

@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { mbPerSecond, type TimingPolicy } from "./timing.ts";
+import { mbPerSecond, type TimingPolicy } from "./harness/index.ts";
 
 export type Lz4Mode = "fast" | "hc9" | "frame";
 

@@ -32,3 +32,8 @@ export function parseIntOption(name: string, min: number, max: number) {
     return n;
   };
 }
+
+/** Progress and context for a human, on stderr, so stdout stays data. */
+export function logLine(message: string): void {
+  process.stderr.write(`${message}\n`);
+}

@@ -6,20 +6,6 @@ import { demoPages } from "../demo/history-generator.ts";
 import { normalizeTitle } from "../page/title.ts";
 import { ArchiveClient } from "./archive-client.ts";
 
-export async function waitForArchive(url: string, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.ok) return;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > until) throw new Error(`the archive at ${url} did not come up within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
 export async function seedDemo(url: string, token: string): Promise<string[]> {
   const client = new ArchiveClient({ url, token });
   const seeded: string[] = [];

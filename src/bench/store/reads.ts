@@ -13,12 +13,15 @@
  * from sending the request to having the whole body.
  *
  * @example
- * const reads = await measureReads(archive.url, "BIP_0340", imported.revisions, { seed: 1 });
+ * const reads = await measureReads(client, "BIP_0340", imported.revisions, { seed: 1 });
  * reads.maxBlobReads; // 2
  */
+import type { ArchiveClient } from "../../cli/archive-client.ts";
 import { sha1Base36 } from "../../page/sha1.ts";
+import { mulberry32 } from "../../random/mulberry32.ts";
+import { sampleIndices } from "../../random/sample.ts";
+import { mean } from "../harness/index.ts";
 import type { RevisionRef } from "./importer.ts";
-import { mulberry32, sampleIndices } from "./sampling.ts";
 
 export const READ_SAMPLE = 400;
 export const WARMUP_READS = 5;
@@ -58,50 +61,41 @@ export function parseReadCost(header: string | null): ReadCost {
 }
 
 /** Reads one revision, verifies it and returns its cost and latency. */
-export async function readRevision(baseUrl: string, key: string, rev: RevisionRef): Promise<{ cost: ReadCost; ms: number }> {
-  const url = `${baseUrl}/page/${encodeURIComponent(key)}/${rev.id}`;
-  const t0 = performance.now();
-  let res: Response;
-  let body: Uint8Array;
-  try {
-    res = await fetch(url);
-    body = new Uint8Array(await res.arrayBuffer());
-  } catch (err) {
-    const cause = (err as Error & { cause?: Error & { code?: string } }).cause;
-    throw new Error(`GET ${url}: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.name}: ${cause.message})` : ""}`);
-  }
-  const ms = performance.now() - t0;
-  if (res.status !== 200) {
-    throw new ReadVerificationError(`GET ${url}: HTTP ${res.status} ${new TextDecoder().decode(body.subarray(0, 300))}`);
+export async function readRevision(client: ArchiveClient, key: string, rev: RevisionRef): Promise<{ cost: ReadCost; ms: number }> {
+  const path = `/page/${encodeURIComponent(key)}/${rev.id}`;
+  const { status, headers, body, ms } = await client.read(path);
+  if (status !== 200) {
+    throw new ReadVerificationError(`GET ${path}: HTTP ${status} ${new TextDecoder().decode(body.subarray(0, 300))}`);
   }
   const sha1 = await sha1Base36(body);
   if (sha1 !== rev.sha1) {
-    throw new ReadVerificationError(`GET ${url}: body has SHA-1 ${sha1} (${body.byteLength} bytes), the export says ${rev.sha1} (${rev.bytes} bytes)`);
+    throw new ReadVerificationError(`GET ${path}: body has SHA-1 ${sha1} (${body.byteLength} bytes), the export says ${rev.sha1} (${rev.bytes} bytes)`);
   }
-  return { cost: parseReadCost(res.headers.get("x-read-cost")), ms };
+  return { cost: parseReadCost(headers.get("x-read-cost")), ms };
 }
 
 export async function measureReads(
-  baseUrl: string,
+  client: ArchiveClient,
   key: string,
   revisions: readonly RevisionRef[],
-  options: { seed: number; sampleSize?: number; warmup?: number; onProgress?: (done: number, total: number) => void },
+  options: { seed: number; sampleSize?: number; warmup?: number },
 ): Promise<ReadMeasurement> {
   if (revisions.length === 0) throw new Error(`page ${key}: no revisions to read`);
   const order = sampleIndices(revisions.length, options.sampleSize ?? READ_SAMPLE, mulberry32(options.seed)).map((i) => revisions[i]!);
   const warmup = Math.min(options.warmup ?? WARMUP_READS, order.length);
-  for (const rev of order.slice(0, warmup)) await readRevision(baseUrl, key, rev);
-  let maxBlobReads = 0;
-  let maxDecodes = 0;
-  let decodedBytes = 0;
+  for (const rev of order.slice(0, warmup)) await readRevision(client, key, rev);
+  const costs: ReadCost[] = [];
   const latenciesMs: number[] = [];
   for (const rev of order) {
-    const { cost, ms } = await readRevision(baseUrl, key, rev);
-    maxBlobReads = Math.max(maxBlobReads, cost.blobReads);
-    maxDecodes = Math.max(maxDecodes, cost.decodes);
-    decodedBytes += cost.decodedBytes;
+    const { cost, ms } = await readRevision(client, key, rev);
+    costs.push(cost);
     latenciesMs.push(ms);
-    options.onProgress?.(latenciesMs.length, order.length);
   }
-  return { reads: order.length, maxBlobReads, maxDecodes, meanDecodedBytes: decodedBytes / order.length, latenciesMs };
+  return {
+    reads: order.length,
+    maxBlobReads: Math.max(...costs.map((c) => c.blobReads)),
+    maxDecodes: Math.max(...costs.map((c) => c.decodes)),
+    meanDecodedBytes: mean(costs.map((c) => c.decodedBytes)),
+    latenciesMs,
+  };
 }

@@ -3,7 +3,9 @@
  * what reading them back costs, measured through the very code the Worker
  * runs: each history is imported over HTTP into the project's own Worker
  * (`PageStore` Durable Object, KV blobs) running locally in workerd via
- * wrangler (see local-archive.ts), then read back over the public API.
+ * wrangler (src/cli/local-worker.ts, from one bundle per run, with the tiered
+ * cache off so every read costs what the storage layout costs), then read
+ * back over the public API.
  *
  * Per history, in order and never overlapping (so no phase's timings carry
  * another's load): import (timed per batch), stats, reads (verified, timed),
@@ -25,18 +27,22 @@
  * | baseline_*_ratio | the same kind of fraction for the baselines (baselines.ts); git is null without git |
  *
  * @example
- * const row = await benchHistory("../shared/corpus/histories/bip-0340.xml.br", { seed: 1, log: console.error });
+ * await benchStore(["../shared/corpus/histories/bip-0340.xml.br"], { seed: 1, log: console.error, onRow: (row) => console.log(JSON.stringify(row)) });
  */
 import { ArchiveClient } from "../../cli/archive-client.ts";
+import { startLocalWorker } from "../../cli/local-worker.ts";
+import { bundleWorker, type WorkerBundle } from "../../cli/worker-bundle.ts";
 import type { ExportRevision } from "../../import/mediawiki-reader.ts";
 import { normalizeTitle } from "../../page/title.ts";
+import { percentile, round, sig4 } from "../harness/index.ts";
+import { benchVars, readTopology } from "../worker-config.ts";
 import { Baselines, type BaselineFigures } from "./baselines.ts";
 import { exportRevisions, historyName, HistoryInputError } from "./history.ts";
-import { importHistory, type ImportResult, type RevisionRef } from "./importer.ts";
-import { startLocalArchive } from "./local-archive.ts";
-import { measureReads, readRevision, WARMUP_READS } from "./reads.ts";
-import { mulberry32, percentile, sampleIndices } from "./sampling.ts";
-import { syntheticHistory } from "./synthetic.ts";
+import { importHistory, type ImportResult } from "./importer.ts";
+import { lengthCheck, type LengthCheckRow } from "./length-check.ts";
+import { measureReads, type ReadMeasurement } from "./reads.ts";
+
+export { LENGTH_CHECK_KEYS, type LengthCheckRow } from "./length-check.ts";
 
 export const STORE_ROW_KEYS = [
   "history",
@@ -61,40 +67,50 @@ export type StoreRow = {
   baseline_git_pack_ratio: number | null;
 } & { [K in Exclude<(typeof STORE_ROW_KEYS)[number], "history" | "baseline_git_pack_ratio">]: number };
 
-export const LENGTH_CHECK_KEYS = ["check", "p50_ms_10", "p50_ms_10000", "ratio"] as const;
-
-/**
- * `p50_ms_10000` is named after the long page's length: with
- * `longRevisions` other than 10,000 the key says so (`p50_ms_8000`).
- */
-export interface LengthCheckRow {
-  check: "read_p50_vs_length";
-  p50_ms_10: number;
-  p50_ms_10000: number;
-  /** p50 of the long page / p50 of the short one. */
-  ratio: number;
-}
-
-export interface BenchOptions {
+export interface StoreBenchOptions {
   /** Seed for the read sample and order. */
   seed: number;
   /** Compute the git baseline (if git is installed). */
   git?: boolean;
+  /** Revisions read per history (plus the first and the last); default reads.ts's READ_SAMPLE. */
+  readSample?: number;
+  /** Run the length check with a long page of this many revisions. */
+  lengthCheckLong?: number;
   log?: (line: string) => void;
+  onRow(row: StoreRow): void;
+  onLengthCheck?(row: LengthCheckRow): void;
 }
 
-/** What `GET /api/pages/{key}/stats` returns (ArchiveClient.stats types a subset). */
-interface PageStatsBody {
-  revisions: number;
-  rawBytes: number;
-  blobs: number;
-  blobBytes: number;
-  metadataBytes: number;
+/** Each history on a fresh Worker with fresh storage, all from one bundle; then the length check. */
+export async function benchStore(files: readonly string[], options: StoreBenchOptions): Promise<void> {
+  const bundle = await bundleWorker();
+  try {
+    for (const file of files) options.onRow(await benchHistory(file, bundle, options));
+    if (options.lengthCheckLong !== undefined) {
+      const check = await withStoreWorker(bundle, (client) => lengthCheck(client, { ...options, longRevisions: options.lengthCheckLong }));
+      options.onLengthCheck?.(check);
+    }
+  } finally {
+    bundle.dispose();
+  }
 }
 
-const round = (x: number, digits: number) => Number(x.toFixed(digits));
-/** Ratios keep 4 significant digits: 0.001294 stays readable as 0.129 %. */
-const sig4 = (x: number) => Number(x.toPrecision(4));
+/** A throwaway Worker with the tiered cache off, so the read cost measured is the storage layout's. */
+async function withStoreWorker<T>(bundle: WorkerBundle, use: (client: ArchiveClient) => Promise<T>): Promise<T> {
+  const worker = await startLocalWorker({ bundle, vars: benchVars({ ...readTopology(), enabled: false }), logLevel: workerLogLevel() });
+  try {
+    // One attempt per request: a retried request would hide its failure and inflate its time.
+    return await use(new ArchiveClient({ url: worker.url, token: worker.token, attempts: 1 }));
+  } finally {
+    await worker.stop();
+  }
+}
+
+/** PALIMPSEST_BENCH_LOG_LEVEL=debug shows wrangler's and workerd's own output (some of it on stdout, so not with --json). */
+function workerLogLevel(): "debug" | "info" | "log" | "warn" {
+  const level = process.env.PALIMPSEST_BENCH_LOG_LEVEL;
+  return level === "debug" || level === "info" || level === "log" ? level : "warn";
+}
 
 /** Splits off the first revision to learn the page's key, then yields it and the rest. */
 async function withFirst(revs: AsyncGenerator<ExportRevision>): Promise<{ first: ExportRevision; all: AsyncGenerator<ExportRevision> }> {
@@ -108,56 +124,62 @@ async function withFirst(revs: AsyncGenerator<ExportRevision>): Promise<{ first:
   return { first, all: all() };
 }
 
-/** Imports one history with progress lines on `log` at most every few seconds. */
-async function timedImport(client: ArchiveClient, key: string, revs: AsyncIterable<Omit<ExportRevision, "parentId">>, name: string, log: (l: string) => void): Promise<ImportResult> {
-  let lastLog = performance.now();
-  const started = lastLog;
-  return importHistory(client, key, revs, {
-    onProgress: ({ revisions, rawBytes }) => {
-      const now = performance.now();
-      if (now - lastLog < 5000) return;
-      lastLog = now;
-      log(`bench store: ${name}: imported ${revisions} revisions, ${(rawBytes / 1e6).toFixed(1)} MB, in ${((now - started) / 1000).toFixed(0)} s`);
-    },
-  });
+/** Logs at most every few seconds. */
+function throttledLog(log: (line: string) => void, everyMs = 5000): (line: () => string) => void {
+  let last = performance.now();
+  return (line) => {
+    if (performance.now() - last < everyMs) return;
+    last = performance.now();
+    log(line());
+  };
 }
 
-export async function benchHistory(file: string, options: BenchOptions): Promise<StoreRow> {
-  const log = options.log ?? (() => undefined);
+interface Stored {
+  key: string;
+  imported: ImportResult;
+  stats: { blobs: number; blobBytes: number; metadataBytes: number };
+  reads: ReadMeasurement;
+}
+
+/** Import, stats and reads of one history, on its own Worker. */
+async function storeAndRead(file: string, client: ArchiveClient, options: StoreBenchOptions, log: (line: string) => void): Promise<Stored> {
+  const { first, all } = await withFirst(exportRevisions(file));
+  const title = normalizeTitle(first.title);
+  if (!title.ok) throw new HistoryInputError(`${file}: ${title.reason}`);
+  const key = title.key;
+  log(`importing page ${key} into a local Worker at ${client.url}`);
+  const started = performance.now();
+  const progress = throttledLog(log);
+  const imported = await importHistory(client, key, all, {
+    onProgress: ({ revisions, rawBytes }) => progress(() => `imported ${revisions} revisions, ${(rawBytes / 1e6).toFixed(1)} MB, in ${((performance.now() - started) / 1000).toFixed(0)} s`),
+  });
+  log(`imported ${imported.revisions.length} revisions (${imported.rawBytes} bytes) in ${imported.batches} requests, ${imported.seconds.toFixed(1)} s`);
+  const stats = await client.stats(key);
+  if (stats.revisions !== imported.revisions.length || stats.rawBytes !== imported.rawBytes) {
+    throw new Error(`page ${key}: the archive reports ${stats.revisions} revisions / ${stats.rawBytes} bytes, the import sent ${imported.revisions.length} / ${imported.rawBytes}`);
+  }
+  log(`stored ${stats.blobBytes} blob bytes in ${stats.blobs} live blobs + ${stats.metadataBytes} bytes of SQLite`);
+  const readStarted = performance.now();
+  const reads = await measureReads(client, key, imported.revisions, { seed: options.seed, sampleSize: options.readSample });
+  log(`read and verified ${reads.reads} revisions in ${((performance.now() - readStarted) / 1000).toFixed(1)} s`);
+  return { key, imported, stats, reads };
+}
+
+async function benchHistory(file: string, bundle: WorkerBundle, options: StoreBenchOptions): Promise<StoreRow> {
   const name = historyName(file);
-  const archive = await startLocalArchive();
-  let imported: ImportResult;
-  let stats: PageStatsBody;
-  let key: string;
-  let reads: Awaited<ReturnType<typeof measureReads>>;
-  try {
-    const client = new ArchiveClient({ url: archive.url, token: archive.token, attempts: 1 });
-    const { first, all } = await withFirst(exportRevisions(file));
-    const title = normalizeTitle(first.title);
-    if (!title.ok) throw new HistoryInputError(`${file}: ${title.reason}`);
-    key = title.key;
-    log(`bench store: ${name}: importing page ${key} into a local Worker at ${archive.url}`);
-    imported = await timedImport(client, key, all, name, log);
-    log(`bench store: ${name}: imported ${imported.revisions.length} revisions (${imported.rawBytes} bytes) in ${imported.batches} requests, ${imported.seconds.toFixed(1)} s`);
-    stats = (await client.stats(key)) as unknown as PageStatsBody;
-    if (stats.revisions !== imported.revisions.length || stats.rawBytes !== imported.rawBytes) {
-      throw new Error(`page ${key}: the archive reports ${stats.revisions} revisions / ${stats.rawBytes} bytes, the import sent ${imported.revisions.length} / ${imported.rawBytes}`);
-    }
-    log(`bench store: ${name}: stored ${stats.blobBytes} blob bytes in ${stats.blobs} live blobs + ${stats.metadataBytes} bytes of SQLite`);
-    const readStarted = performance.now();
-    reads = await measureReads(archive.url, key, imported.revisions, { seed: options.seed });
-    log(`bench store: ${name}: read and verified ${reads.reads} revisions in ${((performance.now() - readStarted) / 1000).toFixed(1)} s`);
-  } finally {
-    await archive.dispose();
-  }
-
-  const baselineStarted = performance.now();
+  const log = (line: string) => options.log?.(`bench store: ${name}: ${line}`);
+  const stored = await withStoreWorker(bundle, (client) => storeAndRead(file, client, options, log));
+  const started = performance.now();
   const baselines = await computeBaselines(file, options.git ?? true);
-  log(`bench store: ${name}: baselines in ${((performance.now() - baselineStarted) / 1000).toFixed(1)} s${baselines.gitIdxBytes === null ? "" : ` (git .pack ${baselines.gitPackBytes} bytes, .idx ${baselines.gitIdxBytes} bytes not counted)`}`);
-  if (baselines.rawBytes !== imported.rawBytes) {
-    throw new Error(`${file}: the baseline pass read ${baselines.rawBytes} bytes of text, the import ${imported.rawBytes}`);
+  const idx = baselines.gitIdxBytes === null ? "" : ` (git .pack ${baselines.gitPackBytes} bytes, .idx ${baselines.gitIdxBytes} bytes not counted)`;
+  log(`baselines in ${((performance.now() - started) / 1000).toFixed(1)} s${idx}`);
+  if (baselines.rawBytes !== stored.imported.rawBytes) {
+    throw new Error(`${file}: the baseline pass read ${baselines.rawBytes} bytes of text, the import ${stored.imported.rawBytes}`);
   }
+  return storeRow(name, stored, baselines);
+}
 
+function storeRow(name: string, { imported, stats, reads }: Stored, baselines: BaselineFigures): StoreRow {
   const raw = imported.rawBytes;
   const stored = stats.blobBytes + stats.metadataBytes;
   return {
@@ -188,54 +210,5 @@ async function computeBaselines(file: string, git: boolean): Promise<BaselineFig
   } catch (err) {
     baselines.dispose();
     throw err;
-  }
-}
-
-/** Revisions in the short and the long synthetic history. */
-export const LENGTH_CHECK_REVISIONS = { short: 10, long: 10_000 } as const;
-/** Timed reads per page in the length check, made in alternating runs of {@link LENGTH_CHECK_RUN}. */
-export const LENGTH_CHECK_READS = 400;
-const LENGTH_CHECK_RUN = 50;
-
-/**
- * Imports a 10-revision and a 10,000-revision synthetic page (synthetic.ts)
- * into one local Worker and compares their read p50. Each page gets a warm-up,
- * then {@link LENGTH_CHECK_READS} timed reads in a seeded random order (the
- * short page's 10 revisions over and over, the long page's random revisions,
- * all verified), alternating between the pages every
- * {@link LENGTH_CHECK_RUN} reads so that drifting load on the machine falls on
- * both alike.
- */
-export async function lengthCheck(options: BenchOptions & { longRevisions?: number }): Promise<LengthCheckRow> {
-  const log = options.log ?? (() => undefined);
-  const archive = await startLocalArchive();
-  try {
-    const client = new ArchiveClient({ url: archive.url, token: archive.token, attempts: 1 });
-    const pages: Array<{ key: string; order: RevisionRef[]; ms: number[] }> = [];
-    const long = options.longRevisions ?? LENGTH_CHECK_REVISIONS.long;
-    for (const count of [LENGTH_CHECK_REVISIONS.short, long]) {
-      const title = normalizeTitle(`Bench length ${count}`) as { title: string; key: string };
-      const imported = await importHistory(client, title.key, syntheticHistory(title.title, count, options.seed), {
-        onProgress: ({ revisions }) => {
-          if (revisions % 1280 === 0) log(`bench store: length check: ${title.key}: imported ${revisions} revisions`);
-        },
-      });
-      log(`bench store: length check: ${title.key}: ${imported.revisions.length} revisions, ${imported.rawBytes} bytes, imported in ${imported.seconds.toFixed(1)} s`);
-      const rand = mulberry32(options.seed + count);
-      const order: RevisionRef[] = [];
-      while (order.length < LENGTH_CHECK_READS) order.push(...sampleIndices(imported.revisions.length, LENGTH_CHECK_READS, rand).map((i) => imported.revisions[i]!));
-      pages.push({ key: title.key, order: order.slice(0, LENGTH_CHECK_READS), ms: [] });
-    }
-    for (const page of pages) for (const rev of page.order.slice(0, WARMUP_READS)) await readRevision(archive.url, page.key, rev);
-    for (let at = 0; at < LENGTH_CHECK_READS; at += LENGTH_CHECK_RUN) {
-      for (const page of pages) {
-        for (const rev of page.order.slice(at, at + LENGTH_CHECK_RUN)) page.ms.push((await readRevision(archive.url, page.key, rev)).ms);
-      }
-    }
-    const [p50Short, p50Long] = pages.map((p) => percentile(p.ms, 50)) as [number, number];
-    const row = { check: "read_p50_vs_length", p50_ms_10: round(p50Short, 3), [`p50_ms_${long}`]: round(p50Long, 3), ratio: round(p50Long / p50Short, 3) };
-    return row as unknown as LengthCheckRow;
-  } finally {
-    await archive.dispose();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * `bench tiers`: what the tiered cache and the purge fanout buy, measured on
  * the project's own Worker running locally in workerd (Miniflare, through
- * wrangler's `unstable_startWorker`; see local-worker.ts). Every region and
+ * wrangler's `unstable_startWorker`; see src/cli/local-worker.ts). Every region and
  * tier of wrangler.toml's default topology (9 regions × 3 TierCache
  * instances, upper tier in `upperRegion`, 2 purge queues per region) runs in
  * that one workerd, readers and writers pick their colo with the dev-only
@@ -10,7 +10,8 @@
  * tier, queue → remote tier or remote Fanout, Fanout → owning queue, and, in
  * `no-tier`, reader's region → origin (which lives in the upper region).
  *
- * Scenarios, all in one run, each on a fresh Worker with fresh storage:
+ * Scenarios, all in one run, each on a fresh Worker with fresh storage
+ * (all started from one bundle of the Worker, so an edit mid-run changes none):
  *
  * | scenario | TOPOLOGY override |
  * |---|---|
@@ -62,17 +63,20 @@
  * failures and context figures (write latency, burst write time, lower reads
  * stale within their bound, the tiers' own counters) go to stderr. Requests
  * that fail are not retried (except POSTs that wrangler's dev proxy lost, see
- * http.ts): they are counted, reported on stderr, and make the command exit 1
+ * retryLostByDevProxy in src/cli/archive-client.ts): they are counted, reported on stderr, and make the command exit 1
  * after every row is printed.
  *
  * @example
  * await benchTiers({ ...DEFAULT_TIERS_OPTIONS, log: console.error }, (row) => console.log(JSON.stringify(row)));
  */
-import { percentile } from "../store/sampling.ts";
-import { pool, TiersApi, type TiersStatsBody } from "./http.ts";
-import { snapshotTree, startTiersWorker, type TopologyVars } from "./local-worker.ts";
-import { PurgeTracker, type PurgeOutcome } from "./purge-tracker.ts";
-import { burstKey, catalogueKey, newRevision, planOps, ZipfFamily } from "./workload.ts";
+import { ArchiveClient, retryLostByDevProxy } from "../../cli/archive-client.ts";
+import { startLocalWorker } from "../../cli/local-worker.ts";
+import { bundleWorker, type WorkerBundle } from "../../cli/worker-bundle.ts";
+import { round, roundedPercentile } from "../harness/index.ts";
+import { benchVars, readTopology, type TopologyVars } from "../worker-config.ts";
+import { auditPurges, staleReads } from "./audit.ts";
+import { runBurst, runMix, seed, type MixResult } from "./phases.ts";
+import { ScenarioRun } from "./scenario.ts";
 
 export const TIERS_ROW_KEYS = [
   "scenario",
@@ -167,43 +171,17 @@ export const QUICK_TIERS_OPTIONS: Omit<TiersBenchOptions, "log"> = {
 /** Thrown after every row is printed when some requests failed. */
 export class TiersBenchFailures extends Error {}
 
-interface PageState {
-  key: string;
-  /** Committed revision ids, oldest first (ids grow over time, so id order is commit order). */
-  revisions: number[];
-  writing: boolean;
-  /** Writes whose purges were acknowledged by every tier: newest revision of the write, and when. */
-  acked: Array<{ revision: number; ackedAt: number }>;
-}
-
-interface ReadRecord {
-  page: PageState;
-  latest: boolean;
-  tier: string;
-  revisionId: number;
-  startedAt: number;
-  ms: number;
-}
-
-interface TrackedPurge {
-  id: string;
-  outcome: Promise<PurgeOutcome>;
-}
-
-const round = (x: number, digits: number) => Number(x.toFixed(digits));
-const p = (values: number[], q: number, digits = 2) => (values.length === 0 ? null : round(percentile(values, q), digits));
-
 export async function benchTiers(o: TiersBenchOptions, onRow: (row: TiersRow) => void, scenarios: readonly Scenario[] = SCENARIOS): Promise<void> {
-  const tree = snapshotTree();
+  const bundle = await bundleWorker();
   const failures: string[] = [];
   try {
     for (const scenario of scenarios) {
-      const { row, errors } = await runScenario(tree.config, scenario, o);
+      const { row, errors } = await runScenario(bundle, scenario, o);
       onRow(row);
       failures.push(...errors.map((e) => `${scenario.name}: ${e}`));
     }
   } finally {
-    tree.dispose();
+    bundle.dispose();
   }
   if (failures.length > 0) {
     for (const f of failures.slice(0, 20)) o.log(`bench tiers: ${f}`);
@@ -211,213 +189,60 @@ export async function benchTiers(o: TiersBenchOptions, onRow: (row: TiersRow) =>
   }
 }
 
-/** One scenario on a fresh Worker bundled from `config` (a snapshot's wrangler.toml). */
-export async function runScenario(config: string, scenario: Scenario, o: TiersBenchOptions): Promise<{ row: TiersRow; errors: string[] }> {
+/** `PALIMPSEST_BENCH_WORKER_LOG=warn` (or `log`) shows the Worker's own warnings, e.g. failed purge deliveries. */
+function workerLogLevel(): "error" | "warn" | "log" {
+  const level = process.env.PALIMPSEST_BENCH_WORKER_LOG;
+  return level === "warn" || level === "log" ? level : "error";
+}
+
+/** One scenario on a fresh Worker with fresh storage. */
+export async function runScenario(bundle: WorkerBundle, scenario: Scenario, o: TiersBenchOptions): Promise<{ row: TiersRow; errors: string[] }> {
   const log = (msg: string) => o.log(`bench tiers [${scenario.name}]: ${msg}`);
-  const worker = await startTiersWorker(config, { enabled: scenario.enabled, purgeDelivery: scenario.purgeDelivery, interRegionLatencyMs: o.latencyMs });
+  const topology: TopologyVars = { ...readTopology(), enabled: scenario.enabled, purgeDelivery: scenario.purgeDelivery, interRegionLatencyMs: o.latencyMs };
+  const worker = await startLocalWorker({ bundle, vars: benchVars(topology), logLevel: workerLogLevel() });
   try {
-    return await measure(new TiersApi(worker.url, worker.token), worker.topology, scenario, o, log);
+    const client = new ArchiveClient({ url: worker.url, token: worker.token, attempts: 4, baseDelayMs: 50, retryable: retryLostByDevProxy });
+    const run = new ScenarioRun(client, topology, o, log);
+    return { row: await measure(run, scenario), errors: run.errors };
   } finally {
-    await worker.dispose();
+    await worker.stop();
   }
 }
 
-async function measure(api: TiersApi, topology: TopologyVars, scenario: Scenario, o: TiersBenchOptions, log: (msg: string) => void): Promise<{ row: TiersRow; errors: string[] }> {
-  const colos = Object.values(topology.regions).flatMap((r) => r.colos);
-  const tracker = new PurgeTracker(api, { intervalMs: o.pollIntervalMs, maxInFlight: o.pollConcurrency });
-  const errors: string[] = [];
-  const fail = (what: string, err: unknown) => errors.push(`${what}: ${(err as Error)?.message ?? err}`);
-  const allPurges: TrackedPurge[] = [];
-  let nextRevision = 1;
-  /** Writes that landed, but whose answer (and purge id) wrangler's dev proxy lost. */
-  let untracked = 0;
-  const pages: PageState[] = Array.from({ length: o.pages }, (_, i) => ({ key: catalogueKey(i), revisions: [], writing: false, acked: [] }));
-
-  const follow = (page: PageState | null, revision: number, ids: string[]): TrackedPurge[] =>
-    ids.map((id) => {
-      const outcome = tracker.track(id);
-      if (page) void outcome.then((out) => out.ackedAt !== null && page.acked.push({ revision, ackedAt: out.ackedAt }));
-      const tracked = { id, outcome };
-      allPurges.push(tracked);
-      return tracked;
-    });
-
-  // 1. Seed.
-  const seedStart = performance.now();
-  await pool(pages, 8, async (page, i) => {
-    const ids = Array.from({ length: o.seedRevisions }, () => nextRevision++);
-    const revisions = ids.map((id, j) => newRevision(page.key, id, j === 0 ? null : ids[j - 1]!));
-    try {
-      const res = await api.append(page.key, revisions, colos[i % colos.length]!);
-      if (res.status !== 201) return void fail(`seed ${page.key}`, `HTTP ${res.status} ${res.detail}`);
-      if (res.untracked) untracked++;
-      page.revisions.push(...ids);
-      follow(page, ids.at(-1)!, res.purges);
-    } catch (err) {
-      fail(`seed ${page.key}`, err);
-    }
-  });
-  await tracker.settle(o.lostTimeoutMs);
-  log(`seeded ${o.pages} pages × ${o.seedRevisions} revisions in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
-
-  // 2. Mix.
-  const rendersBefore = originRenders(await api.tierStats());
-  const plan = planOps({ reads: o.reads, writeEvery: o.writeEvery, pages: o.pages, zipfS: o.zipfS, colos, seed: o.seed });
-  const revisionLaw = new ZipfFamily(o.zipfS);
-  const reads: ReadRecord[] = [];
-  const writeMs: number[] = [];
-  const mixPurges: TrackedPurge[] = [];
-  let mixWrites = 0;
-  const mixStart = performance.now();
-  await pool(plan, o.concurrency, async (op) => {
-    if (op.kind === "write") {
-      const page = Array.from({ length: o.pages }, (_, k) => pages[(op.page + k) % o.pages]!).find((pg) => !pg.writing);
-      if (!page) return;
-      page.writing = true;
-      const id = nextRevision++;
-      try {
-        const res = await api.append(page.key, [newRevision(page.key, id, page.revisions.at(-1) ?? null)], op.colo);
-        if (res.status !== 201) return void fail(`write ${page.key}/${id}`, `HTTP ${res.status} ${res.detail}`);
-        page.revisions.push(id);
-        if (res.untracked) untracked++;
-        mixWrites++;
-        writeMs.push(res.ms);
-        mixPurges.push(...follow(page, id, res.purges));
-      } catch (err) {
-        fail(`write ${page.key}/${id}`, err);
-      } finally {
-        page.writing = false;
-      }
-      return;
-    }
-    const page = pages[op.page]!;
-    const revision = page.revisions[page.revisions.length - 1 - revisionLaw.rank(page.revisions.length, op.revisionU)]!;
-    const path = op.latest ? `/page/${page.key}` : `/page/${page.key}/${revision}`;
-    try {
-      const r = await api.read(path, op.colo);
-      if (r.status !== 200 || r.tier === null || r.revisionId === null) return void fail(`read ${path} from ${op.colo}`, `HTTP ${r.status}, tier ${r.tier}, revision ${r.revisionId}`);
-      if (!op.latest && r.revisionId !== revision) return void fail(`read ${path} from ${op.colo}`, `answered revision ${r.revisionId}`);
-      reads.push({ page, latest: op.latest, tier: r.tier, revisionId: r.revisionId, startedAt: r.startedAt, ms: r.ms });
-    } catch (err) {
-      fail(`read ${path} from ${op.colo}`, err);
-    }
-  });
-  const mixSeconds = (performance.now() - mixStart) / 1000;
-  log(`mix: ${reads.length} reads and ${mixWrites} writes in ${mixSeconds.toFixed(1)} s (write p50 ${p(writeMs, 50)} ms; ${tracker.polls} purge status polls so far)`);
-  await tracker.settle(o.lostTimeoutMs);
-  const mixRenders = originRenders(await api.tierStats()) - rendersBefore;
-
-  // 3. Burst: distinct pages, as fast as the writes go; done when every queue's last burst purge is acknowledged.
-  const burstIds: string[] = [];
-  let burstLanded = 0;
-  const burstStart = Date.now();
-  await pool(Array.from({ length: o.burstPurges }, (_, i) => i), o.burstConcurrency, async (i) => {
-    const key = burstKey(i);
-    try {
-      // Small revisions: the burst is about the purges, so the write path should cost as little as it can.
-      const res = await api.append(key, [newRevision(key, nextRevision++, null, 64)], colos[i % colos.length]!);
-      if (res.status !== 201) return void fail(`burst write ${key}`, `HTTP ${res.status} ${res.detail}`);
-      if (res.untracked) untracked++;
-      burstLanded++;
-      burstIds.push(...res.purges);
-    } catch (err) {
-      fail(`burst write ${key}`, err);
-    }
-  });
-  const burstWritten = Date.now();
-  const lastPerQueue = new Map<string, { seq: number; id: string }>();
-  for (const id of burstIds) {
-    const [queue, seq] = splitId(id);
-    if ((lastPerQueue.get(queue)?.seq ?? 0) < seq) lastPerQueue.set(queue, { seq, id });
-  }
-  const lastOutcomes = [...lastPerQueue.values()].map(({ id }) => tracker.track(id));
-  await tracker.settle(o.lostTimeoutMs);
-  const burstOutcomes = await Promise.all(lastOutcomes);
-  const burstEnd = Math.max(burstWritten, ...burstOutcomes.map((b) => b.ackedAt ?? Date.now()));
-  const purgesPerSecond = burstLanded / Math.max(0.001, (burstEnd - burstStart) / 1000);
-  log(`burst: ${burstLanded} purges over ${lastPerQueue.size} queues; writes took ${burstWritten - burstStart} ms, all acknowledged ${burstEnd - burstStart} ms after the start`);
-
-  // 4. Audit every purge: acknowledged, and every tier's applied sequence agrees.
-  const { lost, stats } = await auditPurges(api, [...allPurges.map((t) => t.id), ...burstIds], log);
+async function measure(run: ScenarioRun, scenario: Scenario): Promise<TiersRow> {
+  await seed(run);
+  const mix = await runMix(run);
+  const burst = await runBurst(run);
+  // Audit every purge: acknowledged, and every tier's applied sequence agrees.
+  const { lost, stats } = await auditPurges(run.client, [...run.purges.map((t) => t.id), ...burst.ids], run.log);
   const counter = (name: string) => stats.tiers.reduce((n, t) => n + (t.counters[name] ?? 0), 0);
-  if (scenario.enabled) log(`tier counters: ${counter("origin_fetch")} origin renders by the upper tier, ${counter("coalesced")} coalesced misses, ${counter("purge")} purges applied`);
-  const mixOutcomes = await Promise.all(mixPurges.map((t) => t.outcome));
-  const ackMs = mixOutcomes.flatMap((out) => (out.ackMs === null ? [] : [out.ackMs]));
+  if (scenario.enabled) run.log(`tier counters: ${counter("origin_fetch")} origin renders by the upper tier, ${counter("coalesced")} coalesced misses, ${counter("purge")} purges applied`);
+  const ackMs = (await Promise.all(mix.purges.map((t) => t.outcome))).flatMap((out) => (out.ackMs === null ? [] : [out.ackMs]));
+  const stale = staleReads(mix.reads, run.topology.maxStaleSeconds);
+  if (run.client.retries > 0) run.log(`${run.client.retries} POST(s) lost by wrangler's dev proxy were retried; ${run.untracked} of them had landed (purge id unknown, audited by sequence)`);
+  run.log(`latest reads older than an acknowledged write but within their bound (lower tier, max-stale ${run.topology.maxStaleSeconds} s): ${stale.within}`);
+  return tiersRow(scenario, mix, { ackMs, purgesPerSecond: burst.purgesPerSecond, lost, staleBeyond: stale.beyond }, run.log);
+}
 
-  // Staleness of latest reads against the acknowledged writes.
-  const maxStaleMs = topology.maxStaleSeconds * 1000;
-  let staleBeyond = 0;
-  let staleWithin = 0;
-  for (const r of reads) {
-    if (!r.latest) continue;
-    const bound = r.tier === "lower" ? maxStaleMs : 0;
-    const mustHave = Math.max(0, ...r.page.acked.filter((a) => a.ackedAt + bound < r.startedAt).map((a) => a.revision));
-    const acknowledged = Math.max(0, ...r.page.acked.filter((a) => a.ackedAt < r.startedAt).map((a) => a.revision));
-    if (r.revisionId < mustHave) staleBeyond++;
-    else if (r.revisionId < acknowledged) staleWithin++;
-  }
-
-  if (api.proxyRetries > 0) log(`${api.proxyRetries} POST(s) lost by wrangler's dev proxy were retried; ${untracked} of them had landed (purge id unknown, audited by sequence)`);
+function tiersRow(scenario: Scenario, mix: MixResult, purges: { ackMs: number[]; purgesPerSecond: number; lost: number; staleBeyond: number }, log: (msg: string) => void): TiersRow {
+  const { reads } = mix;
   const served = (tier: string) => reads.filter((r) => r.tier === tier).length;
   const lower = served("lower");
-  log(`mix: ${mixRenders} origin renders counted by the Worker; ${served("origin")} reads answered with x-palimpsest-tier: origin`);
   const reachedRegional = reads.length - lower;
-  log(`latest reads older than an acknowledged write but within their bound (lower tier, max-stale ${topology.maxStaleSeconds} s): ${staleWithin}`);
-  const row: TiersRow = {
+  log(`mix: ${mix.renders} origin renders counted by the Worker; ${served("origin")} reads answered with x-palimpsest-tier: origin`);
+  return {
     scenario: scenario.name,
     reads: reads.length,
     hit_ratio_lower: reads.length === 0 ? 0 : round(lower / reads.length, 4),
     hit_ratio_regional: reachedRegional === 0 ? 0 : round(served("regional") / reachedRegional, 4),
-    origin_fetches: mixRenders,
-    read_ms_p50: p(reads.map((r) => r.ms), 50) ?? 0,
-    read_ms_p99: p(reads.map((r) => r.ms), 99) ?? 0,
-    purges: mixWrites,
-    purge_ack_ms_p50: p(ackMs, 50),
-    purge_ack_ms_p99: p(ackMs, 99),
-    purges_per_s: round(purgesPerSecond, 1),
-    lost_purges: lost,
-    stale_reads_beyond_bound: staleBeyond,
+    origin_fetches: mix.renders,
+    read_ms_p50: roundedPercentile(reads.map((r) => r.ms), 50) ?? 0,
+    read_ms_p99: roundedPercentile(reads.map((r) => r.ms), 99) ?? 0,
+    purges: mix.writes,
+    purge_ack_ms_p50: roundedPercentile(purges.ackMs, 50),
+    purge_ack_ms_p99: roundedPercentile(purges.ackMs, 99),
+    purges_per_s: round(purges.purgesPerSecond, 1),
+    lost_purges: purges.lost,
+    stale_reads_beyond_bound: purges.staleBeyond,
   };
-  return { row, errors };
-}
-
-/**
- * Origin renders so far, as the Worker counts them: every TierCache's
- * `origin_fetch` plus the edge's own renders (per isolate; the bench's one
- * local workerd has one).
- */
-function originRenders(stats: TiersStatsBody): number {
-  const edge = stats.lower.isolateCounters.originRenders;
-  if (typeof edge !== "number") throw new Error("GET /api/tiers reports no lower.isolateCounters.originRenders");
-  return stats.tiers.reduce((n, t) => n + (t.counters.origin_fetch ?? 0), 0) + edge;
-}
-
-function splitId(id: string): [string, number] {
-  const at = id.lastIndexOf(":");
-  return [id.slice(0, at), Number(id.slice(at + 1))];
-}
-
-/**
- * Purges some tier has not taken: every sequence of every queue that a
- * tier's pointer has not acknowledged (the queue's `depth`) or that a tier
- * has not applied (its own `applied` record), from `GET /api/tiers`, plus
- * any purge the bench was given whose status is not acknowledged. This
- * covers purges whose id the bench never learnt, too.
- */
-async function auditPurges(api: TiersApi, tracked: string[], log: (msg: string) => void): Promise<{ lost: number; stats: TiersStatsBody }> {
-  const lost = new Set<string>();
-  await pool(tracked, 8, async (id) => {
-    const status = await api.purgeStatus(id).catch(() => null);
-    if (!status?.acknowledged) lost.add(id);
-  });
-  const stats = await api.tierStats();
-  for (const q of stats.queues) {
-    if (q.lastSeq === 0) continue;
-    const applied = Math.min(...stats.tiers.map((t) => t.applied[q.queue]?.seq ?? 0));
-    const acknowledged = q.lastSeq - q.depth;
-    for (let seq = Math.min(applied, acknowledged) + 1; seq <= q.lastSeq; seq++) lost.add(`${q.queue}:${seq}`);
-    if (applied < acknowledged) log(`${q.queue}: acknowledged up to ${acknowledged}, but some tier applied only up to ${applied}`);
-  }
-  if (lost.size > 0) log(`purges not taken by every tier: ${[...lost].slice(0, 10).join(", ")}${lost.size > 10 ? ", …" : ""}`);
-  return { lost: lost.size, stats };
 }

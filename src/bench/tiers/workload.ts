@@ -8,7 +8,8 @@
  * const plan = planOps({ reads: 1000, writeEvery: 20, pages: 40, zipfS: 1.1, colos: ["SJC", "LHR"], seed: 1 });
  * plan[0]; // { kind: "read", page: 0, latest: true, revisionU: 0.42, colo: "LHR" }
  */
-import { mulberry32 } from "../store/sampling.ts";
+import type { NewRevision } from "../../page/types.ts";
+import { mulberry32 } from "../../random/mulberry32.ts";
 
 /** A Zipf(s) law over ranks 0..n-1: P(k) ∝ 1 / (k + 1)^s. */
 export class Zipf {
@@ -115,7 +116,7 @@ export function revisionText(page: string, revisionId: number, bytes = 2048): st
 }
 
 /** One revision in the write API's shape, with about `bytes` bytes of text. */
-export function newRevision(page: string, id: number, parentId: number | null, bytes = 2048): Record<string, unknown> {
+export function newRevision(page: string, id: number, parentId: number | null, bytes = 2048): NewRevision {
   return {
     id,
     parentId,

@@ -13,9 +13,10 @@
  */
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
+import { fixed, percent, printLine, rowPrinter, type Column } from "../../bench/harness/index.ts";
 import { HistoryInputError } from "../../bench/store/history.ts";
-import { benchHistory, lengthCheck, type LengthCheckRow, type StoreRow } from "../../bench/store/run.ts";
-import { UsageError, parseIntOption } from "../output.ts";
+import { benchStore, type LengthCheckRow, type StoreRow } from "../../bench/store/run.ts";
+import { logLine, UsageError, parseIntOption } from "../output.ts";
 
 interface StoreFlags {
   json?: boolean;
@@ -23,59 +24,53 @@ interface StoreFlags {
   seed: number;
   git: boolean;
   lengthCheckLong: number;
+  readSample?: number;
 }
 
-const log = (msg: string) => process.stderr.write(`${msg}\n`);
-
-const pct = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(3)}%`);
-const ms = (x: number) => x.toFixed(2);
-
-// [title, width (negative = left-aligned), cell]
-const COLUMNS: [string, number, (r: StoreRow) => string][] = [
+const COLUMNS: Column<StoreRow>[] = [
   ["history", -24, (r) => r.history],
   ["revs", 5, (r) => String(r.revisions)],
-  ["raw MB", 8, (r) => (r.raw_bytes / 1e6).toFixed(1)],
-  ["stored KB", 9, (r) => (r.stored_bytes / 1e3).toFixed(0)],
-  ["ratio", 8, (r) => pct(r.ratio)],
+  ["raw MB", 8, (r) => fixed(r.raw_bytes / 1e6, 1)],
+  ["stored KB", 9, (r) => fixed(r.stored_bytes / 1e3, 0)],
+  ["ratio", 8, (r) => percent(r.ratio)],
   ["blobs", 5, (r) => String(r.blobs)],
   ["blob rd", 7, (r) => String(r.max_blob_reads_per_read)],
   ["decodes", 7, (r) => String(r.max_decodes_per_read)],
-  ["dec KB", 7, (r) => (r.mean_decoded_bytes_per_read / 1e3).toFixed(0)],
-  ["rd p50", 7, (r) => ms(r.read_ms_p50)],
-  ["rd p99", 7, (r) => ms(r.read_ms_p99)],
-  ["wr p50", 7, (r) => ms(r.write_ms_p50)],
-  ["gzip/rev", 8, (r) => pct(r.baseline_per_rev_gzip_ratio)],
-  ["br9 16M", 8, (r) => pct(r.baseline_block16m_brotli9_ratio)],
-  ["git pack", 8, (r) => pct(r.baseline_git_pack_ratio)],
+  ["dec KB", 7, (r) => fixed(r.mean_decoded_bytes_per_read / 1e3, 0)],
+  ["rd p50", 7, (r) => fixed(r.read_ms_p50, 2)],
+  ["rd p99", 7, (r) => fixed(r.read_ms_p99, 2)],
+  ["wr p50", 7, (r) => fixed(r.write_ms_p50, 2)],
+  ["gzip/rev", 8, (r) => percent(r.baseline_per_rev_gzip_ratio)],
+  ["br9 16M", 8, (r) => percent(r.baseline_block16m_brotli9_ratio)],
+  ["git pack", 8, (r) => percent(r.baseline_git_pack_ratio)],
 ];
 
-const pad = (text: string, width: number) => (width < 0 ? text.padEnd(-width) : text.padStart(width));
-const TABLE_HEADER = COLUMNS.map(([title, width]) => pad(title, width)).join("  ");
-const tableLine = (r: StoreRow) => COLUMNS.map(([, width, cell]) => pad(cell(r), width)).join("  ");
-const checkLine = (c: LengthCheckRow, long: number) =>
-  `read p50 vs history length: ${ms(c.p50_ms_10)} ms at 10 revisions, ${ms((c as unknown as Record<string, number>)[`p50_ms_${long}`]!)} ms at ${long} revisions (x${c.ratio.toFixed(2)})`;
+function checkLine(c: LengthCheckRow, long: number): string {
+  const p50Long = (c as unknown as Record<string, number>)[`p50_ms_${long}`]!;
+  return `read p50 vs history length: ${fixed(c.p50_ms_10, 2)} ms at 10 revisions, ${fixed(p50Long, 2)} ms at ${long} revisions (x${c.ratio.toFixed(2)})`;
+}
 
 async function store(files: string[], flags: StoreFlags): Promise<void> {
   if (files.length === 0 && !flags.lengthCheck) throw new UsageError("name at least one MediaWiki export (e.g. ../shared/corpus/histories/bip-0340.xml.br), or pass --length-check");
   for (const file of files) if (!existsSync(file)) throw new UsageError(`cannot read ${file}`);
-  const print = (line: string) => process.stdout.write(`${line}\n`);
-  if (!flags.json && files.length > 0) {
-    print(TABLE_HEADER);
-    log("bench store: ratios are stored bytes / raw text bytes; times are ms per revision");
+  const out = rowPrinter(flags.json ?? false, COLUMNS);
+  if (files.length > 0) {
+    out.header();
+    if (!flags.json) logLine("bench store: ratios are stored bytes / raw text bytes; times are ms per revision");
   }
-  for (const file of files) {
-    let row: StoreRow;
-    try {
-      row = await benchHistory(file, { seed: flags.seed, git: flags.git, log });
-    } catch (err) {
-      if (err instanceof HistoryInputError) throw new UsageError(err.message);
-      throw err;
-    }
-    print(flags.json ? JSON.stringify(row) : tableLine(row));
-  }
-  if (flags.lengthCheck) {
-    const check = await lengthCheck({ seed: flags.seed, log, longRevisions: flags.lengthCheckLong });
-    print(flags.json ? JSON.stringify(check) : checkLine(check, flags.lengthCheckLong));
+  try {
+    await benchStore(files, {
+      seed: flags.seed,
+      git: flags.git,
+      readSample: flags.readSample,
+      lengthCheckLong: flags.lengthCheck ? flags.lengthCheckLong : undefined,
+      log: logLine,
+      onRow: out.row,
+      onLengthCheck: (check) => printLine(flags.json ? JSON.stringify(check) : checkLine(check, flags.lengthCheckLong)),
+    });
+  } catch (err) {
+    if (err instanceof HistoryInputError) throw new UsageError(err.message);
+    throw err;
   }
 }
 
@@ -88,6 +83,7 @@ export function registerBenchStore(bench: Command): void {
     .option("--json", "one JSON object per history (then one for --length-check)")
     .option("--length-check", "also compare read p50 on a 10-revision and a 10,000-revision synthetic page")
     .option("--length-check-long <n>", "revisions in the long synthetic page (the key becomes p50_ms_<n>)", parseIntOption("length-check-long", 20, 100_000), 10_000)
+    .option("--read-sample <n>", "revisions read back per history, plus the first and the last (default 400)", parseIntOption("read-sample", 1, 1_000_000))
     .option("--seed <n>", "seed for the read sample and order", parseIntOption("seed", 0, 2 ** 31 - 1), 1)
     .option("--no-git", "skip the git pack baseline (null)")
     .action((files: string[], flags: StoreFlags) => store(files, flags));

@@ -10,8 +10,9 @@
  * npx palimpsest bench tiers --json --quick    # smaller mix and burst, for tests
  */
 import type { Command } from "commander";
+import { fixed, rowPrinter, type Column } from "../../bench/harness/index.ts";
 import { benchTiers, DEFAULT_TIERS_OPTIONS, QUICK_TIERS_OPTIONS, type TiersRow } from "../../bench/tiers/run.ts";
-import { parseIntOption } from "../output.ts";
+import { logLine, parseIntOption } from "../output.ts";
 
 interface TiersFlags {
   json?: boolean;
@@ -23,51 +24,35 @@ interface TiersFlags {
   seed?: number;
 }
 
-const log = (msg: string) => process.stderr.write(`${msg}\n`);
-
-const num = (x: number | null, digits: number) => (x === null ? "-" : x.toFixed(digits));
-
-// [title, width (negative = left-aligned), cell]
-const COLUMNS: [string, number, (r: TiersRow) => string][] = [
+const COLUMNS: Column<TiersRow>[] = [
   ["scenario", -13, (r) => r.scenario],
   ["reads", 6, (r) => String(r.reads)],
-  ["lower hit", 9, (r) => num(r.hit_ratio_lower, 3)],
-  ["reg hit", 7, (r) => num(r.hit_ratio_regional, 3)],
+  ["lower hit", 9, (r) => fixed(r.hit_ratio_lower, 3)],
+  ["reg hit", 7, (r) => fixed(r.hit_ratio_regional, 3)],
   ["origin", 6, (r) => String(r.origin_fetches)],
-  ["rd p50", 7, (r) => num(r.read_ms_p50, 1)],
-  ["rd p99", 7, (r) => num(r.read_ms_p99, 1)],
+  ["rd p50", 7, (r) => fixed(r.read_ms_p50, 1)],
+  ["rd p99", 7, (r) => fixed(r.read_ms_p99, 1)],
   ["purges", 6, (r) => String(r.purges)],
-  ["ack p50", 7, (r) => num(r.purge_ack_ms_p50, 0)],
-  ["ack p99", 7, (r) => num(r.purge_ack_ms_p99, 0)],
-  ["purge/s", 7, (r) => num(r.purges_per_s, 1)],
+  ["ack p50", 7, (r) => fixed(r.purge_ack_ms_p50, 0)],
+  ["ack p99", 7, (r) => fixed(r.purge_ack_ms_p99, 0)],
+  ["purge/s", 7, (r) => fixed(r.purges_per_s, 1)],
   ["lost", 4, (r) => String(r.lost_purges)],
   ["stale", 5, (r) => String(r.stale_reads_beyond_bound)],
 ];
 
-const pad = (text: string, width: number) => (width < 0 ? text.padEnd(-width) : text.padStart(width));
-const TABLE_HEADER = COLUMNS.map(([title, width]) => pad(title, width)).join("  ");
-const tableLine = (r: TiersRow) => COLUMNS.map(([, width, cell]) => pad(cell(r), width)).join("  ");
-
 async function tiers(flags: TiersFlags): Promise<void> {
   const base = flags.quick ? QUICK_TIERS_OPTIONS : DEFAULT_TIERS_OPTIONS;
-  const options = {
-    ...base,
-    reads: flags.reads ?? base.reads,
-    latencyMs: flags.latencyMs ?? base.latencyMs,
-    concurrency: flags.concurrency ?? base.concurrency,
-    writeEvery: flags.writeEvery ?? base.writeEvery,
-    seed: flags.seed ?? base.seed,
-    log,
-  };
-  log(
+  const { json, quick: _quick, ...overrides } = flags;
+  const options = { ...base, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)), log: logLine };
+  logLine(
     `bench tiers: ${options.reads} reads (1 write per ${options.writeEvery}) over ${options.pages} pages, Zipf s=${options.zipfS}, ` +
       `${options.concurrency} in flight, ${options.latencyMs} ms per inter-region hop, burst of ${options.burstPurges} purges`,
   );
-  if (!flags.json) process.stdout.write(`${TABLE_HEADER}\n`);
+  const out = rowPrinter(json ?? false, COLUMNS);
+  out.header();
   // Failed requests surface after every row is printed, as an error (exit 1) naming the first.
-  await benchTiers(options, (row) => process.stdout.write(`${flags.json ? JSON.stringify(row) : tableLine(row)}\n`));
+  await benchTiers(options, out.row);
 }
-
 /** Adds `tiers` to the `bench` command group. */
 export function registerBenchTiers(bench: Command): void {
   bench

@@ -1,62 +1,63 @@
 /**
  * `palimpsest dev` (what `npm start` runs): a working archive on
- * http://localhost:8787 on Miniflare's embedded storage. It makes the local
- * write token if needed, then runs `wrangler dev` in the foreground.
+ * http://localhost:8787 on Miniflare's embedded storage (`.wrangler/state`,
+ * kept between runs). It makes the local write token if needed, starts the
+ * Worker in development mode with live reload (src/cli/local-worker.ts),
+ * seeds the demo pages and serves until interrupted.
  */
-import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
+import { join } from "node:path";
 import type { Command } from "commander";
 import { ensureDevToken } from "../dev-token.ts";
-import { seedDemo, waitForArchive } from "../seed-demo.ts";
-import { UsageError, parseIntOption } from "../output.ts";
+import { REPO_ROOT, startLocalWorker } from "../local-worker.ts";
+import { logLine, UsageError, parseIntOption } from "../output.ts";
+import { seedDemo } from "../seed-demo.ts";
 
 interface DevFlags {
   port: number;
   demo: boolean;
-  var: string[];
+  var: Array<[string, string]>;
 }
 
-/** `NAME=VALUE` → wrangler's `NAME:VALUE`; a `[vars]` setting for this run only. */
-function parseVar(value: string, previous: string[]): string[] {
+/** `NAME=VALUE`: a `[vars]` setting for this run only. */
+function parseVar(value: string, previous: Array<[string, string]>): Array<[string, string]> {
   const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(value);
   if (!m) throw new UsageError(`--var takes NAME=VALUE (an upper-case [vars] name), got "${value}"`);
-  return [...previous, `${m[1]}:${m[2]}`];
+  return [...previous, [m[1]!, m[2]!]];
 }
 
-function wranglerBin(): string {
-  const require = createRequire(import.meta.url);
-  return require.resolve("wrangler/bin/wrangler.js");
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+}
+
+async function seed(url: string, token: string): Promise<void> {
+  try {
+    const pages = await seedDemo(url, token);
+    if (pages.length > 0) logLine(`palimpsest: demo pages ready: ${pages.map((p) => `${url}/page/${p}`).join("  ")}`);
+  } catch (err) {
+    logLine(`palimpsest: could not seed demo pages: ${(err as Error).message}`);
+  }
 }
 
 async function dev(flags: DevFlags): Promise<void> {
   const { token, created } = ensureDevToken();
-  if (created) process.stderr.write("palimpsest: created a local write token in .dev.vars\n");
-  // Development mode trusts the x-palimpsest-colo header, so one workerd plays every colo.
-  const vars = ["ENVIRONMENT:development", ...flags.var].flatMap((v) => ["--var", v]);
-  const child = spawn(process.execPath, [wranglerBin(), "dev", "--port", String(flags.port), "--ip", "127.0.0.1", ...vars], {
-    stdio: "inherit",
+  if (created) logLine("palimpsest: created a local write token in .dev.vars");
+  const worker = await startLocalWorker({
+    port: flags.port,
+    token,
+    // Development mode trusts the x-palimpsest-colo header, so one workerd plays every colo.
+    vars: Object.fromEntries([["ENVIRONMENT", "development"], ...flags.var]),
+    persistDir: join(REPO_ROOT, ".wrangler", "state"),
+    developer: true,
+    logLevel: "log",
   });
-  if (flags.demo) {
-    const url = `http://localhost:${flags.port}`;
-    waitForArchive(url)
-      .then(() => seedDemo(url, token))
-      .then((pages) => {
-        if (pages.length > 0) process.stderr.write(`palimpsest: demo pages ready: ${pages.map((p) => `${url}/page/${p}`).join("  ")}\n`);
-      })
-      .catch((err: Error) => process.stderr.write(`palimpsest: could not seed demo pages: ${err.message}\n`));
-  }
-  let stopping = false;
-  const forward = (signal: NodeJS.Signals) => {
-    stopping = true;
-    child.kill(signal);
-  };
-  process.on("SIGINT", forward);
-  process.on("SIGTERM", forward);
-  const code = await new Promise<number>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("exit", (c, signal) => resolve(c ?? (signal ? 0 : 1)));
-  });
-  if (code !== 0 && !stopping) throw new UsageError(`wrangler dev exited with code ${code}`);
+  const url = `http://localhost:${flags.port}`;
+  logLine(`palimpsest: serving the archive at ${url} (Ctrl-C stops it)`);
+  if (flags.demo) await seed(url, token);
+  await untilSignal();
+  await worker.stop();
 }
 
 export function registerDevCommand(program: Command): void {

@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { lz4CliBaseline, parseLz4CliBench } from "../../../src/bench/native-lz4.ts";
-import { QUICK_POLICY } from "../../../src/bench/timing.ts";
+import { QUICK_POLICY } from "../../../src/bench/harness/index.ts";
 
 // Verbatim `lz4 -b1 -i1 a b` stderr from lz4 1.9.4: progress updates separated by \r.
 const LZ4_194_STDERR =

@@ -8,14 +8,14 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
-import { REPO_ROOT, freePort, startLocalArchive, type LocalArchive } from "../support/local-worker.ts";
+import { REPO_ROOT, freePort, startLocalWorker, type LocalWorker } from "../../../src/cli/local-worker.ts";
 
 const colo = { "x-palimpsest-colo": "SYD" };
 
 describe("the committed wrangler.toml is the production configuration", () => {
-  let archive: LocalArchive;
+  let archive: LocalWorker;
   beforeAll(async () => {
-    archive = await startLocalArchive();
+    archive = await startLocalWorker();
   }, 60_000);
   afterAll(() => archive?.stop());
 

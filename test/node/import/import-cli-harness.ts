@@ -17,7 +17,7 @@ import { promisify } from "node:util";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import { expect } from "vitest";
 import { mediaWikiSha1 } from "../support/mediawiki-export.ts";
-import { REPO_ROOT, startLocalArchive, type LocalArchive } from "../support/local-worker.ts";
+import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/cli/local-worker.ts";
 
 const CLI = join(REPO_ROOT, "src/cli/palimpsest.js");
 
@@ -86,7 +86,7 @@ export const rawBytes = (revs: Array<{ text: string }>) => revs.reduce((n, r) =>
 const keyOf = (title: string) => encodeURIComponent(title.replace(/ /g, "_"));
 
 export interface ImportHarness {
-  archive: LocalArchive;
+  archive: LocalWorker;
   scratch: string;
   /** Runs the CLI (never synchronously: the Worker's dev proxy lives in this process's event loop). */
   runCli(args: string[], options?: { peakRss?: boolean }): Promise<CliResult>;
@@ -104,7 +104,7 @@ export interface ImportHarness {
 
 export async function startImportHarness(): Promise<ImportHarness> {
   const scratch = await mkdtemp(join(tmpdir(), "palimpsest-import-test-"));
-  const archive = await startLocalArchive();
+  const archive = await startLocalWorker();
   // Preloaded into the CLI when asked: writes the process's peak RSS (getrusage) as it exits, whatever the exit code.
   const rssHook = join(scratch, "peak-rss-hook.mjs");
   await writeFile(rssHook, `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(process.env.PALIMPSEST_TEST_RSS_FILE, String(process.resourceUsage().maxRSS * 1024)));\n`);

@@ -1,0 +1,73 @@
+/**
+ * How every throughput number in the benches is taken, native baselines
+ * included (src/bench/lz4-bench.c mirrors this): run the whole pass a few
+ * times to warm up (JIT, wasm tier-up, heap growth), then time whole passes
+ * until both a minimum count and a minimum wall time are reached, and report
+ * the median pass. The median, not the best, because GC pauses and the
+ * occasional wasm heap regrowth are real costs of the JS side that best-of-N
+ * would quietly drop. A figure and its in-process baseline are timed with
+ * alternating passes (`measurePair`), so load from other processes on the
+ * machine, which drifts over seconds, falls on both alike.
+ *
+ * @example
+ * const { seconds } = measure(() => items.forEach((b) => lz4Compress(b)), DEFAULT_POLICY);
+ * const [wasm, native] = measurePair(wasmPass, nativePass, DEFAULT_POLICY);
+ */
+import { median } from "./stats.ts";
+
+export interface TimingPolicy {
+  /** Untimed passes first. */
+  warmupPasses: number;
+  /** Timed passes at least this many... */
+  minPasses: number;
+  /** ...and for at least this long in total, in seconds... */
+  minSeconds: number;
+  /** ...but never more passes than this. */
+  maxPasses: number;
+}
+
+/** Sized so the default codec bench (~7 MB sample, ~40 measurements) ends in about a minute. */
+export const DEFAULT_POLICY: TimingPolicy = { warmupPasses: 1, minPasses: 3, minSeconds: 0.5, maxPasses: 2000 };
+
+/** For tests and smoke runs: numbers are noisy but every code path runs. */
+export const QUICK_POLICY: TimingPolicy = { warmupPasses: 1, minPasses: 1, minSeconds: 0.01, maxPasses: 5 };
+
+export interface Timing {
+  /** Median seconds per pass. */
+  seconds: number;
+  passes: number;
+}
+
+function timePass(pass: () => void): number {
+  const t0 = process.hrtime.bigint();
+  pass();
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+}
+
+/**
+ * Times each pass in turn, one round after another: at least minPasses
+ * rounds, and on until the slowest pass has run minSeconds in total.
+ */
+export function measureAll(passes: readonly (() => void)[], policy: TimingPolicy): Timing[] {
+  for (let i = 0; i < policy.warmupPasses; i++) passes.forEach((pass) => pass());
+  const times = passes.map((): number[] => []);
+  const spent = passes.map(() => 0);
+  while (times[0]!.length < policy.maxPasses && (times[0]!.length < policy.minPasses || Math.max(...spent) < policy.minSeconds)) {
+    passes.forEach((pass, i) => {
+      const dt = timePass(pass);
+      times[i]!.push(dt);
+      spent[i]! += dt;
+    });
+  }
+  return times.map((t) => ({ seconds: median(t), passes: t.length }));
+}
+
+export function measure(pass: () => void, policy: TimingPolicy): Timing {
+  return measureAll([pass], policy)[0]!;
+}
+
+/** Alternates passes of `a` and `b`, both counted alike. */
+export function measurePair(a: () => void, b: () => void, policy: TimingPolicy): [Timing, Timing] {
+  const [ta, tb] = measureAll([a, b], policy);
+  return [ta!, tb!];
+}

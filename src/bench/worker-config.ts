@@ -1,0 +1,35 @@
+/**
+ * What the benches read back from wrangler.toml to configure the Worker they
+ * start: `[vars.TOPOLOGY]`, which a bench overrides per scenario.
+ *
+ * @example
+ * const topology = readTopology();
+ * await startLocalWorker({ bundle, vars: { ENVIRONMENT: "development", TOPOLOGY: { ...topology, enabled: false } } });
+ */
+import { unstable_readConfig } from "wrangler";
+import { WRANGLER_CONFIG } from "../cli/local-worker.ts";
+
+/** The parts of `[vars.TOPOLOGY]` the benches read or override. */
+export interface TopologyVars {
+  enabled: boolean;
+  purgeDelivery: "fanout" | "direct";
+  interRegionLatencyMs: number;
+  upperRegion: string;
+  refreshSeconds: number;
+  maxStaleSeconds: number;
+  queuesPerRegion: number;
+  regions: Record<string, { colos: string[]; tiers: Record<string, number> }>;
+}
+
+/** wrangler.toml's `[vars.TOPOLOGY]`; throws if there is none. */
+export function readTopology(configPath = WRANGLER_CONFIG): TopologyVars {
+  const vars = unstable_readConfig({ config: configPath }, { hideWarnings: true }).vars as Record<string, unknown>;
+  const topology = vars.TOPOLOGY;
+  if (typeof topology !== "object" || topology === null) throw new Error(`${configPath} has no [vars.TOPOLOGY]`);
+  return topology as TopologyVars;
+}
+
+/** Development mode (the colo simulation header works) with this topology. */
+export function benchVars(topology: TopologyVars): Record<string, unknown> {
+  return { ENVIRONMENT: "development", TOPOLOGY: topology };
+}

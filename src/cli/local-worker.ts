@@ -1,0 +1,143 @@
+/**
+ * The one way to run the archive Worker locally: wrangler's dev server
+ * (`unstable_startWorker`, Miniflare/workerd) in this process, answering
+ * `/healthz` before it is handed over. `palimpsest dev`, the benches and the
+ * Node tests all start it here.
+ *
+ * By default each Worker is private and throwaway: a free port, a fresh
+ * temporary state directory (removed by `stop()`), a random write token and
+ * no `.dev.vars`. `palimpsest dev` asks instead for a fixed port, the
+ * developer's `.wrangler/state`, `.dev.vars` and live reload.
+ *
+ * @example
+ * const worker = await startLocalWorker({ vars: { ENVIRONMENT: "development" } });
+ * try {
+ *   await fetch(`${worker.url}/page/Vellum`);
+ * } finally {
+ *   await worker.stop();
+ * }
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { unstable_startWorker } from "wrangler";
+import { sleep } from "../retry/backoff.ts";
+import { TOKEN_VAR } from "./dev-token.ts";
+import type { WorkerBundle } from "./worker-bundle.ts";
+
+/** The repository root (this file is src/cli/local-worker.ts). */
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const WRANGLER_CONFIG = join(REPO_ROOT, "wrangler.toml");
+
+type LogLevel = "none" | "error" | "warn" | "info" | "log" | "debug";
+
+export interface LocalWorkerOptions {
+  /** Run this finished bundle, which nothing edits mid-run (see worker-bundle.ts); default the sources. */
+  bundle?: WorkerBundle;
+  /** Default: a free port. */
+  port?: number;
+  /** The write token (`WRITE_TOKENS`); default a random one. */
+  token?: string;
+  /** `[vars]` for this run: strings as plain text, anything else as JSON. */
+  vars?: Record<string, unknown>;
+  /** Keep storage here across runs; default a fresh temporary directory that `stop()` removes. */
+  persistDir?: string;
+  /** Load `.dev.vars` and rebuild on edits, as a developer expects; default off. */
+  developer?: boolean;
+  logLevel?: LogLevel;
+}
+
+export interface LocalWorker {
+  /** Base URL without a trailing slash: `http://127.0.0.1:PORT`. */
+  url: string;
+  /** A token carrying the write scope. */
+  token: string;
+  persistDir: string;
+  /** Stops the Worker and removes its state directory unless it was given. */
+  stop(): Promise<void>;
+}
+
+/** A TCP port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `/healthz` until it answers 200: `ready` can come before the first request is served. */
+export async function waitForHealthy(url: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    const ok = await fetch(`${url}/healthz`).then(
+      async (res) => (await res.arrayBuffer(), res.ok),
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > until) throw new Error(`the Worker at ${url} did not answer /healthz within ${timeoutMs / 1000} s`);
+    await sleep(Math.min(500, 20 * 2 ** attempt));
+  }
+}
+
+type Bindings = NonNullable<Parameters<typeof unstable_startWorker>[0]["bindings"]>;
+
+function bindingsOf(token: string, vars: Record<string, unknown>): Bindings {
+  const bindings: Bindings = { [TOKEN_VAR]: { type: "secret_text", value: token } };
+  for (const [name, value] of Object.entries(vars)) {
+    bindings[name] = typeof value === "string" ? { type: "plain_text", value } : { type: "json", value };
+  }
+  return bindings;
+}
+
+function workerInput(o: LocalWorkerOptions, token: string, persist: string, port: number): Parameters<typeof unstable_startWorker>[0] {
+  return {
+    config: WRANGLER_CONFIG,
+    ...(o.bundle ? { entrypoint: o.bundle.entry, build: { bundle: false, findAdditionalModules: true, moduleRoot: o.bundle.dir } } : {}),
+    // Only the bindings given here, unless a developer's .dev.vars is wanted.
+    ...(o.developer ? {} : { envFiles: [] }),
+    bindings: bindingsOf(token, o.vars ?? {}),
+    sendMetrics: false,
+    dev: {
+      remote: false,
+      persist,
+      server: { hostname: "127.0.0.1", port },
+      inspector: false,
+      watch: o.developer ?? false,
+      liveReload: false,
+      generateTypes: false,
+      logLevel: o.logLevel ?? "error",
+    },
+  };
+}
+
+export async function startLocalWorker(options: LocalWorkerOptions = {}): Promise<LocalWorker> {
+  // Miniflare would otherwise download a sample `Request.cf` from the internet.
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
+  // A throwaway Worker must not restart when someone edits wrangler.toml mid-run.
+  if (!options.developer) process.env.WRANGLER_CI_DISABLE_CONFIG_WATCHING ??= "true";
+  const persistDir = options.persistDir ?? mkdtempSync(join(tmpdir(), "palimpsest-worker-"));
+  const cleanUp = () => options.persistDir === undefined && rmSync(persistDir, { recursive: true, force: true });
+  const token = options.token ?? `pal_local_${randomBytes(24).toString("base64url")}`;
+  let worker: Awaited<ReturnType<typeof unstable_startWorker>> | undefined;
+  try {
+    worker = await unstable_startWorker(workerInput(options, token, persistDir, options.port ?? (await freePort())));
+    await worker.ready;
+    const url = (await worker.url).origin;
+    await waitForHealthy(url);
+    const running = worker;
+    return { url, token, persistDir, stop: () => running.dispose().finally(cleanUp) };
+  } catch (err) {
+    await worker?.dispose().catch(() => undefined);
+    cleanUp();
+    throw err;
+  }
+}
