@@ -8,7 +8,7 @@
  * const page2 = await dcbDecompress(body, dict);       // checks magic and dictionary hash
  */
 import { CodecError } from "./errors.ts";
-import { BrotliDictionary, type DictionaryInput } from "./brotli/dictionary.ts";
+import { withDictionary, type DictionaryInput } from "./brotli/dictionary.ts";
 import { brotliCompress } from "./brotli/encoder.ts";
 import { brotliDecompress, type BrotliDecompressOptions } from "./brotli/decoder.ts";
 import type { BrotliCompressOptions } from "./brotli/options.ts";
@@ -40,22 +40,12 @@ export function dcbUnframe(body: Uint8Array): { dictionarySha256: Uint8Array; pa
   };
 }
 
-function asDictionary(input: DictionaryInput): { dict: BrotliDictionary; owned: boolean } {
-  return input instanceof BrotliDictionary ? { dict: input, owned: false } : { dict: new BrotliDictionary(input), owned: true };
-}
-
 export async function dcbCompress(
   input: Uint8Array,
   dictionary: DictionaryInput,
   options: Omit<BrotliCompressOptions, "dictionary" | "largeWindow"> = {},
 ): Promise<Uint8Array> {
-  const { dict, owned } = asDictionary(dictionary);
-  try {
-    const hash = await dict.sha256();
-    return dcbFrame(hash, brotliCompress(input, { ...options, dictionary: dict }));
-  } finally {
-    if (owned) dict.dispose();
-  }
+  return withDictionary(dictionary, async (dict) => dcbFrame(await dict.sha256(), brotliCompress(input, { ...options, dictionary: dict })));
 }
 
 export async function dcbDecompress(
@@ -64,16 +54,12 @@ export async function dcbDecompress(
   options: Omit<BrotliDecompressOptions, "dictionary" | "largeWindow"> = {},
 ): Promise<Uint8Array> {
   const { dictionarySha256, payload } = dcbUnframe(body);
-  const { dict, owned } = asDictionary(dictionary);
-  try {
-    const expected = await dict.sha256();
-    if (!equalBytes(expected, dictionarySha256)) {
+  return withDictionary(dictionary, async (dict) => {
+    if (!equalBytes(await dict.sha256(), dictionarySha256)) {
       throw new CodecError("DICTIONARY_MISMATCH", "the dcb body was encoded against a different dictionary (SHA-256 differs)");
     }
     return brotliDecompress(payload, { ...options, dictionary: dict });
-  } finally {
-    if (owned) dict.dispose();
-  }
+  });
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

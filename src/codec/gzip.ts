@@ -15,7 +15,7 @@
 import { Gunzip, Inflate, gzipSync, deflateSync, type FlateError } from "fflate";
 import CRC32 from "crc-32";
 import { CodecError, invalidArgument } from "./errors.ts";
-import { resolveOutputCap, type OutputCapOptions } from "./output-cap.ts";
+import { OutputBudget, resolveOutputCap, type OutputCapOptions } from "./output-cap.ts";
 import { concatChunks } from "./runtime/stream-io.ts";
 
 type Level = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
@@ -57,22 +57,16 @@ function mapFlateError(err: unknown, what: string): CodecError {
 }
 
 /** Collects decoded chunks, refusing to go past the cap. */
-class CappedSink {
+class CappedSink extends OutputBudget {
   readonly parts: Uint8Array[] = [];
-  total = 0;
-  constructor(
-    readonly cap: number,
-    readonly what: string,
-  ) {}
 
   push(chunk: Uint8Array): void {
-    if (this.total + chunk.byteLength > this.cap) throw new CodecError("OUTPUT_LIMIT", `${this.what} output exceeds the ${this.cap}-byte cap`);
-    this.total += chunk.byteLength;
+    this.spend(chunk.byteLength);
     this.parts.push(chunk);
   }
 
   result(): Uint8Array {
-    return concatChunks(this.parts, this.total);
+    return concatChunks(this.parts, this.spent);
   }
 }
 
@@ -201,7 +195,7 @@ export function gzipDecompress(input: Uint8Array, options: OutputCapOptions = {}
   // The last member did not end exactly at the end of the input. Decode it
   // again, alone and without the sentinel, to tell a cut member from bytes
   // after a whole one. Only failing input pays for this.
-  const last = gunzipFrom(input, run.memberStart, cap - (run.sink.total - run.memberBytes), false);
+  const last = gunzipFrom(input, run.memberStart, cap - (run.sink.spent - run.memberBytes), false);
   const n = run.member + last.member - 1;
   // fflate reports running out of input, a bad block, or (code 6) no gzip
   // header after a member's deflate data; only the last needs a closer look.

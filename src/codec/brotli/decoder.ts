@@ -9,12 +9,12 @@
  * response.body.pipeThrough(brotliDecompressStream({ maxOutputBytes }));
  */
 import { CodecError } from "../errors.ts";
-import { LIMITS } from "../../limits.ts";
-import { resolveOutputCap, type OutputCapOptions } from "../output-cap.ts";
-import { heapOf, type WasmHeap } from "../runtime/heap.ts";
+import { OutputBudget, resolveOutputCap, type OutputCapOptions } from "../output-cap.ts";
 import { hasCodecModule } from "../runtime/registry.ts";
-import { StreamBuffers, concatChunks } from "../runtime/stream-io.ts";
-import { borrowDictionary, checkDictionaryInput, type BrotliDictionary, type DictionaryInput } from "./dictionary.ts";
+import { coderStream } from "../runtime/coder-stream.ts";
+import { concatChunks } from "../runtime/stream-io.ts";
+import { checkDictionaryInput, type DictionaryInput } from "./dictionary.ts";
+import { openBrotliStream, type BrotliStreamState } from "./stream-state.ts";
 
 export interface BrotliDecompressOptions extends OutputCapOptions {
   /** The raw prefix dictionary the stream was encoded against. */
@@ -33,46 +33,30 @@ function decoderModule() {
 }
 
 export class BrotliDecoder {
-  readonly #heap: WasmHeap;
-  readonly #buffers: StreamBuffers;
-  readonly #dict: { dict?: BrotliDictionary; owned: boolean };
-  readonly #cap: number;
-  #state: number;
-  #total = 0;
+  readonly #s: BrotliStreamState;
+  readonly #output: OutputBudget;
   #finished = false;
-  #disposed = false;
 
   constructor(options: BrotliDecompressOptions = {}) {
-    this.#cap = resolveOutputCap(options.maxOutputBytes);
-    this.#heap = heapOf(decoderModule());
-    const heap = this.#heap;
-    heap.acquire();
-    let state = 0;
-    let buffers: StreamBuffers | undefined;
-    let dict: { dict?: BrotliDictionary; owned: boolean } = { owned: false };
-    try {
-      state = heap.call("BrotliDecoderCreateInstance", () => heap.fn.BrotliDecoderCreateInstance!(0, 0, 0)) >>> 0;
-      if (state === 0) throw new CodecError("OUT_OF_MEMORY", "could not create a brotli decoder");
-      if (options.largeWindow) heap.fn.BrotliDecoderSetParameter!(state, Param.LargeWindow, 1);
-      dict = borrowDictionary(options.dictionary);
-      if (dict.dict) {
-        const data = dict.dict.dataIn(heap);
-        const size = dict.dict.byteLength;
-        if (!heap.call("BrotliDecoderAttachDictionary", () => heap.fn.BrotliDecoderAttachDictionary!(state, BROTLI_SHARED_DICTIONARY_RAW, size, data))) {
-          throw new CodecError("BAD_DICTIONARY", "brotli decoder refused the dictionary");
-        }
-      }
-      buffers = new StreamBuffers(heap, LIMITS.codec.streamChunkBytes, LIMITS.codec.streamChunkBytes);
-    } catch (err) {
-      if (state !== 0 && !heap.broken) heap.fn.BrotliDecoderDestroyInstance!(state);
-      buffers?.free();
-      if (dict.owned) dict.dict?.dispose();
-      heap.release();
-      throw err;
-    }
-    this.#state = state;
-    this.#buffers = buffers;
-    this.#dict = dict;
+    this.#output = new OutputBudget(resolveOutputCap(options.maxOutputBytes), "brotli");
+    this.#s = openBrotliStream(
+      {
+        module: decoderModule(),
+        what: "a brotli decoder",
+        create: "BrotliDecoderCreateInstance",
+        destroy: "BrotliDecoderDestroyInstance",
+        configure(heap, state, dict) {
+          if (options.largeWindow) heap.fn.BrotliDecoderSetParameter!(state, Param.LargeWindow, 1);
+          if (!dict) return;
+          const data = dict.dataIn(heap);
+          const size = dict.byteLength;
+          if (!heap.call("BrotliDecoderAttachDictionary", () => heap.fn.BrotliDecoderAttachDictionary!(state, BROTLI_SHARED_DICTIONARY_RAW, size, data))) {
+            throw new CodecError("BAD_DICTIONARY", "brotli decoder refused the dictionary");
+          }
+        },
+      },
+      options.dictionary,
+    );
   }
 
   get finished(): boolean {
@@ -81,15 +65,15 @@ export class BrotliDecoder {
 
   /** Feeds compressed bytes; returns the decoded bytes they complete. */
   push(input: Uint8Array): Uint8Array[] {
-    if (this.#disposed) throw new CodecError("INVALID_ARGUMENT", "brotli decoder already finished");
-    const out: Uint8Array[] = [];
-    try {
+    if (this.#s.lease.released) throw new CodecError("INVALID_ARGUMENT", "brotli decoder already finished");
+    return this.#s.lease.releaseOnThrow(() => {
+      const out: Uint8Array[] = [];
       if (this.#finished) {
         if (input.byteLength > 0) throw new CodecError("TRAILING_DATA", `${input.byteLength} bytes follow the end of the brotli stream`);
         return out;
       }
       let offset = 0;
-      const b = this.#buffers;
+      const b = this.#s.buffers;
       b.clearInput();
       for (;;) {
         if (b.availIn === 0 && offset < input.byteLength) offset += b.loadInput(input, offset);
@@ -102,42 +86,28 @@ export class BrotliDecoder {
         }
         if (result === Result.NeedsMoreInput && offset >= input.byteLength) return out;
       }
-    } catch (err) {
-      this.dispose();
-      throw err;
-    }
+    });
   }
 
   /** Asserts the stream ended cleanly, then frees the decoder. */
   finish(): void {
-    const complete = this.#finished;
     this.dispose();
-    if (!complete) throw new CodecError("TRUNCATED_INPUT", "brotli stream ended before its last block");
+    if (!this.#finished) throw new CodecError("TRUNCATED_INPUT", "brotli stream ended before its last block");
   }
 
   dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    if (!this.#heap.broken) this.#heap.fn.BrotliDecoderDestroyInstance!(this.#state);
-    this.#buffers.free();
-    if (this.#dict.owned) this.#dict.dict?.dispose();
-    this.#heap.release();
+    this.#s.lease.release();
   }
 
   #step(out: Uint8Array[]): number {
-    const heap = this.#heap;
-    const b = this.#buffers;
-    const state = this.#state;
+    const { heap, buffers: b, state } = this.#s;
     b.resetOutput();
     const result = heap.call("BrotliDecoderDecompressStream", () =>
       heap.fn.BrotliDecoderDecompressStream!(state, b.io, b.io + 4, b.io + 8, b.io + 12, 0),
     );
     const produced = b.producedBytes();
     if (produced > 0) {
-      if (this.#total + produced > this.#cap) {
-        throw new CodecError("OUTPUT_LIMIT", `brotli output exceeds the ${this.#cap}-byte cap`);
-      }
-      this.#total += produced;
+      this.#output.spend(produced);
       out.push(b.takeOutput()!);
     }
     if (result === Result.Error) throw this.#error();
@@ -145,13 +115,9 @@ export class BrotliDecoder {
   }
 
   #error(): CodecError {
-    const heap = this.#heap;
-    const code = heap.fn.BrotliDecoderGetErrorCode!(this.#state) | 0;
-    const namePtr = heap.fn.BrotliDecoderErrorString!(code) >>> 0;
-    const bytes = heap.u8;
-    let end = namePtr;
-    while (end < bytes.length && bytes[end] !== 0) end++;
-    const name = new TextDecoder().decode(bytes.subarray(namePtr, end));
+    const { heap, state } = this.#s;
+    const code = heap.fn.BrotliDecoderGetErrorCode!(state) | 0;
+    const name = heap.cString(heap.fn.BrotliDecoderErrorString!(code));
     // -21..-30 are allocation failures; everything else is a malformed stream.
     // That includes a stream decoded without the raw prefix dictionary it was
     // made with: its references past the window land in brotli's built-in
@@ -175,23 +141,10 @@ export function brotliDecompress(input: Uint8Array, options: BrotliDecompressOpt
 /**
  * A TransformStream that decodes brotli as it flows, for streaming large
  * revisions. Bad options throw here, not at the first chunk; the decoder
- * itself (and its heap) is taken only when data arrives.
+ * itself (and its heap) is taken only when data arrives (see coderStream).
  */
 export function brotliDecompressStream(options: BrotliDecompressOptions = {}): TransformStream<Uint8Array, Uint8Array> {
   resolveOutputCap(options.maxOutputBytes);
   checkDictionaryInput(options.dictionary);
-  let dec: BrotliDecoder | undefined;
-  return new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      dec ??= new BrotliDecoder(options);
-      for (const part of dec.push(chunk)) controller.enqueue(part);
-    },
-    flush() {
-      dec ??= new BrotliDecoder(options);
-      dec.finish();
-    },
-    cancel() {
-      dec?.dispose();
-    },
-  } as Transformer<Uint8Array, Uint8Array>);
+  return coderStream(() => new BrotliDecoder(options));
 }

@@ -101,7 +101,19 @@ export function checkDictionaryInput(input: DictionaryInput | undefined): void {
   if (input !== undefined && !(input instanceof BrotliDictionary)) checkDictionaryBytes(input);
 }
 
+/** Runs `body` with either form as a dictionary; one made here from plain bytes is disposed when `body` settles. */
+export async function withDictionary<T>(input: DictionaryInput, body: (dict: BrotliDictionary) => Promise<T>): Promise<T> {
+  const { dict, owned } = borrowDictionary(input);
+  try {
+    return await body(dict);
+  } finally {
+    if (owned) dict.dispose();
+  }
+}
+
 /** Accepts either form; a plain array becomes a temporary dictionary the caller never sees. */
+export function borrowDictionary(input: DictionaryInput): { dict: BrotliDictionary; owned: boolean };
+export function borrowDictionary(input: DictionaryInput | undefined): { dict?: BrotliDictionary; owned: boolean };
 export function borrowDictionary(input: DictionaryInput | undefined): { dict?: BrotliDictionary; owned: boolean } {
   if (input === undefined) return { owned: false };
   if (input instanceof BrotliDictionary) return { dict: input, owned: false };

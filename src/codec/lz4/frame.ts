@@ -9,8 +9,9 @@
  */
 import { CodecError, invalidArgument } from "../errors.ts";
 import { LIMITS } from "../../limits.ts";
-import { resolveOutputCap } from "../output-cap.ts";
-import { heapOf, withHeap, type WasmHeap } from "../runtime/heap.ts";
+import { OutputBudget, resolveOutputCap } from "../output-cap.ts";
+import { withHeap, type WasmHeap } from "../runtime/heap.ts";
+import { HeapLease } from "../runtime/heap-lease.ts";
 import { concatChunks } from "../runtime/stream-io.ts";
 import { checkLz4Level, type Lz4DecompressOptions } from "./block.ts";
 
@@ -29,11 +30,7 @@ const BLOCK_SIZE_IDS = new Map([
 ]);
 
 function frameError(heap: WasmHeap, code: number, what: string): CodecError {
-  const ptr = heap.fn.LZ4F_getErrorName!(code) >>> 0;
-  const bytes = heap.u8;
-  let end = ptr;
-  while (end < bytes.length && bytes[end] !== 0) end++;
-  const name = new TextDecoder().decode(bytes.subarray(ptr, end));
+  const name = heap.cString(heap.fn.LZ4F_getErrorName!(code));
   if (/checksum/i.test(name)) return new CodecError("CHECKSUM_MISMATCH", `${what}: ${name}`);
   if (/allocation/i.test(name)) return new CodecError("OUT_OF_MEMORY", `${what}: ${name}`);
   return new CodecError("CORRUPT_INPUT", `${what}: ${name}`);
@@ -80,41 +77,37 @@ const LZ4F_MAX_BLOCK_BYTES = 4 * 1024 * 1024;
 
 /** Incremental frame decoder; a frame may arrive in any number of pieces. */
 export class Lz4FrameDecoder {
+  readonly #lease: HeapLease;
   readonly #heap: WasmHeap;
-  readonly #cap: number;
+  readonly #output: OutputBudget;
   readonly #ctx: number;
   readonly #io: number;
   readonly #src: number;
   readonly #dst: number;
-  #total = 0;
   #finished = false;
-  #disposed = false;
 
   constructor(options: Lz4DecompressOptions = {}) {
-    this.#cap = resolveOutputCap(options.maxOutputBytes);
-    const heap = (this.#heap = heapOf("lz4"));
-    heap.acquire();
-    let ctx = 0;
-    try {
-      ctx = heap.call("LZ4F_createDecompressionContext", () => heap.fn.pal_lz4f_dctx_create!()) >>> 0;
-      if (ctx === 0) throw new CodecError("OUT_OF_MEMORY", "could not create an LZ4 frame decoder");
-      this.#io = heap.malloc(8);
-      this.#src = heap.malloc(LIMITS.codec.streamChunkBytes);
-      this.#dst = heap.malloc(LZ4F_MAX_BLOCK_BYTES);
-    } catch (err) {
-      if (ctx !== 0 && !heap.broken) heap.fn.LZ4F_freeDecompressionContext!(ctx);
-      heap.release();
-      throw err;
-    }
-    this.#ctx = ctx;
+    this.#output = new OutputBudget(resolveOutputCap(options.maxOutputBytes), "LZ4 frame");
+    const { lease, held } = HeapLease.open("lz4", (lease) => ({
+      ctx: lease.native("an LZ4 frame decoder", "pal_lz4f_dctx_create", "LZ4F_freeDecompressionContext"),
+      io: lease.malloc(8),
+      src: lease.malloc(LIMITS.codec.streamChunkBytes),
+      dst: lease.malloc(LZ4F_MAX_BLOCK_BYTES),
+    }));
+    this.#lease = lease;
+    this.#heap = lease.heap;
+    this.#ctx = held.ctx;
+    this.#io = held.io;
+    this.#src = held.src;
+    this.#dst = held.dst;
   }
 
   push(input: Uint8Array): Uint8Array[] {
-    if (this.#disposed) throw new CodecError("INVALID_ARGUMENT", "LZ4 frame decoder already finished");
+    if (this.#lease.released) throw new CodecError("INVALID_ARGUMENT", "LZ4 frame decoder already finished");
     const out: Uint8Array[] = [];
     const heap = this.#heap;
     const chunk = LIMITS.codec.streamChunkBytes;
-    try {
+    this.#lease.releaseOnThrow(() => {
       let offset = 0;
       while (offset < input.byteLength) {
         if (this.#finished) throw new CodecError("TRAILING_DATA", `${input.byteLength - offset} bytes follow the end of the LZ4 frame`);
@@ -132,8 +125,7 @@ export class Lz4FrameDecoder {
           const read = heap.u32(this.#io + 4);
           consumed += read;
           if (written > 0) {
-            if (this.#total + written > this.#cap) throw new CodecError("OUTPUT_LIMIT", `LZ4 frame output exceeds the ${this.#cap}-byte cap`);
-            this.#total += written;
+            this.#output.spend(written);
             out.push(heap.copyOut(this.#dst, written));
           }
           if (hint === 0) {
@@ -148,28 +140,17 @@ export class Lz4FrameDecoder {
         }
         offset += n;
       }
-    } catch (err) {
-      this.dispose();
-      throw err;
-    }
+    });
     return out;
   }
 
   finish(): void {
-    const complete = this.#finished;
     this.dispose();
-    if (!complete) throw new CodecError("TRUNCATED_INPUT", "LZ4 frame ended before its end mark");
+    if (!this.#finished) throw new CodecError("TRUNCATED_INPUT", "LZ4 frame ended before its end mark");
   }
 
   dispose(): void {
-    if (this.#disposed) return;
-    this.#disposed = true;
-    const heap = this.#heap;
-    if (!heap.broken) heap.fn.LZ4F_freeDecompressionContext!(this.#ctx);
-    heap.free(this.#dst);
-    heap.free(this.#src);
-    heap.free(this.#io);
-    heap.release();
+    this.#lease.release();
   }
 }
 

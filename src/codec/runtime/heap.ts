@@ -105,6 +105,15 @@ export class WasmHeap {
     return this.u8.slice(ptr, ptr + length);
   }
 
+  /** A NUL-terminated string the C code owns, such as an error name. */
+  cString(ptr: number): string {
+    const bytes = this.u8;
+    const start = ptr >>> 0;
+    let end = start;
+    while (end < bytes.length && bytes[end] !== 0) end++;
+    return new TextDecoder().decode(bytes.subarray(start, end));
+  }
+
   acquire(): void {
     this.#users++;
   }

@@ -1,0 +1,44 @@
+/**
+ * How either brotli stream coder comes to life: its native state in a leased
+ * heap, configured and given its dictionary, with fixed staging buffers. A
+ * failure at any step leaves nothing held; a finished or failed coder gives
+ * it all back with `lease.release()`.
+ */
+import { LIMITS } from "../../limits.ts";
+import type { WasmHeap } from "../runtime/heap.ts";
+import { HeapLease } from "../runtime/heap-lease.ts";
+import type { CodecModuleName } from "../runtime/registry.ts";
+import type { StreamBuffers } from "../runtime/stream-io.ts";
+import { borrowDictionary, type BrotliDictionary, type DictionaryInput } from "./dictionary.ts";
+
+export interface BrotliStreamState {
+  lease: HeapLease;
+  heap: WasmHeap;
+  /** The BrotliEncoderState* or BrotliDecoderState*. */
+  state: number;
+  buffers: StreamBuffers;
+}
+
+export interface BrotliCoderKind {
+  module: CodecModuleName;
+  /** For the out-of-memory message: "a brotli decoder". */
+  what: string;
+  /** The exports that create and destroy the state. */
+  create: string;
+  destroy: string;
+  /** Sets parameters and attaches `dict`, if any; throws a CodecError to refuse. */
+  configure(heap: WasmHeap, state: number, dict: BrotliDictionary | undefined): void;
+}
+
+export function openBrotliStream(kind: BrotliCoderKind, dictionary: DictionaryInput | undefined): BrotliStreamState {
+  const { lease, held } = HeapLease.open(kind.module, (lease) => {
+    const { dict, owned } = borrowDictionary(dictionary);
+    // Registered first, so it is freed after the state that points into it.
+    if (owned) lease.onRelease(() => dict?.dispose());
+    // The three zeros: no custom allocator, the module's own malloc and free.
+    const state = lease.native(kind.what, kind.create, kind.destroy, 0, 0, 0);
+    kind.configure(lease.heap, state, dict);
+    return { state, buffers: lease.streamBuffers(LIMITS.codec.streamChunkBytes, LIMITS.codec.streamChunkBytes) };
+  });
+  return { lease, heap: lease.heap, ...held };
+}
