@@ -1,12 +1,15 @@
 /**
- * A small seeded PRNG (mulberry32) so codec tests are deterministic and a
- * failure can be replayed from the seed it prints. No dependencies.
+ * The project's seeded PRNG (`src/random/mulberry32.ts`) with the draws the
+ * codec tests need, so they are deterministic and a failure can be replayed
+ * from the seed it prints.
  *
  * @example
  * const rand = prng(42);
  * const n = rand.int(0, 300 * 1024);
  * const noise = rand.bytes(n);
  */
+import { mulberry32 } from "../../../../src/random/mulberry32.ts";
+
 export interface Prng {
   readonly seed: number;
   /** Uniform in [0, 1). */
@@ -18,13 +21,7 @@ export interface Prng {
 }
 
 export function prng(seed: number): Prng {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return {
     seed,
     next,
