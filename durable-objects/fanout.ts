@@ -5,19 +5,19 @@
  * owning queue's pointers have not moved and it simply delivers again.
  */
 import { DurableObject } from "cloudflare:workers";
-import { LIMITS } from "../src/limits.ts";
-import type { PurgeEvent } from "../src/purge/events.ts";
 import { runLimited } from "../src/async/run-limited.ts";
+import { purgeQueueOf, type QueueSelf } from "../src/bindings.ts";
+import type { Region } from "../src/config/topology.ts";
+import { LIMITS } from "../src/limits.ts";
+import { applyAt } from "../src/purge/apply.ts";
+import { neededBy, type PurgeBatch } from "../src/purge/plan.ts";
+import type { PurgeTarget } from "../src/purge/targets.ts";
 import { crossRegionHop } from "../src/sim/link-latency.ts";
-import { applyAt, type PurgeTarget } from "../src/purge/targets.ts";
 
-export interface FanoutBatch {
-  queue: string;
-  queueRegion: string;
-  region: string;
+export interface FanoutBatch extends PurgeBatch {
+  queue: QueueSelf;
+  region: Region;
   targets: Array<{ target: string; tier: PurgeTarget; acked: number }>;
-  events: PurgeEvent[];
-  flushUpTo?: number;
 }
 
 export class Fanout extends DurableObject<Env> {
@@ -37,9 +37,7 @@ export class Fanout extends DurableObject<Env> {
     const acks: Array<{ target: string; seq: number }> = [];
     await runLimited(batch.targets, LIMITS.purge.maxConcurrentDeliveries, async (t) => {
       try {
-        const events = batch.events.filter((e) => e.seq > t.acked);
-        const flush = batch.flushUpTo !== undefined && t.acked < batch.flushUpTo ? batch.flushUpTo : undefined;
-        acks.push({ target: t.target, seq: await applyAt(this.env, t.tier, batch.queue, events, flush) });
+        acks.push({ target: t.target, seq: await applyAt(this.env, t.tier, batch.queue.name, neededBy(t.acked, batch)) });
         this.delivered++;
       } catch (err) {
         console.warn("fanout delivery failed; the queue will retry", t.target, (err as Error)?.message ?? err);
@@ -47,10 +45,10 @@ export class Fanout extends DurableObject<Env> {
     });
     if (acks.length === 0) return;
     try {
-      await crossRegionHop(this.env, batch.region, batch.queueRegion);
-      await this.env.PURGE_QUEUE.get(this.env.PURGE_QUEUE.idFromName(batch.queue)).ack(acks);
+      await crossRegionHop(this.env, batch.region, batch.queue.region);
+      await purgeQueueOf(this.env, batch.queue).ack(acks);
     } catch (err) {
-      console.warn("fanout could not report acknowledgements; the queue will redeliver", batch.queue, (err as Error)?.message ?? err);
+      console.warn("fanout could not report acknowledgements; the queue will redeliver", batch.queue.name, (err as Error)?.message ?? err);
     }
   }
 }

@@ -9,13 +9,16 @@
  * mid-broadcast loses nothing.
  */
 import { DurableObject } from "cloudflare:workers";
-import { LIMITS } from "../src/limits.ts";
-import type { PurgeEvent, PurgeRequest } from "../src/purge/events.ts";
 import { runLimited } from "../src/async/run-limited.ts";
+import { fanoutOf, purgeIdOf, type QueueSelf } from "../src/bindings.ts";
+import { topologyOf, type Region } from "../src/config/topology.ts";
+import { LIMITS } from "../src/limits.ts";
+import { applyAt } from "../src/purge/apply.ts";
+import type { PurgeEvent, PurgeRequest } from "../src/purge/events.ts";
+import { batchStart, neededBy, type PurgeBatch } from "../src/purge/plan.ts";
+import { purgeTargets, targetName, type PurgeTarget } from "../src/purge/targets.ts";
 import { backoffMs } from "../src/retry/backoff.ts";
 import { crossRegionHop } from "../src/sim/link-latency.ts";
-import { applyAt, purgeTargets, targetName, type PurgeTarget } from "../src/purge/targets.ts";
-import { topologyOf, type Region } from "../src/config/topology.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL);
@@ -30,11 +33,6 @@ CREATE TABLE IF NOT EXISTS pointers (
 );
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
-
-export interface QueueSelf {
-  name: string;
-  region: Region;
-}
 
 export interface PurgeStatus {
   id: string;
@@ -111,7 +109,7 @@ export class PurgeQueue extends DurableObject<Env> {
     const event = this.ctx.storage.transactionSync(() => {
       this.#sql.exec("INSERT OR IGNORE INTO meta (name, value) VALUES ('self', ?)", JSON.stringify(self));
       const seq = this.#sql.exec<{ seq: number }>("INSERT INTO log (event, created_at) VALUES ('', ?) RETURNING seq", now).one().seq;
-      const full: PurgeEvent = { ...request, seq, id: `${self.name}:${seq}`, queue: self.name, createdAt: now };
+      const full: PurgeEvent = { ...request, seq, id: purgeIdOf(self.name, seq), queue: self.name, createdAt: now };
       this.#sql.exec("UPDATE log SET event = ? WHERE seq = ?", JSON.stringify(full), seq);
       for (const target of purgeTargets(this.env)) {
         this.#sql.exec("INSERT OR IGNORE INTO pointers (target, tier, acked) VALUES (?, ?, ?)", targetName(target), JSON.stringify(target), seq - 1);
@@ -147,7 +145,7 @@ export class PurgeQueue extends DurableObject<Env> {
       const acknowledged = p.acked >= seq;
       return { tier: p.target, region: tier.region, level: tier.level, acknowledged, ackedAt: acknowledged ? p.acked_at : null, lastError: acknowledged ? null : p.last_error };
     });
-    return { id: `${self.name}:${seq}`, event: row ? (JSON.parse(row.event) as PurgeEvent) : null, tiers, acknowledged: tiers.every((t) => t.acknowledged) };
+    return { id: purgeIdOf(self.name, seq), event: row ? (JSON.parse(row.event) as PurgeEvent) : null, tiers, acknowledged: tiers.every((t) => t.acknowledged) };
   }
 
   load(): QueueLoad {
@@ -209,23 +207,21 @@ export class PurgeQueue extends DurableObject<Env> {
     await this.#scheduleRetry();
   }
 
-  #eventsAfter(acked: number): { events: PurgeEvent[]; flushUpTo?: number } {
-    const oldest = this.#oldestRetained();
-    const from = Math.max(acked, oldest - 1);
+  /** The batch a pointer at `acked` needs next, from the retained log. */
+  #batchFor(acked: number): PurgeBatch {
+    const { after, flushUpTo } = batchStart(acked, this.#oldestRetained());
     const events = this.#sql
-      .exec<{ event: string }>("SELECT event FROM log WHERE seq > ? ORDER BY seq LIMIT ?", from, LIMITS.purge.deliveryBatch)
+      .exec<{ event: string }>("SELECT event FROM log WHERE seq > ? ORDER BY seq LIMIT ?", after, LIMITS.purge.deliveryBatch)
       .toArray()
       .map((r) => JSON.parse(r.event) as PurgeEvent);
-    // The tier missed events no longer in the log: it must flush rather than guess.
-    return acked < oldest - 1 ? { events, flushUpTo: oldest - 1 } : { events };
+    return flushUpTo === undefined ? { events } : { events, flushUpTo };
   }
 
   async #deliverTo(self: QueueSelf, p: PointerRow): Promise<void> {
     const tier = JSON.parse(p.tier) as PurgeTarget;
-    const { events, flushUpTo } = this.#eventsAfter(p.acked);
     try {
       await crossRegionHop(this.env, self.region, tier.region);
-      const applied = await applyAt(this.env, tier, self.name, events, flushUpTo);
+      const applied = await applyAt(this.env, tier, self.name, neededBy(p.acked, this.#batchFor(p.acked)));
       this.ack([{ target: p.target, seq: applied }]);
     } catch (err) {
       this.#failed(p, err);
@@ -234,22 +230,19 @@ export class PurgeQueue extends DurableObject<Env> {
 
   async #deliverVia(self: QueueSelf, region: Region, pointers: PointerRow[]): Promise<void> {
     const from = Math.min(...pointers.map((p) => p.acked));
-    const { events, flushUpTo } = this.#eventsAfter(from);
+    const batch = this.#batchFor(from);
     const waitUntil = Date.now() + LIMITS.purge.fanoutAckTimeoutMs;
     try {
       await crossRegionHop(this.env, self.region, region);
-      const fanout = this.env.FANOUT.get(this.env.FANOUT.idFromName(region), { locationHint: region as DurableObjectLocationHint });
-      await fanout.deliver({
-        queue: self.name,
-        queueRegion: self.region,
+      await fanoutOf(this.env, region).deliver({
+        ...batch,
+        queue: self,
         region,
         targets: pointers.map((p) => ({ target: p.target, tier: JSON.parse(p.tier) as PurgeTarget, acked: p.acked })),
-        events,
-        flushUpTo,
       });
       // The fanout acknowledges later; if it never does (it was reset), deliver again after the timeout.
       // Only pointers still short of this batch wait: an acknowledgement that already arrived stands.
-      const batchEnd = events.at(-1)?.seq ?? from;
+      const batchEnd = batch.events.at(-1)?.seq ?? from;
       for (const p of pointers) this.#sql.exec("UPDATE pointers SET next_at = ? WHERE target = ? AND acked < ?", waitUntil, p.target, batchEnd);
     } catch (err) {
       for (const p of pointers) this.#failed(p, err);

@@ -103,6 +103,12 @@ export class ProblemError extends Error {
 export const onError: ErrorHandler = (err, c) => {
   const requestId = (c.get as (key: string) => unknown)("requestId") as string | undefined;
   let problem: ProblemError;
+  if (err instanceof HTTPException && err.res?.headers.get("content-type") === PROBLEM_CONTENT_TYPE) {
+    // Already a problem (our refusal through a Hono middleware, e.g. bearer-auth's), with that middleware's headers.
+    const res = new Response(err.res.body, err.res);
+    if (requestId) res.headers.set("x-request-id", requestId);
+    return res;
+  }
   if (err instanceof ProblemError) problem = err;
   else if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
     // Raised by Hono itself (malformed JSON, invalid mount path): the client's fault.

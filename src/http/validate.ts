@@ -1,17 +1,47 @@
-/** Schema validation at the route: a failure names the field and why. */
+/**
+ * Validation at the route, on @hono/zod-validator: the handler reads typed
+ * data with `c.req.valid(target)`, and a failure is a problem that names the
+ * field and why: 422 `invalid_field` unless the route gives the field its
+ * own code, or a refinement carries one in its `params`.
+ */
+import { zValidator } from "@hono/zod-validator";
+import type { ValidationTargets } from "hono";
 import type { z } from "zod";
-import { ProblemError } from "./problem.ts";
+import type { LimitName } from "../limits.ts";
+import { ProblemError, type ProblemStatus } from "./problem.ts";
 
-export function parseOr422<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
+/** How a field's failure is reported, when it has a code of its own. */
+export interface FieldRefusal {
+  status: ProblemStatus;
+  code: string;
+  limit?: LimitName;
+}
+
+function refusalOf(issue: z.core.$ZodIssue, fields: Record<string, FieldRefusal>): FieldRefusal | undefined {
+  const params = (issue as { params?: Partial<FieldRefusal> }).params;
+  if (params?.status && params.code) return { status: params.status, code: params.code };
+  return fields[String(issue.path[0] ?? "")];
+}
+
+export function invalid(issues: z.core.$ZodIssue[], what: string, fields: Record<string, FieldRefusal> = {}, extensions: Record<string, unknown> = {}): ProblemError {
+  const issue = issues[0]!;
   const field = issue.path.join(".") || "(body)";
-  throw new ProblemError({
+  const own = refusalOf(issue, fields);
+  if (own) {
+    const title = own.status === 422 ? "Unprocessable Content" : "Bad Request";
+    return new ProblemError({ ...own, title, detail: `${what}: ${field}: ${issue.message}`, extensions: { field, ...extensions } });
+  }
+  return new ProblemError({
     status: 422,
     code: "invalid_field",
     title: "Unprocessable Content",
     detail: `${what}: ${field}: ${issue.message}`,
-    extensions: { field, issues: result.error.issues.slice(0, 20).map((i) => ({ field: i.path.join("."), message: i.message })) },
+    extensions: { field, ...extensions, issues: issues.slice(0, 20).map((i) => ({ field: i.path.join("."), message: i.message })) },
+  });
+}
+
+export function validated<T extends keyof ValidationTargets, S extends z.ZodType>(target: T, schema: S, what: string, fields: Record<string, FieldRefusal> = {}) {
+  return zValidator(target, schema, (result, c) => {
+    if (!result.success) throw invalid(result.error.issues, what, fields, target === "json" ? {} : { page: c.req.param("title") });
   });
 }

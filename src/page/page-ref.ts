@@ -1,4 +1,4 @@
-/** Resolves a title from a URL to its canonical form and its PageStore stub. */
+/** Resolves a title from a URL to its canonical form: the title, and the key that names the page everywhere. */
 import { ProblemError } from "../http/problem.ts";
 import { normalizeTitle } from "./title.ts";
 
@@ -20,8 +20,4 @@ export function pageRef(raw: string): PageRef {
  */
 export function titleSegment(key: string): string {
   return encodeURIComponent(key).replace(/%3A/gi, ":");
-}
-
-export function pageStore(env: Env, ref: PageRef): DurableObjectStub<import("../../durable-objects/page-store.ts").PageStore> {
-  return env.PAGE_STORE.getByName(ref.key);
 }

@@ -89,3 +89,14 @@ export function placementOf(u: number, contentCount: number, groupSize: number):
 export function groupDeps(group: number, anchorCount: number): number[] {
   return group + 1 < anchorCount ? [group, group + 1] : [group];
 }
+
+/** Which table names the blob holding a record: the page's anchors blob, a closed group's, or a tail's. */
+export type RecordHolder = { kind: "anchors" } | { kind: "group"; group: number } | { kind: "tail"; u: number };
+
+/** The record holding content u, its index among the record's parts, and where its blob is named. */
+export function recordOf(u: number, contentCount: number, groupSize: number): { record: string; part: number; holder: RecordHolder } {
+  const place = placementOf(u, contentCount, groupSize);
+  if (place.kind === "anchor") return { record: anchorId(place.anchor), part: 0, holder: { kind: "anchors" } };
+  if (place.kind === "group") return { record: groupId(place.group), part: place.index, holder: { kind: "group", group: place.group } };
+  return { record: tailId(u), part: 0, holder: { kind: "tail", u } };
+}

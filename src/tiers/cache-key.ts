@@ -1,10 +1,13 @@
 /**
- * Canonical cache keys for reads. A key is the path plus the query
- * parameters the route reads, in a fixed order, so equivalent URLs share one
- * entry. The title is percent-encoded as in URLs, so a subpage's `/`
- * (`Help:Contents/Editing`) can never be read as a path separator. Specific revisions are immutable; everything else about a page
+ * Canonical cache keys for reads, derived from the query. A key is the path
+ * plus the query parameters the route reads, in a fixed order, so
+ * equivalent URLs share one entry. The title is percent-encoded as in URLs,
+ * so a subpage's `/` (`Help:Contents/Editing`) can never be read as a path
+ * separator. Specific revisions are immutable; everything else about a page
  * (latest, history pages, time resolution) changes on a write.
  */
+import type { OriginQuery } from "../origin/answer.ts";
+
 export interface CacheKey {
   key: string;
   page: string;
@@ -23,4 +26,19 @@ export function latestKey(page: string, atEpochSeconds?: number): CacheKey {
 
 export function historyKey(page: string, limit: number, cursor: string | undefined): CacheKey {
   return { key: `${path(page)}/history?limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`, page, mutable: true };
+}
+
+export function cacheKeyOf(query: OriginQuery): CacheKey {
+  if (query.kind === "revision") return revisionKey(query.ref.key, query.id);
+  if (query.kind === "latest") return latestKey(query.ref.key, query.at);
+  return historyKey(query.ref.key, query.limit, query.cursor);
+}
+
+/**
+ * Cache-Tags of an entry, for Cloudflare's purge-by-tag: every entry of a
+ * page, and its mutable ones (latest, history, time resolution, 404s).
+ */
+export function cacheTagsOf(entry: Pick<CacheKey, "page" | "mutable">): string[] {
+  const page = encodeURIComponent(entry.page);
+  return entry.mutable ? [`page:${page}`, `mutable:${page}`] : [`page:${page}`];
 }

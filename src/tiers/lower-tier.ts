@@ -12,32 +12,40 @@
  * one for every key), and a flush mark for "everything". Every read checks
  * them, so once a purge is applied here nothing older is served again, not
  * even stale. In development each simulated colo has its own named cache,
- * and purge queues apply purges to it directly; in production the cache is
+ * and purge queues apply purges to it directly (src/purge/apply.ts); in production the cache is
  * `caches.default` of the real data centre, which only Cloudflare's purge
  * API reaches from elsewhere (see `src/purge/zone-purge.ts`), so entries carry
  * `Cache-Tag`s and live under the archive's public origin.
  */
 import type { Settings } from "../config/settings.ts";
-import type { PurgeEvent } from "../purge/events.ts";
-import { cacheTagsOf, type TierEntry } from "./entry.ts";
 import type { Topology } from "../config/topology.ts";
+import type { Answer } from "../origin/answer.ts";
+import { cacheTagsOf, type CacheKey } from "./cache-key.ts";
+import { NO_FLOOR, raised, versionFloor, type PageFloor } from "./floor.ts";
 
-const META = "x-pal-entry";
-const FILLED = "x-pal-filled-at";
+/** An entry's own fields travel as headers of the cached response, each typed, beside the answer's headers. */
+const FIELD = {
+  status: "x-pal-status",
+  version: "x-pal-version",
+  page: "x-pal-page",
+  mutable: "x-pal-mutable",
+  storedAt: "x-pal-stored-at",
+  revisionId: "x-pal-revision",
+  negative: "x-pal-negative",
+  filledAt: "x-pal-filled-at",
+  /** Which response headers are the answer's own; the Cache API may add others. */
+  headers: "x-pal-headers",
+  /** The answer's Cache-Control: the response's own says how long the Cache API keeps it. */
+  cacheControl: "x-pal-cache-control",
+} as const;
 const FALLBACK_ORIGIN = "https://lower.palimpsest.invalid";
 
 export type LowerState = "fresh" | "stale" | "expired";
 
 export interface LowerHit {
-  entry: TierEntry;
+  entry: Answer;
   state: LowerState;
   filledAt: number;
-}
-
-/** Lowest page versions still served: `mutable` for mutable keys (and 404s), `all` for every key. */
-export interface PageFloor {
-  mutable: number;
-  all: number;
 }
 
 /**
@@ -49,6 +57,50 @@ export const lowerCounters = { hit: 0, miss: 0, stale: 0, revalidated: 0, renewe
 
 /** Floor updates are read-modify-write; one at a time per cache and page in this isolate, so none is lost. */
 const floorLocks = new Map<string, Promise<unknown>>();
+
+function toResponse(entry: Answer, filledAt: number, keepSeconds: number): Response {
+  const { body, headers: own } = entry;
+  const { "cache-control": cacheControl = "", ...rest } = own;
+  const headers = new Headers(rest);
+  headers.set(FIELD.status, String(entry.status));
+  headers.set(FIELD.version, String(entry.version));
+  headers.set(FIELD.page, encodeURIComponent(entry.page));
+  headers.set(FIELD.mutable, entry.mutable ? "1" : "0");
+  headers.set(FIELD.storedAt, String(entry.storedAt));
+  headers.set(FIELD.filledAt, String(filledAt));
+  headers.set(FIELD.headers, Object.keys(own).join(","));
+  headers.set(FIELD.cacheControl, cacheControl);
+  if (entry.revisionId !== undefined) headers.set(FIELD.revisionId, String(entry.revisionId));
+  if (entry.negative) headers.set(FIELD.negative, "1");
+  headers.set("cache-tag", cacheTagsOf(entry).join(","));
+  // The Cache API evicts on its own TTL; refresh is tracked separately, by filledAt.
+  headers.set("cache-control", `public, max-age=${keepSeconds}`);
+  return new Response(body, { headers });
+}
+
+/** The entry a cached response holds, or null if it is not one this module wrote. */
+async function fromResponse(res: Response): Promise<{ entry: Answer; filledAt: number } | null> {
+  const h = res.headers;
+  const number = (name: string) => Number(h.get(name) ?? Number.NaN);
+  const [status, version, storedAt, filledAt] = [number(FIELD.status), number(FIELD.version), number(FIELD.storedAt), number(FIELD.filledAt)];
+  const page = h.get(FIELD.page);
+  if (![status, version, storedAt, filledAt].every(Number.isFinite) || page === null) return null;
+  const names = (h.get(FIELD.headers) ?? "").split(",").filter(Boolean);
+  const headers = Object.fromEntries(names.map((name) => [name, name === "cache-control" ? (h.get(FIELD.cacheControl) ?? "") : (h.get(name) ?? "")]));
+  const revision = h.get(FIELD.revisionId);
+  const entry: Answer = {
+    status,
+    headers,
+    body: new Uint8Array(await res.arrayBuffer()),
+    version,
+    page: decodeURIComponent(page),
+    mutable: h.get(FIELD.mutable) === "1",
+    storedAt,
+    ...(revision === null ? {} : { revisionId: Number(revision) }),
+    ...(h.get(FIELD.negative) === "1" ? { negative: true } : {}),
+  };
+  return { entry, filledAt };
+}
 
 export class LowerTier {
   constructor(
@@ -85,24 +137,23 @@ export class LowerTier {
   }
 
   floor(page: string): Promise<PageFloor> {
-    return this.#record<PageFloor>(`/__floor/${encodeURIComponent(page)}`).then((f) => f ?? { mutable: 0, all: 0 });
+    return this.#record<PageFloor>(`/__floor/${encodeURIComponent(page)}`).then((f) => f ?? NO_FLOOR);
   }
 
-  async get(key: string, page: string, now = Date.now()): Promise<{ hit: LowerHit | undefined; floor: PageFloor }> {
-    const [res, floor, flush] = await Promise.all([this.cache.match(this.#request(key)), this.floor(page), this.#record<{ at: number }>("/__flush")]);
+  async get(key: CacheKey, now = Date.now()): Promise<{ hit: LowerHit | undefined; floor: PageFloor }> {
+    const [res, floor, flush] = await Promise.all([this.cache.match(this.#request(key.key)), this.floor(key.page), this.#record<{ at: number }>("/__flush")]);
     if (!res) return { hit: undefined, floor };
-    const meta = JSON.parse(res.headers.get(META) ?? "null") as Omit<TierEntry, "body"> | null;
-    const filledAt = Number(res.headers.get(FILLED));
-    if (!meta || !Number.isFinite(filledAt)) return { hit: undefined, floor };
-    if (meta.version < (meta.mutable ? floor.mutable : floor.all) || meta.storedAt < (flush?.at ?? 0)) {
+    const found = await fromResponse(res);
+    if (!found) return { hit: undefined, floor };
+    const { entry, filledAt } = found;
+    if (entry.version < versionFloor(floor, entry.mutable) || entry.storedAt < (flush?.at ?? 0)) {
       lowerCounters.floored++;
-      await res.body?.cancel();
       return { hit: undefined, floor };
     }
-    const entry: TierEntry = { ...meta, body: new Uint8Array(await res.arrayBuffer()) };
     const age = (now - filledAt) / 1000;
+    const t = this.topology;
     // A 404 is kept only briefly and never served stale: the page may be written any moment.
-    const state: LowerState = entry.status === 404 ? (age < this.topology.notFoundSeconds ? "fresh" : "expired") : age < this.topology.refreshSeconds ? "fresh" : age < this.topology.maxStaleSeconds ? "stale" : "expired";
+    const state: LowerState = entry.status === 404 ? (age < t.notFoundSeconds ? "fresh" : "expired") : age < t.refreshSeconds ? "fresh" : age < t.maxStaleSeconds ? "stale" : "expired";
     return { hit: { entry, state, filledAt }, floor };
   }
 
@@ -111,21 +162,11 @@ export class LowerTier {
   }
 
   /** Stores a 200 answer, or a cacheable 404; any other answer removes what the colo held for the key. */
-  async put(key: string, entry: TierEntry, now = Date.now()): Promise<void> {
+  async put(key: CacheKey, entry: Answer, now = Date.now()): Promise<void> {
     const cacheable = entry.status === 200 || (entry.status === 404 && entry.negative === true && this.topology.notFoundSeconds > 0);
-    if (!cacheable) {
-      await this.delete(key);
-      return;
-    }
-    const { body, ...meta } = entry;
-    const headers = new Headers({
-      [META]: JSON.stringify(meta),
-      [FILLED]: String(now),
-      "cache-tag": cacheTagsOf(entry).join(","),
-      // The Cache API evicts on its own TTL; refresh is tracked separately above.
-      "cache-control": `public, max-age=${entry.status === 200 ? this.topology.ttlSeconds : this.topology.notFoundSeconds}`,
-    });
-    await this.cache.put(this.#request(key), new Response(body, { headers }));
+    if (!cacheable) return this.delete(key.key);
+    const keep = entry.status === 200 ? this.topology.ttlSeconds : this.topology.notFoundSeconds;
+    await this.cache.put(this.#request(key.key), toResponse(entry, now, keep));
   }
 
   /** Raises the page's floors (never lowers them). */
@@ -133,7 +174,7 @@ export class LowerTier {
     const lock = `${this.name}\u0000${page}`;
     const run = (floorLocks.get(lock) ?? Promise.resolve()).then(async () => {
       const current = await this.floor(page);
-      const next = { mutable: Math.max(current.mutable, to.mutable ?? 0, to.all ?? 0), all: Math.max(current.all, to.all ?? 0) };
+      const next = raised(current, to);
       if (next.mutable !== current.mutable || next.all !== current.all) await this.#putRecord(`/__floor/${encodeURIComponent(page)}`, next);
     });
     const settled = run.catch(() => undefined);
@@ -146,22 +187,5 @@ export class LowerTier {
   async flush(at: number): Promise<void> {
     const current = await this.#record<{ at: number }>("/__flush");
     if (!current || current.at < at) await this.#putRecord("/__flush", { at });
-  }
-
-  /**
-   * Applies purge events (delivered by a purge queue, in development). Floors
-   * only rise, so replaying an event is harmless. Returns the last sequence.
-   */
-  async applyPurges(events: PurgeEvent[], flushUpTo: number | undefined, now = Date.now()): Promise<number> {
-    let last = flushUpTo ?? 0;
-    if (flushUpTo !== undefined) await this.flush(now);
-    for (const event of events) {
-      const { page, scope, version } = event;
-      if (scope.kind === "everything" || page === null) await this.flush(event.createdAt);
-      else if (scope.kind === "mutable") await this.raiseFloor(page, { mutable: version });
-      else await this.raiseFloor(page, { all: version });
-      last = Math.max(last, event.seq);
-    }
-    return last;
   }
 }

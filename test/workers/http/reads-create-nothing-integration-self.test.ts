@@ -3,16 +3,16 @@ import { describe, expect, it } from "vitest";
 import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
 import { mulberry32 } from "../../../src/random/mulberry32.ts";
-import { allTiers, tierStub } from "../../../src/tiers/tier-names.ts";
+import { allTiers } from "../../../src/bindings.ts";
 import { TOKEN, append, linearHistory, request } from "../support/archive.ts";
-import { ONE_COLO_PER_REGION, readFrom, waitForAck } from "../support/tiers.ts";
+import { ONE_COLO_PER_REGION, readFrom, tierCache, waitForAck } from "../support/tiers.ts";
 
 const PREFIX = "Nobody_wrote_";
 
 async function tierRowsFor(prefix: string): Promise<number> {
   let rows = 0;
   for (const t of allTiers(env)) {
-    rows += await runInDurableObject(tierStub(env, t) as unknown as DurableObjectStub<TierCache>, (_: TierCache, state) =>
+    rows += await runInDurableObject(tierCache(t), (_: TierCache, state) =>
       state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM entries WHERE page LIKE ?", `${prefix}%`).one().n,
     );
   }

@@ -7,8 +7,8 @@
  * Deliveries of other pages pass straight through. Always `release()`.
  */
 import { TierCache } from "../../../durable-objects/tier-cache.ts";
-import type { PurgeEvent } from "../../../src/purge/events.ts";
-import { LowerTier } from "../../../src/tiers/lower-tier.ts";
+import { LowerTierPurges } from "../../../src/purge/apply.ts";
+import type { PurgeBatch } from "../../../src/purge/plan.ts";
 
 export interface HeldPurges {
   /** Deliveries (each a batch of events for one target) held so far. */
@@ -23,15 +23,15 @@ export function holdPurges(page: string): HeldPurges {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
   const state = { held: 0 };
-  // TierCache.applyPurges(queue, events, flushUpTo); LowerTier.applyPurges(events, flushUpTo, now).
+  // TierCache.applyPurges(queue, batch); LowerTierPurges.applyPurges(batch, now).
   const targets: Array<{ proto: Record<string, unknown>; eventsAt: number }> = [
     { proto: TierCache.prototype as unknown as Record<string, unknown>, eventsAt: 1 },
-    { proto: LowerTier.prototype as unknown as Record<string, unknown>, eventsAt: 0 },
+    { proto: LowerTierPurges.prototype as unknown as Record<string, unknown>, eventsAt: 0 },
   ];
   const originals = targets.map(({ proto, eventsAt }) => {
     const original = proto.applyPurges as Apply;
     proto.applyPurges = async function (this: unknown, ...args: unknown[]) {
-      const events = args[eventsAt] as PurgeEvent[];
+      const { events } = args[eventsAt] as PurgeBatch;
       if (events.some((e) => e.page === page)) {
         state.held++;
         await gate;

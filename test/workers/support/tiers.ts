@@ -1,4 +1,9 @@
 /** Simulated colos and purge acknowledgement, for the tier tests. */
+import { env } from "cloudflare:test";
+import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
+import type { TierCache } from "../../../durable-objects/tier-cache.ts";
+import { parsePurgeId, purgeQueueOf, tierCacheOf, type TierIdentity } from "../../../src/bindings.ts";
+import { topologyOf } from "../../../src/config/topology.ts";
 import { TOKEN, request } from "./archive.ts";
 
 export function readFrom(colo: string, path: string, init: RequestInit = {}): Promise<Response> {
@@ -28,3 +33,12 @@ export async function waitForAck(id: string, timeoutMs = 15_000): Promise<PurgeS
 
 /** One colo per region, from wrangler.toml's topology. */
 export const ONE_COLO_PER_REGION = ["SJC", "IAD", "GRU", "LHR", "WAW", "NRT", "SYD", "JNB", "DXB"];
+
+/** The queue that logged a purge, and the purge's sequence in it, through the address book. */
+export function queueOfPurge(id: string): { queue: DurableObjectStub<PurgeQueue>; name: string; seq: number } {
+  const parsed = parsePurgeId(id, topologyOf(env));
+  if (!parsed.ok) throw new Error(`${id} is not a purge id of this topology`);
+  return { queue: purgeQueueOf(env, parsed.queue) as DurableObjectStub<PurgeQueue>, name: parsed.queue.name, seq: parsed.seq };
+}
+
+export const tierCache = (t: TierIdentity) => tierCacheOf(env, t) as DurableObjectStub<TierCache>;

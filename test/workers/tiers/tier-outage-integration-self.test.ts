@@ -5,11 +5,10 @@ import type { TierCache } from "../../../durable-objects/tier-cache.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { clearBlobCache } from "../../../src/storage/blob-cache.ts";
 import { latestKey } from "../../../src/tiers/cache-key.ts";
-import { regionalTierFor, tierStub, upperTierFor, type TierIdentity } from "../../../src/tiers/tier-names.ts";
+import { regionalTierFor, upperTierFor, type TierIdentity } from "../../../src/bindings.ts";
 import { TOKEN, appendOk, linearHistory, request } from "../support/archive.ts";
-import { readFrom } from "../support/tiers.ts";
+import { readFrom, tierCache } from "../support/tiers.ts";
 
-const tierCache = (t: TierIdentity) => tierStub(env, t) as unknown as DurableObjectStub<TierCache>;
 const setFaults = (t: TierIdentity, faults: TierCache["faults"]) => runInDurableObject(tierCache(t), (tier: TierCache) => void (tier.faults = faults));
 
 async function tierCounters(): Promise<Record<string, number>> {

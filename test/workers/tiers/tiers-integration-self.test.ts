@@ -2,23 +2,20 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
-import { purgeQueueStub } from "../../../src/purge/queue-pick.ts";
 import { purgeTargets, targetName } from "../../../src/purge/targets.ts";
 import { topologyOf } from "../../../src/config/topology.ts";
 import { latestKey } from "../../../src/tiers/cache-key.ts";
-import type { TierRead } from "../../../src/tiers/entry.ts";
 import { lowerCounters } from "../../../src/tiers/lower-tier.ts";
-import { allTiers, tierStub, type TierIdentity } from "../../../src/tiers/tier-names.ts";
+import { allTiers, type TierIdentity } from "../../../src/bindings.ts";
 import { append, appendOk, linearHistory } from "../support/archive.ts";
 import { holdPurges } from "../support/hold-purges.ts";
-import { ONE_COLO_PER_REGION, purgeStatus, readFrom, waitForAck } from "../support/tiers.ts";
+import { ONE_COLO_PER_REGION, purgeStatus, queueOfPurge, readFrom, tierCache, waitForAck } from "../support/tiers.ts";
 
-const tierCache = (t: TierIdentity) => tierStub(env, t) as unknown as DurableObjectStub<TierCache>;
 
 async function latestAt(t: TierIdentity, page: string): Promise<string | undefined> {
   const key = latestKey(page);
-  const read = (await tierCache(t).read({ query: { kind: "latest", page }, ...key, minVersion: 0, fromRegion: t.region }, t)) as unknown as TierRead;
-  return read.entry.headers.find(([k]) => k === "x-revision-id")?.[1];
+  const read = await tierCache(t).read({ query: { kind: "latest", ref: { key: page, title: page.replace(/_/g, " ") } }, ...key, minVersion: 0, fromRegion: t.region }, t);
+  return read.entry.headers["x-revision-id"];
 }
 
 async function writeNext(page: string, revs: ReturnType<typeof linearHistory>, index: number, colo = "LHR"): Promise<string> {
@@ -138,7 +135,7 @@ describe("delivery under failure", () => {
     for (let i = 1; i < 5; i++) purges.push(await writeNext(page, revs, i));
     await new Promise((r) => setTimeout(r, 300));
     const queueName = purges[0]!.split(":")[0]!;
-    const queue = purgeQueueStub(env, queueName) as unknown as DurableObjectStub<PurgeQueue>;
+    const queue = queueOfPurge(purges[0]!).queue;
     const load = await queue.load();
     expect(load.pointers.find((p) => p.tier.startsWith("oc/"))!.lag).toBeGreaterThan(0);
     await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = false));
@@ -165,7 +162,7 @@ describe("delivery under failure", () => {
     const first = await writeNext(page, revs, 1);
     const second = await writeNext(page, revs, 2);
     const [queueName, lastSeq] = second.split(":") as [string, string];
-    const queue = purgeQueueStub(env, queueName) as unknown as DurableObjectStub<PurgeQueue>;
+    const queue = queueOfPurge(second).queue;
     // Lose the first event from the log, as retention would.
     await runInDurableObject(queue, (q: PurgeQueue, state) => void state.storage.sql.exec("DELETE FROM log WHERE seq <= ?", Number(first.split(":")[1])));
     await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = false));
@@ -185,7 +182,7 @@ describe("delivery under failure", () => {
     for (const t of allTiers(env)) expect(await latestAt(t, page)).toBe("1");
     const purge = await writeNext(page, revs, 1);
     const [queueName, seq] = purge.split(":") as [string, string];
-    const before = purgeQueueStub(env, queueName) as unknown as DurableObjectStub<PurgeQueue>;
+    const before = queueOfPurge(purge).queue;
     // Reset the queue and one far tier while the broadcast is in flight. (Not abortAllDurableObjects:
     // that would also break Durable Objects other test files are using at the same moment.)
     const farTier = allTiers(env).find((t) => t.region === "apac")!;
@@ -193,7 +190,7 @@ describe("delivery under failure", () => {
       await runInDurableObject(stub, (_instance, state) => state.abort("reset mid-broadcast")).catch(() => undefined);
     }
     // A stub to an aborted object stays broken; callers reconnect with a new one.
-    const queue = purgeQueueStub(env, queueName) as unknown as DurableObjectStub<PurgeQueue>;
+    const queue = queueOfPurge(purge).queue;
     for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(seq)))?.acknowledged; ) {
       await runDurableObjectAlarm(queue);
       await new Promise((r) => setTimeout(r, 100));

@@ -2,7 +2,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { settingsOf } from "../../../src/config/settings.ts";
 import type { PurgeEvent } from "../../../src/purge/events.ts";
-import { applyAt, lowerTargets, purgeTargets } from "../../../src/purge/targets.ts";
+import { applyAt } from "../../../src/purge/apply.ts";
+import { lowerTargets, purgeTargets } from "../../../src/purge/targets.ts";
 import { ZonePurgeNotConfigured, zonePurge, zonePurgeBodies } from "../../../src/purge/zone-purge.ts";
 
 const production = (vars: Record<string, string> = {}) => ({ ...env, ENVIRONMENT: "production", ...vars }) as unknown as Env;
@@ -40,6 +41,6 @@ describe("production lower tier: Cloudflare's purge API", () => {
 
   it("leaves the lower tier pending, with the reason, when the purge API is not configured", async () => {
     const target = lowerTargets(production())[0]!;
-    await expect(applyAt(production(), target, "enam-q0", [event("Page", { kind: "page" }, 1)])).rejects.toBeInstanceOf(ZonePurgeNotConfigured);
+    await expect(applyAt(production(), target, "enam-q0", { events: [event("Page", { kind: "page" }, 1)] })).rejects.toBeInstanceOf(ZonePurgeNotConfigured);
   });
 });

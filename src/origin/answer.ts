@@ -1,0 +1,36 @@
+/**
+ * What the origin produces for a read, and what every tier keeps: the
+ * answer for one cache key. Structured-clonable, so it crosses Durable
+ * Object RPC as-is. The tiers build on these types; the origin knows
+ * nothing of the tiers.
+ */
+import type { PageRef } from "../page/page-ref.ts";
+
+/** What a reader asked for. The cache key is derived from it (src/tiers/cache-key.ts). */
+export type OriginQuery =
+  | { kind: "revision"; ref: PageRef; id: number }
+  | { kind: "latest"; ref: PageRef; at?: number }
+  | { kind: "history"; ref: PageRef; limit: number; cursor?: string };
+
+export interface Answer {
+  status: number;
+  /** HTTP headers by lower-case name. */
+  headers: Record<string, string>;
+  body: Uint8Array;
+  /** Page version the answer reflects. */
+  version: number;
+  /** Page key the answer belongs to, for purges. */
+  page: string;
+  /** Whether a write can change it (latest, history, time resolution, 404s); a specific revision cannot. */
+  mutable: boolean;
+  /** When the origin produced it (ms); a flush drops everything produced before it. */
+  storedAt: number;
+  /** The revision a 200 for a revision read carries. */
+  revisionId?: number;
+  /** A 404 for a page nobody has written: tiers keep it briefly (TOPOLOGY.notFoundSeconds). */
+  negative?: boolean;
+}
+
+export function etagOf(answer: Pick<Answer, "headers">): string | undefined {
+  return answer.headers.etag;
+}

@@ -1,0 +1,171 @@
+/**
+ * Committing revisions, all or none (the write protocol in
+ * durable-objects/page-store.md): validate the batch, compute the layout
+ * change in memory, record the new blobs as pending and write them to KV,
+ * then name them in one transaction with the revisions and the purge.
+ */
+import { LIMITS } from "../limits.ts";
+import { CONTENT_MODELS } from "../page/content-model.ts";
+import { listPage } from "../page/directory.ts";
+import type { PageRef } from "../page/page-ref.ts";
+import { fromHex, sha1Base36, sha256Hex, toHex } from "../page/sha1.ts";
+import type { AppendResult, StoreProblem, StoreRevision } from "../page/types.ts";
+import { recordPurge } from "../purge/outbox.ts";
+import type { BlobStore } from "../storage/blob-store.ts";
+import { DEFAULT_LAYOUT, type LayoutParams } from "../storage/layout.ts";
+import { LayoutWriter, type LayoutCommit } from "../storage/layout-writer.ts";
+import { refusal, type PageDb, type PageRow, type RevisionRow } from "./rows.ts";
+
+export type CommitResult = Omit<Extract<AppendResult, { ok: true }>, "purges"> | StoreProblem;
+
+export interface CommitContext {
+  env: Env;
+  db: PageDb;
+  blobs: BlobStore;
+  /** Makes sure the alarm will collect blobs recorded as pending, should the commit never land. */
+  scheduleCollection: () => Promise<void>;
+  /** Test hook: runs between the blob writes and the commit. */
+  beforeCommit?: () => void;
+}
+
+interface Fresh {
+  rev: StoreRevision;
+  bytes: Uint8Array;
+  sha256: string;
+  sha1: string;
+  ts: number;
+}
+
+/** Splits the batch into revisions already stored (same content) and new ones that extend the chain; refuses anything else. */
+async function checkBatch(db: PageDb, latest: RevisionRow | null, revisions: StoreRevision[]): Promise<{ fresh: Fresh[]; existing: number[] } | StoreProblem> {
+  let expectedParent: number | null = latest?.rev_id ?? null;
+  const fresh: Fresh[] = [];
+  const existing: number[] = [];
+  const batchIds = new Set<number>();
+  for (const rev of revisions) {
+    if (batchIds.has(rev.id)) return refusal(422, "duplicate_revision_id", `revision ${rev.id} appears twice in this request`, { revisionId: rev.id });
+    batchIds.add(rev.id);
+    const bytes = rev.text;
+    if (bytes.byteLength > LIMITS.page.maxRevisionBytes) {
+      return refusal(413, "revision_too_large", `revision ${rev.id} is ${bytes.byteLength} bytes; page.maxRevisionBytes is ${LIMITS.page.maxRevisionBytes}`, { revisionId: rev.id });
+    }
+    const sha256 = await sha256Hex(bytes);
+    const stored = db.revisionById(rev.id);
+    if (stored) {
+      if (toHex(new Uint8Array(stored.sha256)) !== sha256) {
+        return refusal(409, "revision_id_reused", `revision ${rev.id} already exists with different content`, { revisionId: rev.id, latestId: latest?.rev_id ?? null });
+      }
+      existing.push(rev.id);
+      continue;
+    }
+    if (rev.parentId !== expectedParent) {
+      const detail = `revision ${rev.id} names parent ${rev.parentId ?? "none"}, but the page's latest revision is ${expectedParent ?? "none"}`;
+      return refusal(409, "parent_mismatch", detail, { revisionId: rev.id, latestId: latest?.rev_id ?? null });
+    }
+    const sha1 = await sha1Base36(bytes);
+    if (rev.sha1 && rev.sha1 !== sha1) {
+      return refusal(422, "sha1_mismatch", `revision ${rev.id}: the given SHA-1 ${rev.sha1} does not match its text (${sha1})`, { revisionId: rev.id });
+    }
+    fresh.push({ rev, bytes, sha256, sha1, ts: Math.floor(Date.parse(rev.timestamp) / 1000) });
+    expectedParent = rev.id;
+  }
+  return { fresh, existing };
+}
+
+/** Identical contents are stored once: maps each fresh revision to an existing or new content index. */
+function assignContents(db: PageDb, fresh: Fresh[], contentCount: number): { contentOf: number[]; newContents: Uint8Array[] } {
+  const known = new Map<string, number>();
+  const newContents: Uint8Array[] = [];
+  const contentOf: number[] = [];
+  for (const f of fresh) {
+    let u = known.get(f.sha256) ?? db.sql.exec<{ u: number }>("SELECT u FROM revisions WHERE sha256 = ? LIMIT 1", fromHex(f.sha256)).toArray()[0]?.u;
+    if (u === undefined) {
+      u = contentCount + newContents.length;
+      newContents.push(f.bytes);
+    }
+    known.set(f.sha256, u);
+    contentOf.push(u);
+  }
+  return { contentOf, newContents };
+}
+
+/** Records blobs as pending before writing them, so a crash leaves them collectable. */
+async function writeBlobs(ctx: CommitContext, commit: LayoutCommit): Promise<void> {
+  const now = Date.now();
+  ctx.db.transaction(() => {
+    for (const [key, bytes] of commit.blobs) {
+      ctx.db.sql.exec(
+        "INSERT INTO blobs (key, bytes, state, since) VALUES (?, ?, 'pending', ?) ON CONFLICT (key) DO UPDATE SET state = CASE WHEN state = 'live' THEN 'live' ELSE 'pending' END, since = excluded.since",
+        key, bytes.byteLength, now,
+      );
+    }
+  });
+  await ctx.scheduleCollection();
+  await Promise.all([...commit.blobs.values()].map((bytes) => ctx.blobs.put(bytes)));
+}
+
+function insertRevisions(db: PageDb, fresh: Fresh[], contentOf: number[], firstSeq: number): number {
+  let seq = firstSeq;
+  fresh.forEach((f, i) => {
+    seq++;
+    const r = f.rev;
+    db.sql.exec(
+      "INSERT INTO revisions (seq, rev_id, parent_id, ts, contributor, comment, model, format, bytes, sha1, sha256, u) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      seq, r.id, r.parentId, f.ts, r.contributor, r.comment, r.model, r.format ?? CONTENT_MODELS[r.model].format, f.bytes.byteLength, f.sha1, fromHex(f.sha256), contentOf[i]!,
+    );
+  });
+  return seq;
+}
+
+function recordLayout(db: PageDb, commit: LayoutCommit, now: number): void {
+  for (const g of commit.closedGroups) db.sql.exec("INSERT OR REPLACE INTO groups (k, blob) VALUES (?, ?)", g.group, g.blob);
+  for (const u of commit.removedTails) db.sql.exec("DELETE FROM tails WHERE u = ?", u);
+  for (const t of commit.newTails) db.sql.exec("INSERT OR REPLACE INTO tails (u, blob) VALUES (?, ?)", t.u, t.blob);
+  for (const key of commit.blobs.keys()) db.sql.exec("UPDATE blobs SET state = 'live', since = ? WHERE key = ?", now, key);
+  for (const key of commit.deadBlobs) {
+    if (!commit.blobs.has(key)) db.sql.exec("UPDATE blobs SET state = 'dead', since = ? WHERE key = ?", now, key);
+  }
+}
+
+/** A deleted page's title can be written again, as a new page. */
+function currentPage(db: PageDb): PageRow | null {
+  const page = db.page();
+  if (page?.deleted_at == null) return page;
+  db.sql.exec("DELETE FROM page");
+  return null;
+}
+
+export async function commitRevisions(ctx: CommitContext, ref: PageRef, revisions: StoreRevision[], region: string): Promise<CommitResult> {
+  const { db } = ctx;
+  const page = currentPage(db);
+  const latest = page ? db.latestRow(page) : null;
+  const checked = await checkBatch(db, latest, revisions);
+  if ("ok" in checked) return checked;
+  const { fresh, existing } = checked;
+  const latestId = fresh.at(-1)?.rev.id ?? latest?.rev_id ?? null;
+  if (fresh.length === 0) return { ok: true, created: [], existing, latestId, storedBytes: 0, version: db.version() };
+
+  const params: LayoutParams = page ? (JSON.parse(page.layout) as LayoutParams) : DEFAULT_LAYOUT;
+  const contentCount = page?.content_count ?? 0;
+  const { contentOf, newContents } = assignContents(db, fresh, contentCount);
+  const tails = new Map(db.sql.exec<{ u: number; blob: string }>("SELECT u, blob FROM tails").toArray().map((r) => [r.u, r.blob] as const));
+  const writer = new LayoutWriter(ctx.blobs, params, { contentCount, anchorsBlob: page?.anchors_blob ?? null, tails });
+  await writer.append(newContents);
+  const commit = await writer.finish();
+
+  await writeBlobs(ctx, commit);
+  // Listed before the commit: a page that exists is always in the directory.
+  if (!page) await listPage(ctx.env, ref.key);
+  ctx.beforeCommit?.();
+
+  const now = Date.now();
+  db.transaction(() => {
+    if (!page) db.sql.exec("INSERT INTO page (id, title, content_count, layout) VALUES (1, ?, 0, ?)", ref.title, JSON.stringify(params));
+    const seq = insertRevisions(db, fresh, contentOf, page?.latest_seq ?? 0);
+    recordLayout(db, commit, now);
+    db.sql.exec("UPDATE page SET title = ?, latest_seq = ?, content_count = ?, anchors_blob = ? WHERE id = 1", ref.title, seq, contentCount + newContents.length, commit.anchorsBlob);
+    recordPurge(db.sql, { page: ref.key, scope: { kind: "mutable" }, version: db.bumpVersion(), region }, now);
+  });
+  const storedBytes = [...commit.blobs.values()].reduce((n, b) => n + b.byteLength, 0);
+  return { ok: true, created: fresh.map((f) => f.rev.id), existing, latestId, storedBytes, version: db.version() };
+}

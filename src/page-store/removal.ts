@@ -1,0 +1,35 @@
+/**
+ * Removals: hiding a revision's content (its metadata stays listed) and
+ * deleting a page (its metadata goes now, its blobs after the grace period).
+ * Each raises the page's version and records a purge of every key it
+ * touches, in the same transaction.
+ */
+import type { PageRef } from "../page/page-ref.ts";
+import type { RevisionMeta, StoreProblem } from "../page/types.ts";
+import { recordPurge } from "../purge/outbox.ts";
+import { pageNotFound, refusal, toMeta, type PageDb, type RevisionRow } from "./rows.ts";
+
+export function suppressRevision(db: PageDb, ref: PageRef, revisionId: number, suppressed: boolean, region: string): { ok: true; revision: RevisionMeta } | StoreProblem {
+  const page = db.livePage();
+  if (!page) return pageNotFound();
+  const row = db.transaction(() => {
+    const updated = db.sql.exec<RevisionRow>("UPDATE revisions SET suppressed = ? WHERE rev_id = ? RETURNING *", suppressed ? 1 : 0, revisionId).toArray()[0];
+    if (updated) recordPurge(db.sql, { page: ref.key, scope: { kind: "revisions", revisions: [revisionId] }, version: db.bumpVersion(), region });
+    return updated;
+  });
+  if (!row) return refusal(404, "revision_not_found", `${page.title} has no revision ${revisionId}`);
+  return { ok: true, revision: toMeta(row) };
+}
+
+export function deletePage(db: PageDb, ref: PageRef, region: string): { ok: true; revisions: number } | StoreProblem {
+  if (!db.livePage()) return pageNotFound();
+  const now = Date.now();
+  const revisions = db.sql.exec<{ n: number }>("SELECT count(*) AS n FROM revisions").one().n;
+  db.transaction(() => {
+    db.sql.exec("UPDATE blobs SET state = 'dead', since = ? WHERE state = 'live'", now);
+    for (const table of ["revisions", "groups", "tails"]) db.sql.exec(`DELETE FROM ${table}`);
+    db.sql.exec("UPDATE page SET deleted_at = ?, latest_seq = NULL, content_count = 0, anchors_blob = NULL WHERE id = 1", now);
+    recordPurge(db.sql, { page: ref.key, scope: { kind: "page" }, version: db.bumpVersion(), region }, now);
+  });
+  return { ok: true, revisions };
+}

@@ -1,0 +1,41 @@
+/**
+ * The PageStore's purge outbox. A change records its purge in the same
+ * transaction that commits it, so a committed write can never lose its
+ * purge; draining hands each to the PurgeQueue of the writer's region, and
+ * what fails stays for the alarm to retry with backoff.
+ */
+import { purgeQueueFor, purgeQueueOf } from "../bindings.ts";
+import { LIMITS } from "../limits.ts";
+import { backoffMs } from "../retry/backoff.ts";
+import type { PurgeRequest } from "./events.ts";
+
+/** Records a purge; call inside the change's transaction. */
+export function recordPurge(sql: SqlStorage, request: PurgeRequest, now = Date.now()): void {
+  sql.exec("INSERT INTO outbox (request, next_at) VALUES (?, ?)", JSON.stringify(request), now);
+}
+
+/** Hands recorded purges to their queues, oldest first; returns the purge ids issued. Stops at the first failure, so order holds. */
+export async function drainOutbox(env: Env, sql: SqlStorage): Promise<string[]> {
+  const ids: string[] = [];
+  const rows = sql.exec<{ id: number; request: string; attempts: number }>("SELECT id, request, attempts FROM outbox ORDER BY id").toArray();
+  for (const row of rows) {
+    const request = JSON.parse(row.request) as PurgeRequest;
+    try {
+      const queue = purgeQueueFor(env, request.region, request.page ?? "");
+      const { id } = await purgeQueueOf(env, queue).enqueue(request, queue);
+      sql.exec("DELETE FROM outbox WHERE id = ?", row.id);
+      ids.push(id);
+    } catch (err) {
+      console.error("purge enqueue failed; will retry", request.page, err);
+      const delay = backoffMs(row.attempts, LIMITS.purge.retryBaseMs, LIMITS.purge.retryMaxMs);
+      sql.exec("UPDATE outbox SET attempts = attempts + 1, next_at = ? WHERE id = ?", Date.now() + delay, row.id);
+      break;
+    }
+  }
+  return ids;
+}
+
+/** When the next recorded purge is due, or null if the outbox is empty. */
+export function outboxDueAt(sql: SqlStorage): number | null {
+  return sql.exec<{ next: number | null }>("SELECT min(next_at) AS next FROM outbox").one().next;
+}

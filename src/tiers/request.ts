@@ -1,0 +1,19 @@
+/** What one tier asks the next for, and what comes back. */
+import type { Answer, OriginQuery } from "../origin/answer.ts";
+import type { CacheKey } from "./cache-key.ts";
+
+/** Which hop answered, for the debug headers and the counters. */
+export type TierName = "lower" | "regional" | "upper" | "origin";
+
+export interface TierRequest extends CacheKey {
+  query: OriginQuery;
+  /** Refuse anything older than this page version: the asker's floor. */
+  minVersion: number;
+  /** Region of the data centre asking, for simulated link latency. */
+  fromRegion: string;
+}
+
+export interface TierRead {
+  entry: Answer;
+  servedBy: TierName;
+}

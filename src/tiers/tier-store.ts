@@ -1,0 +1,163 @@
+/**
+ * A TierCache's storage: answers LZ4-compressed in a byte-bounded memory LRU
+ * and persisted in SQLite, the page floors purges have raised, the last
+ * purge applied per queue, and hit/miss counters. The reading policy is
+ * the chain's (src/tiers/chain.ts); applying purges is src/purge/apply.ts.
+ */
+import { lz4Compress, lz4Decompress } from "../codec/index.ts";
+import { LIMITS } from "../limits.ts";
+import type { Answer } from "../origin/answer.ts";
+import { asRevisionAnswer } from "../origin/render.ts";
+import { revisionKey, type CacheKey } from "./cache-key.ts";
+import { NO_FLOOR, raised, versionFloor, type PageFloor } from "./floor.ts";
+import { Lz4Lru } from "./lz4-lru.ts";
+import type { TierRead } from "./request.ts";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS entries (
+  key TEXT PRIMARY KEY,
+  page TEXT NOT NULL,
+  mutable INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  meta TEXT NOT NULL,
+  body BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_by_page ON entries (page, mutable);
+CREATE TABLE IF NOT EXISTS applied (queue TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS page_floors (page TEXT PRIMARY KEY, mutable INTEGER NOT NULL, all_keys INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
+`;
+
+/** In memory, a 404 also carries when it stops being served. */
+type EntryMeta = Omit<Answer, "body"> & { expiresAt?: number };
+
+export interface TierStats {
+  counters: Record<string, number>;
+  entries: number;
+  memoryBytes: number;
+  applied: Record<string, { seq: number; at: number }>;
+}
+
+export class TierStore {
+  readonly #memory = new Lz4Lru<EntryMeta>(LIMITS.tiers.memoryBytes);
+  /** Fills in flight, by key: concurrent misses for one key share one. */
+  readonly inflight = new Map<string, Promise<TierRead>>();
+  /** Counts not yet written: a read must not pay a SQLite write for a counter, so they go at most once a second (a restart may lose that second). */
+  readonly #pending = new Map<string, number>();
+  #flushedAt = 0;
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly notFoundSeconds: number,
+  ) {
+    storage.sql.exec(SCHEMA);
+  }
+
+  get #sql(): SqlStorage {
+    return this.storage.sql;
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.storage.transactionSync(fn);
+  }
+
+  count(name: string): void {
+    this.#pending.set(name, (this.#pending.get(name) ?? 0) + 1);
+    if (Date.now() - this.#flushedAt >= 1_000) this.#flushCounters();
+  }
+
+  #flushCounters(): void {
+    this.#flushedAt = Date.now();
+    for (const [name, n] of this.#pending) this.#sql.exec("INSERT INTO counters (name, n) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET n = n + excluded.n", name, n);
+    this.#pending.clear();
+  }
+
+  floor(page: string): PageFloor {
+    const row = this.#sql.exec<{ mutable: number; all_keys: number }>("SELECT mutable, all_keys FROM page_floors WHERE page = ?", page).toArray()[0];
+    return row ? { mutable: row.mutable, all: row.all_keys } : NO_FLOOR;
+  }
+
+  /** The lowest version acceptable for this kind of entry: the asker's minimum or this tier's floor, whichever is higher. */
+  required(entry: Pick<CacheKey, "mutable" | "page">, minVersion = 0): number {
+    return Math.max(minVersion, versionFloor(this.floor(entry.page), entry.mutable));
+  }
+
+  lookup(key: string, minVersion: number): Answer | undefined {
+    const hot = this.#memory.get(key);
+    if (hot) {
+      const { expiresAt, ...meta } = hot.meta;
+      if (expiresAt !== undefined && expiresAt <= Date.now()) return undefined;
+      return meta.version >= this.required(meta, minVersion) ? { ...meta, body: hot.body } : undefined;
+    }
+    const row = this.#sql.exec<{ meta: string; body: ArrayBuffer; version: number }>("SELECT meta, body, version FROM entries WHERE key = ?", key).toArray()[0];
+    if (!row) return undefined;
+    const meta = JSON.parse(row.meta) as EntryMeta;
+    if (row.version < this.required(meta, minVersion)) return undefined;
+    const body = lz4Decompress(new Uint8Array(row.body));
+    this.#memory.set(key, meta, body);
+    return { ...meta, body };
+  }
+
+  /**
+   * Keeps an answer, if it is at least as new as this tier's floor: a 200 in
+   * memory and SQLite, and a latest 200 under its revision's key as well, so
+   * the first read of a new revision after a write does not go to the origin.
+   * A 404 for a page nobody wrote stays in memory only, briefly: reads of
+   * made-up titles must not grow storage.
+   */
+  keep(key: CacheKey, answer: Answer): void {
+    if (answer.version < this.required(answer)) return;
+    this.#put(key.key, answer);
+    if (key.mutable && answer.status === 200 && answer.revisionId !== undefined) {
+      this.#put(revisionKey(key.page, answer.revisionId).key, asRevisionAnswer(answer));
+    }
+  }
+
+  #put(key: string, answer: Answer): void {
+    if (answer.body.byteLength > LIMITS.tiers.maxEntryBytes) return;
+    const { body, ...meta } = answer;
+    if (answer.status === 404 && answer.negative) {
+      if (this.notFoundSeconds > 0) this.#memory.set(key, { ...meta, expiresAt: Date.now() + this.notFoundSeconds * 1000 }, body);
+      return;
+    }
+    if (answer.status !== 200) return;
+    this.#memory.set(key, meta, body);
+    this.#sql.exec(
+      "INSERT OR REPLACE INTO entries (key, page, mutable, version, meta, body) VALUES (?, ?, ?, ?, ?, ?)",
+      key, answer.page, answer.mutable ? 1 : 0, answer.version, JSON.stringify(meta), lz4Compress(body),
+    );
+  }
+
+  raiseFloor(page: string, to: Partial<PageFloor>): void {
+    const next = raised(this.floor(page), to);
+    this.#sql.exec("INSERT OR REPLACE INTO page_floors (page, mutable, all_keys) VALUES (?, ?, ?)", page, next.mutable, next.all);
+  }
+
+  /** Drops a page's entries: its mutable ones, or all of them. */
+  dropPage(page: string, mutableOnly: boolean): void {
+    this.#sql.exec(`DELETE FROM entries WHERE page = ?${mutableOnly ? " AND mutable = 1" : ""}`, page);
+    this.#memory.deleteWhere((_, m) => m.page === page && (!mutableOnly || m.mutable));
+  }
+
+  dropAll(): void {
+    this.#sql.exec("DELETE FROM entries");
+    this.#memory.clear();
+  }
+
+  appliedSeq(queue: string): number {
+    return this.#sql.exec<{ seq: number }>("SELECT seq FROM applied WHERE queue = ?", queue).toArray()[0]?.seq ?? 0;
+  }
+
+  setApplied(queue: string, seq: number, at = Date.now()): void {
+    this.#sql.exec("INSERT OR REPLACE INTO applied (queue, seq, at) VALUES (?, ?, ?)", queue, seq, at);
+  }
+
+  stats(): TierStats {
+    this.#flushCounters();
+    const counters = Object.fromEntries(this.#sql.exec<{ name: string; n: number }>("SELECT name, n FROM counters").toArray().map((r) => [r.name, r.n]));
+    const applied = Object.fromEntries(
+      this.#sql.exec<{ queue: string; seq: number; at: number }>("SELECT queue, seq, at FROM applied").toArray().map((r) => [r.queue, { seq: r.seq, at: r.at }]),
+    );
+    return { counters, entries: this.#sql.exec<{ n: number }>("SELECT count(*) AS n FROM entries").one().n, memoryBytes: this.#memory.bytes, applied };
+  }
+}
