@@ -8,7 +8,7 @@
  */
 import { pageStoreOf } from "../bindings.ts";
 import { ProblemError } from "../http/problem.ts";
-import { storeProblem } from "../http/store-problem.ts";
+import { storeProblem } from "../page/store-problem.ts";
 import { LIMITS } from "../limits.ts";
 import type { PageRef } from "../page/page-ref.ts";
 import type { RevisionMeta, RevisionSelector } from "../page/types.ts";

@@ -6,7 +6,7 @@
 import { pageStoreOf } from "../bindings.ts";
 import { topologyOf } from "../config/topology.ts";
 import { ProblemError } from "../http/problem.ts";
-import { storeProblem } from "../http/store-problem.ts";
+import { storeProblem } from "../page/store-problem.ts";
 import { CONTENT_MODELS, isContentModel } from "../page/content-model.ts";
 import { pageExists } from "../page/directory.ts";
 import type { RevisionSelector } from "../page/types.ts";

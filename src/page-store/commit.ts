@@ -8,7 +8,7 @@ import { LIMITS } from "../limits.ts";
 import { CONTENT_MODELS } from "../page/content-model.ts";
 import { listPage } from "../page/directory.ts";
 import type { PageRef } from "../page/page-ref.ts";
-import { fromHex, sha1Base36, sha256Hex, toHex } from "../page/sha1.ts";
+import { fromHex, sha1Base36, sha256Hex, toHex } from "../hash/digests.ts";
 import type { AppendResult, StoreProblem, StoreRevision } from "../page/types.ts";
 import { recordPurge } from "../purge/outbox.ts";
 import type { BlobStore } from "../storage/blob-store.ts";

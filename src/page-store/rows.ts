@@ -2,7 +2,7 @@
  * The PageStore's SQLite rows, as the modules that share them read them.
  * The tables themselves are described once, in durable-objects/page-store.md.
  */
-import { toHex } from "../page/sha1.ts";
+import { toHex } from "../hash/digests.ts";
 import type { RevisionMeta, StoreProblem } from "../page/types.ts";
 
 export interface PageRow {

@@ -4,7 +4,7 @@
  */
 import { BrotliDecoder, brotliCompress } from "../codec/index.ts";
 import { concatChunks } from "../codec/runtime/stream-io.ts";
-import { sha256Hex } from "../page/sha1.ts";
+import { sha256Hex } from "../hash/digests.ts";
 import type { RecordMeta } from "./blob-format.ts";
 import type { LayoutParams } from "./layout.ts";
 

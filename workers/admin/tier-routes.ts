@@ -5,40 +5,35 @@
  *   GET /api/tiers         per tier: hit/miss/stale/revalidated counters, purge lag; per queue: depth
  */
 import { Hono } from "hono";
-import { requireWriteScope } from "../../src/http/auth.ts";
-import { ProblemError } from "../../src/http/problem.ts";
-import { purgeQueueNames, purgeQueueStub } from "../../src/purge/queue-pick.ts";
-import { lowerCounters } from "../../src/tiers/lower-tier.ts";
-import { allTiers, tierName, tierStub } from "../../src/tiers/tier-names.ts";
+import { allTiers, parsePurgeId, purgeQueueNames, purgeQueueOf, tierCacheOf, tierName } from "../../src/bindings.ts";
 import { topologyOf, type Region } from "../../src/config/topology.ts";
+import type { AppEnv } from "../app-env.ts";
+import { requireScope } from "../../src/http/auth.ts";
+import { ProblemError } from "../../src/http/problem.ts";
+import { lowerCounters } from "../../src/tiers/lower-tier.ts";
 
-export const tierRoutes = new Hono<{ Bindings: Env }>();
-tierRoutes.use(requireWriteScope());
+export const tierRoutes = new Hono<AppEnv>();
+tierRoutes.use(requireScope("write"));
 
 tierRoutes.get("/purges/:id", async (c) => {
   const id = c.req.param("id");
-  const m = /^([a-z]+)-q(\d{1,2}):(\d{1,15})$/.exec(id);
-  if (!m) throw new ProblemError({ status: 400, code: "invalid_purge_id", title: "Bad Request", detail: `${id.slice(0, 80)} is not a purge id (<queue>:<seq>)` });
-  const topology = topologyOf(c.env);
-  const notFound = () => new ProblemError({ status: 404, code: "purge_not_found", title: "Not Found", detail: `no purge ${id} in the retained log` });
-  // Only queues the topology has: a made-up name must not wake (and so create) a Durable Object.
-  if (!(m[1]! in topology.regions) || Number(m[2]) >= topology.queuesPerRegion) throw notFound();
-  const status = await purgeQueueStub(c.env, `${m[1]}-q${Number(m[2])}`).status(Number(m[3]));
-  if (!status?.event) throw notFound();
+  const parsed = parsePurgeId(id, topologyOf(c.env));
+  if (!parsed.ok && parsed.reason === "malformed") {
+    throw new ProblemError({ status: 400, code: "invalid_purge_id", title: "Bad Request", detail: `${id.slice(0, 80)} is not a purge id (<queue>:<seq>)` });
+  }
+  const status = parsed.ok ? await purgeQueueOf(c.env, parsed.queue).status(parsed.seq) : null;
+  if (!status?.event) throw new ProblemError({ status: 404, code: "purge_not_found", title: "Not Found", detail: `no purge ${id} in the retained log` });
   return c.json(status);
 });
 
 tierRoutes.get("/tiers", async (c) => {
   const topology = topologyOf(c.env);
   const tiers = await Promise.all(
-    allTiers(c.env).map(async (t) => {
-      const stats = await tierStub(c.env, t).stats();
-      return { tier: tierName(t), level: t.level, region: t.region, ...stats };
-    }),
+    allTiers(c.env).map(async (t) => ({ tier: tierName(t), level: t.level, region: t.region, ...(await tierCacheOf(c.env, t).stats()) })),
   );
   const queues = await Promise.all(
     (Object.keys(topology.regions) as Region[]).flatMap((region) =>
-      purgeQueueNames(region, topology.queuesPerRegion).map(async (name) => ({ region, ...(await purgeQueueStub(c.env, name).load()), queue: name })),
+      purgeQueueNames(region, topology).map(async (name) => ({ region, ...(await purgeQueueOf(c.env, { name, region }).load()), queue: name })),
     ),
   );
   // Purge lag per tier: how far its pointer trails each queue's head.

@@ -5,23 +5,26 @@
  *   PUT    /api/pages/{title}/revisions/{id}/suppression   {"suppressed": true|false}
  *   DELETE /api/pages/{title}                       delete the page
  *   GET    /api/pages/{title}/stats                 storage figures
+ *
+ * Each change answers with its purge ids; the colo that took it applies the
+ * purge to its own lower tier before answering, so it serves the change at once.
  */
-import { Hono, type Context } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
-import { settingsOf } from "../../src/config/settings.ts";
-import { requireWriteScope } from "../../src/http/auth.ts";
-import { jsonBody, limitBody } from "../../src/http/json-body.ts";
+import { pageStoreOf } from "../../src/bindings.ts";
+import type { AppEnv } from "../app-env.ts";
+import { requireScope } from "../../src/http/auth.ts";
+import { jsonBody } from "../../src/http/json-body.ts";
 import { ProblemError } from "../../src/http/problem.ts";
-import { storeProblem } from "../../src/http/store-problem.ts";
-import { parseOr422 } from "../../src/http/validate.ts";
+import { storeProblem } from "../../src/page/store-problem.ts";
+import { validated } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { CONTENT_MODELS, isContentModel } from "../../src/page/content-model.ts";
 import { pageExists } from "../../src/page/directory.ts";
-import { pageRef, pageStore, type PageRef } from "../../src/page/page-ref.ts";
+import { pageRef, type PageRef } from "../../src/page/page-ref.ts";
 import type { StoreRevision } from "../../src/page/types.ts";
-import { coloOf } from "../../src/sim/colo.ts";
-import { LowerTier, type PageFloor } from "../../src/tiers/lower-tier.ts";
-import { topologyOf } from "../../src/config/topology.ts";
+import { purgeHere } from "../../src/purge/apply.ts";
+import { withColo } from "../../src/sim/colo.ts";
 
 const revisionId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const isoSecond = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -38,71 +41,76 @@ const revisionSchema = z.object({
   sha1: z.string().regex(/^[0-9a-z]{31}$/, "must be a 31-digit base-36 SHA-1").nullable().optional(),
 });
 
-const appendSchema = z.object({ revisions: z.array(revisionSchema).min(1) });
+/** A revision id in a path: digits only, and never one that would round (2^53 − 1 at most). */
+const revisionIdParam = z
+  .string()
+  .regex(/^\d{1,20}$/, "must be digits")
+  .refine((s) => BigInt(s) >= 1n && BigInt(s) <= BigInt(Number.MAX_SAFE_INTEGER), `must be an integer in 1..${Number.MAX_SAFE_INTEGER}`)
+  .transform(Number);
 
-export const writeRoutes = new Hono<{ Bindings: Env }>();
-writeRoutes.use(requireWriteScope());
-
-/**
- * Purges the local tier (the design's ingest step 4): the colo that took a
- * write serves it at once. Other colos get the purge from the queues.
- */
-async function purgeHere(c: Context<{ Bindings: Env }>, colo: string, page: string, floor: Partial<PageFloor>): Promise<void> {
-  const lower = await LowerTier.open(colo, topologyOf(c.env), settingsOf(c.env));
-  await lower.raiseFloor(page, floor);
-}
+/** A batch over the revision count limit is too large (413), whatever else is wrong with it. */
+const batchCount: MiddlewareHandler = async (c, next) => {
+  const body = (await c.req.json()) as { revisions?: unknown };
+  const count = Array.isArray(body?.revisions) ? body.revisions.length : 0;
+  if (count > LIMITS.storage.maxBatchRevisions) {
+    throw new ProblemError({ status: 413, code: "batch_too_large", title: "Content Too Large", detail: `${count} revisions in one request`, limit: "storage.maxBatchRevisions" });
+  }
+  await next();
+};
 
 /** The page's PageStore, if the page was ever written; asking never creates one. */
 async function existingStore(env: Env, ref: PageRef) {
   if (!(await pageExists(env, ref.key))) {
     throw new ProblemError({ status: 404, code: "page_not_found", title: "Not Found", detail: "no such page in the archive", extensions: { page: ref.title } });
   }
-  return pageStore(env, ref);
+  return pageStoreOf(env, ref.key);
 }
 
-/** A revision id from the path: digits only, and never one that would round (2^53 − 1 at most). */
-function revisionIdParam(text: string): number {
-  if (!/^\d{1,20}$/.test(text) || BigInt(text) < 1n || BigInt(text) > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new ProblemError({ status: 422, code: "invalid_field", title: "Unprocessable Content", detail: `revision id ${text.slice(0, 40)} is not an integer in 1..${Number.MAX_SAFE_INTEGER}`, extensions: { field: "id" } });
-  }
-  return Number(text);
-}
+export const writeRoutes = new Hono<AppEnv>();
+writeRoutes.use("/pages/*", requireScope("write"), withColo);
 
-writeRoutes.post("/pages/:title/revisions", limitBody("storage.maxRequestBytes"), async (c) => {
-  const ref = pageRef(c.req.param("title"));
-  const body = await jsonBody(c);
-  const count = (body as { revisions?: unknown[] })?.revisions?.length ?? 0;
-  if (count > LIMITS.storage.maxBatchRevisions) {
-    throw new ProblemError({ status: 413, code: "batch_too_large", title: "Content Too Large", detail: `${count} revisions in one request`, limit: "storage.maxBatchRevisions" });
-  }
-  const { revisions } = parseOr422(appendSchema, body, `page ${ref.title}`);
-  const encoder = new TextEncoder();
-  // As UTF-8, a text crosses RPC at its wire size; as a JS string it could take twice that.
-  const stored: StoreRevision[] = revisions.map((r) => ({ ...r, model: r.model as StoreRevision["model"], text: encoder.encode(r.text) }));
-  const { colo, region } = coloOf(c.req.raw, c.env);
-  const result = await pageStore(c.env, ref).append(ref.title, stored, region);
-  if (!result.ok) throw storeProblem(result, ref.title);
-  await purgeHere(c, colo, ref.key, { mutable: result.version });
-  return c.json({ page: ref.title, ...result, ok: undefined }, result.created.length > 0 ? 201 : 200);
-});
+writeRoutes.post(
+  "/pages/:title/revisions",
+  jsonBody("storage.maxRequestBytes"),
+  batchCount,
+  validated("json", z.object({ revisions: z.array(revisionSchema).min(1) }), "revisions"),
+  async (c) => {
+    const ref = pageRef(c.req.param("title"));
+    const { revisions } = c.req.valid("json");
+    const encoder = new TextEncoder();
+    // As UTF-8, a text crosses RPC at its wire size; as a JS string it could take twice that.
+    const stored: StoreRevision[] = revisions.map((r) => ({ ...r, model: r.model as StoreRevision["model"], text: encoder.encode(r.text) }));
+    const { colo, region } = c.get("colo");
+    const result = await pageStoreOf(c.env, ref.key).append(ref, stored, region);
+    if (!result.ok) throw storeProblem(result, ref.title);
+    if (result.created.length > 0) await purgeHere(c.env, colo, ref.key, { kind: "mutable" }, result.version);
+    return c.json({ page: ref.title, ...result, ok: undefined }, result.created.length > 0 ? 201 : 200);
+  },
+);
 
-writeRoutes.put("/pages/:title/revisions/:id/suppression", limitBody("http.maxSmallBodyBytes"), async (c) => {
-  const ref = pageRef(c.req.param("title"));
-  const id = revisionIdParam(c.req.param("id"));
-  const { suppressed } = parseOr422(z.object({ suppressed: z.boolean() }), await jsonBody(c), "suppression");
-  const { colo, region } = coloOf(c.req.raw, c.env);
-  const result = await (await existingStore(c.env, ref)).setSuppressed(id, suppressed, region);
-  if (!result.ok) throw storeProblem(result, ref.title);
-  await purgeHere(c, colo, ref.key, { all: result.version });
-  return c.json({ page: ref.title, revision: result.revision, purges: result.purges });
-});
+writeRoutes.put(
+  "/pages/:title/revisions/:id/suppression",
+  validated("param", z.object({ title: z.string(), id: revisionIdParam }), "revision id"),
+  jsonBody("http.maxSmallBodyBytes"),
+  validated("json", z.object({ suppressed: z.boolean() }), "suppression"),
+  async (c) => {
+    const ref = pageRef(c.req.param("title"));
+    const { id } = c.req.valid("param");
+    const { suppressed } = c.req.valid("json");
+    const { colo, region } = c.get("colo");
+    const result = await (await existingStore(c.env, ref)).setSuppressed(ref, id, suppressed, region);
+    if (!result.ok) throw storeProblem(result, ref.title);
+    await purgeHere(c.env, colo, ref.key, { kind: "revisions", revisions: [id] }, result.version);
+    return c.json({ page: ref.title, revision: result.revision, purges: result.purges });
+  },
+);
 
 writeRoutes.delete("/pages/:title", async (c) => {
   const ref = pageRef(c.req.param("title"));
-  const { colo, region } = coloOf(c.req.raw, c.env);
-  const result = await (await existingStore(c.env, ref)).deletePage(region);
+  const { colo, region } = c.get("colo");
+  const result = await (await existingStore(c.env, ref)).deletePage(ref, region);
   if (!result.ok) throw storeProblem(result, ref.title);
-  await purgeHere(c, colo, ref.key, { all: result.version });
+  await purgeHere(c.env, colo, ref.key, { kind: "page" }, result.version);
   return c.json({ page: ref.title, deleted: true, revisions: result.revisions, purges: result.purges });
 });
 

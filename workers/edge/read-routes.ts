@@ -1,6 +1,6 @@
 /**
- * Public read routes. Each validates its input, names the cache key, and
- * reads through the tiers (lower → regional → upper → origin).
+ * Public read routes. Each validates its input, builds the query, and reads
+ * through the tiers (src/tiers/chain.ts: lower → regional → upper → origin).
  *
  *   GET /page/{title}                 latest revision
  *   GET /page/{title}?at={time}       revision current at that time (ISO-8601 or YYYYMMDDHHMMSS)
@@ -10,56 +10,54 @@
  * Debug headers: `x-palimpsest-tier` (which tier answered), `age` (seconds
  * since the origin produced the answer), `x-palimpsest-colo`.
  */
-import { Hono, type Context } from "hono";
-import { ProblemError } from "../../src/http/problem.ts";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { etag, RETAINED_304_HEADERS } from "hono/etag";
+import { z } from "zod";
+import type { AppEnv } from "../app-env.ts";
 import { parseAt } from "../../src/http/timestamps.ts";
+import { validated } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";
+import type { OriginQuery } from "../../src/origin/answer.ts";
 import { pageRef, titleSegment, type PageRef } from "../../src/page/page-ref.ts";
-import { historyKey, latestKey, revisionKey, type CacheKey } from "../../src/tiers/cache-key.ts";
-import type { OriginQuery } from "../../src/tiers/entry.ts";
-import { readThroughTiers, type ReadThrough } from "../../src/tiers/read-through.ts";
+import { withColo } from "../../src/sim/colo.ts";
+import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
 
-type Env_ = { Bindings: Env; Variables: { requestId: string } };
-export const readRoutes = new Hono<Env_>();
+/** Read routes also carry the canonical page they read. */
+type ReadEnv = AppEnv & { Variables: { ref: PageRef } };
+
+export const readRoutes = new Hono<ReadEnv>();
 
 const STREAM_CHUNK = 64 * 1024;
 
-/**
- * Redirects non-canonical titles (bip_0340 → Bip_0340, a decomposed é → é)
- * so each page has one URL; `rest` is what follows the title in the path.
- */
-function canonical(c: Context<Env_>, raw: string, rest = ""): PageRef | Response {
-  const ref = pageRef(raw);
-  if (ref.key !== raw) {
-    const url = new URL(c.req.url);
-    url.pathname = `/page/${titleSegment(ref.key)}${rest}`;
-    return c.redirect(url.toString(), 301);
-  }
-  return ref;
+/** What a 304 keeps: the validators and caching headers (Hono's list), and where the answer came from. */
+const KEPT_ON_304 = [...RETAINED_304_HEADERS, "last-modified", "x-revision-id", "x-palimpsest-tier", "x-palimpsest-colo", "x-request-id", "age"];
+
+/** Redirects non-canonical titles (bip_0340 → Bip_0340, a decomposed é → é) so each page has one URL. */
+function canonical(rest: (c: Context<ReadEnv>) => string = () => ""): MiddlewareHandler<ReadEnv> {
+  return async (c, next) => {
+    const raw = c.req.param("title")!;
+    const ref = pageRef(raw);
+    if (ref.key !== raw) {
+      const url = new URL(c.req.url);
+      url.pathname = `/page/${titleSegment(ref.key)}${rest(c)}`;
+      return c.redirect(url.toString(), 301);
+    }
+    c.set("ref", ref);
+    await next();
+  };
 }
 
-/** RFC 9110 §13.1.2: `*` matches any current representation; otherwise a weak comparison of the listed tags. */
-function noneMatch(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === "*") return true;
-  return header.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
+function read(c: Context<ReadEnv>, query: OriginQuery): Promise<ReadThrough> {
+  return readThroughTiers(c.env, c.executionCtx, c.get("colo"), query);
 }
 
-function read(c: Context<Env_>, key: CacheKey, query: OriginQuery): Promise<ReadThrough> {
-  return readThroughTiers(c.req.raw, c.env, c.executionCtx, key, query);
-}
-
-function respond(c: Context<Env_>, through: ReadThrough, body: Uint8Array = through.entry.body): Response {
+function respond(c: Context<ReadEnv>, through: ReadThrough, body: Uint8Array = through.entry.body): Response {
   const { entry } = through;
   const headers = new Headers(entry.headers);
   headers.set("x-palimpsest-tier", through.servedBy);
   headers.set("x-palimpsest-colo", through.colo);
   headers.set("age", String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))));
   headers.set("x-request-id", c.get("requestId"));
-  const etag = headers.get("etag");
-  if (entry.status === 200 && etag && noneMatch(c.req.header("if-none-match"), etag)) {
-    return new Response(null, { status: 304, headers });
-  }
   if (entry.status >= 500) {
     // The origin's problem, plus this request's id for the report; the details stay in the log.
     const problem = JSON.parse(new TextDecoder().decode(body)) as Record<string, unknown>;
@@ -78,64 +76,76 @@ function respond(c: Context<Env_>, through: ReadThrough, body: Uint8Array = thro
   return new Response(c.req.method === "HEAD" ? null : stream, { status: entry.status, headers });
 }
 
-readRoutes.get("/page/:title", async (c) => {
-  const ref = canonical(c, c.req.param("title"));
-  if (ref instanceof Response) return ref;
-  const atText = c.req.query("at");
-  let at: number | undefined;
-  if (atText !== undefined) {
-    const parsed = parseAt(atText);
-    if (parsed === null) {
-      throw new ProblemError({ status: 400, code: "invalid_timestamp", title: "Bad Request", detail: `at=${atText} is neither ISO-8601 nor YYYYMMDDHHMMSS`, extensions: { page: ref.title } });
-    }
-    at = parsed;
-  }
-  return respond(c, await read(c, latestKey(ref.key, at), { kind: "latest", page: ref.key, at }));
+const atQuery = z.object({
+  at: z
+    .string()
+    .transform((s, ctx) => parseAt(s) ?? (ctx.addIssue({ code: "custom", message: `${s} is neither ISO-8601 nor YYYYMMDDHHMMSS` }), z.NEVER))
+    .optional(),
 });
 
-readRoutes.get("/page/:title/history", async (c) => {
-  const ref = canonical(c, c.req.param("title"), "/history");
-  if (ref instanceof Response) return ref;
-  const limitText = c.req.query("limit") ?? String(LIMITS.history.defaultPageSize);
-  const limit = Number(limitText);
-  if (!/^\d+$/.test(limitText) || limit < 1 || limit > LIMITS.history.maxPageSize) {
-    throw new ProblemError({ status: 400, code: "invalid_limit", title: "Bad Request", detail: `limit=${limitText}; it must be 1..${LIMITS.history.maxPageSize}`, limit: "history.maxPageSize" });
-  }
-  const older = c.req.query("older");
-  const newer = c.req.query("newer");
-  const cursor = older ?? newer;
-  if (cursor !== undefined && (!/^[ab]\d+$/.test(cursor) || (older !== undefined && cursor[0] !== "b") || (newer !== undefined && cursor[0] !== "a"))) {
-    throw new ProblemError({ status: 400, code: "invalid_cursor", title: "Bad Request", detail: `cursor ${cursor} is not one this API issued` });
-  }
-  const through = await read(c, historyKey(ref.key, limit, cursor), { kind: "history", page: ref.key, limit, cursor });
-  if (through.entry.status !== 200) return respond(c, through);
-  // Links are absolute, so they are built here rather than stored in the tiers.
-  const page = JSON.parse(new TextDecoder().decode(through.entry.body)) as { cursors: { older: string | null; newer: string | null } } & Record<string, unknown>;
-  const link = (key: "older" | "newer", value: string | null) => {
-    if (value === null) return null;
-    const u = new URL(`/page/${titleSegment(ref.key)}/history`, c.req.url);
-    u.searchParams.set("limit", String(limit));
-    u.searchParams.set(key, value);
-    return u.toString();
-  };
-  const { cursors, ...rest } = page;
-  const links = { older: link("older", cursors.older), newer: link("newer", cursors.newer) };
-  const linkHeader = [links.older && `<${links.older}>; rel="next"`, links.newer && `<${links.newer}>; rel="prev"`].filter(Boolean).join(", ");
-  const response = respond(c, through, new TextEncoder().encode(JSON.stringify({ ...rest, links })));
-  if (linkHeader) response.headers.set("link", linkHeader);
-  return response;
+const historyQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^\d+$/, "must be digits")
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= LIMITS.history.maxPageSize, `must be 1..${LIMITS.history.maxPageSize}`)
+    .default(LIMITS.history.defaultPageSize),
+  older: z.string().regex(/^b\d+$/, "is not a cursor this API issued").optional(),
+  newer: z.string().regex(/^a\d+$/, "is not a cursor this API issued").optional(),
 });
 
-readRoutes.get("/page/:title/:revid", async (c) => {
-  const revid = c.req.param("revid");
-  const ref = canonical(c, c.req.param("title"), `/${encodeURIComponent(revid)}`);
-  if (ref instanceof Response) return ref;
-  if (!/^[1-9]\d*$/.test(revid)) {
-    throw new ProblemError({ status: 400, code: "invalid_revision_id", title: "Bad Request", detail: `${revid.slice(0, 40)} is not a revision id`, extensions: { page: ref.title } });
-  }
-  if (revid.length > 16 || BigInt(revid) > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new ProblemError({ status: 422, code: "revision_id_out_of_range", title: "Unprocessable Content", detail: `revision ids go up to ${Number.MAX_SAFE_INTEGER}`, extensions: { page: ref.title } });
-  }
-  const id = Number(revid);
-  return respond(c, await read(c, revisionKey(ref.key, id), { kind: "revision", page: ref.key, id }));
+const revisionParam = z.object({
+  title: z.string(),
+  revid: z
+    .string()
+    .regex(/^[1-9]\d*$/, "is not a revision id")
+    .refine((s) => s.length <= 16 && BigInt(s) <= BigInt(Number.MAX_SAFE_INTEGER), {
+      message: `revision ids go up to ${Number.MAX_SAFE_INTEGER}`,
+      params: { status: 422, code: "revision_id_out_of_range" },
+    })
+    .transform(Number),
 });
+
+readRoutes.use("/page/*", withColo, etag({ retainedHeaders: KEPT_ON_304 }));
+
+readRoutes.get("/page/:title", canonical(), validated("query", atQuery, "at", { at: { status: 400, code: "invalid_timestamp" } }), async (c) => {
+  const { at } = c.req.valid("query");
+  return respond(c, await read(c, { kind: "latest", ref: c.get("ref"), at }));
+});
+
+readRoutes.get(
+  "/page/:title/history",
+  canonical(() => "/history"),
+  validated("query", historyQuery, "history", { limit: { status: 400, code: "invalid_limit", limit: "history.maxPageSize" }, older: { status: 400, code: "invalid_cursor" }, newer: { status: 400, code: "invalid_cursor" } }),
+  async (c) => {
+    const ref = c.get("ref");
+    const { limit, older, newer } = c.req.valid("query");
+    const through = await read(c, { kind: "history", ref, limit, cursor: older ?? newer });
+    if (through.entry.status !== 200) return respond(c, through);
+    // Links are absolute, so they are built here rather than stored in the tiers.
+    const page = JSON.parse(new TextDecoder().decode(through.entry.body)) as { cursors: { older: string | null; newer: string | null } } & Record<string, unknown>;
+    const link = (key: "older" | "newer", value: string | null) => {
+      if (value === null) return null;
+      const u = new URL(`/page/${titleSegment(ref.key)}/history`, c.req.url);
+      u.searchParams.set("limit", String(limit));
+      u.searchParams.set(key, value);
+      return u.toString();
+    };
+    const { cursors, ...rest } = page;
+    const links = { older: link("older", cursors.older), newer: link("newer", cursors.newer) };
+    const linkHeader = [links.older && `<${links.older}>; rel="next"`, links.newer && `<${links.newer}>; rel="prev"`].filter(Boolean).join(", ");
+    const response = respond(c, through, new TextEncoder().encode(JSON.stringify({ ...rest, links })));
+    if (linkHeader) response.headers.set("link", linkHeader);
+    return response;
+  },
+);
+
+readRoutes.get(
+  "/page/:title/:revid",
+  canonical((c) => `/${encodeURIComponent(c.req.param("revid")!)}`),
+  validated("param", revisionParam, "revision", { revid: { status: 400, code: "invalid_revision_id" } }),
+  async (c) => {
+    const { revid } = c.req.valid("param");
+    return respond(c, await read(c, { kind: "revision", ref: c.get("ref"), id: revid }));
+  },
+);

@@ -1,6 +1,6 @@
 /** Turns a PageStore's expected failure into the one error vocabulary. */
-import type { StoreProblem } from "../page/types.ts";
-import { ProblemError } from "./problem.ts";
+import type { StoreProblem } from "./types.ts";
+import { ProblemError } from "../http/problem.ts";
 
 const TITLES: Record<StoreProblem["status"], string> = {
   404: "Not Found",
