@@ -1,0 +1,72 @@
+/**
+ * The architecture as the README's "How it is built" states it, checked on
+ * the source: dependencies between folders under src/ run one way, product
+ * code never reaches into the tools (src/bench, src/cli), and only the
+ * address book (src/bindings.ts) names or builds Durable Object stubs.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "../../..");
+const PRODUCT = ["src", "workers", "durable-objects"];
+const TOOLS = ["src/bench", "src/cli"];
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : /\.ts$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+/** Relative imports and re-exports of a file, resolved to repository paths. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(/^(?:import|export)[^;]*?from\s+"(\.[^"]+)"/gms)].map((m) => relative(ROOT, resolve(dirname(file), m[1]!)));
+}
+
+/** A file's folder under src/ (`src/tiers`), or the file itself for src/'s own files. */
+function folderOf(path: string): string {
+  const parts = path.split("/");
+  return parts[0] === "src" && parts.length > 2 ? `${parts[0]}/${parts[1]}` : path;
+}
+
+const files = PRODUCT.flatMap((d) => sources(join(ROOT, d))).map((f) => relative(ROOT, f));
+const isTool = (path: string) => TOOLS.some((t) => path.startsWith(`${t}/`));
+
+describe("source dependencies", () => {
+  it("run one way between the folders under src/", () => {
+    const edges = new Map<string, Set<string>>();
+    for (const file of files.filter((f) => f.startsWith("src/"))) {
+      for (const target of importsOf(join(ROOT, file)).filter((t) => t.startsWith("src/"))) {
+        const [a, b] = [folderOf(file), folderOf(target)];
+        if (a !== b) edges.set(a, (edges.get(a) ?? new Set()).add(b));
+      }
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const path: string[] = [];
+    const visit = (node: string) => {
+      state.set(node, "open");
+      path.push(node);
+      for (const next of edges.get(node) ?? []) {
+        if (state.get(next) === "open") cycles.push([...path.slice(path.indexOf(next)), next].join(" → "));
+        else if (!state.has(next)) visit(next);
+      }
+      path.pop();
+      state.set(node, "done");
+    };
+    for (const node of edges.keys()) if (!state.has(node)) visit(node);
+    expect(cycles).toEqual([]);
+  });
+
+  it("never take product code into the tools", () => {
+    const reaching = files.filter((f) => !isTool(f)).flatMap((f) => importsOf(join(ROOT, f)).filter(isTool).map((t) => `${f} → ${t}`));
+    expect(reaching).toEqual([]);
+  });
+
+  it("name and build Durable Object stubs only in the address book", () => {
+    const stubbing = files.filter((f) => f !== "src/bindings.ts" && /\b(getByName|idFromName|newUniqueId)\(/.test(readFileSync(join(ROOT, f), "utf8")));
+    expect(stubbing).toEqual([]);
+  });
+});
