@@ -3,10 +3,9 @@
  * start: `[vars.TOPOLOGY]`, which a bench overrides per scenario.
  *
  * @example
- * const topology = readTopology();
+ * const topology = await readTopology();
  * await startLocalWorker({ bundle, vars: { ENVIRONMENT: "development", TOPOLOGY: { ...topology, enabled: false } } });
  */
-import { unstable_readConfig } from "wrangler";
 import { WRANGLER_CONFIG } from "../cli/local-worker.ts";
 
 /** The parts of `[vars.TOPOLOGY]` the benches read or override. */
@@ -22,7 +21,9 @@ export interface TopologyVars {
 }
 
 /** wrangler.toml's `[vars.TOPOLOGY]`; throws if there is none. */
-export function readTopology(configPath = WRANGLER_CONFIG): TopologyVars {
+export async function readTopology(configPath = WRANGLER_CONFIG): Promise<TopologyVars> {
+  // Imported here: wrangler takes seconds to load, and the benches' row definitions are imported without running them.
+  const { unstable_readConfig } = await import("wrangler");
   const vars = unstable_readConfig({ config: configPath }, { hideWarnings: true }).vars as Record<string, unknown>;
   const topology = vars.TOPOLOGY;
   if (typeof topology !== "object" || topology === null) throw new Error(`${configPath} has no [vars.TOPOLOGY]`);

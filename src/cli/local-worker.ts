@@ -23,7 +23,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { unstable_startWorker } from "wrangler";
+import type { unstable_startWorker } from "wrangler";
 import { sleep } from "../retry/backoff.ts";
 import { TOKEN_VAR } from "./dev-token.ts";
 import type { WorkerBundle } from "./worker-bundle.ts";
@@ -129,7 +129,9 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   const token = options.token ?? `pal_local_${randomBytes(24).toString("base64url")}`;
   let worker: Awaited<ReturnType<typeof unstable_startWorker>> | undefined;
   try {
-    worker = await unstable_startWorker(workerInput(options, token, persistDir, options.port ?? (await freePort())));
+    // Imported here, not above: wrangler takes seconds to load, and every CLI command loads this module.
+    const { unstable_startWorker: start } = await import("wrangler");
+    worker = await start(workerInput(options, token, persistDir, options.port ?? (await freePort())));
     await worker.ready;
     const url = (await worker.url).origin;
     await waitForHealthy(url);

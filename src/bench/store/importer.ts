@@ -19,7 +19,7 @@
  */
 import { toNewRevision } from "../../import/to-new-revision.ts";
 import type { ArchiveClient } from "../../cli/archive-client.ts";
-import { sha1Base36 } from "../../page/sha1.ts";
+import { sha1Base36 } from "../../hash/digests.ts";
 import type { NewRevision } from "../../page/types.ts";
 
 /** `palimpsest import`'s defaults (--batch-revisions, --batch-bytes). */

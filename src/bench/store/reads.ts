@@ -17,7 +17,7 @@
  * reads.maxBlobReads; // 2
  */
 import type { ArchiveClient } from "../../cli/archive-client.ts";
-import { sha1Base36 } from "../../page/sha1.ts";
+import { sha1Base36 } from "../../hash/digests.ts";
 import { mulberry32 } from "../../random/mulberry32.ts";
 import { sampleIndices } from "../../random/sample.ts";
 import { mean } from "../harness/index.ts";

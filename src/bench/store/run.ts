@@ -97,7 +97,7 @@ export async function benchStore(files: readonly string[], options: StoreBenchOp
 
 /** A throwaway Worker with the tiered cache off, so the read cost measured is the storage layout's. */
 async function withStoreWorker<T>(bundle: WorkerBundle, use: (client: ArchiveClient) => Promise<T>): Promise<T> {
-  const worker = await startLocalWorker({ bundle, vars: benchVars({ ...readTopology(), enabled: false }), logLevel: workerLogLevel() });
+  const worker = await startLocalWorker({ bundle, vars: benchVars({ ...(await readTopology()), enabled: false }), logLevel: workerLogLevel() });
   try {
     // One attempt per request: a retried request would hide its failure and inflate its time.
     return await use(new ArchiveClient({ url: worker.url, token: worker.token, attempts: 1 }));

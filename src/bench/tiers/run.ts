@@ -198,7 +198,7 @@ function workerLogLevel(): "error" | "warn" | "log" {
 /** One scenario on a fresh Worker with fresh storage. */
 export async function runScenario(bundle: WorkerBundle, scenario: Scenario, o: TiersBenchOptions): Promise<{ row: TiersRow; errors: string[] }> {
   const log = (msg: string) => o.log(`bench tiers [${scenario.name}]: ${msg}`);
-  const topology: TopologyVars = { ...readTopology(), enabled: scenario.enabled, purgeDelivery: scenario.purgeDelivery, interRegionLatencyMs: o.latencyMs };
+  const topology: TopologyVars = { ...(await readTopology()), enabled: scenario.enabled, purgeDelivery: scenario.purgeDelivery, interRegionLatencyMs: o.latencyMs };
   const worker = await startLocalWorker({ bundle, vars: benchVars(topology), logLevel: workerLogLevel() });
   try {
     const client = new ArchiveClient({ url: worker.url, token: worker.token, attempts: 4, baseDelayMs: 50, retryable: retryLostByDevProxy });

@@ -15,7 +15,7 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { fixed, percent, printLine, rowPrinter, type Column } from "../../bench/harness/index.ts";
 import { HistoryInputError } from "../../bench/store/history.ts";
-import { benchStore, type LengthCheckRow, type StoreRow } from "../../bench/store/run.ts";
+import type { LengthCheckRow, StoreRow } from "../../bench/store/run.ts";
 import { logLine, UsageError, parseIntOption } from "../output.ts";
 
 interface StoreFlags {
@@ -58,6 +58,8 @@ async function store(files: string[], flags: StoreFlags): Promise<void> {
     out.header();
     if (!flags.json) logLine("bench store: ratios are stored bytes / raw text bytes; times are ms per revision");
   }
+  // Imported when run: it loads wrangler, which takes seconds.
+  const { benchStore } = await import("../../bench/store/run.ts");
   try {
     await benchStore(files, {
       seed: flags.seed,

@@ -11,13 +11,15 @@
  */
 import type { Command } from "commander";
 import { fixed, rowPrinter, type Column } from "../../bench/harness/index.ts";
-import { benchTiers, DEFAULT_TIERS_OPTIONS, QUICK_TIERS_OPTIONS, type TiersRow } from "../../bench/tiers/run.ts";
+import type { TiersRow } from "../../bench/tiers/run.ts";
 import { logLine, parseIntOption } from "../output.ts";
 
 interface TiersFlags {
   json?: boolean;
   quick?: boolean;
   reads?: number;
+  pages?: number;
+  burstPurges?: number;
   latencyMs?: number;
   concurrency?: number;
   writeEvery?: number;
@@ -41,6 +43,8 @@ const COLUMNS: Column<TiersRow>[] = [
 ];
 
 async function tiers(flags: TiersFlags): Promise<void> {
+  // Imported when run: it loads wrangler, which takes seconds.
+  const { benchTiers, DEFAULT_TIERS_OPTIONS, QUICK_TIERS_OPTIONS } = await import("../../bench/tiers/run.ts");
   const base = flags.quick ? QUICK_TIERS_OPTIONS : DEFAULT_TIERS_OPTIONS;
   const { json, quick: _quick, ...overrides } = flags;
   const options = { ...base, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)), log: logLine };
@@ -61,6 +65,8 @@ export function registerBenchTiers(bench: Command): void {
     .option("--json", "one JSON object per scenario")
     .option("--quick", "smaller mix and burst: noisy numbers, for tests")
     .option("--reads <n>", "reads in each scenario's mix", parseIntOption("reads", 100, 1_000_000))
+    .option("--pages <n>", "pages in the catalogue the mix reads and writes", parseIntOption("pages", 1, 10_000))
+    .option("--burst-purges <n>", "writes (each one purge) in the purge burst", parseIntOption("burst-purges", 1, 100_000))
     .option("--latency-ms <n>", "simulated delay per inter-region hop", parseIntOption("latency-ms", 0, 10_000))
     .option("--concurrency <n>", "operations in flight during the mix", parseIntOption("concurrency", 1, 256))
     .option("--write-every <n>", "one write per this many reads, on average, in the mix", parseIntOption("write-every", 1, 100_000))
