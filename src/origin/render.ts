@@ -34,12 +34,15 @@ function problemAnswer(err: ProblemError, query: OriginQuery, negativeTtl?: numb
   };
 }
 
+/** The answer for a title nobody wrote: a 404 the tiers may keep briefly (TOPOLOGY.notFoundSeconds). */
+export function notFoundAnswer(env: Env, query: OriginQuery): Answer {
+  const err = new ProblemError({ status: 404, code: "page_not_found", title: "Not Found", detail: "no such page in the archive", extensions: { page: query.ref.title } });
+  return problemAnswer(err, query, topologyOf(env).notFoundSeconds);
+}
+
 export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer> {
   // Titles nobody wrote are answered here, without waking (and so creating) their PageStore.
-  if (!(await pageExists(env, query.ref.key))) {
-    const err = new ProblemError({ status: 404, code: "page_not_found", title: "Not Found", detail: "no such page in the archive", extensions: { page: query.ref.title } });
-    return problemAnswer(err, query, topologyOf(env).notFoundSeconds);
-  }
+  if (!(await pageExists(env, query.ref.key))) return notFoundAnswer(env, query);
   try {
     return query.kind === "history" ? await renderHistory(env, query) : await renderRevision(env, query);
   } catch (err) {

@@ -2,7 +2,8 @@
  * The read path, one way down: lower (this colo's Cache API) → regional
  * TierCache (rendezvous-chosen in the reader's region) → upper TierCache →
  * origin. The edge starts at the lower tier; a TierCache, on a miss, goes on
- * from the hop below its own. Every hop has a deadline
+ * from the hop below its own. A title nobody wrote stops at the edge: the
+ * page directory says so, and the 404 is kept in the lower tier only. Every hop has a deadline
  * (`LIMITS.tiers.hopTimeoutMs`); a tier that fails, or answers older than
  * the asker's floor, is gone around to the next hop, and only here, where
  * it is counted. With tiers disabled in TOPOLOGY every read goes to the
@@ -13,7 +14,8 @@ import { settingsOf } from "../config/settings.ts";
 import { topologyOf, type Region } from "../config/topology.ts";
 import { LIMITS } from "../limits.ts";
 import { etagOf, type Answer, type OriginQuery } from "../origin/answer.ts";
-import { renderOrigin } from "../origin/render.ts";
+import { notFoundAnswer, renderOrigin } from "../origin/render.ts";
+import { pageExists } from "../page/directory.ts";
 import type { Colo } from "../sim/colo.ts";
 import { crossRegionHop } from "../sim/link-latency.ts";
 import { cacheKeyOf, type CacheKey } from "./cache-key.ts";
@@ -92,7 +94,8 @@ export async function readThroughTiers(env: Env, ctx: { waitUntil(p: Promise<unk
     return { entry: hit.entry, servedBy: "lower", ...at };
   }
   lowerCounters.miss++;
-  const read = await below(request);
+  // A title nobody wrote is answered here, from the page directory: a flood of made-up titles never reaches a tier.
+  const read = (await pageExists(env, key.page)) ? await below(request) : { entry: notFoundAnswer(env, query), servedBy: "origin" as const };
   ctx.waitUntil(lower.put(key, read.entry));
   return { ...read, ...at };
 }
