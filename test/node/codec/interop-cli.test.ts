@@ -224,14 +224,14 @@ describe("`palimpsest codec` error contract", () => {
   // commander's own parse errors exit 1 by default; src/cli/main.ts maps them
   // to 2, so an unknown codec, an unknown flag or a missing --codec are bad usage.
   it("exits 2 on usage errors commander catches: unknown codec, unknown flag, missing --codec", async () => {
-    for (const args of [
-      ["codec", "compress", "--codec", "zstd"],
-      ["codec", "compress", "--codec", "br", "--bogus"],
-      ["codec", "compress"],
-    ]) {
-      const out = await palimpsest(args, Buffer.from("x"));
-      expect(out.status, `${args.join(" ")}: ${out.stderr}`).toBe(2);
-    }
+    const results = await Promise.all(
+      [
+        ["codec", "compress", "--codec", "zstd"],
+        ["codec", "compress", "--codec", "br", "--bogus"],
+        ["codec", "compress"],
+      ].map(async (args) => ({ args, out: await palimpsest(args, Buffer.from("x")) })),
+    );
+    for (const { args, out } of results) expect(out.status, `${args.join(" ")}: ${out.stderr}`).toBe(2);
   }, 60_000);
 
   it("exits 2 for --lgwin above 24 without --large-window, and 0 for --help and --version", async () => {
@@ -243,6 +243,7 @@ describe("`palimpsest codec` error contract", () => {
         { args: ["--version"], status: 0 },
         { args: ["codec", "compress", "--help"], status: 0 },
         { args: ["help", "bench"], status: 0 },
+        { args: ["codec", "compress", "--codec", "br", "--lgwin", "25", "--large-window", "--quality", "5"], status: 0 },
       ].map(async (c) => ({ ...c, out: await palimpsest(c.args, Buffer.from("x")) })),
     );
     for (const { args, status, out } of results) {
@@ -253,7 +254,5 @@ describe("`palimpsest codec` error contract", () => {
     for (const command of ["dev", "codec", "import", "bench"]) expect(help).toMatch(new RegExp(`^  ${command}\\b`, "m"));
     // `help bench` loads the bench commands, which `--help` leaves unloaded.
     expect(results.find((r) => r.args[0] === "help")!.out.stdout.toString()).toMatch(/codecs/);
-    const lz = await palimpsest(["codec", "compress", "--codec", "br", "--lgwin", "25", "--large-window", "--quality", "5"], Buffer.from("x"));
-    expect(lz.status, lz.stderr).toBe(0);
   }, 60_000);
 });

@@ -8,24 +8,16 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { decodeUtf8, readMediaWikiExport } from "../../../src/import/mediawiki-reader.ts";
 import { openExport } from "../../../src/import/open-export.ts";
 import { exportXml, generateHistory, mediaWikiSha1, type ExportRevisionInput, type GeneratedRevision } from "../support/mediawiki-export.ts";
 import { freePort } from "../../../src/cli/local-worker.ts";
-import { BZIP2, oneLineReason, rawBytes, startImportHarness, summaryOf, type Compression, type HistoryEntry, type ImportHarness } from "./import-cli-harness.ts";
+import { BZIP2, oneLineReason, rawBytes, importHarnessForThisFile, summaryOf, type Compression, type HistoryEntry } from "./import-cli-harness.ts";
 
 const BIP_0340 = fileURLToPath(new URL("../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
 
-let h: ImportHarness;
-
-beforeAll(async () => {
-  h = await startImportHarness();
-}, 120_000);
-
-afterAll(async () => {
-  await h?.stop();
-});
+const h = importHarnessForThisFile();
 
 const runCli = (args: string[]) => h.runCli(args);
 const runImport = (file: string, ...extra: string[]) => h.runImport(file, extra);

@@ -4,6 +4,8 @@
  * exports, the CLI run as a user runs it, and reads of what it stored.
  *
  * @example
+ * const h = importHarnessForThisFile(); // at the top of a test file: one Worker for all its tests
+ * // or, by hand:
  * const h = await startImportHarness();
  * const file = await h.writeExport("sandbox", exportXml({ pages: [{ title: "Sandbox", revisions: generateHistory(3) }] }), "gz");
  * summaryOf(await h.runImport(file)); // { pages: 1, revisions: 3, created: 3, … }
@@ -15,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompressSync, gzipSync } from "node:zlib";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { mediaWikiSha1 } from "../support/mediawiki-export.ts";
 import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/cli/local-worker.ts";
 
@@ -189,4 +191,25 @@ export async function startImportHarness(): Promise<ImportHarness> {
       await rm(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One harness for the calling test file, started before its first test and
+ * stopped after its last: a Worker takes seconds to start, so the tests of a
+ * file share one, each on its own pages. Use the result only inside tests.
+ */
+export function importHarnessForThisFile(): ImportHarness {
+  let started: ImportHarness | undefined;
+  beforeAll(async () => {
+    started = await startImportHarness();
+  }, 120_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return new Proxy({} as ImportHarness, {
+    get(_, key) {
+      if (!started) throw new Error("the import harness is used outside a test: it starts in beforeAll");
+      return started[key as keyof ImportHarness];
+    },
+  });
 }

@@ -11,23 +11,15 @@ import { spawnSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../../src/limits.ts";
 import { exportXml, generateHistory } from "../support/mediawiki-export.ts";
-import { BZIP2, oneLineReason, startImportHarness, summaryOf, type ImportHarness } from "./import-cli-harness.ts";
+import { BZIP2, oneLineReason, importHarnessForThisFile, summaryOf } from "./import-cli-harness.ts";
 
 const RSS_LIMIT = 256 * 1024 * 1024;
 const HOSTILE_MB = 300;
 
-let h: ImportHarness;
-
-beforeAll(async () => {
-  h = await startImportHarness();
-}, 120_000);
-
-afterAll(async () => {
-  await h?.stop();
-});
+const h = importHarnessForThisFile();
 
 /**
  * A gzip export whose page has three revisions, the second holding `open`,

@@ -7,10 +7,10 @@
  */
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../../src/limits.ts";
 import { exportXml, generateHistory } from "../support/mediawiki-export.ts";
-import { oneLineReason, rawBytes, startImportHarness, summaryOf, type ImportHarness } from "./import-cli-harness.ts";
+import { oneLineReason, rawBytes, importHarnessForThisFile, summaryOf } from "./import-cli-harness.ts";
 
 const MAX = LIMITS.storage.maxRequestBytes;
 const MiB = 1024 * 1024;
@@ -73,15 +73,7 @@ function escapingHistory(count: number, textBytes: number, firstId: number): Arr
   }));
 }
 
-let h: ImportHarness;
-
-beforeAll(async () => {
-  h = await startImportHarness();
-}, 120_000);
-
-afterAll(async () => {
-  await h?.stop();
-});
+const h = importHarnessForThisFile();
 
 describe("palimpsest import: request size from the archive's advertised limit", () => {
   it("--batch-bytes over the archive's storage.maxRequestBytes exits 2 naming the limit; the limit itself is accepted", async () => {

@@ -29,6 +29,26 @@ async function collect(items: AsyncIterable<ExportItem>): Promise<ExportItem[]> 
 const read = (xml: string, chunk = 4096) => collect(readMediaWikiExport(stringChunks(xml, chunk)));
 const readBytes = (bytes: Uint8Array, chunk = 4096) => collect(readMediaWikiExport(decodeUtf8(byteChunks(bytes, chunk))));
 
+/**
+ * How far the live heap grew above its starting point while `body` ran,
+ * sampled on every `every`-th call of the `sample` callback body gets. A real
+ * gc() before each sample, so garbage awaiting collection is not counted.
+ */
+async function liveHeapGrowth<T>(every: number, body: (sample: () => void) => Promise<T>): Promise<{ result: T; growth: number }> {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  let peak = before;
+  let calls = 0;
+  const result = await body(() => {
+    if (++calls % every !== 0) return;
+    gc();
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+  });
+  return { result, growth: peak - before };
+}
+
 function revisions(items: ExportItem[]): ExportRevision[] {
   return items.flatMap((i) => (i.kind === "revision" ? [i.revision] : []));
 }
@@ -434,27 +454,13 @@ describe("readMediaWikiExport: oversized text", () => {
   });
 
   it("does not buffer a huge text: live heap stays far below its size", async () => {
-    // A real gc() so that only live memory is measured, not garbage awaiting collection.
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
     const size = 4 * LIMIT; // 64 MiB of text
-    gc();
-    const before = process.memoryUsage().heapUsed;
-    let peak = before;
-    let chunks = 0;
-    const items = await collect(
-      readMediaWikiExport(
-        hugeExport("0123456789abcdef", size / 16, () => {
-          if (++chunks % 64 !== 0) return; // every 4 MiB
-          gc();
-          peak = Math.max(peak, process.memoryUsage().heapUsed);
-        }),
-      ),
-    );
+    // Sampled every 4 MiB.
+    const { result: items, growth } = await liveHeapGrowth(64, (sample) => collect(readMediaWikiExport(hugeExport("0123456789abcdef", size / 16, sample))));
     expect(problems(items)).toHaveLength(1);
     expect(problems(items)[0]!.reason).toMatch(/exceeds page\.maxRevisionBytes/);
     // It may hold up to the limit (16 MiB) while it cannot yet tell; never the whole 64 MiB.
-    expect(peak - before).toBeLessThan(size / 2);
+    expect(growth).toBeLessThan(size / 2);
   }, 60_000);
 });
 
@@ -492,26 +498,15 @@ describe("readMediaWikiExport: everything saxes holds is bounded", () => {
   });
 
   it("CDATA sections count as text: 64 MiB of them in 64 KiB sections are a problem, not 64 MiB of heap", async () => {
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
-    gc();
-    const before = process.memoryUsage().heapUsed;
-    let peak = before;
-    let chunks = 0;
     const section = `${"a".repeat(65_536 - 12)}]]><![CDATA[`;
     const size = 4 * LIMIT;
-    const items = await collect(
-      readMediaWikiExport(
-        hostile("<text><![CDATA[", section, size / section.length, "]]></text>", () => {
-          if (++chunks % 64 !== 0) return; // every 4 MiB
-          gc();
-          peak = Math.max(peak, process.memoryUsage().heapUsed);
-        }),
-      ),
+    // Sampled every 4 MiB.
+    const { result: items, growth } = await liveHeapGrowth(64, (sample) =>
+      collect(readMediaWikiExport(hostile("<text><![CDATA[", section, size / section.length, "]]></text>", sample))),
     );
     expect(summary(items)).toEqual([1, `page "Hostile" revision 2: text exceeds page.maxRevisionBytes (${LIMIT} bytes)`, 3]);
     // It may hold up to the limit (16 MiB) while it cannot yet tell; never the whole 64 MiB.
-    expect(peak - before).toBeLessThan(size / 2);
+    expect(growth).toBeLessThan(size / 2);
   }, 60_000);
 
   it("attribute values: 64 KiB on one element are read whole, more are a problem for the revision", async () => {
@@ -556,53 +551,27 @@ describe("readMediaWikiExport: everything saxes holds is bounded", () => {
   });
 
   it("a text of 4 Mi one-character CDATA sections is read whole, without ~32 bytes of heap per section", async () => {
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
-    gc();
-    const before = process.memoryUsage().heapUsed;
-    let peak = before;
-    let chunks = 0;
     const sections = 4 << 20;
-    const items = await collect(
-      readMediaWikiExport(
-        hostile("<text>", "<![CDATA[é]]>", sections, "</text>", () => {
-          if (++chunks % 64 !== 0) return;
-          gc();
-          peak = Math.max(peak, process.memoryUsage().heapUsed);
-        }),
-      ),
+    const { result: items, growth } = await liveHeapGrowth(64, (sample) =>
+      collect(readMediaWikiExport(hostile("<text>", "<![CDATA[é]]>", sections, "</text>", sample))),
     );
     expect(problems(items)).toEqual([]);
     const long = revisions(items).find((r) => r.id === 2)!;
     expect(long.text === "é".repeat(sections)).toBe(true);
     // 8 MiB as text (two bytes a character); as one string per section, 128 MiB.
-    expect(peak - before).toBeLessThan(48 * 1024 * 1024);
+    expect(growth).toBeLessThan(48 * 1024 * 1024);
   }, 60_000);
 
   it("a text of line breaks up to the limit is read whole, without saxes's ~32 bytes of heap per line", async () => {
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
-    gc();
-    const before = process.memoryUsage().heapUsed;
-    let peak = before;
-    let chunks = 0;
     // CR LF: saxes appends one string per line (it reads CR LF as one line break).
     const lines = LIMIT / 2 - 1;
-    const items = await collect(
-      readMediaWikiExport(
-        hostile("<text>", "\r\n", lines, "</text>", () => {
-          if (++chunks % 32 !== 0) return;
-          gc();
-          peak = Math.max(peak, process.memoryUsage().heapUsed);
-        }),
-      ),
-    );
+    const { result: items, growth } = await liveHeapGrowth(32, (sample) => collect(readMediaWikiExport(hostile("<text>", "\r\n", lines, "</text>", sample))));
     expect(problems(items)).toEqual([]);
     const long = revisions(items).find((r) => r.id === 2)!;
     expect(long.text.length).toBe(lines);
     expect(/^\n*$/.test(long.text)).toBe(true);
     // 8 Mi line breaks: 8 MiB as text; as one string per line, 256 MiB.
-    expect(peak - before).toBeLessThan(64 * 1024 * 1024);
+    expect(growth).toBeLessThan(64 * 1024 * 1024);
   }, 60_000);
 });
 
