@@ -33,16 +33,7 @@
  */
 import { brotliCompressSync, brotliDecompressSync, constants as z, gunzipSync, gzipSync } from "node:zlib";
 import "../codec/install-node.ts";
-import {
-  brotliCompress,
-  brotliDecompress,
-  gzipCompress,
-  gzipDecompress,
-  lz4Compress,
-  lz4Decompress,
-  lz4FrameCompress,
-  lz4FrameDecompress,
-} from "../codec/index.ts";
+import * as wasm from "../codec/index.ts";
 import type { BenchSample } from "./corpus.ts";
 import { comparison, compareThroughput, mbPerSecond, measure, type Comparison, type TimingPolicy } from "./harness/index.ts";
 import { nativeLz4Baseline, type Lz4Mode, type NativeLz4Baseline } from "./native-lz4.ts";
@@ -167,16 +158,16 @@ function againstNativeLz4(rows: RowSpec[], mode: Lz4Mode, native: NativeLz4Basel
 
 function lz4Rows(items: readonly Uint8Array[], native: NativeLz4Baseline | undefined, o: CodecBenchOptions): CodecRow[] {
   const block = LZ4_LEVELS.flatMap(({ mode, level }) => {
-    const codec = { compress: (b: Uint8Array) => lz4Compress(b, { level }), decompress: (p: Uint8Array) => lz4Decompress(p) };
+    const codec = { compress: (b: Uint8Array) => wasm.lz4Compress(b, { level }), decompress: (p: Uint8Array) => wasm.lz4Decompress(p) };
     return againstNativeLz4(roundTrip({ codec: "lz4", quality: level, lgwin: null, dict: false }, items, codec, `lz4 level ${level}`), mode, native, o);
   });
-  const frame = { compress: (b: Uint8Array) => lz4FrameCompress(b), decompress: (p: Uint8Array) => lz4FrameDecompress(p) };
+  const frame = { compress: (b: Uint8Array) => wasm.lz4FrameCompress(b), decompress: (p: Uint8Array) => wasm.lz4FrameDecompress(p) };
   const frameRows = roundTrip({ codec: "lz4-frame", quality: 0, lgwin: null, dict: false }, items, frame, "lz4 frame");
   return [...block, ...againstNativeLz4(frameRows, "frame", native, o)];
 }
 
 function gzipRows(items: readonly Uint8Array[], o: CodecBenchOptions): CodecRow[] {
-  const own = { compress: (b: Uint8Array) => gzipCompress(b, { level: GZIP_LEVEL }), decompress: (p: Uint8Array) => gzipDecompress(p) };
+  const own = { compress: (b: Uint8Array) => wasm.gzipCompress(b, { level: GZIP_LEVEL }), decompress: (p: Uint8Array) => wasm.gzipDecompress(p) };
   const native = { compress: (b: Uint8Array) => gzipSync(b, { level: GZIP_LEVEL }), decompress: (p: Uint8Array) => gunzipSync(p) };
   return againstInProcess(roundTrip({ codec: "gzip", quality: GZIP_LEVEL, lgwin: null, dict: false }, items, own, "gzip"), "node-zlib-gzip", native, o.policy);
 }
@@ -191,13 +182,13 @@ function brotliRows(sample: BenchSample, quality: number, lgwin: number, o: Code
     compress: (b: Uint8Array) => brotliCompressSync(b, { params: { [z.BROTLI_PARAM_QUALITY]: quality, [z.BROTLI_PARAM_LGWIN]: lgwin, [z.BROTLI_PARAM_SIZE_HINT]: b.byteLength } }),
     decompress: (p: Uint8Array) => brotliDecompressSync(p),
   };
-  const plain = { compress: (b: Uint8Array) => brotliCompress(b, { quality, lgwin }), decompress: (p: Uint8Array) => brotliDecompress(p) };
+  const plain = { compress: (b: Uint8Array) => wasm.brotliCompress(b, { quality, lgwin }), decompress: (p: Uint8Array) => wasm.brotliDecompress(p) };
   const rows = againstInProcess(roundTrip({ codec: "br", quality, lgwin, dict: false }, items, plain, `br q${quality}`), "node-zlib-brotli", native, o.policy);
   const { pairs } = sample;
   if (pairs.length === 0) return rows;
   const dict = {
-    compress: (b: Uint8Array, i: number) => brotliCompress(b, { quality, lgwin, dictionary: pairs[i]!.dictionary }),
-    decompress: (p: Uint8Array, i: number) => brotliDecompress(p, { dictionary: pairs[i]!.dictionary }),
+    compress: (b: Uint8Array, i: number) => wasm.brotliCompress(b, { quality, lgwin, dictionary: pairs[i]!.dictionary }),
+    decompress: (p: Uint8Array, i: number) => wasm.brotliDecompress(p, { dictionary: pairs[i]!.dictionary }),
   };
   const dictRows = roundTrip({ codec: "br", quality, lgwin, dict: true }, pairs.map((p) => p.input), dict, `br q${quality} dict`);
   return [...rows, ...againstInProcess(dictRows, "node-zlib-brotli (no dict)", native, o.policy)];

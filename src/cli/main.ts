@@ -30,10 +30,12 @@ function requestedCommand(args: readonly string[]): string | undefined {
 registerDevCommand(program);
 registerCodecCommands(program);
 registerImportCommand(program);
-// The benches take about 2 s and 250 MB to load (wrangler, the harnesses), so
-// they are imported only when asked for; otherwise a stand-in keeps `bench` in `--help`.
+// The bench commands live with the benches (src/bench/commands/), which build
+// on this folder's archive client and local Worker, so src/bench depends on
+// src/cli and not back: the program plugs them in only when asked for, which
+// also spares every other command their load time. A stand-in keeps `bench` in `--help`.
 if (requestedCommand(process.argv.slice(2)) === "bench") {
-  const { registerBenchCommands } = await import("./commands/bench.ts");
+  const { registerBenchCommands } = await import("../bench/commands/index.ts");
   registerBenchCommands(program);
 } else {
   program.command("bench").description("measure the archive's building blocks");

@@ -167,15 +167,33 @@ async function batchingFor(client: ArchiveClient, flags: ImportFlags, warn: (lin
   return { revisions: flags.batchRevisions, bytes: flags.batchBytes ?? Math.min(DEFAULT_BATCH_BYTES, maxRequestBytes), maxRequestBytes };
 }
 
-async function runImport(file: string, flags: ImportFlags): Promise<void> {
+function writeToken(flags: ImportFlags): string {
   const token = flags.token ?? process.env.PALIMPSEST_TOKEN ?? readDevToken();
   if (!token) throw new UsageError("no write token: pass --token, set PALIMPSEST_TOKEN, or run npm start once to create .dev.vars");
-  let size: number;
+  return token;
+}
+
+async function fileSize(file: string): Promise<number> {
   try {
-    size = (await stat(file)).size;
+    return (await stat(file)).size;
   } catch {
     throw new UsageError(`cannot read ${file}`);
   }
+}
+
+/** What the archive now stores for the imported pages: live blobs and SQLite. */
+async function storedBytes(client: ArchiveClient, pages: Iterable<string>): Promise<number> {
+  let stored = 0;
+  for (const key of pages) {
+    const s = await client.stats(key);
+    stored += s.blobBytes + s.metadataBytes;
+  }
+  return stored;
+}
+
+async function runImport(file: string, flags: ImportFlags): Promise<void> {
+  const token = writeToken(flags);
+  const size = await fileSize(file);
   const client = new ArchiveClient({ url: flags.url, token });
   const summary: Summary = { pages: new Set(), created: 0, existing: 0, skipped: 0, rawBytes: 0 };
   const bar = flags.progress && process.stderr.isTTY ? new cliProgress.SingleBar({ format: "importing [{bar}] {percentage}% | {revisions} revisions | {eta_formatted} left", stream: process.stderr }, cliProgress.Presets.shades_classic) : null;
@@ -213,11 +231,7 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
   } finally {
     bar?.stop();
   }
-  let stored = 0;
-  for (const key of summary.pages) {
-    const s = await client.stats(key);
-    stored += s.blobBytes + s.metadataBytes;
-  }
+  const stored = await storedBytes(client, summary.pages);
   const line = {
     pages: summary.pages.size,
     revisions: summary.created + summary.existing,

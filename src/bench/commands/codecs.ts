@@ -8,11 +8,11 @@
  */
 import type { Command } from "commander";
 import { CODEC_BUILD } from "../../codec/index.ts";
-import { benchCodecs, type CodecRow } from "../../bench/codecs.ts";
-import { BenchInputError, CorpusMissingError, DEFAULT_CORPUS_DIR, defaultSample, fileSample, type BenchSample } from "../../bench/corpus.ts";
-import { DEFAULT_POLICY, fixed, printLine, QUICK_POLICY, rowPrinter, type Column } from "../../bench/harness/index.ts";
-import { codecModuleSizes, type ModuleSizes, type SizeEntry } from "../../bench/module-sizes.ts";
-import { logLine, UsageError } from "../output.ts";
+import { benchCodecs, type CodecRow } from "../codecs.ts";
+import { BenchInputError, CorpusMissingError, DEFAULT_CORPUS_DIR, defaultSample, fileSample, type BenchSample } from "../corpus.ts";
+import { DEFAULT_POLICY, fixed, printLine, QUICK_POLICY, rowPrinter, type Column } from "../harness/index.ts";
+import { codecModuleSizes, type ModuleSizes, type SizeEntry } from "../module-sizes.ts";
+import { logLine, UsageError } from "../../cli/output.ts";
 
 interface CodecsFlags {
   json?: boolean;

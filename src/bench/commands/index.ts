@@ -8,9 +8,9 @@
  * npx palimpsest bench codecs --json --quick a.html b.css
  */
 import type { Command } from "commander";
-import { registerBenchCodecs } from "./bench-codecs.ts";
-import { registerBenchStore } from "./bench-store.ts";
-import { registerBenchTiers } from "./bench-tiers.ts";
+import { registerBenchCodecs } from "./codecs.ts";
+import { registerBenchStore } from "./store.ts";
+import { registerBenchTiers } from "./tiers.ts";
 
 export function registerBenchCommands(program: Command): void {
   const bench = program.command("bench").description("measure the archive's building blocks");

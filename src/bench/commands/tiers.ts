@@ -10,9 +10,9 @@
  * npx palimpsest bench tiers --json --quick    # smaller mix and burst, for tests
  */
 import type { Command } from "commander";
-import { fixed, rowPrinter, type Column } from "../../bench/harness/index.ts";
-import type { TiersRow } from "../../bench/tiers/run.ts";
-import { logLine, parseIntOption } from "../output.ts";
+import { fixed, rowPrinter, type Column } from "../harness/index.ts";
+import type { TiersRow } from "../tiers/run.ts";
+import { logLine, parseIntOption } from "../../cli/output.ts";
 
 interface TiersFlags {
   json?: boolean;
@@ -44,7 +44,7 @@ const COLUMNS: Column<TiersRow>[] = [
 
 async function tiers(flags: TiersFlags): Promise<void> {
   // Imported when run: it loads wrangler, which takes seconds.
-  const { benchTiers, DEFAULT_TIERS_OPTIONS, QUICK_TIERS_OPTIONS } = await import("../../bench/tiers/run.ts");
+  const { benchTiers, DEFAULT_TIERS_OPTIONS, QUICK_TIERS_OPTIONS } = await import("../tiers/run.ts");
   const base = flags.quick ? QUICK_TIERS_OPTIONS : DEFAULT_TIERS_OPTIONS;
   const { json, quick: _quick, ...overrides } = flags;
   const options = { ...base, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)), log: logLine };

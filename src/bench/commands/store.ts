@@ -13,10 +13,10 @@
  */
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { fixed, percent, printLine, rowPrinter, type Column } from "../../bench/harness/index.ts";
-import { HistoryInputError } from "../../bench/store/history.ts";
-import type { LengthCheckRow, StoreRow } from "../../bench/store/run.ts";
-import { logLine, UsageError, parseIntOption } from "../output.ts";
+import { fixed, percent, printLine, rowPrinter, type Column } from "../harness/index.ts";
+import { HistoryInputError } from "../store/history.ts";
+import type { LengthCheckRow, StoreRow } from "../store/run.ts";
+import { logLine, UsageError, parseIntOption } from "../../cli/output.ts";
 
 interface StoreFlags {
   json?: boolean;
@@ -59,7 +59,7 @@ async function store(files: string[], flags: StoreFlags): Promise<void> {
     if (!flags.json) logLine("bench store: ratios are stored bytes / raw text bytes; times are ms per revision");
   }
   // Imported when run: it loads wrangler, which takes seconds.
-  const { benchStore } = await import("../../bench/store/run.ts");
+  const { benchStore } = await import("../store/run.ts");
   try {
     await benchStore(files, {
       seed: flags.seed,
