@@ -210,7 +210,10 @@ function withNativeLz4<T>(items: readonly Uint8Array[], o: CodecBenchOptions, us
 
 export function benchCodecs(sample: BenchSample, options: CodecBenchOptions): CodecRow[] {
   const items = sample.items.map((i) => i.bytes);
-  const emit = (rows: CodecRow[]) => (rows.forEach((r) => options.onRow?.(r)), rows);
+  const emit = (rows: CodecRow[]) => {
+    for (const row of rows) options.onRow?.(row);
+    return rows;
+  };
   if (sample.pairs.length === 0) options.log?.("bench: no input has a related earlier input to use as a dictionary; skipping the br dict rows");
   // brotli last: at q9 each call outgrows codec.recycleHeapBytes, so the
   // heap is replaced per call and hundreds of dead 30+ MiB wasm memories

@@ -11,7 +11,7 @@
  */
 import type { Command } from "commander";
 import { fixed, rowPrinter, type Column } from "../harness/index.ts";
-import type { TiersRow } from "../tiers/run.ts";
+import type { TiersBenchOptions, TiersRow } from "../tiers/run.ts";
 import { logLine, parseIntOption } from "../../cli/output.ts";
 
 interface TiersFlags {
@@ -25,6 +25,9 @@ interface TiersFlags {
   writeEvery?: number;
   seed?: number;
 }
+
+/** The workload settings a flag of the same name overrides. */
+const TUNABLE = ["reads", "pages", "burstPurges", "latencyMs", "concurrency", "writeEvery", "seed"] as const;
 
 const COLUMNS: Column<TiersRow>[] = [
   ["scenario", -13, (r) => r.scenario],
@@ -45,14 +48,13 @@ const COLUMNS: Column<TiersRow>[] = [
 async function tiers(flags: TiersFlags): Promise<void> {
   // Imported when run: it loads wrangler, which takes seconds.
   const { benchTiers, DEFAULT_TIERS_OPTIONS, QUICK_TIERS_OPTIONS } = await import("../tiers/run.ts");
-  const base = flags.quick ? QUICK_TIERS_OPTIONS : DEFAULT_TIERS_OPTIONS;
-  const { json, quick: _quick, ...overrides } = flags;
-  const options = { ...base, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)), log: logLine };
+  const options: TiersBenchOptions = { ...(flags.quick ? QUICK_TIERS_OPTIONS : DEFAULT_TIERS_OPTIONS), log: logLine };
+  for (const name of TUNABLE) if (flags[name] !== undefined) options[name] = flags[name];
   logLine(
     `bench tiers: ${options.reads} reads (1 write per ${options.writeEvery}) over ${options.pages} pages, Zipf s=${options.zipfS}, ` +
       `${options.concurrency} in flight, ${options.latencyMs} ms per inter-region hop, burst of ${options.burstPurges} purges`,
   );
-  const out = rowPrinter(json ?? false, COLUMNS);
+  const out = rowPrinter(flags.json ?? false, COLUMNS);
   out.header();
   // Failed requests surface after every row is printed, as an error (exit 1) naming the first.
   await benchTiers(options, out.row);

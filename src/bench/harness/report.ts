@@ -33,7 +33,9 @@ export function printLine(line: string): void {
 
 export function rowPrinter<R>(json: boolean, columns: readonly Column<R>[], print: (line: string) => void = printLine): RowPrinter<R> {
   return {
-    header: () => json || print(tableHeader(columns)),
+    header() {
+      if (!json) print(tableHeader(columns));
+    },
     row: (row) => print(json ? JSON.stringify(row) : tableLine(columns, row)),
   };
 }

@@ -61,7 +61,10 @@ export class ScenarioRun {
       const res = await this.client.append(key, revisions, { colo });
       if (res.created.length === revisions.length) return res;
       // A retried write that had landed (see retryLostByDevProxy): stored, purge id unknown, audited by sequence.
-      if (res.created.length === 0 && res.existing.length === revisions.length) return (this.untracked++, res);
+      if (res.created.length === 0 && res.existing.length === revisions.length) {
+        this.untracked++;
+        return res;
+      }
       this.fail(what, `created ${res.created.length} of ${revisions.length} revisions`);
     } catch (err) {
       this.fail(what, err);
