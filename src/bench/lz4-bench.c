@@ -4,7 +4,7 @@
  * same C entry points the TypeScript wrappers call (LZ4_compress_fast,
  * LZ4_compress_HC, LZ4F_compressFrame with the shim's preferences,
  * LZ4_decompress_safe, LZ4F_decompress), with the same pass/median timing
- * policy as src/bench/timing.ts. What it leaves out is exactly the JS side:
+ * policy as src/bench/harness/timing.ts. What it leaves out is exactly the JS side:
  * heap copies in and out and the per-call mallocs, which is the overhead the
  * comparison is meant to expose.
  *

@@ -7,9 +7,10 @@
  * cache off so every read costs what the storage layout costs), then read
  * back over the public API.
  *
- * Per history, in order and never overlapping (so no phase's timings carry
- * another's load): import (timed per batch), stats, reads (verified, timed),
- * then a second pass over the export for the baselines (baselines.ts).
+ * Per history: the baselines (baselines.ts: a pass over the export, sizes
+ * only, nothing timed) while its Worker starts; then, with nothing else
+ * running (so no phase's timings carry another's load), import (timed per
+ * batch), stats and reads (verified, timed).
  *
  * Row fields (one JSON line per history):
  *
@@ -82,12 +83,22 @@ export interface StoreBenchOptions {
 }
 
 /** Each history on a fresh Worker with fresh storage, all from one bundle; then the length check. */
+/** What every Worker of a run starts from. */
+interface StoreSetup {
+  bundle: WorkerBundle;
+  vars: Record<string, unknown>;
+}
+
+/** Each history on a fresh Worker with fresh storage, all from one bundle; then the length check. */
 export async function benchStore(files: readonly string[], options: StoreBenchOptions): Promise<void> {
-  const bundle = await bundleWorker();
+  // Both take seconds and neither needs the other.
+  const [bundle, topology] = await Promise.all([bundleWorker(), readTopology()]);
+  // The tiered cache off: the read cost measured is the storage layout's, not a cache's.
+  const setup = { bundle, vars: benchVars({ ...topology, enabled: false }) };
   try {
-    for (const file of files) options.onRow(await benchHistory(file, bundle, options));
+    for (const file of files) options.onRow(await benchHistory(file, setup, options));
     if (options.lengthCheckLong !== undefined) {
-      const check = await withStoreWorker(bundle, (client) => lengthCheck(client, { ...options, longRevisions: options.lengthCheckLong }));
+      const check = await withStoreWorker(setup, (client) => lengthCheck(client, { ...options, longRevisions: options.lengthCheckLong }));
       options.onLengthCheck?.(check);
     }
   } finally {
@@ -95,14 +106,19 @@ export async function benchStore(files: readonly string[], options: StoreBenchOp
   }
 }
 
-/** A throwaway Worker with the tiered cache off, so the read cost measured is the storage layout's. */
-async function withStoreWorker<T>(bundle: WorkerBundle, use: (client: ArchiveClient) => Promise<T>): Promise<T> {
-  const worker = await startLocalWorker({ bundle, vars: benchVars({ ...(await readTopology()), enabled: false }), logLevel: workerLogLevel() });
+/**
+ * Runs `use` on a throwaway Worker. `untimed` work runs while the Worker
+ * starts and has ended before `use` begins, so it never loads what `use` times.
+ */
+async function withStoreWorker<T>(setup: StoreSetup, use: (client: ArchiveClient) => Promise<T>, untimed: Promise<unknown> = Promise.resolve()): Promise<T> {
+  const [started, done] = await Promise.allSettled([startLocalWorker({ ...setup, logLevel: workerLogLevel() }), untimed]);
+  if (started.status === "rejected") throw started.reason;
   try {
+    if (done.status === "rejected") throw done.reason;
     // One attempt per request: a retried request would hide its failure and inflate its time.
-    return await use(new ArchiveClient({ url: worker.url, token: worker.token, attempts: 1 }));
+    return await use(new ArchiveClient({ url: started.value.url, token: started.value.token, attempts: 1 }));
   } finally {
-    await worker.stop();
+    await started.value.stop();
   }
 }
 
@@ -165,14 +181,17 @@ async function storeAndRead(file: string, client: ArchiveClient, options: StoreB
   return { key, imported, stats, reads };
 }
 
-async function benchHistory(file: string, bundle: WorkerBundle, options: StoreBenchOptions): Promise<StoreRow> {
+async function benchHistory(file: string, setup: StoreSetup, options: StoreBenchOptions): Promise<StoreRow> {
   const name = historyName(file);
   const log = (line: string) => options.log?.(`bench store: ${name}: ${line}`);
-  const stored = await withStoreWorker(bundle, (client) => storeAndRead(file, client, options, log));
   const started = performance.now();
-  const baselines = await computeBaselines(file, options.git ?? true);
-  const idx = baselines.gitIdxBytes === null ? "" : ` (git .pack ${baselines.gitPackBytes} bytes, .idx ${baselines.gitIdxBytes} bytes not counted)`;
-  log(`baselines in ${((performance.now() - started) / 1000).toFixed(1)} s${idx}`);
+  const baselinesDone = computeBaselines(file, options.git ?? true).then((b) => {
+    const idx = b.gitIdxBytes === null ? "" : ` (git .pack ${b.gitPackBytes} bytes, .idx ${b.gitIdxBytes} bytes not counted)`;
+    log(`baselines in ${((performance.now() - started) / 1000).toFixed(1)} s${idx}`);
+    return b;
+  });
+  const stored = await withStoreWorker(setup, (client) => storeAndRead(file, client, options, log), baselinesDone);
+  const baselines = await baselinesDone;
   if (baselines.rawBytes !== stored.imported.rawBytes) {
     throw new Error(`${file}: the baseline pass read ${baselines.rawBytes} bytes of text, the import ${stored.imported.rawBytes}`);
   }

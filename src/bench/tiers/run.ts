@@ -172,11 +172,12 @@ export const QUICK_TIERS_OPTIONS: Omit<TiersBenchOptions, "log"> = {
 export class TiersBenchFailures extends Error {}
 
 export async function benchTiers(o: TiersBenchOptions, onRow: (row: TiersRow) => void, scenarios: readonly Scenario[] = SCENARIOS): Promise<void> {
-  const bundle = await bundleWorker();
+  // Both take seconds and neither needs the other.
+  const [bundle, topology] = await Promise.all([bundleWorker(), readTopology()]);
   const failures: string[] = [];
   try {
     for (const scenario of scenarios) {
-      const { row, errors } = await runScenario(bundle, scenario, o);
+      const { row, errors } = await runScenario({ bundle, topology }, scenario, o);
       onRow(row);
       failures.push(...errors.map((e) => `${scenario.name}: ${e}`));
     }
@@ -196,9 +197,10 @@ function workerLogLevel(): "error" | "warn" | "log" {
 }
 
 /** One scenario on a fresh Worker with fresh storage. */
-export async function runScenario(bundle: WorkerBundle, scenario: Scenario, o: TiersBenchOptions): Promise<{ row: TiersRow; errors: string[] }> {
+export async function runScenario(base: { bundle: WorkerBundle; topology: TopologyVars }, scenario: Scenario, o: TiersBenchOptions): Promise<{ row: TiersRow; errors: string[] }> {
   const log = (msg: string) => o.log(`bench tiers [${scenario.name}]: ${msg}`);
-  const topology: TopologyVars = { ...(await readTopology()), enabled: scenario.enabled, purgeDelivery: scenario.purgeDelivery, interRegionLatencyMs: o.latencyMs };
+  const { bundle } = base;
+  const topology: TopologyVars = { ...base.topology, enabled: scenario.enabled, purgeDelivery: scenario.purgeDelivery, interRegionLatencyMs: o.latencyMs };
   const worker = await startLocalWorker({ bundle, vars: benchVars(topology), logLevel: workerLogLevel() });
   try {
     const client = new ArchiveClient({ url: worker.url, token: worker.token, attempts: 4, baseDelayMs: 50, retryable: retryLostByDevProxy });
