@@ -172,165 +172,208 @@ export async function* decodeUtf8(chunks: AsyncIterable<Uint8Array>): AsyncGener
   }
 }
 
-export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGenerator<ExportItem> {
-  const parser = new SaxesParser({ xmlns: false, position: true });
-  const ready: ExportItem[] = [];
-  const path: string[] = [];
-  const buffer = new TextBuffer();
-  let capturing = false;
+/**
+ * The state of one export being read. saxes's handlers and the checks between
+ * writes all share it, so it lives here and each handler is a short method;
+ * readMediaWikiExport registers them (exactly 7, see there) and runs the writes.
+ */
+class ExportParse {
+  /** Items finished during the current write, yielded after it. */
+  readonly ready: ExportItem[] = [];
+  sawRoot = false;
+  private readonly path: string[] = [];
+  private readonly buffer = new TextBuffer();
+  private capturing = false;
   /** UTF-16 units of the element being captured (they bound its UTF-8 bytes from below). */
-  let captureBytes = 0;
-  let title: string | null = null;
-  let draft: Draft | null = null;
-  let sawRoot = false;
+  private captureBytes = 0;
+  private title: string | null = null;
+  private draft: Draft | null = null;
   /**
    * Characters dropped so far of the comment, processing instruction or
    * DOCTYPE being read. The first two are checked whole as they end; the
    * DOCTYPE (at most one, before the root) has no event left to end it (see
-   * below), so it is counted to within one write.
+   * bound), so it is counted to within one write.
    */
-  const dropped = { comment: 0, instruction: 0, doctype: 0 };
-  const tooLong = (kind: keyof typeof dropped, tail: number) => {
-    if (dropped[kind] + tail > LIMITS.page.maxRevisionBytes) tooBig(`${DROPPED_NODE[kind]} is longer than page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
-  };
+  private readonly dropped = { comment: 0, instruction: 0, doctype: 0 };
 
-  /** Where the parser is, for errors: the page and revision being read, if any. */
-  const where = (): string => {
-    if (title === null && draft === null) return "";
-    const id = draft?.fields.get("id");
-    return ` (in page ${JSON.stringify(title ?? "?")}${draft ? ` revision ${id ?? "?"}` : ""})`;
-  };
-  /** A node too big to hold: the revision it is in cannot be stored; outside a revision, nothing can be trusted. */
-  const tooBig = (reason: string) => {
-    if (draft) draft.problem ??= reason;
-    else throw new ExportFormatError(`${reason}, at line ${parser.line}${where()}`);
-  };
-  const attributesTooBig = (element: string | null) => tooBig(`the attribute values of <${element ?? "?"}> are longer than ${MARKUP.maxAttributeChars} characters`);
-  const checkEncoding = () => {
-    const { encoding } = parser.xmlDecl;
-    if (encoding && !/^utf-?8$/i.test(encoding)) throw new ExportFormatError(`the export declares encoding ${encoding}; only UTF-8 is supported`);
-  };
-  // saxes stores each handler as `this[name] = handler`; V8 turns an object given
-  // more than 7 properties that way into a dictionary, which makes every parser
-  // state 3 times slower. So: these 7 and no more (the XML declaration is read
-  // from parser.xmlDecl, attributes from saxes-held.ts).
-  parser.on("error", (err) => {
-    throw new ExportFormatError(`malformed XML at line ${parser.line}, column ${parser.column}: ${err.message.replace(/^(?:.*?:)?\d+:\d+: /, "")}${where()}`);
-  });
-  parser.on("opentag", (tag: SaxesTagPlain) => {
+  constructor(private readonly parser: SaxesParser) {}
+
+  error(err: Error): never {
+    throw new ExportFormatError(`malformed XML at line ${this.parser.line}, column ${this.parser.column}: ${err.message.replace(/^(?:.*?:)?\d+:\d+: /, "")}${this.where()}`);
+  }
+
+  opentag(tag: SaxesTagPlain): void {
+    const path = this.path;
     const parent = path[path.length - 1];
     path.push(tag.name);
-    if (path.length > MARKUP.maxDepth) throw new ExportFormatError(`elements nested more than ${MARKUP.maxDepth} deep, at line ${parser.line}${where()}`);
-    if (tag.name === "page" && parent === "mediawiki") title = null;
-    else if (tag.name === "revision" && parent === "page") draft = newDraft();
-    // A start tag read within one write is checked here, whole.
-    const names = Object.keys(tag.attributes);
-    if (names.length > MARKUP.maxAttributes) throw new ExportFormatError(`<${tag.name}> has more than ${MARKUP.maxAttributes} attributes, at line ${parser.line}${where()}`);
-    if ([tag.name, ...names].some((name) => name.length > MARKUP.maxNameChars)) throw new ExportFormatError(`a name longer than ${MARKUP.maxNameChars} characters, at line ${parser.line}${where()}`);
-    // Values over the bound were cut short as they were read; saxes keeps the rest while the element is open.
-    if (Object.values(tag.attributes).reduce((n, v) => n + v.length, 0) > MARKUP.maxAttributeChars) {
-      for (const name of names) tag.attributes[name] = "";
-      attributesTooBig(tag.name);
-    }
+    if (path.length > MARKUP.maxDepth) throw new ExportFormatError(`elements nested more than ${MARKUP.maxDepth} deep, at line ${this.parser.line}${this.where()}`);
+    if (tag.name === "page" && parent === "mediawiki") this.title = null;
+    else if (tag.name === "revision" && parent === "page") this.draft = newDraft();
+    this.checkStartTag(tag);
     if (path.length === 1) {
-      checkEncoding();
-      if (tag.name !== "mediawiki") throw new ExportFormatError(`root element is <${tag.name}>, not <mediawiki>`);
-      const version = String(tag.attributes.version ?? "");
-      if (!SUPPORTED_SCHEMAS.has(version)) throw new ExportFormatError(`export schema version ${JSON.stringify(version)} is not supported (0.10 or 0.11)`);
-      sawRoot = true;
+      this.openRoot(tag);
       return;
     }
+    const draft = this.draft;
     if (draft && tag.name === "text" && parent === "revision") {
       draft.textBytesAttr = tag.attributes.bytes === undefined ? null : String(tag.attributes.bytes);
       draft.textDeleted = tag.attributes.deleted !== undefined;
     }
     const capture = (parent === "page" && tag.name === "title") || (parent === "revision" && draft !== null) || (parent === "contributor" && draft !== null);
     if (capture) {
-      capturing = true;
-      buffer.take();
-      captureBytes = 0;
+      this.capturing = true;
+      this.buffer.take();
+      this.captureBytes = 0;
     }
-  });
+  }
+
+  /** A start tag read within one write is checked here, whole. */
+  private checkStartTag(tag: SaxesTagPlain): void {
+    const names = Object.keys(tag.attributes);
+    if (names.length > MARKUP.maxAttributes) throw new ExportFormatError(`<${tag.name}> has more than ${MARKUP.maxAttributes} attributes, at line ${this.parser.line}${this.where()}`);
+    if ([tag.name, ...names].some((name) => name.length > MARKUP.maxNameChars)) throw new ExportFormatError(`a name longer than ${MARKUP.maxNameChars} characters, at line ${this.parser.line}${this.where()}`);
+    // Values over the bound were cut short as they were read; saxes keeps the rest while the element is open.
+    if (Object.values(tag.attributes).reduce((n, v) => n + v.length, 0) > MARKUP.maxAttributeChars) {
+      for (const name of names) tag.attributes[name] = "";
+      this.attributesTooBig(tag.name);
+    }
+  }
+
+  private openRoot(tag: SaxesTagPlain): void {
+    this.checkEncoding();
+    if (tag.name !== "mediawiki") throw new ExportFormatError(`root element is <${tag.name}>, not <mediawiki>`);
+    const version = String(tag.attributes.version ?? "");
+    if (!SUPPORTED_SCHEMAS.has(version)) throw new ExportFormatError(`export schema version ${JSON.stringify(version)} is not supported (0.10 or 0.11)`);
+    this.sawRoot = true;
+  }
+
   /** Character data, from saxes's events and taken between writes; CDATA counts as text. */
-  const onText = (chunk: string) => {
-    if (!capturing) return;
-    captureBytes += chunk.length;
+  text(chunk: string): void {
+    if (!this.capturing) return;
+    this.captureBytes += chunk.length;
     // Length in UTF-16 units bounds UTF-8 bytes from below; stop buffering well past the limit.
-    if (captureBytes > LIMITS.page.maxRevisionBytes) {
-      if (draft && path[path.length - 1] === "text") draft.textOversized = true;
+    if (this.captureBytes > LIMITS.page.maxRevisionBytes) {
+      if (this.draft && this.path[this.path.length - 1] === "text") this.draft.textOversized = true;
       return;
     }
-    buffer.append(chunk);
-  };
-  parser.on("text", onText);
-  parser.on("cdata", onText);
-  parser.on("comment", (tail) => {
-    tooLong("comment", tail.length);
-    dropped.comment = 0;
-  });
-  parser.on("processinginstruction", (pi) => {
-    if (pi.target.length > MARKUP.maxNameChars) throw new ExportFormatError(`a name longer than ${MARKUP.maxNameChars} characters, at line ${parser.line}${where()}`);
-    tooLong("instruction", pi.body.length);
-    dropped.instruction = 0;
-  });
-  parser.on("closetag", (tag) => {
-    path.pop();
-    const parent = path[path.length - 1];
-    if (capturing) {
-      capturing = false;
-      const { text: value, utf8Bytes } = buffer.take();
-      if (parent === "page" && tag.name === "title") title = value;
-      else if (draft && parent === "revision") {
-        if (draft.fields.has(tag.name) && tag.name !== "minor") draft.problem ??= `duplicate <${tag.name}>`;
-        else draft.fields.set(tag.name, value);
-        if (tag.name === "text") draft.textBytes = utf8Bytes;
-      } else if (draft && parent === "contributor" && (tag.name === "username" || tag.name === "ip")) draft.contributor = value;
+    this.buffer.append(chunk);
+  }
+
+  comment(tail: string): void {
+    this.tooLong("comment", tail.length);
+    this.dropped.comment = 0;
+  }
+
+  processinginstruction(pi: { target: string; body: string }): void {
+    if (pi.target.length > MARKUP.maxNameChars) throw new ExportFormatError(`a name longer than ${MARKUP.maxNameChars} characters, at line ${this.parser.line}${this.where()}`);
+    this.tooLong("instruction", pi.body.length);
+    this.dropped.instruction = 0;
+  }
+
+  closetag(tag: { name: string }): void {
+    this.path.pop();
+    const parent = this.path[this.path.length - 1];
+    if (this.capturing) this.endCapture(tag.name, parent);
+    if (tag.name === "revision" && parent === "page" && this.draft) {
+      this.ready.push(toRevision(this.title, this.draft));
+      this.draft = null;
     }
-    if (tag.name === "revision" && parent === "page" && draft) {
-      ready.push(toRevision(title, draft));
-      draft = null;
-    }
-    if (tag.name === "page" && parent === "mediawiki") title = null;
-  });
+    if (tag.name === "page" && parent === "mediawiki") this.title = null;
+  }
+
+  private endCapture(name: string, parent: string | undefined): void {
+    this.capturing = false;
+    const { text: value, utf8Bytes } = this.buffer.take();
+    const draft = this.draft;
+    if (parent === "page" && name === "title") this.title = value;
+    else if (draft && parent === "revision") {
+      if (draft.fields.has(name) && name !== "minor") draft.problem ??= `duplicate <${name}>`;
+      else draft.fields.set(name, value);
+      if (name === "text") draft.textBytes = utf8Bytes;
+    } else if (draft && parent === "contributor" && (name === "username" || name === "ip")) draft.contributor = value;
+  }
 
   /** After each write: take, drop or refuse what saxes holds before it grows past two writes' worth. */
-  const bound = () => {
+  bound(): void {
+    const parser = this.parser;
     const held = heldBy(parser);
     if (held.nameChars > MARKUP.maxNameChars || (held.kind === "markup" && held.chars > MARKUP.maxNameChars)) {
-      throw new ExportFormatError(`a name, entity reference or XML declaration longer than ${MARKUP.maxNameChars} characters, at line ${parser.line}${where()}`);
+      throw new ExportFormatError(`a name, entity reference or XML declaration longer than ${MARKUP.maxNameChars} characters, at line ${parser.line}${this.where()}`);
     }
-    if (held.attributes > MARKUP.maxAttributes) throw new ExportFormatError(`<${held.element}> has more than ${MARKUP.maxAttributes} attributes, at line ${parser.line}${where()}`);
+    if (held.attributes > MARKUP.maxAttributes) throw new ExportFormatError(`<${held.element}> has more than ${MARKUP.maxAttributes} attributes, at line ${parser.line}${this.where()}`);
     if (held.attributeChars > MARKUP.maxAttributeChars) {
-      attributesTooBig(held.element);
+      this.attributesTooBig(held.element);
       if (held.kind === "attribute") takeHeld(parser);
     }
     if (held.kind === "doctype") {
-      dropped.doctype += takeHeld(parser).length;
-      tooLong("doctype", 0);
+      this.dropped.doctype += takeHeld(parser).length;
+      this.tooLong("doctype", 0);
     }
     if (held.chars < WRITE_CHARS) return;
     switch (held.kind) {
       case "text":
       case "cdata":
-        onText(takeHeld(parser));
+        this.text(takeHeld(parser));
         return;
       case "comment":
       case "instruction":
-        dropped[held.kind] += takeHeld(parser).length;
-        tooLong(held.kind, 0);
+        this.dropped[held.kind] += takeHeld(parser).length;
+        this.tooLong(held.kind, 0);
         return;
     }
-  };
+  }
+
+  checkEncoding(): void {
+    const { encoding } = this.parser.xmlDecl;
+    if (encoding && !/^utf-?8$/i.test(encoding)) throw new ExportFormatError(`the export declares encoding ${encoding}; only UTF-8 is supported`);
+  }
+
+  /** Where the parser is, for errors: the page and revision being read, if any. */
+  private where(): string {
+    if (this.title === null && this.draft === null) return "";
+    const id = this.draft?.fields.get("id");
+    return ` (in page ${JSON.stringify(this.title ?? "?")}${this.draft ? ` revision ${id ?? "?"}` : ""})`;
+  }
+
+  /** A node too big to hold: the revision it is in cannot be stored; outside a revision, nothing can be trusted. */
+  private tooBig(reason: string): void {
+    if (this.draft) this.draft.problem ??= reason;
+    else throw new ExportFormatError(`${reason}, at line ${this.parser.line}${this.where()}`);
+  }
+
+  private tooLong(kind: keyof typeof DROPPED_NODE, tail: number): void {
+    if (this.dropped[kind] + tail > LIMITS.page.maxRevisionBytes) this.tooBig(`${DROPPED_NODE[kind]} is longer than page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
+  }
+
+  private attributesTooBig(element: string | null): void {
+    this.tooBig(`the attribute values of <${element ?? "?"}> are longer than ${MARKUP.maxAttributeChars} characters`);
+  }
+}
+
+export async function* readMediaWikiExport(text: AsyncIterable<string>): AsyncGenerator<ExportItem> {
+  const parser = new SaxesParser({ xmlns: false, position: true });
+  const parse = new ExportParse(parser);
+  // saxes stores each handler as `this[name] = handler`; V8 turns an object given
+  // more than 7 properties that way into a dictionary, which makes every parser
+  // state 3 times slower. So: these 7 and no more (the XML declaration is read
+  // from parser.xmlDecl, attributes from saxes-held.ts).
+  parser.on("error", (err) => parse.error(err));
+  parser.on("opentag", (tag) => parse.opentag(tag));
+  parser.on("text", (chunk) => parse.text(chunk));
+  parser.on("cdata", (chunk) => parse.text(chunk));
+  parser.on("comment", (tail) => parse.comment(tail));
+  parser.on("processinginstruction", (pi) => parse.processinginstruction(pi));
+  parser.on("closetag", (tag) => parse.closetag(tag));
 
   for await (const chunk of text) {
     for (let at = 0; at < chunk.length; at += WRITE_CHARS) {
       parser.write(chunk.length <= WRITE_CHARS ? chunk : chunk.slice(at, at + WRITE_CHARS));
-      bound();
-      while (ready.length > 0) yield ready.shift()!;
+      parse.bound();
+      while (parse.ready.length > 0) yield parse.ready.shift()!;
     }
   }
   parser.close();
-  while (ready.length > 0) yield ready.shift()!;
-  checkEncoding();
-  if (!sawRoot) throw new ExportFormatError("the input is empty or has no <mediawiki> root element");
+  while (parse.ready.length > 0) yield parse.ready.shift()!;
+  parse.checkEncoding();
+  if (!parse.sawRoot) throw new ExportFormatError("the input is empty or has no <mediawiki> root element");
 }
