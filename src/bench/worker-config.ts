@@ -6,7 +6,7 @@
  * const topology = await readTopology();
  * await startLocalWorker({ bundle, vars: { ENVIRONMENT: "development", TOPOLOGY: { ...topology, enabled: false } } });
  */
-import { WRANGLER_CONFIG } from "../cli/local-worker.ts";
+import { WRANGLER_CONFIG } from "../local/local-worker.ts";
 
 /** The parts of `[vars.TOPOLOGY]` the benches read or override. */
 export interface TopologyVars {

@@ -12,7 +12,7 @@ import { Command, CommanderError } from "commander";
 import { registerCodecCommands } from "./commands/codec.ts";
 import { registerDevCommand } from "./commands/dev.ts";
 import { registerImportCommand } from "./commands/import.ts";
-import { fail, UsageError } from "./output.ts";
+import { fail, UsageError } from "../local/output.ts";
 import pkg from "../../package.json" with { type: "json" };
 
 const program = new Command("palimpsest")

@@ -12,7 +12,7 @@ import { benchCodecs, type CodecRow } from "../codecs.ts";
 import { BenchInputError, CorpusMissingError, DEFAULT_CORPUS_DIR, defaultSample, fileSample, type BenchSample } from "../corpus.ts";
 import { DEFAULT_POLICY, fixed, printLine, QUICK_POLICY, rowPrinter, type Column } from "../harness/index.ts";
 import { codecModuleSizes, type ModuleSizes, type SizeEntry } from "../module-sizes.ts";
-import { logLine, UsageError } from "../../cli/output.ts";
+import { logLine, UsageError } from "../../local/output.ts";
 
 interface CodecsFlags {
   json?: boolean;

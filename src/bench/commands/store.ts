@@ -16,7 +16,7 @@ import type { Command } from "commander";
 import { fixed, percent, printLine, rowPrinter, type Column } from "../harness/index.ts";
 import { HistoryInputError } from "../store/history.ts";
 import type { LengthCheckRow, StoreRow } from "../store/run.ts";
-import { logLine, UsageError, parseIntOption } from "../../cli/output.ts";
+import { logLine, UsageError, parseIntOption } from "../../local/output.ts";
 
 interface StoreFlags {
   json?: boolean;

@@ -12,7 +12,7 @@
 import type { Command } from "commander";
 import { fixed, rowPrinter, type Column } from "../harness/index.ts";
 import type { TiersBenchOptions, TiersRow } from "../tiers/run.ts";
-import { logLine, parseIntOption } from "../../cli/output.ts";
+import { logLine, parseIntOption } from "../../local/output.ts";
 
 interface TiersFlags {
   json?: boolean;

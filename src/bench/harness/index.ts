@@ -5,7 +5,7 @@
  * leaves how to time, summarise and print it to these.
  *
  * @example
- * import { compareThroughput, QUICK_POLICY, rowPrinter } from "../harness/index.ts";
+ * import { compareThroughput, QUICK_POLICY, rowPrinter } from "./index.ts";
  */
 export * from "./compare.ts";
 export * from "./report.ts";

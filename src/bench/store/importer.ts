@@ -18,7 +18,7 @@
  * percentile(result.writeMsPerRevision, 50);
  */
 import { toNewRevision } from "../../import/to-new-revision.ts";
-import type { ArchiveClient } from "../../cli/archive-client.ts";
+import type { ArchiveClient } from "../../local/archive-client.ts";
 import { sha1Base36 } from "../../hash/digests.ts";
 import type { NewRevision } from "../../page/types.ts";
 

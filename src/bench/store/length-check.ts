@@ -10,7 +10,7 @@
  * @example
  * const row = await lengthCheck(client, { seed: 1, longRevisions: 10_000 }); // { check, p50_ms_10, p50_ms_10000, ratio }
  */
-import type { ArchiveClient } from "../../cli/archive-client.ts";
+import type { ArchiveClient } from "../../local/archive-client.ts";
 import { normalizeTitle } from "../../page/title.ts";
 import { mulberry32 } from "../../random/mulberry32.ts";
 import { sampleIndices } from "../../random/sample.ts";

@@ -16,7 +16,7 @@
  * const reads = await measureReads(client, "BIP_0340", imported.revisions, { seed: 1 });
  * reads.maxBlobReads; // 2
  */
-import type { ArchiveClient } from "../../cli/archive-client.ts";
+import type { ArchiveClient } from "../../local/archive-client.ts";
 import { sha1Base36 } from "../../hash/digests.ts";
 import { mulberry32 } from "../../random/mulberry32.ts";
 import { sampleIndices } from "../../random/sample.ts";

@@ -3,7 +3,7 @@
  * what reading them back costs, measured through the very code the Worker
  * runs: each history is imported over HTTP into the project's own Worker
  * (`PageStore` Durable Object, KV blobs) running locally in workerd via
- * wrangler (src/cli/local-worker.ts, from one bundle per run, with the tiered
+ * wrangler (src/local/local-worker.ts, from one bundle per run, with the tiered
  * cache off so every read costs what the storage layout costs), then read
  * back over the public API.
  *
@@ -30,9 +30,9 @@
  * @example
  * await benchStore(["../shared/corpus/histories/bip-0340.xml.br"], { seed: 1, log: console.error, onRow: (row) => console.log(JSON.stringify(row)) });
  */
-import { ArchiveClient } from "../../cli/archive-client.ts";
-import { startLocalWorker } from "../../cli/local-worker.ts";
-import { bundleWorker, type WorkerBundle } from "../../cli/worker-bundle.ts";
+import { ArchiveClient } from "../../local/archive-client.ts";
+import { startLocalWorker } from "../../local/local-worker.ts";
+import { bundleWorker, type WorkerBundle } from "../../local/worker-bundle.ts";
 import type { ExportRevision } from "../../import/mediawiki-reader.ts";
 import { normalizeTitle } from "../../page/title.ts";
 import { percentile, round, sig4 } from "../harness/index.ts";

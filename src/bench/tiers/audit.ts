@@ -8,7 +8,7 @@
  * const { beyond } = staleReads(mix.reads, topology.maxStaleSeconds);
  */
 import { runLimited } from "../../async/run-limited.ts";
-import type { ArchiveClient, TiersStatsBody } from "../../cli/archive-client.ts";
+import type { ArchiveClient, TiersStatsBody } from "../../local/archive-client.ts";
 import type { ReadRecord } from "./phases.ts";
 
 /**

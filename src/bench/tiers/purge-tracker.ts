@@ -19,7 +19,7 @@
  * await tracker.settle(30_000); // whatever is still unacknowledged 30 s from now is lost
  */
 import { runLimited } from "../../async/run-limited.ts";
-import type { ArchiveClient, PurgeStatusBody } from "../../cli/archive-client.ts";
+import type { ArchiveClient, PurgeStatusBody } from "../../local/archive-client.ts";
 import { sleep } from "../../retry/backoff.ts";
 
 export interface PurgeOutcome {

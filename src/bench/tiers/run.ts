@@ -1,7 +1,7 @@
 /**
  * `bench tiers`: what the tiered cache and the purge fanout buy, measured on
  * the project's own Worker running locally in workerd (Miniflare, through
- * wrangler's `unstable_startWorker`; see src/cli/local-worker.ts). Every region and
+ * wrangler's `unstable_startWorker`; see src/local/local-worker.ts). Every region and
  * tier of wrangler.toml's default topology (9 regions × 3 TierCache
  * instances, upper tier in `upperRegion`, 2 purge queues per region) runs in
  * that one workerd, readers and writers pick their colo with the dev-only
@@ -63,15 +63,15 @@
  * failures and context figures (write latency, burst write time, lower reads
  * stale within their bound, the tiers' own counters) go to stderr. Requests
  * that fail are not retried (except POSTs that wrangler's dev proxy lost, see
- * retryLostByDevProxy in src/cli/archive-client.ts): they are counted, reported on stderr, and make the command exit 1
+ * retryLostByDevProxy in src/local/archive-client.ts): they are counted, reported on stderr, and make the command exit 1
  * after every row is printed.
  *
  * @example
  * await benchTiers({ ...DEFAULT_TIERS_OPTIONS, log: console.error }, (row) => console.log(JSON.stringify(row)));
  */
-import { ArchiveClient, retryLostByDevProxy } from "../../cli/archive-client.ts";
-import { startLocalWorker } from "../../cli/local-worker.ts";
-import { bundleWorker, type WorkerBundle } from "../../cli/worker-bundle.ts";
+import { ArchiveClient, retryLostByDevProxy } from "../../local/archive-client.ts";
+import { startLocalWorker } from "../../local/local-worker.ts";
+import { bundleWorker, type WorkerBundle } from "../../local/worker-bundle.ts";
 import { round, roundedPercentile } from "../harness/index.ts";
 import { benchVars, readTopology, type TopologyVars } from "../worker-config.ts";
 import { auditPurges, staleReads } from "./audit.ts";

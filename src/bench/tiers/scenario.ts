@@ -8,7 +8,7 @@
  * const run = new ScenarioRun(client, topology, options, log);
  * const res = await run.write("seed Foo", "Foo", revisions, "SYD"); // null if it failed (recorded)
  */
-import type { AppendResult, ArchiveClient } from "../../cli/archive-client.ts";
+import type { AppendResult, ArchiveClient } from "../../local/archive-client.ts";
 import type { NewRevision } from "../../page/types.ts";
 import type { TopologyVars } from "../worker-config.ts";
 import { PurgeTracker, type PurgeOutcome } from "./purge-tracker.ts";

@@ -23,7 +23,7 @@ import {
   lz4FrameDecompress,
 } from "../../codec/index.ts";
 import { LIMITS } from "../../limits.ts";
-import { UsageError, parseIntOption, readAll, writeOut } from "../output.ts";
+import { UsageError, parseIntOption, readAll, writeOut } from "../../local/output.ts";
 
 const CODECS = ["br", "lz4", "lz4-frame", "gzip", "dcb"] as const;
 type CodecName = (typeof CODECS)[number];

@@ -2,14 +2,14 @@
  * `palimpsest dev` (what `npm start` runs): a working archive on
  * http://localhost:8787 on Miniflare's embedded storage (`.wrangler/state`,
  * kept between runs). It makes the local write token if needed, starts the
- * Worker in development mode with live reload (src/cli/local-worker.ts),
+ * Worker in development mode with live reload (src/local/local-worker.ts),
  * seeds the demo pages and serves until interrupted.
  */
 import { join } from "node:path";
 import type { Command } from "commander";
-import { ensureDevToken } from "../dev-token.ts";
-import { REPO_ROOT, startLocalWorker } from "../local-worker.ts";
-import { logLine, UsageError, parseIntOption } from "../output.ts";
+import { ensureDevToken } from "../../local/dev-token.ts";
+import { REPO_ROOT, startLocalWorker } from "../../local/local-worker.ts";
+import { logLine, UsageError, parseIntOption } from "../../local/output.ts";
 import { seedDemo } from "../seed-demo.ts";
 
 interface DevFlags {

@@ -17,9 +17,9 @@ import { toNewRevision } from "../../import/to-new-revision.ts";
 import { LIMITS } from "../../limits.ts";
 import { normalizeTitle } from "../../page/title.ts";
 import type { NewRevision } from "../../page/types.ts";
-import { ArchiveClient, ArchiveHttpError } from "../archive-client.ts";
-import { readDevToken } from "../dev-token.ts";
-import { UsageError, parseIntOption } from "../output.ts";
+import { ArchiveClient, ArchiveHttpError } from "../../local/archive-client.ts";
+import { readDevToken } from "../../local/dev-token.ts";
+import { UsageError, parseIntOption } from "../../local/output.ts";
 
 interface ImportFlags {
   url: string;

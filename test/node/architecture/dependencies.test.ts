@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const PRODUCT = ["src", "workers", "durable-objects"];
-const TOOLS = ["src/bench", "src/cli"];
+const TOOLS = ["src/bench", "src/cli", "src/local"];
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -19,10 +19,12 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Relative imports and re-exports of a file, resolved to repository paths. */
+/** Relative imports (static and dynamic) and re-exports of a file, resolved to repository paths. */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  return [...text.matchAll(/^(?:import|export)[^;]*?from\s+"(\.[^"]+)"/gms)].map((m) => relative(ROOT, resolve(dirname(file), m[1]!)));
+  const stated = [...text.matchAll(/^(?:import|export)[^;]*?from\s+"(\.[^"]+)"/gms)].map((m) => m[1]!);
+  const dynamic = [...text.matchAll(/\bimport\(\s*"(\.[^"]+)"\s*\)/g)].map((m) => m[1]!);
+  return [...stated, ...dynamic].map((path) => relative(ROOT, resolve(dirname(file), path)));
 }
 
 /** A file's folder under src/ (`src/tiers`), or the file itself for src/'s own files. */

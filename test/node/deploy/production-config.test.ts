@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
-import { REPO_ROOT, freePort, startLocalWorker, type LocalWorker } from "../../../src/cli/local-worker.ts";
+import { REPO_ROOT, freePort, startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
 
 const colo = { "x-palimpsest-colo": "SYD" };
 

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { decodeUtf8, readMediaWikiExport } from "../../../src/import/mediawiki-reader.ts";
 import { openExport } from "../../../src/import/open-export.ts";
 import { exportXml, generateHistory, mediaWikiSha1, type ExportRevisionInput, type GeneratedRevision } from "../support/mediawiki-export.ts";
-import { freePort } from "../../../src/cli/local-worker.ts";
+import { freePort } from "../../../src/local/local-worker.ts";
 import { BZIP2, oneLineReason, rawBytes, importHarnessForThisFile, summaryOf, type Compression, type HistoryEntry } from "./import-cli-harness.ts";
 
 const BIP_0340 = fileURLToPath(new URL("../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));

@@ -19,7 +19,7 @@ import { promisify } from "node:util";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, expect } from "vitest";
 import { mediaWikiSha1 } from "../support/mediawiki-export.ts";
-import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/cli/local-worker.ts";
+import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
 
 const CLI = join(REPO_ROOT, "src/cli/palimpsest.js");
 

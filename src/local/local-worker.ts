@@ -28,7 +28,7 @@ import { sleep } from "../retry/backoff.ts";
 import { TOKEN_VAR } from "./dev-token.ts";
 import type { WorkerBundle } from "./worker-bundle.ts";
 
-/** The repository root (this file is src/cli/local-worker.ts). */
+/** The repository root (this file is src/local/local-worker.ts). */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const WRANGLER_CONFIG = join(REPO_ROOT, "wrangler.toml");
 
