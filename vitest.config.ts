@@ -11,6 +11,9 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
   test: {
+    // Vitest's default on two cores is one file at a time; most files wait on
+    // processes, timers and I/O as much as on the CPU, so two overlap well.
+    maxWorkers: 2,
     projects: [
       {
         plugins: [
