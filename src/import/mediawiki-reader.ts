@@ -14,22 +14,16 @@ import { SaxesParser, type SaxesTagPlain } from "saxes";
 import { LIMITS } from "../limits.ts";
 import { isContentModel, CONTENT_MODELS, type ContentModel } from "../page/content-model.ts";
 import { normalizeTitle } from "../page/title.ts";
+import type { NewRevision } from "../page/types.ts";
 import { heldBy, takeHeld } from "./saxes-held.ts";
 import { TextBuffer } from "./text-buffer.ts";
 
-export interface ExportRevision {
+/** A revision as the export states it: its page title, a format always, and the SHA-1 if the export gives one. */
+export type ExportRevision = Omit<NewRevision, "format" | "sha1"> & {
   title: string;
-  id: number;
-  parentId: number | null;
-  timestamp: string;
-  contributor: string;
-  comment: string;
-  model: ContentModel;
   format: string;
-  text: string;
-  /** MediaWiki base-36 SHA-1 as the export states it, if it does. */
   sha1: string | null;
-}
+};
 
 export type ExportItem =
   | { kind: "revision"; revision: ExportRevision }
