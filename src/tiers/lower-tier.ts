@@ -78,8 +78,8 @@ function toResponse(entry: Answer, filledAt: number, keepSeconds: number): Respo
   return new Response(body, { headers });
 }
 
-/** The entry a cached response holds, or null if it is not one this module wrote. */
-async function fromResponse(res: Response): Promise<{ entry: Answer; filledAt: number } | null> {
+/** The entry a cached response holds, without its body yet, or null if it is not one this module wrote. */
+function fromResponse(res: Response): { entry: Omit<Answer, "body">; filledAt: number } | null {
   const h = res.headers;
   const number = (name: string) => Number(h.get(name) ?? Number.NaN);
   const [status, version, storedAt, filledAt] = [number(FIELD.status), number(FIELD.version), number(FIELD.storedAt), number(FIELD.filledAt)];
@@ -88,10 +88,9 @@ async function fromResponse(res: Response): Promise<{ entry: Answer; filledAt: n
   const names = (h.get(FIELD.headers) ?? "").split(",").filter(Boolean);
   const headers = Object.fromEntries(names.map((name) => [name, name === "cache-control" ? (h.get(FIELD.cacheControl) ?? "") : (h.get(name) ?? "")]));
   const revision = h.get(FIELD.revisionId);
-  const entry: Answer = {
+  const entry: Omit<Answer, "body"> = {
     status,
     headers,
-    body: new Uint8Array(await res.arrayBuffer()),
     version,
     page: decodeURIComponent(page),
     mutable: h.get(FIELD.mutable) === "1",
@@ -143,13 +142,14 @@ export class LowerTier {
   async get(key: CacheKey, now = Date.now()): Promise<{ hit: LowerHit | undefined; floor: PageFloor }> {
     const [res, floor, flush] = await Promise.all([this.cache.match(this.#request(key.key)), this.floor(key.page), this.#record<{ at: number }>("/__flush")]);
     if (!res) return { hit: undefined, floor };
-    const found = await fromResponse(res);
-    if (!found) return { hit: undefined, floor };
-    const { entry, filledAt } = found;
-    if (entry.version < versionFloor(floor, entry.mutable) || entry.storedAt < (flush?.at ?? 0)) {
-      lowerCounters.floored++;
+    const found = fromResponse(res);
+    if (!found || found.entry.version < versionFloor(floor, found.entry.mutable) || found.entry.storedAt < (flush?.at ?? 0)) {
+      if (found) lowerCounters.floored++;
+      await res.body?.cancel();
       return { hit: undefined, floor };
     }
+    const entry: Answer = { ...found.entry, body: new Uint8Array(await res.arrayBuffer()) };
+    const { filledAt } = found;
     const age = (now - filledAt) / 1000;
     const t = this.topology;
     // A 404 is kept only briefly and never served stale: the page may be written any moment.

@@ -82,17 +82,18 @@ export class TierStore {
     return Math.max(minVersion, versionFloor(this.floor(entry.page), entry.mutable));
   }
 
+  /** The entry for a key, if its version is at least `minVersion`: the caller's {@link required}, which already holds this tier's floor. */
   lookup(key: string, minVersion: number): Answer | undefined {
     const hot = this.#memory.get(key);
     if (hot) {
       const { expiresAt, ...meta } = hot.meta;
       if (expiresAt !== undefined && expiresAt <= Date.now()) return undefined;
-      return meta.version >= this.required(meta, minVersion) ? { ...meta, body: hot.body } : undefined;
+      return meta.version >= minVersion ? { ...meta, body: hot.body } : undefined;
     }
     const row = this.#sql.exec<{ meta: string; body: ArrayBuffer; version: number }>("SELECT meta, body, version FROM entries WHERE key = ?", key).toArray()[0];
     if (!row) return undefined;
     const meta = JSON.parse(row.meta) as EntryMeta;
-    if (row.version < this.required(meta, minVersion)) return undefined;
+    if (row.version < minVersion) return undefined;
     const body = lz4Decompress(new Uint8Array(row.body));
     this.#memory.set(key, meta, body);
     return { ...meta, body };
