@@ -7,7 +7,6 @@
  */
 import { tierCacheOf } from "../bindings.ts";
 import { settingsOf } from "../config/settings.ts";
-import { topologyOf } from "../config/topology.ts";
 import type { PageFloor } from "../tiers/floor.ts";
 import { LowerTier } from "../tiers/lower-tier.ts";
 import type { TierStore } from "../tiers/tier-store.ts";
@@ -65,7 +64,7 @@ export class LowerTierPurges {
 export async function applyAt(env: Env, target: PurgeTarget, queue: string, batch: PurgeBatch): Promise<number> {
   if (target.level !== "lower") return tierCacheOf(env, target).applyPurges(queue, batch);
   const settings = settingsOf(env);
-  if (target.member !== ZONE_MEMBER) return new LowerTierPurges(await LowerTier.open(target.member, topologyOf(env), settings)).applyPurges(batch);
+  if (target.member !== ZONE_MEMBER) return new LowerTierPurges(await LowerTier.open(env, target.member)).applyPurges(batch);
   const { events, flushUpTo } = batch;
   const flush: PurgeEvent[] = flushUpTo === undefined ? [] : [{ page: null, scope: { kind: "everything" }, version: 0, region: target.region, seq: flushUpTo, id: "", queue, createdAt: Date.now() }];
   if (events.length + flush.length > 0) await zonePurge(settings, [...flush, ...events]);
@@ -78,6 +77,6 @@ export async function applyAt(env: Env, target: PurgeTarget, queue: string, batc
  * gets it from the queues.
  */
 export async function purgeHere(env: Env, colo: string, page: string, scope: Exclude<PurgeScope, { kind: "everything" }>, version: number): Promise<void> {
-  const lower = await LowerTier.open(colo, topologyOf(env), settingsOf(env));
+  const lower = await LowerTier.open(env, colo);
   await lower.raiseFloor(page, floorRaisedBy(scope, version));
 }

@@ -10,7 +10,6 @@
  * origin, which is the benchmark's `no-tier` scenario.
  */
 import { regionalTierFor, tierCacheOf, upperTierFor, type TierIdentity } from "../bindings.ts";
-import { settingsOf } from "../config/settings.ts";
 import { topologyOf, type Region } from "../config/topology.ts";
 import { LIMITS } from "../limits.ts";
 import { etagOf, type Answer, type OriginQuery } from "../origin/answer.ts";
@@ -81,7 +80,7 @@ export async function readThroughTiers(env: Env, ctx: { waitUntil(p: Promise<unk
   const below = (request: TierRequest, revalidation = false) => walk(env, hopsBelow(env, "edge", at.region, key.key), request, edgeCounter, () => request.minVersion, revalidation);
   if (!topology.enabled) return { ...(await below({ query, ...key, minVersion: 0, fromRegion: at.region })), ...at };
 
-  const lower = await LowerTier.open(at.colo, topology, settingsOf(env));
+  const lower = await LowerTier.open(env, at.colo);
   const { hit, floor } = await lower.get(key);
   // Whatever this colo has purged, the tiers below must not hand back either.
   const request: TierRequest = { query, ...key, minVersion: versionFloor(floor, key.mutable), fromRegion: at.region };

@@ -17,8 +17,8 @@
  * API reaches from elsewhere (see `src/purge/zone-purge.ts`), so entries carry
  * `Cache-Tag`s and live under the archive's public origin.
  */
-import type { Settings } from "../config/settings.ts";
-import type { Topology } from "../config/topology.ts";
+import { settingsOf } from "../config/settings.ts";
+import { topologyOf, type Topology } from "../config/topology.ts";
 import type { Answer } from "../origin/answer.ts";
 import { cacheTagsOf, type CacheKey } from "./cache-key.ts";
 import { NO_FLOOR, raised, versionFloor, type PageFloor } from "./floor.ts";
@@ -109,7 +109,9 @@ export class LowerTier {
     private readonly origin: string,
   ) {}
 
-  static async open(colo: string, topology: Topology, settings: Settings): Promise<LowerTier> {
+  /** The lower tier of `colo`: its own named cache in development, the data centre's `caches.default` in production. */
+  static async open(env: Env, colo: string): Promise<LowerTier> {
+    const [topology, settings] = [topologyOf(env), settingsOf(env)];
     const origin = settings.publicOrigin ?? FALLBACK_ORIGIN;
     if (settings.development) return new LowerTier(await caches.open(`lower:${colo}`), `lower:${colo}`, topology, origin);
     return new LowerTier(caches.default, "default", topology, origin);
