@@ -1,44 +1,47 @@
 /**
- * Bearer-token scopes, on Hono's bearer-auth. Tokens are Worker secrets
- * (comma-separated lists per scope); comparison hashes both sides first so
- * it runs in constant time whatever the lengths, and checks every candidate
- * so timing does not reveal which one matched. Refusals are problems:
- * 401 without a usable token, 403 with a token outside the scope.
+ * Bearer-token scopes, on Hono's bearer-auth. Who a token belongs to is
+ * src/http/tokens.ts; this turns the answer into the request's principal or
+ * a problem: 401 without a usable token (none, unknown, expired), 403 with a
+ * token that carries none of the scopes the route accepts.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { ProblemError } from "./problem.ts";
+import { authenticateToken, type Principal, type Scope, type TokenCheck } from "./tokens.ts";
 
-async function digest(value: string): Promise<ArrayBuffer> {
-  return crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
-}
+export type { Principal, Scope } from "./tokens.ts";
 
-export async function tokenMatches(presented: string, configured: string | undefined): Promise<boolean> {
-  const candidates = (configured ?? "").split(",").map((t) => t.trim()).filter(Boolean);
-  const got = await digest(presented);
-  let match = false;
-  for (const candidate of candidates) {
-    if (crypto.subtle.timingSafeEqual(got, await digest(candidate))) match = true;
-  }
-  return match;
-}
+/** What an authenticated route sees. */
+export type AuthVariables = { principal: Principal };
 
-const SCOPES = {
-  write: (env: Env) => env.WRITE_TOKENS,
-} as const;
+const CHECK = "tokenCheck";
 
-export type Scope = keyof typeof SCOPES;
-
-/** Requires `Authorization: Bearer <token>` with a token of `scope`. */
-export function requireScope(scope: Scope): MiddlewareHandler<{ Bindings: Env }> {
+/** Requires `Authorization: Bearer <token>` with a token carrying any one of `scopes`; sets `principal`. */
+export function requireScope(...scopes: [Scope, ...Scope[]]): MiddlewareHandler<{ Bindings: Env; Variables: AuthVariables }> {
+  const wanted = scopes.join(" or ");
   const unauthenticated = () =>
-    new ProblemError({ status: 401, code: "unauthenticated", title: "Unauthorized", detail: `send Authorization: Bearer <token> with a ${scope}-scope token`, extensions: { scope } }).toResponse();
+    new ProblemError({ status: 401, code: "unauthenticated", title: "Unauthorized", detail: `send Authorization: Bearer <token> with a ${wanted}-scope token`, extensions: { scope: scopes } }).toResponse();
   return bearerAuth({
-    verifyToken: (token, c) => tokenMatches(token, SCOPES[scope](c.env)),
+    verifyToken: async (token, c) => {
+      const check = await authenticateToken(c.env as Env, token);
+      c.set(CHECK as never, check as never);
+      if (!check.ok || !check.principal.scopes.some((s) => scopes.includes(s))) return false;
+      c.set("principal" as never, check.principal as never);
+      return true;
+    },
     noAuthenticationHeader: { message: unauthenticated },
     invalidAuthenticationHeader: { message: unauthenticated },
     invalidToken: {
-      message: () => new ProblemError({ status: 403, code: "forbidden", title: "Forbidden", detail: `the token does not carry the ${scope} scope`, extensions: { scope } }).toResponse(),
+      message: (c: Context) => {
+        const check = c.get(CHECK as never) as TokenCheck | undefined;
+        if (check?.ok) {
+          return new ProblemError({ status: 403, code: "forbidden", title: "Forbidden", detail: `the token of ${check.principal.name} does not carry the ${wanted} scope`, extensions: { scope: scopes } }).toResponse();
+        }
+        if (check?.reason === "expired") {
+          return new ProblemError({ status: 401, code: "token_expired", title: "Unauthorized", detail: "the token has expired; ask for a new one", extensions: { scope: scopes } }).toResponse();
+        }
+        return new ProblemError({ status: 401, code: "invalid_token", title: "Unauthorized", detail: `the token is not one this archive issued`, extensions: { scope: scopes } }).toResponse();
+      },
     },
   });
 }

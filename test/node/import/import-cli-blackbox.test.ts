@@ -137,12 +137,12 @@ describe.concurrent("palimpsest import against a local archive", () => {
     expect(oneLineReason(await runImport(file))).toMatch(/not valid UTF-8/);
   }, 60_000);
 
-  it("a wrong token exits non-zero with a clear 403", async () => {
+  it("a wrong token exits non-zero with a clear 401", async () => {
     const file = await writeExport("wrong-token", exportXml({ pages: [{ title: "Wrong token", revisions: generateHistory(2, { firstId: 82_000 }) }] }));
     const result = await runCli(["import", file, "--url", h.archive.url, "--token", "not-the-token", "--no-progress"]);
     const reason = oneLineReason(result);
-    expect(reason).toMatch(/HTTP 403/);
-    expect(reason).toMatch(/write scope/);
+    expect(reason).toMatch(/HTTP 401/);
+    expect(reason).toMatch(/not one this archive issued/);
     expect(await history("Wrong token")).toBeNull();
   }, 60_000);
 

@@ -17,7 +17,7 @@ describe("write API bad input", () => {
     await appendOk(key, base);
     const next = linearHistory(4)[3]!;
     const cases: Array<{ res: Promise<Response>; status: number; match: Record<string, unknown> }> = [
-      { res: append(key, [next], "wrong-token"), status: 403, match: { code: "forbidden" } },
+      { res: append(key, [next], "wrong-token"), status: 401, match: { code: "invalid_token" } },
       { res: request(`/api/pages/${key}/revisions`, { method: "POST", body: "{}" }), status: 401, match: { code: "unauthenticated" } },
       { res: post(key, "{not json"), status: 400, match: { code: "malformed_json" } },
       { res: post(key, JSON.stringify({ revisions: [next] }), { "content-type": "text/plain" }), status: 415, match: { code: "unsupported_media_type" } },

@@ -1,0 +1,90 @@
+/**
+ * API tokens and who holds them. Tokens are Worker secrets:
+ *
+ *   API_TOKENS    JSON: [{"name": "ops-alice", "token": "…", "scopes": ["purge"], "expires": "2027-01-01T00:00:00Z"}]
+ *                 `name` is what the audit log records; `expires` is optional.
+ *   WRITE_TOKENS  comma-separated write-scope tokens (the older form), named
+ *                 `write-token-1`, `write-token-2`, …
+ *
+ * Comparison hashes both sides first so it runs in constant time whatever
+ * the lengths, and checks every candidate so timing does not reveal which
+ * one matched.
+ */
+import { z } from "zod";
+
+export const SCOPES = ["write", "purge"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Whoever a request acts for: a token's holder, a dashboard session, or a Cloudflare Access identity. */
+export interface Principal {
+  name: string;
+  scopes: Scope[];
+  via: "token" | "session" | "access";
+  /** When the credential stops working (ms), if it does. */
+  expiresAt: number | null;
+}
+
+interface TokenEntry {
+  name: string;
+  token: string;
+  scopes: Scope[];
+  expiresAt: number | null;
+}
+
+const tokenListSchema = z.array(
+  z.object({
+    name: z.string().regex(/^[\w.@-]{1,64}$/, "names are 1–64 letters, digits, _ . @ -"),
+    token: z.string().min(16, "tokens are at least 16 characters"),
+    scopes: z.array(z.enum(SCOPES)).min(1),
+    expires: z.iso.datetime({ offset: true }).optional(),
+  }),
+);
+
+const parsed = new WeakMap<object, TokenEntry[]>();
+
+/** Every configured token; a malformed API_TOKENS fails loudly, naming what is wrong. */
+export function configuredTokens(env: Env): TokenEntry[] {
+  const hit = parsed.get(env);
+  if (hit) return hit;
+  const raw = env as unknown as { API_TOKENS?: string; WRITE_TOKENS?: string };
+  const entries: TokenEntry[] = [];
+  if (raw.API_TOKENS?.trim()) {
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.API_TOKENS);
+    } catch {
+      throw new Error("the API_TOKENS secret is not JSON");
+    }
+    const result = tokenListSchema.safeParse(json);
+    if (!result.success) {
+      const issue = result.error.issues[0]!;
+      throw new Error(`the API_TOKENS secret is invalid at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+    }
+    for (const t of result.data) entries.push({ name: t.name, token: t.token, scopes: t.scopes, expiresAt: t.expires ? Date.parse(t.expires) : null });
+  }
+  (raw.WRITE_TOKENS ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .forEach((token, i) => entries.push({ name: `write-token-${i + 1}`, token, scopes: ["write"], expiresAt: null }));
+  parsed.set(env, entries);
+  return entries;
+}
+
+async function digest(value: string): Promise<ArrayBuffer> {
+  return crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
+}
+
+export type TokenCheck = { ok: true; principal: Principal } | { ok: false; reason: "unknown" | "expired" };
+
+/** Who a presented token belongs to, if anyone, and whether it still works. */
+export async function authenticateToken(env: Env, presented: string, now = Date.now()): Promise<TokenCheck> {
+  const got = await digest(presented);
+  let match: TokenEntry | undefined;
+  for (const entry of configuredTokens(env)) {
+    if (crypto.subtle.timingSafeEqual(got, await digest(entry.token)) && !match) match = entry;
+  }
+  if (!match) return { ok: false, reason: "unknown" };
+  if (match.expiresAt !== null && match.expiresAt <= now) return { ok: false, reason: "expired" };
+  return { ok: true, principal: { name: match.name, scopes: match.scopes, via: "token", expiresAt: match.expiresAt } };
+}
