@@ -23,6 +23,7 @@ import { historyPage, pageStats } from "../src/page-store/history.ts";
 import { locateRevision } from "../src/page-store/locate.ts";
 import { deletePage, suppressRevision } from "../src/page-store/removal.ts";
 import { PageDb } from "../src/page-store/rows.ts";
+import { reportFigures } from "../src/page/directory.ts";
 import type { PageRef } from "../src/page/page-ref.ts";
 import type { AppendResult, HistoryPage, LocateResult, PageStats, RevisionMeta, RevisionSelector, StoreProblem, StoreRevision } from "../src/page/types.ts";
 import { drainOutbox, outboxDueAt } from "../src/purge/outbox.ts";
@@ -41,6 +42,7 @@ export class PageStore extends DurableObject<Env> {
   readonly #db: PageDb;
   readonly #blobs: BlobStore;
   #queue: Promise<unknown> = Promise.resolve();
+  #figuresDue = false;
   faults: PageStoreFaults = {};
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -83,12 +85,30 @@ export class PageStore extends DurableObject<Env> {
     return { ...result, purges, version: this.#db.version() };
   }
 
+  /**
+   * Tells the page's directory shard what the page now stores, after the
+   * change has answered (a timer, under waitUntil) and at most once per
+   * burst of changes: the one report measures whatever is committed by then.
+   */
+  #reportFigures(key: string): void {
+    if (this.#figuresDue) return;
+    this.#figuresDue = true;
+    const measure = () => {
+      this.#figuresDue = false;
+      const s = this.stats();
+      const deleted = this.#db.livePage() === null;
+      return { title: s.title ?? key, version: this.#db.version(), deleted, revisions: s.revisions, rawBytes: s.rawBytes, blobBytes: s.blobBytes, metadataBytes: s.metadataBytes, reportedAt: Date.now() };
+    };
+    this.ctx.waitUntil(new Promise((r) => setTimeout(r, 0)).then(() => reportFigures(this.env, key, measure)));
+  }
+
   /** Appends revisions, all or none. Texts arrive as UTF-8, the size they have on the wire. */
   append(ref: PageRef, revisions: StoreRevision[], region = topologyOf(this.env).upperRegion): Promise<AppendResult> {
     return this.#serialized(async () => {
       const context = { env: this.env, db: this.#db, blobs: this.#blobs, scheduleCollection: () => this.#scheduleAlarm(), beforeCommit: this.faults.beforeCommit };
       const result = await commitRevisions(context, ref, revisions, region);
       if (result.ok && result.created.length === 0) return { ...result, purges: [] };
+      if (result.ok) this.#reportFigures(ref.key);
       return this.#issued(result);
     });
   }
@@ -100,7 +120,11 @@ export class PageStore extends DurableObject<Env> {
 
   /** Deletes the page: its metadata goes now, its blobs after the grace period. */
   deletePage(ref: PageRef, region = topologyOf(this.env).upperRegion): Promise<Changed<{ revisions: number }>> {
-    return this.#serialized(() => this.#issued(deletePage(this.#db, ref, region)));
+    return this.#serialized(() => {
+      const result = deletePage(this.#db, ref, region);
+      if (result.ok) this.#reportFigures(ref.key);
+      return this.#issued(result);
+    });
   }
 
   /** Retries outbox purges, and collects blobs that are dead, or pending from a commit that never landed, once past the grace period. */

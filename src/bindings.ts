@@ -30,6 +30,11 @@ export function directoryOf(env: Env, pageKey: string) {
   return env.PAGE_DIRECTORY.getByName(`shard-${(h >>> 0) % DIRECTORY_SHARDS}`);
 }
 
+/** Every directory shard, for the views that cover all pages (storage totals, page listings). */
+export function directoryShards(env: Env) {
+  return Array.from({ length: DIRECTORY_SHARDS }, (_, n) => env.PAGE_DIRECTORY.getByName(`shard-${n}`));
+}
+
 export interface TierIdentity {
   /** "regional" tiers serve one region; the "upper" tier sits in front of the origin. */
   level: "regional" | "upper";
