@@ -9,6 +9,17 @@ import { defineConfig } from "vitest/config";
  *   a one-second ORPHAN_GRACE_SECONDS, as an operator would set it.
  * - `node`: tests under test/node/ run in Node (CLI, interop with native tools).
  */
+/** Secrets the workerd tests run with (never a developer's .dev.vars): test/workers/support/tokens.ts names them. */
+const TEST_SECRETS = {
+  WRITE_TOKENS: "test-write-token",
+  API_TOKENS: JSON.stringify([
+    { name: "test-operator", token: "test-operator-token", scopes: ["write", "purge"] },
+    { name: "test-purger", token: "test-purge-token", scopes: ["purge"] },
+    { name: "test-expired", token: "test-expired-token", scopes: ["purge"], expires: "2020-01-01T00:00:00Z" },
+  ]),
+  SESSION_SECRET: "test-session-secret-0123456789abcdef",
+};
+
 export default defineConfig({
   test: {
     // Vitest's default on two cores is one file at a time; most files wait on
@@ -21,7 +32,7 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             // Tests must not depend on a developer's .dev.vars.
             // Development mode: the tests simulate colos with x-palimpsest-colo.
-            miniflare: { bindings: { WRITE_TOKENS: "test-write-token", ENVIRONMENT: "development" } },
+            miniflare: { bindings: { ...TEST_SECRETS, ENVIRONMENT: "development" } },
           }),
         ],
         test: {
@@ -38,7 +49,7 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             // Tests must not depend on a developer's .dev.vars.
             // As an operator would set it: blobs are collected a second after they die.
-            miniflare: { bindings: { WRITE_TOKENS: "test-write-token", ENVIRONMENT: "development", ORPHAN_GRACE_SECONDS: "1" } },
+            miniflare: { bindings: { ...TEST_SECRETS, ENVIRONMENT: "development", ORPHAN_GRACE_SECONDS: "1" } },
           }),
         ],
         test: {

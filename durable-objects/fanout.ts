@@ -35,18 +35,20 @@ export class Fanout extends DurableObject<Env> {
 
   async #handle(batch: FanoutBatch): Promise<void> {
     const acks: Array<{ target: string; seq: number }> = [];
+    const failures: Array<{ target: string; error: string }> = [];
     await runLimited(batch.targets, LIMITS.purge.maxConcurrentDeliveries, async (t) => {
       try {
         acks.push({ target: t.target, seq: await applyAt(this.env, t.tier, batch.queue.name, neededBy(t.acked, batch)) });
         this.delivered++;
       } catch (err) {
         console.warn("fanout delivery failed; the queue will retry", t.target, (err as Error)?.message ?? err);
+        failures.push({ target: t.target, error: String((err as Error)?.message ?? err) });
       }
     });
-    if (acks.length === 0) return;
     try {
       await crossRegionHop(this.env, batch.region, batch.queue.region);
-      await purgeQueueOf(this.env, batch.queue).ack(acks);
+      // Failures go back too: the queue retries them on its backoff (and shows why) instead of waiting out the ack timeout.
+      await purgeQueueOf(this.env, batch.queue).ack(acks, failures);
     } catch (err) {
       console.warn("fanout could not report acknowledgements; the queue will redeliver", batch.queue.name, (err as Error)?.message ?? err);
     }

@@ -2,6 +2,9 @@
  * SQLite schema of the PageStore Durable Object. Documented in
  * `page-store.md`; keep the two in step.
  */
+/** Columns added after a store may have been created, with how to add them. */
+export const PAGE_STORE_COLUMNS = [{ table: "revisions", column: "tags", add: "ALTER TABLE revisions ADD COLUMN tags TEXT NOT NULL DEFAULT ''" }] as const;
+
 export const PAGE_STORE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS page (
   id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -25,7 +28,8 @@ CREATE TABLE IF NOT EXISTS revisions (
   sha1 TEXT NOT NULL,
   sha256 BLOB NOT NULL,
   u INTEGER NOT NULL,
-  suppressed INTEGER NOT NULL DEFAULT 0
+  suppressed INTEGER NOT NULL DEFAULT 0,
+  tags TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS revisions_by_time ON revisions (ts, seq);
 CREATE INDEX IF NOT EXISTS revisions_by_content ON revisions (sha256);

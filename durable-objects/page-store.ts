@@ -28,7 +28,7 @@ import type { PageRef } from "../src/page/page-ref.ts";
 import type { AppendResult, HistoryPage, LocateResult, PageStats, RevisionMeta, RevisionSelector, StoreProblem, StoreRevision } from "../src/page/types.ts";
 import { drainOutbox, outboxDueAt } from "../src/purge/outbox.ts";
 import { BlobStore } from "../src/storage/blob-store.ts";
-import { PAGE_STORE_SCHEMA } from "./page-store-schema.ts";
+import { PAGE_STORE_COLUMNS, PAGE_STORE_SCHEMA } from "./page-store-schema.ts";
 
 /** Test hook: lets a test fail a write between the blob writes and the commit. */
 export interface PageStoreFaults {
@@ -48,6 +48,9 @@ export class PageStore extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec(PAGE_STORE_SCHEMA);
+    for (const { table, column, add } of PAGE_STORE_COLUMNS) {
+      if (ctx.storage.sql.exec("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column).toArray().length === 0) ctx.storage.sql.exec(add);
+    }
     this.#db = new PageDb(ctx.storage);
     // Blob keys live under this object's id: see page-store.md, "Collection".
     this.#blobs = new BlobStore(env.BLOBS, ctx.id.toString());

@@ -10,7 +10,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { runLimited } from "../src/async/run-limited.ts";
-import { fanoutOf, purgeIdOf, type QueueSelf } from "../src/bindings.ts";
+import { fanoutOf, purgeAuditOf, purgeIdOf, type QueueSelf } from "../src/bindings.ts";
 import { topologyOf, type Region } from "../src/config/topology.ts";
 import { LIMITS } from "../src/limits.ts";
 import { applyAt } from "../src/purge/apply.ts";
@@ -21,7 +21,7 @@ import { backoffMs } from "../src/retry/backoff.ts";
 import { crossRegionHop } from "../src/sim/link-latency.ts";
 
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL, completed_at INTEGER);
 CREATE TABLE IF NOT EXISTS pointers (
   target TEXT PRIMARY KEY,
   tier TEXT NOT NULL,
@@ -37,16 +37,30 @@ CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 export interface PurgeStatus {
   id: string;
   event: PurgeEvent | null;
+  createdAt: number | null;
+  /** When the last tier acknowledged it; null while any is pending. */
+  completedAt: number | null;
   tiers: Array<{ tier: string; region: string; level: string; acknowledged: boolean; ackedAt: number | null; lastError: string | null }>;
   acknowledged: boolean;
 }
 
+/** A queue's load report: what its region's autoscaler and the operator views read. */
 export interface QueueLoad {
   queue: string;
   lastSeq: number;
   oldestRetained: number;
+  /** Events not yet acknowledged by every target (the furthest-behind pointer's lag). */
   depth: number;
+  /** The same count, by the name the autoscaler's band uses. */
+  backlog: number;
   lagging: number;
+  /** Events logged per second over the last `windowMs` (from the log's created_at). */
+  eventsPerSecond: number;
+  windowMs: number;
+  /** Created → acknowledged by every target, over events completed within the window; null if none did. */
+  latencyMs: { p50: number; max: number; events: number } | null;
+  /** How long the oldest event not yet acknowledged by every target has waited; null if none waits. */
+  oldestPendingMs: number | null;
   pointers: Array<{ tier: string; acked: number; lag: number; ackedAt: number | null }>;
 }
 
@@ -79,6 +93,10 @@ export class PurgeQueue extends DurableObject<Env> {
       // Queues logged before pointers had last_error get it now.
       if (this.#sql.exec("SELECT 1 FROM pragma_table_info('pointers') WHERE name = 'last_error'").toArray().length === 0) {
         this.#sql.exec("ALTER TABLE pointers ADD COLUMN last_error TEXT");
+      }
+      // …and logs from before completion times get the column.
+      if (this.#sql.exec("SELECT 1 FROM pragma_table_info('log') WHERE name = 'completed_at'").toArray().length === 0) {
+        this.#sql.exec("ALTER TABLE log ADD COLUMN completed_at INTEGER");
       }
       this.#ready = true;
     }
@@ -121,44 +139,93 @@ export class PurgeQueue extends DurableObject<Env> {
     return { id: event.id, seq: event.seq };
   }
 
-  /** Records acknowledgements; a pointer only moves forward. */
-  ack(acks: Array<{ target: string; seq: number }>): void {
+  /** Records acknowledgements (a pointer only moves forward) and a fanout's failed deliveries, which retry on backoff. */
+  ack(acks: Array<{ target: string; seq: number }>, failures: Array<{ target: string; error: string }> = []): void {
     const now = Date.now();
+    for (const { target, error } of failures) {
+      const p = this.#sql.exec<PointerRow>("SELECT * FROM pointers WHERE target = ?", target).toArray()[0];
+      if (p) this.#failed(p, new Error(error));
+    }
+    if (failures.length > 0) this.ctx.waitUntil(this.#scheduleRetry());
     for (const { target, seq } of acks) {
       // acked_at records when the pointer last moved, so it dates that acknowledgement.
       this.#sql.exec("UPDATE pointers SET acked = ?, acked_at = ?, attempts = 0, next_at = 0 WHERE target = ? AND acked < ?", seq, now, target, seq);
       this.#sql.exec("UPDATE pointers SET attempts = 0, next_at = 0, last_error = NULL WHERE target = ?", target);
     }
+    this.#complete(now);
     // Purges enqueued while these tiers waited on their fanout were skipped: deliver them now.
     const last = this.#lastSeq();
     if (acks.some(({ seq }) => seq < last)) this.#kick();
+  }
+
+  /**
+   * Dates the events every tier has now acknowledged, and tells the audit
+   * log when an operator's purge completed. The report may be lost (the
+   * status, read from here, stays right); it is not retried.
+   */
+  #complete(now: number): void {
+    const low = this.#sql.exec<{ n: number | null }>("SELECT min(acked) AS n FROM pointers").one().n;
+    if (low === null) return;
+    const done = this.#sql
+      .exec<{ event: string }>("UPDATE log SET completed_at = ? WHERE seq <= ? AND completed_at IS NULL RETURNING event", now, low)
+      .toArray()
+      .map((r) => JSON.parse(r.event) as PurgeEvent)
+      .filter((e) => e.operator);
+    if (done.length > 0) this.ctx.waitUntil(purgeAuditOf(this.env).completed(done.map((e) => ({ id: e.id, at: now }))).catch((err) => console.warn("audit completion report lost", String(err))));
   }
 
   /** Each target's acknowledgement of one purge; null if this queue never logged it. */
   status(seq: number): PurgeStatus | null {
     if (!this.#used()) return null;
     const self = this.#self();
-    const row = this.#sql.exec<{ event: string }>("SELECT event FROM log WHERE seq = ?", seq).toArray()[0];
+    const row = this.#sql.exec<{ event: string; completed_at: number | null }>("SELECT event, completed_at FROM log WHERE seq = ?", seq).toArray()[0];
     if (!row && seq > this.#lastSeq()) return null;
     const tiers = this.#sql.exec<PointerRow>("SELECT * FROM pointers ORDER BY target").toArray().map((p) => {
       const tier = JSON.parse(p.tier) as PurgeTarget;
       const acknowledged = p.acked >= seq;
       return { tier: p.target, region: tier.region, level: tier.level, acknowledged, ackedAt: acknowledged ? p.acked_at : null, lastError: acknowledged ? null : p.last_error };
     });
-    return { id: purgeIdOf(self.name, seq), event: row ? (JSON.parse(row.event) as PurgeEvent) : null, tiers, acknowledged: tiers.every((t) => t.acknowledged) };
+    const event = row ? (JSON.parse(row.event) as PurgeEvent) : null;
+    const acknowledged = tiers.every((t) => t.acknowledged);
+    // An event acknowledged before completion times were recorded is dated by its last acknowledgement.
+    const completedAt = acknowledged ? (row?.completed_at ?? Math.max(...tiers.map((t) => t.ackedAt ?? 0))) : null;
+    return { id: purgeIdOf(self.name, seq), event, createdAt: event?.createdAt ?? null, completedAt, tiers, acknowledged };
   }
 
   load(): QueueLoad {
-    if (!this.#used()) return { queue: "(unused)", lastSeq: 0, oldestRetained: 1, depth: 0, lagging: 0, pointers: [] };
+    const windowMs = LIMITS.pool.loadWindowMs;
+    const idle = { lastSeq: 0, oldestRetained: 1, depth: 0, backlog: 0, lagging: 0, eventsPerSecond: 0, windowMs, latencyMs: null, oldestPendingMs: null, pointers: [] };
+    if (!this.#used()) return { queue: "(unused)", ...idle };
+    const now = Date.now();
     const lastSeq = this.#lastSeq();
+    const oldestRetained = this.#oldestRetained();
     const pointers = this.#sql.exec<PointerRow>("SELECT * FROM pointers ORDER BY target").toArray();
     const name = this.#sql.exec<{ value: string }>("SELECT value FROM meta WHERE name = 'self'").toArray()[0];
+    const minAcked = Math.min(lastSeq, ...pointers.map((p) => p.acked));
+    // The log's seqs are contiguous and created_at rises with them, so walking back from the head
+    // to the newest event older than the window reads only the window's events, not the whole log.
+    const before = this.#sql.exec<{ seq: number }>("SELECT seq FROM log WHERE created_at < ? ORDER BY seq DESC LIMIT 1", now - windowMs).toArray()[0]?.seq ?? oldestRetained - 1;
+    // completed_at rises with seq (an event completes when the lowest pointer passes it), so the events
+    // completed within the window sit just below minAcked; rows logged before the column have none.
+    const completedBefore =
+      this.#sql.exec<{ seq: number }>("SELECT seq FROM log WHERE seq <= ? AND (completed_at < ? OR completed_at IS NULL) ORDER BY seq DESC LIMIT 1", minAcked, now - windowMs).toArray()[0]?.seq ??
+      oldestRetained - 1;
+    const latencies = this.#sql
+      .exec<{ ms: number }>("SELECT completed_at - created_at AS ms FROM log WHERE seq > ? AND seq <= ? AND completed_at IS NOT NULL ORDER BY ms", completedBefore, minAcked)
+      .toArray()
+      .map((r) => r.ms);
+    const oldestPending = minAcked < lastSeq ? this.#sql.exec<{ at: number }>("SELECT created_at AS at FROM log WHERE seq > ? ORDER BY seq LIMIT 1", minAcked).toArray()[0] : undefined;
     return {
       queue: name ? (JSON.parse(name.value) as QueueSelf).name : "(unused)",
       lastSeq,
-      oldestRetained: this.#oldestRetained(),
-      depth: Math.max(0, ...pointers.map((p) => lastSeq - p.acked)),
+      oldestRetained,
+      depth: lastSeq - minAcked,
+      backlog: lastSeq - minAcked,
       lagging: pointers.filter((p) => p.acked < lastSeq).length,
+      eventsPerSecond: (lastSeq - before) / (windowMs / 1000),
+      windowMs,
+      latencyMs: latencies.length > 0 ? { p50: latencies[Math.floor((latencies.length - 1) / 2)]!, max: latencies.at(-1)!, events: latencies.length } : null,
+      oldestPendingMs: oldestPending ? now - oldestPending.at : null,
       pointers: pointers.map((p) => ({ tier: p.target, acked: p.acked, lag: lastSeq - p.acked, ackedAt: p.acked_at })),
     };
   }

@@ -33,7 +33,7 @@ export class TierCache extends DurableObject<Env> {
   async read(request: TierRequest, self: TierIdentity, revalidation = false): Promise<TierRead> {
     this.#reachable();
     if (this.faults.delayMs) await new Promise((r) => setTimeout(r, this.faults.delayMs));
-    return readAtTier(this.env, this.#store, self, request, revalidation);
+    return readAtTier(this.env, this.#store, self, request, revalidation, (p) => this.ctx.waitUntil(p));
   }
 
   /** Applies a queue's purge events in order, skipping any already applied; returns the last applied sequence. */

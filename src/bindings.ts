@@ -6,14 +6,17 @@
  *   PageStore      one per page, named by the page key (underscore title)
  *   PageDirectory  32 shards, `shard-<n>`, by FNV-1a of the page key
  *   TierCache      `<region>/<member>` (regional) or `upper/<member>`
- *   PurgeQueue     `<region>-q<n>`, n < TOPOLOGY.queuesPerRegion
+ *   PurgeQueue     `<region>-q<n>`, n < TOPOLOGY.queuePool.max; the first
+ *                  `size` of them (the region's QueuePool says how many) take new purges
  *   Fanout         one per region, named by the region
+ *   QueuePool      one per region, named by the region: the autoscaler
  *
  * A purge id is `<queue>:<seq>`: the queue that logged it and its place in
  * that queue's log.
  */
 import { rendezvousPick } from "./config/rendezvous.ts";
 import { tierMembers, topologyOf, type Region, type Topology } from "./config/topology.ts";
+import { LIMITS } from "./limits.ts";
 
 const hint = (region: string) => ({ locationHint: region as DurableObjectLocationHint });
 
@@ -74,23 +77,70 @@ export interface QueueSelf {
   region: Region;
 }
 
-export function purgeQueueNames(region: Region, topology: Topology): string[] {
-  return Array.from({ length: topology.queuesPerRegion }, (_, i) => `${region}-q${i}`);
+export const purgeQueueName = (region: Region, index: number) => `${region}-q${index}`;
+
+/** The first `count` queues of a region's pool: the pool grows and shrinks at its end. */
+export function purgeQueueNames(region: Region, count: number): QueueSelf[] {
+  return Array.from({ length: count }, (_, i) => ({ name: purgeQueueName(region, i), region }));
 }
 
 export function purgeQueueOf(env: Env, queue: QueueSelf) {
   return env.PURGE_QUEUE.get(env.PURGE_QUEUE.idFromName(queue.name), hint(queue.region));
 }
 
+export function queuePoolOf(env: Env, region: Region) {
+  return env.QUEUE_POOL.get(env.QUEUE_POOL.idFromName(region), hint(region));
+}
+
+/** The region a purge from `region` is queued in: an unmapped colo's purges go to the upper tier's region. */
+export function purgeHome(topology: Topology, region: string): Region {
+  return (region in topology.regions ? region : topology.upperRegion) as Region;
+}
+
+/**
+ * Each region's pool size as this isolate last read it, for a few seconds:
+ * a write must not pay an RPC to the QueuePool for every purge it queues.
+ */
+const poolSizes = new Map<Region, { size: Promise<number>; until: number }>();
+
+/**
+ * The queues of a region's pool that take new purges. Asking also tells the
+ * QueuePool that the region has purge traffic, which keeps its autoscaler
+ * sampling. If the pool cannot answer, writes go on with the size last known,
+ * or the configured minimum, whose queues are in every pool.
+ */
+export async function activePurgeQueues(env: Env, region: Region): Promise<QueueSelf[]> {
+  const now = Date.now();
+  let entry = poolSizes.get(region);
+  if (!entry || entry.until <= now) {
+    const last = entry?.size;
+    const fallback = async (err: unknown) => {
+      console.warn("queue pool size unavailable; using the last known", region, (err as Error)?.message ?? err);
+      return last ? await last.catch(() => topologyOf(env).queuePool.min) : topologyOf(env).queuePool.min;
+    };
+    entry = { size: queuePoolOf(env, region).activeSize(region).then((n) => n, fallback), until: now + LIMITS.pool.membershipCacheMs };
+    poolSizes.set(region, entry);
+  }
+  return purgeQueueNames(region, await entry.size);
+}
+
 /**
  * The queue of the writer's region that takes a page's purges: rendezvous on
- * the page, so one page's purges stay in one log, in order. A region outside
- * the topology (an unmapped colo) uses the upper tier's region.
+ * the page over the region's active pool, so while the pool keeps its size
+ * one page's purges stay in one log, in order.
+ *
+ * When the pool grows or shrinks, a page's next purges may go to another
+ * queue than its earlier ones, and the two queues deliver independently, so a
+ * tier may apply the newer purge first. That is harmless: applying a purge
+ * only raises things (a page's version floor, a purge mark's time) and never
+ * lowers them, so whichever queue's event a tier applies first, it ends in
+ * the same state once it has applied both. Order matters only within one
+ * queue's log, and a resize never reorders or drops a log: a queue leaving
+ * the pool keeps delivering what it holds.
  */
-export function purgeQueueFor(env: Env, region: string, pageKey: string): QueueSelf {
-  const topology = topologyOf(env);
-  const home = (region in topology.regions ? region : topology.upperRegion) as Region;
-  const name = rendezvousPick(purgeQueueNames(home, topology).map((id) => ({ id, weight: 1 })), pageKey).id;
+export async function purgeQueueFor(env: Env, region: string, pageKey: string): Promise<QueueSelf> {
+  const queues = await activePurgeQueues(env, purgeHome(topologyOf(env), region));
+  const { name, region: home } = rendezvousPick(queues.map((q) => ({ ...q, id: q.name, weight: 1 })), pageKey);
   return { name, region: home };
 }
 
@@ -99,17 +149,23 @@ export const purgeIdOf = (queue: string, seq: number) => `${queue}:${seq}`;
 /**
  * Reads a purge id. `malformed` if it is not one this API could issue;
  * `unknown` if its queue is not in the topology, so a made-up id never wakes
- * (and so creates) a Durable Object.
+ * (and so creates) a Durable Object. Any queue below the pool's maximum is
+ * known: one that left the pool still answers for the purges it logged.
  */
 export function parsePurgeId(id: string, topology: Topology): { ok: true; queue: QueueSelf; seq: number } | { ok: false; reason: "malformed" | "unknown" } {
-  const m = /^([a-z]+)-q(\d{1,2}):(\d{1,15})$/.exec(id);
+  const m = /^([a-z]+)-q(0|[1-9]\d?):(\d{1,15})$/.exec(id);
   if (!m) return { ok: false, reason: "malformed" };
   const region = m[1]! as Region;
   const index = Number(m[2]);
-  if (!(region in topology.regions) || index >= topology.queuesPerRegion) return { ok: false, reason: "unknown" };
-  return { ok: true, queue: { name: `${region}-q${index}`, region }, seq: Number(m[3]) };
+  if (!(region in topology.regions) || index >= topology.queuePool.max) return { ok: false, reason: "unknown" };
+  return { ok: true, queue: { name: purgeQueueName(region, index), region }, seq: Number(m[3]) };
 }
 
 export function fanoutOf(env: Env, region: Region) {
   return env.FANOUT.get(env.FANOUT.idFromName(region), hint(region));
+}
+
+/** The purge audit log: one, near the upper tier (purges are rare; one place keeps pagination simple). */
+export function purgeAuditOf(env: Env) {
+  return env.PURGE_AUDIT.get(env.PURGE_AUDIT.idFromName("audit"), hint(topologyOf(env).upperRegion));
 }

@@ -31,6 +31,8 @@ export const LIMITS = {
     maxCommentBytes: 2048,
     /** Longest contributor name, in bytes of UTF-8. */
     maxContributorBytes: 255,
+    /** Cache tags a writer may set on one revision. */
+    maxTagsPerRevision: 16,
   },
   storage: {
     /** Workers KV's largest value, in bytes; bigger blobs are split. */
@@ -91,6 +93,40 @@ export const LIMITS = {
     maxConcurrentDeliveries: 6,
     /** How long, in milliseconds, a queue waits for a fanout's acknowledgement before delivering again. */
     fanoutAckTimeoutMs: 5_000,
+    /** Longest `?wait=` a purge status request may block, in seconds. */
+    maxWaitSeconds: 60,
+    /** Body size, in bytes, of one purge request: 500 URLs of the longest kind, with room. */
+    maxRequestBytes: 1536 * 1024,
+    /** URLs in one purge request (`files`), as Cloudflare's purge API allows. */
+    maxFiles: 500,
+    /** Tags, prefixes or hosts in one purge request. */
+    maxSelectors: 100,
+    /** Longest cache tag, in bytes of UTF-8 (Cloudflare's own limit). */
+    maxTagBytes: 1024,
+    /** Longest URL or prefix in a purge request, in characters. */
+    maxPurgeUrlChars: 2048,
+    /** Purge marks a tier keeps; past this the oldest fold into one "everything before" mark. */
+    maxMarks: 20_000,
+    /** Purge marks a colo's lower tier keeps in its one marks record (read on every request). */
+    maxLowerMarks: 200,
+    /** Audit entries per page of GET /api/purges. */
+    auditPageSize: 50,
+  },
+  pool: {
+    /** How long, in milliseconds, an isolate trusts the pool size it last read from a region's QueuePool. */
+    membershipCacheMs: 5_000,
+    /** The window, in milliseconds, over which a queue counts its events/s and delivery latency. */
+    loadWindowMs: 30_000,
+    /** After resizing, how long, in milliseconds, the autoscaler waits (one load window) before judging the new pool. */
+    cooldownMs: 30_000,
+    /** A region's autoscaler stops waking this long, in milliseconds, after its last purge traffic or viewer. */
+    idleAfterMs: 3_600_000,
+    /** Health samples kept, in milliseconds of history; older ones are pruned. */
+    seriesRetentionMs: 3_600_000,
+    /** Autoscaler decisions kept per region (older ones are pruned). */
+    decisionsKept: 1_000,
+    /** Recent decisions per region that /api/tiers shows. */
+    decisionsShown: 20,
   },
   codec: {
     /** Default cap on any decoder's output, in bytes; callers may lower it, never raise it past this. */

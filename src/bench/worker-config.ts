@@ -6,6 +6,7 @@
  * const topology = await readTopology();
  * await startLocalWorker({ bundle, vars: { ENVIRONMENT: "development", TOPOLOGY: { ...topology, enabled: false } } });
  */
+import type { QueuePoolConfig } from "../config/topology.ts";
 import { WRANGLER_CONFIG } from "../local/local-worker.ts";
 
 /** The parts of `[vars.TOPOLOGY]` the benches read or override. */
@@ -16,7 +17,7 @@ export interface TopologyVars {
   upperRegion: string;
   refreshSeconds: number;
   maxStaleSeconds: number;
-  queuesPerRegion: number;
+  queuePool: QueuePoolConfig;
   regions: Record<string, { colos: string[]; tiers: Record<string, number> }>;
 }
 

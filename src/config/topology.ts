@@ -1,7 +1,8 @@
 /**
  * The tier topology from wrangler.toml (`[vars.TOPOLOGY]`): regions, which
  * colo belongs to which, each region's weighted pool of TierCache instances,
- * the upper tier's region and the refresh/TTL defaults. Checked once per
+ * the upper tier's region, the refresh/TTL defaults and each region's purge
+ * queue pool with the load band its autoscaler keeps it in. Checked once per
  * isolate; a bad configuration fails every request with a 500 that says
  * exactly what is wrong, rather than half-working.
  */
@@ -16,6 +17,32 @@ const regionSchema = z.object({
   tiers: z.record(z.string().regex(/^[a-z0-9-]+$/), z.number().positive()).refine((t) => Object.keys(t).length > 0, "a region needs at least one tier"),
 });
 
+/**
+ * A region's purge queue pool: between `min` and `max` queues, resized one
+ * queue at a time so each stays inside the band (events/s per queue, and
+ * events a queue holds that not every tier has acknowledged).
+ */
+const queuePoolSchema = z
+  .object({
+    min: z.number().int().min(1),
+    /** Purge ids name a queue index below this, so lowering it strands the ids of the queues above. */
+    max: z.number().int().min(1).max(64),
+    lowEventsPerSecond: z.number().min(0),
+    highEventsPerSecond: z.number().positive(),
+    maxBacklog: z.number().int().min(1),
+    /** How often a region's autoscaler samples its queues and tiers, while the region is in use. */
+    sampleIntervalMs: z.number().int().min(1_000).max(300_000),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.max < p.min) ctx.addIssue({ code: "custom", path: ["max"], message: `max (${p.max}) must be at least min (${p.min})` });
+    if (p.lowEventsPerSecond >= p.highEventsPerSecond) {
+      ctx.addIssue({ code: "custom", path: ["lowEventsPerSecond"], message: `must be below highEventsPerSecond (${p.highEventsPerSecond}), or the pool would resize on every sample` });
+    }
+  });
+
+export type QueuePoolConfig = z.infer<typeof queuePoolSchema>;
+
 const topologySchema = z
   .object({
     upperRegion: z.enum(REGIONS),
@@ -23,7 +50,7 @@ const topologySchema = z
     ttlSeconds: z.number().int().min(1),
     maxStaleSeconds: z.number().int().min(1),
     notFoundSeconds: z.number().int().min(0).max(3600),
-    queuesPerRegion: z.number().int().min(1).max(64),
+    queuePool: queuePoolSchema,
     purgeDelivery: z.enum(["fanout", "direct"]),
     enabled: z.boolean(),
     interRegionLatencyMs: z.number().min(0).max(10_000),
@@ -49,6 +76,10 @@ export type Topology = z.infer<typeof topologySchema> & {
 let cached: { source: unknown; topology: Topology } | undefined;
 
 export function parseTopology(source: unknown): Topology {
+  // The old fixed pool size would otherwise be dropped without a word, leaving the pool at its defaults' mercy.
+  if (typeof source === "object" && source !== null && "queuesPerRegion" in source) {
+    throw new Error("TOPOLOGY in wrangler.toml is invalid at queuesPerRegion: replaced by queuePool = { min, max, lowEventsPerSecond, highEventsPerSecond, maxBacklog, sampleIntervalMs }");
+  }
   const result = topologySchema.safeParse(source);
   if (!result.success) {
     const issue = result.error.issues[0]!;

@@ -87,11 +87,12 @@ export class ProblemError extends Error {
     return new ProblemError({ status: this.status, code: this.code, title: this.title, detail: this.detail, limit: this.limit, extensions: { ...this.extensions, ...extensions } });
   }
 
+  /** The response; a `retryAfterSeconds` extension is also sent as Retry-After. */
   toResponse(): Response {
-    return new Response(JSON.stringify(this), {
-      status: this.status,
-      headers: { "content-type": PROBLEM_CONTENT_TYPE, "cache-control": "no-store" },
-    });
+    const headers: Record<string, string> = { "content-type": PROBLEM_CONTENT_TYPE, "cache-control": "no-store" };
+    const retryAfter = this.extensions.retryAfterSeconds;
+    if (typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
+    return new Response(JSON.stringify(this), { status: this.status, headers });
   }
 }
 

@@ -1,37 +1,64 @@
 /**
- * The local write token. `npm start` writes one into `.dev.vars` (which
- * wrangler dev loads as secrets) if there is none, and the CLI reads it from
- * there, so a developer never copies tokens by hand.
+ * The local operator token. `npm start` writes one into `.dev.vars` (which
+ * wrangler dev loads as secrets) if there is none, with every scope, and
+ * a session secret for the dashboard; the CLI reads the token from there,
+ * so a developer never copies tokens by hand.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
+import { SCOPES } from "../http/tokens.ts";
 
 export const DEV_VARS_FILE = ".dev.vars";
-export const TOKEN_VAR = "WRITE_TOKENS";
+export const TOKEN_VAR = "API_TOKENS";
+const SESSION_VAR = "SESSION_SECRET";
+/** Older checkouts wrote a bare write token here; it still works. */
+const LEGACY_TOKEN_VAR = "WRITE_TOKENS";
+const OPERATOR = "local-operator";
+
+/** API_TOKENS naming one token with every scope. */
+export function operatorTokens(token: string): string {
+  return JSON.stringify([{ name: OPERATOR, token, scopes: [...SCOPES] }]);
+}
 
 function parseDevVars(text: string): Map<string, string> {
   const vars = new Map<string, string>();
   for (const line of text.split(/\r?\n/)) {
-    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"?([^"]*)"?\s*$/.exec(line);
-    if (m) vars.set(m[1]!, m[2]!);
+    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:'([^']*)'|"([^"]*)"|(.*?))\s*$/.exec(line);
+    if (m) vars.set(m[1]!, m[2] ?? m[3] ?? m[4] ?? "");
   }
   return vars;
+}
+
+function tokenIn(vars: Map<string, string>): string | undefined {
+  try {
+    const list = JSON.parse(vars.get(TOKEN_VAR) ?? "[]") as Array<{ name?: string; token?: string }>;
+    const found = list.find((t) => t.name === OPERATOR)?.token;
+    if (found) return found;
+  } catch {
+    // A hand-edited API_TOKENS that is not JSON: the worker will say so; fall back to the legacy token.
+  }
+  return vars.get(LEGACY_TOKEN_VAR)?.split(",")[0]?.trim() || undefined;
 }
 
 /** The dev token from `.dev.vars` in `dir`, if any. */
 export function readDevToken(dir = process.cwd()): string | undefined {
   const file = `${dir}/${DEV_VARS_FILE}`;
   if (!existsSync(file)) return undefined;
-  return parseDevVars(readFileSync(file, "utf8")).get(TOKEN_VAR)?.split(",")[0]?.trim() || undefined;
+  return tokenIn(parseDevVars(readFileSync(file, "utf8")));
 }
 
-/** Makes sure `.dev.vars` holds a token; returns it and whether it was created now. */
-export function ensureDevToken(dir = process.cwd()): { token: string; created: boolean } {
-  const existing = readDevToken(dir);
-  if (existing) return { token: existing, created: false };
-  const token = `pal_dev_${randomBytes(24).toString("base64url")}`;
+/** Makes sure `.dev.vars` holds an operator token and a session secret; returns the token, whether it was created now, and the file. */
+export function ensureDevToken(dir = process.cwd()): { token: string; created: boolean; file: string } {
   const file = `${dir}/${DEV_VARS_FILE}`;
+  const vars = existsSync(file) ? parseDevVars(readFileSync(file, "utf8")) : new Map<string, string>();
+  const existing = vars.has(TOKEN_VAR) ? tokenIn(vars) : undefined;
+  if (existing && vars.get(SESSION_VAR)) return { token: existing, created: false, file };
+  const token = existing ?? `pal_dev_${randomBytes(24).toString("base64url")}`;
   const before = existsSync(file) ? readFileSync(file, "utf8").replace(/\n*$/, "\n") : "";
-  writeFileSync(file, `${before}# Local write token for the archive (created by npm start; never commit).\n${TOKEN_VAR}="${token}"\n`, { mode: 0o600 });
-  return { token, created: true };
+  const lines = [
+    ...(existing ? [] : ["# Local operator token, every scope (created by npm start; never commit).", `${TOKEN_VAR}='${operatorTokens(token)}'`]),
+    ...(vars.get(SESSION_VAR) ? [] : ["# Signs dashboard sessions.", `${SESSION_VAR}="${randomBytes(32).toString("base64url")}"`]),
+  ];
+  writeFileSync(file, `${before}${lines.join("\n")}\n`, { mode: 0o600 });
+  return { token, created: !existing, file };
 }

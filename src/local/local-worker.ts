@@ -25,7 +25,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { unstable_startWorker } from "wrangler";
 import { sleep } from "../retry/backoff.ts";
-import { TOKEN_VAR } from "./dev-token.ts";
+import { operatorTokens, TOKEN_VAR } from "./dev-token.ts";
 import type { WorkerBundle } from "./worker-bundle.ts";
 
 /** The repository root (this file is src/local/local-worker.ts). */
@@ -90,8 +90,12 @@ export async function waitForHealthy(url: string, timeoutMs = 60_000): Promise<v
 
 type Bindings = NonNullable<Parameters<typeof unstable_startWorker>[0]["bindings"]>;
 
+/** The token gets every scope; the session secret lives as long as this worker. */
 function bindingsOf(token: string, vars: Record<string, unknown>): Bindings {
-  const bindings: Bindings = { [TOKEN_VAR]: { type: "secret_text", value: token } };
+  const bindings: Bindings = {
+    [TOKEN_VAR]: { type: "secret_text", value: operatorTokens(token) },
+    SESSION_SECRET: { type: "secret_text", value: randomBytes(32).toString("base64url") },
+  };
   for (const [name, value] of Object.entries(vars)) {
     bindings[name] = typeof value === "string" ? { type: "plain_text", value } : { type: "json", value };
   }

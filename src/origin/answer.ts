@@ -29,6 +29,8 @@ export interface Answer {
   revisionId?: number;
   /** A 404 for a page nobody has written: tiers keep it briefly (TOPOLOGY.notFoundSeconds). */
   negative?: boolean;
+  /** Cache tags (src/origin/tags.ts), also sent as `Cache-Tag`. */
+  tags?: string[];
 }
 
 export function etagOf(answer: Pick<Answer, "headers">): string | undefined {

@@ -12,13 +12,16 @@ import { pageExists } from "../page/directory.ts";
 import type { RevisionSelector } from "../page/types.ts";
 import type { Answer, OriginQuery } from "./answer.ts";
 import { readRevision } from "./page-origin.ts";
+import { answerTags } from "./tags.ts";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
 function problemAnswer(err: ProblemError, query: OriginQuery, negativeTtl?: number): Answer {
+  const tags = answerTags(query.ref.key, "application/problem+json");
   const headers: Record<string, string> = {
     "content-type": "application/problem+json",
     "cache-control": negativeTtl ? `public, max-age=${negativeTtl}` : "no-store",
+    "cache-tag": tags.join(","),
   };
   const retryAfter = err.extensions.retryAfterSeconds;
   if (typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
@@ -30,6 +33,7 @@ function problemAnswer(err: ProblemError, query: OriginQuery, negativeTtl?: numb
     page: query.ref.key,
     mutable: true,
     storedAt: Date.now(),
+    tags,
     ...(negativeTtl ? { negative: true } : {}),
   };
 }
@@ -58,10 +62,13 @@ async function renderRevision(env: Env, query: Exclude<OriginQuery, { kind: "his
   const read = await readRevision(env, query.ref, selector);
   const r = read.revision;
   const immutable = query.kind === "revision";
+  const contentType = isContentModel(r.model) ? CONTENT_MODELS[r.model].contentType : "application/octet-stream";
+  const tags = answerTags(query.ref.key, contentType, r.tags);
   return {
     status: 200,
     headers: {
-      "content-type": isContentModel(r.model) ? CONTENT_MODELS[r.model].contentType : "application/octet-stream",
+      "content-type": contentType,
+      "cache-tag": tags.join(","),
       etag: `"${r.sha256}"`,
       "last-modified": new Date(r.timestamp).toUTCString(),
       "x-revision-id": String(r.id),
@@ -74,6 +81,7 @@ async function renderRevision(env: Env, query: Exclude<OriginQuery, { kind: "his
     mutable: !immutable,
     storedAt: Date.now(),
     revisionId: r.id,
+    tags,
   };
 }
 
@@ -88,13 +96,15 @@ async function renderHistory(env: Env, query: Extract<OriginQuery, { kind: "hist
   const page = await pageStoreOf(env, ref.key).history(cursor?.startsWith("b") ? { before: seq } : cursor?.startsWith("a") ? { after: seq } : {}, query.limit);
   if (!("revisions" in page)) throw storeProblem(page, ref.title);
   const body = { page: page.title, total: page.total, revisions: page.revisions, cursors: { older: page.older, newer: page.newer } };
+  const tags = answerTags(ref.key, "application/json");
   return {
     status: 200,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=60" },
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=60", "cache-tag": tags.join(",") },
     body: new TextEncoder().encode(JSON.stringify(body)),
     version: page.version,
     page: ref.key,
     mutable: true,
     storedAt: Date.now(),
+    tags,
   };
 }

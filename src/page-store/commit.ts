@@ -110,8 +110,8 @@ function insertRevisions(db: PageDb, fresh: Fresh[], contentOf: number[], firstS
     seq++;
     const r = f.rev;
     db.sql.exec(
-      "INSERT INTO revisions (seq, rev_id, parent_id, ts, contributor, comment, model, format, bytes, sha1, sha256, u) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      seq, r.id, r.parentId, f.ts, r.contributor, r.comment, r.model, r.format ?? CONTENT_MODELS[r.model].format, f.bytes.byteLength, f.sha1, fromHex(f.sha256), contentOf[i]!,
+      "INSERT INTO revisions (seq, rev_id, parent_id, ts, contributor, comment, model, format, bytes, sha1, sha256, u, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      seq, r.id, r.parentId, f.ts, r.contributor, r.comment, r.model, r.format ?? CONTENT_MODELS[r.model].format, f.bytes.byteLength, f.sha1, fromHex(f.sha256), contentOf[i]!, (r.tags ?? []).join(","),
     );
   });
   return seq;

@@ -30,6 +30,8 @@ export interface RevisionRow {
   sha256: ArrayBuffer;
   u: number;
   suppressed: number;
+  /** Comma-separated (a tag never holds a comma). */
+  tags: string;
   [key: string]: SqlStorageValue;
 }
 
@@ -57,6 +59,7 @@ export function toMeta(r: RevisionRow): RevisionMeta {
     sha1: r.sha1,
     sha256: toHex(new Uint8Array(r.sha256)),
     suppressed: r.suppressed !== 0,
+    tags: r.tags ? r.tags.split(",") : [],
   };
 }
 

@@ -14,6 +14,8 @@ export interface NewRevision {
   text: string;
   /** MediaWiki base-36 SHA-1; checked against the text when given. */
   sha1?: string | null;
+  /** Cache tags the writer sets on this revision; its answers carry them, and purges by tag reach them. */
+  tags?: string[];
 }
 
 /** A revision as it crosses RPC to the PageStore: the text as UTF-8, the size it had on the wire. */
@@ -31,6 +33,8 @@ export interface RevisionMeta {
   sha1: string;
   sha256: string;
   suppressed: boolean;
+  /** Cache tags its writer set. */
+  tags: string[];
 }
 
 export type RevisionSelector = { kind: "latest" } | { kind: "id"; id: number } | { kind: "at"; epochSeconds: number };

@@ -1,23 +1,36 @@
 /**
  * Applying purge events at a tier. Every kind of tier turns an event into
- * the same two moves: raise the page's version floor (a write's for its
- * mutable keys, a removal's for all of them) and drop what the floor now
- * forbids; `everything`, or a flush, drops all. Floors only rise, so
- * replaying an event is harmless.
+ * the same moves: a write's purge raises the page's version floor (for its
+ * mutable keys, or for all of them on a removal) and drops what the floor
+ * now forbids; an operator's purge raises purge marks by key, tag, prefix or
+ * for everything, and, unless soft, drops what they cover; a flush drops
+ * all. Floors and marks only rise, so replaying an event is harmless.
  */
 import { tierCacheOf } from "../bindings.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { PageFloor } from "../tiers/floor.ts";
 import { LowerTier } from "../tiers/lower-tier.ts";
 import type { TierStore } from "../tiers/tier-store.ts";
-import type { PurgeEvent, PurgeScope } from "./events.ts";
+import { ALL } from "../tiers/purge-marks.ts";
+import { selectorsOfScope, type PurgeEvent, type PurgeScope } from "./events.ts";
 import type { PurgeBatch } from "./plan.ts";
 import { ZONE_MEMBER, type PurgeTarget } from "./targets.ts";
 import { zonePurge } from "./zone-purge.ts";
 
+/** A write's purge: the page and the floor it raises. */
+type PageScope = Extract<PurgeScope, { kind: "mutable" | "revisions" | "page" }>;
+
+const isPageScope = (scope: PurgeScope): scope is PageScope => scope.kind === "mutable" || scope.kind === "revisions" || scope.kind === "page";
+
 /** The floor a page-scoped purge raises. */
-export function floorRaisedBy(scope: Exclude<PurgeScope, { kind: "everything" }>, version: number): Partial<PageFloor> {
+export function floorRaisedBy(scope: PageScope, version: number): Partial<PageFloor> {
   return scope.kind === "mutable" ? { mutable: version } : { all: version };
+}
+
+/** The marks an event raises: its own, or, for a flush or an event from before marks, everything before it was made. */
+function marksOf(event: PurgeEvent): { selectors: string[]; at: number; soft: boolean } {
+  const selectors = selectorsOfScope(event.scope);
+  return { selectors, at: event.mark?.at ?? event.createdAt, soft: event.mark?.soft ?? false };
 }
 
 /** Applies events from one queue to a TierCache's store, in order, skipping any already applied; returns the last applied sequence. */
@@ -25,17 +38,20 @@ export function applyToTier(store: TierStore, queue: string, batch: PurgeBatch):
   return store.transaction(() => {
     let applied = store.appliedSeq(queue);
     if (batch.flushUpTo !== undefined && batch.flushUpTo > applied) {
-      store.dropAll();
+      // The missed events may have been marks: nothing made before now may come back from a tier below either.
+      store.mark([ALL], Date.now(), false);
       store.count("flush");
       applied = batch.flushUpTo;
     }
     for (const event of batch.events) {
       if (event.seq <= applied) continue;
       store.count("purge");
-      if (event.scope.kind === "everything" || event.page === null) store.dropAll();
-      else {
+      if (isPageScope(event.scope) && event.page !== null) {
         store.raiseFloor(event.page, floorRaisedBy(event.scope, event.version));
         store.dropPage(event.page, event.scope.kind === "mutable");
+      } else {
+        const { selectors, at, soft } = marksOf(event);
+        store.mark(selectors, at, soft);
       }
       applied = event.seq;
     }
@@ -51,13 +67,19 @@ export class LowerTierPurges {
   async applyPurges(batch: PurgeBatch, now = Date.now()): Promise<number> {
     let last = batch.flushUpTo ?? 0;
     if (batch.flushUpTo !== undefined) await this.lower.flush(now);
-    for (const { page, scope, version, createdAt, seq } of batch.events) {
-      if (scope.kind === "everything" || page === null) await this.lower.flush(createdAt);
-      else await this.lower.raiseFloor(page, floorRaisedBy(scope, version));
-      last = Math.max(last, seq);
+    for (const event of batch.events) {
+      await applyToLower(this.lower, event);
+      last = Math.max(last, event.seq);
     }
     return last;
   }
+}
+
+/** Applies one event to a colo's lower tier. */
+export async function applyToLower(lower: LowerTier, event: Pick<PurgeEvent, "page" | "scope" | "version" | "mark" | "createdAt">): Promise<void> {
+  if (isPageScope(event.scope) && event.page !== null) return lower.raiseFloor(event.page, floorRaisedBy(event.scope, event.version));
+  const { selectors, at, soft } = marksOf(event as PurgeEvent);
+  await lower.mark(selectors, at, soft);
 }
 
 /** Applies a batch at one target, wherever it is; returns the last sequence it has applied. */
@@ -76,7 +98,7 @@ export async function applyAt(env: Env, target: PurgeTarget, queue: string, batc
  * ingest step 4), so it serves the write on the next read; every other colo
  * gets it from the queues.
  */
-export async function purgeHere(env: Env, colo: string, page: string, scope: Exclude<PurgeScope, { kind: "everything" }>, version: number): Promise<void> {
+export async function purgeHere(env: Env, colo: string, page: string, scope: PageScope, version: number): Promise<void> {
   const lower = await LowerTier.open(env, colo);
   await lower.raiseFloor(page, floorRaisedBy(scope, version));
 }

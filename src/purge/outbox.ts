@@ -21,7 +21,7 @@ export async function drainOutbox(env: Env, sql: SqlStorage): Promise<string[]> 
   for (const row of rows) {
     const request = JSON.parse(row.request) as PurgeRequest;
     try {
-      const queue = purgeQueueFor(env, request.region, request.page ?? "");
+      const queue = await purgeQueueFor(env, request.region, request.page ?? "");
       const { id } = await purgeQueueOf(env, queue).enqueue(request, queue);
       sql.exec("DELETE FROM outbox WHERE id = ?", row.id);
       ids.push(id);

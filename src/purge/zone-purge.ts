@@ -9,6 +9,7 @@
 import type { Settings } from "../config/settings.ts";
 import { revisionKey } from "../tiers/cache-key.ts";
 import { LowerTier } from "../tiers/lower-tier.ts";
+import { mutableTag, pageTag } from "../origin/tags.ts";
 import type { PurgeEvent } from "./events.ts";
 
 /** Tags or URLs per purge request, the API's smallest per-plan allowance. */
@@ -22,19 +23,45 @@ export class ZonePurgeNotConfigured extends Error {
   }
 }
 
-/** The purge API bodies that carry these events to every data centre. */
+/**
+ * The purge API bodies that carry these events to every data centre. Lower
+ * tier entries all live under `<origin>/__tier`, so "everything" is that
+ * prefix, never the whole zone. The API has no soft purge: a soft purge is
+ * sent as a hard one, which only costs refetches.
+ */
 export function zonePurgeBodies(events: PurgeEvent[], origin: string): Array<Record<string, unknown>> {
-  if (events.some((e) => e.scope.kind === "everything" || e.page === null)) return [{ purge_everything: true }];
+  const under = `${new URL(origin).host}${LowerTier.urlOf("", "")}`;
   const tags = new Set<string>();
   const files = new Set<string>();
+  const prefixes = new Set<string>();
   for (const { page, scope } of events) {
-    const encoded = encodeURIComponent(page!);
-    if (scope.kind === "mutable") tags.add(`mutable:${encoded}`);
-    else tags.add(`page:${encoded}`);
-    if (scope.kind === "revisions") for (const id of scope.revisions) files.add(LowerTier.urlOf(origin, revisionKey(page!, id).key));
+    switch (scope.kind) {
+      case "everything":
+      case "hosts":
+        return [{ prefixes: [under] }];
+      case "keys":
+        for (const key of scope.keys) files.add(LowerTier.urlOf(origin, key));
+        break;
+      case "tags":
+        for (const tag of scope.tags) tags.add(tag);
+        break;
+      case "prefixes":
+        for (const prefix of scope.prefixes) prefixes.add(`${under}${prefix}`);
+        break;
+      case "mutable":
+        tags.add(mutableTag(page!));
+        break;
+      case "revisions":
+        tags.add(mutableTag(page!));
+        for (const id of scope.revisions) files.add(LowerTier.urlOf(origin, revisionKey(page!, id).key));
+        break;
+      case "page":
+        tags.add(pageTag(page!));
+        break;
+    }
   }
   const chunks = <T>(items: T[]) => Array.from({ length: Math.ceil(items.length / PER_REQUEST) }, (_, i) => items.slice(i * PER_REQUEST, (i + 1) * PER_REQUEST));
-  return [...chunks([...tags]).map((t) => ({ tags: t })), ...chunks([...files]).map((f) => ({ files: f }))];
+  return [...chunks([...tags]).map((t) => ({ tags: t })), ...chunks([...files]).map((f) => ({ files: f })), ...chunks([...prefixes]).map((p) => ({ prefixes: p }))];
 }
 
 /** Sends the events' purges; throws (so the queue retries) unless every request succeeded. */

@@ -6,7 +6,8 @@
  * separator. Specific revisions are immutable; everything else about a page
  * (latest, history pages, time resolution) changes on a write.
  */
-import type { OriginQuery } from "../origin/answer.ts";
+import type { Answer, OriginQuery } from "../origin/answer.ts";
+import { mutableTag, tagsOf } from "../origin/tags.ts";
 
 export interface CacheKey {
   key: string;
@@ -35,10 +36,10 @@ export function cacheKeyOf(query: OriginQuery): CacheKey {
 }
 
 /**
- * Cache-Tags of an entry, for Cloudflare's purge-by-tag: every entry of a
- * page, and its mutable ones (latest, history, time resolution, 404s).
+ * Cache-Tags of an entry, for Cloudflare's purge-by-tag: its answer's tags,
+ * and a mutable one's (latest, history, time resolution, 404s) own tag,
+ * which a write purges.
  */
-export function cacheTagsOf(entry: Pick<CacheKey, "page" | "mutable">): string[] {
-  const page = encodeURIComponent(entry.page);
-  return entry.mutable ? [`page:${page}`, `mutable:${page}`] : [`page:${page}`];
+export function cacheTagsOf(entry: Pick<Answer, "page" | "mutable" | "tags">): string[] {
+  return entry.mutable ? [...tagsOf(entry), mutableTag(entry.page)] : [...tagsOf(entry)];
 }

@@ -23,6 +23,7 @@ import { versionFloor } from "./floor.ts";
 import { LowerTier, lowerCounters, type LowerHit } from "./lower-tier.ts";
 import type { TierName, TierRead, TierRequest } from "./request.ts";
 import type { TierStore } from "./tier-store.ts";
+import { tagsOf } from "../origin/tags.ts";
 
 export interface ReadThrough extends TierRead, Colo {}
 
@@ -44,8 +45,11 @@ function hopsBelow(env: Env, level: "edge" | TierIdentity["level"], region: Regi
   return hops;
 }
 
-/** Tries each hop in turn; the origin, last, always answers. `required` is the asker's floor for an answer, read when it arrives. */
-async function walk(env: Env, hops: Hop[], request: TierRequest, counter: HopCounter, required: (a: Answer) => number, revalidation = false): Promise<TierRead> {
+/**
+ * Tries each hop in turn; the origin, last, always answers. `accepts` is the
+ * asker's floor and purge marks, applied to an answer when it arrives.
+ */
+async function walk(env: Env, hops: Hop[], request: TierRequest, counter: HopCounter, accepts: (a: Answer) => boolean, revalidation = false): Promise<TierRead> {
   const from = request.fromRegion;
   for (const hop of hops) {
     if (hop.kind === "origin") {
@@ -57,8 +61,8 @@ async function walk(env: Env, hops: Hop[], request: TierRequest, counter: HopCou
     try {
       await crossRegionHop(env, from, tier.region);
       const read = await withDeadline(tierCacheOf(env, tier).read(request, tier, revalidation), LIMITS.tiers.hopTimeoutMs, `${tier.level} tier ${tier.member}`);
-      // A purge that landed while the hop answered can make its answer too old to pass on.
-      if (read.entry.status !== 200 || read.entry.version >= required(read.entry)) return read;
+      // A purge that landed here, or one the hop has not applied yet, can make its answer too old to pass on.
+      if (read.entry.status !== 200 || accepts(read.entry)) return read;
       counter.skipped(tier.level, "behind");
     } catch (err) {
       console.warn(`${tier.level} tier skipped`, tier.member, (err as Error)?.message ?? err);
@@ -77,11 +81,13 @@ const edgeCounter: HopCounter = {
 export async function readThroughTiers(env: Env, ctx: { waitUntil(p: Promise<unknown>): void }, at: Colo, query: OriginQuery): Promise<ReadThrough> {
   const key = cacheKeyOf(query);
   const topology = topologyOf(env);
-  const below = (request: TierRequest, revalidation = false) => walk(env, hopsBelow(env, "edge", at.region, key.key), request, edgeCounter, () => request.minVersion, revalidation);
-  if (!topology.enabled) return { ...(await below({ query, ...key, minVersion: 0, fromRegion: at.region })), ...at };
+  const hops = hopsBelow(env, "edge", at.region, key.key);
+  if (!topology.enabled) return { ...(await walk(env, hops, { query, ...key, minVersion: 0, fromRegion: at.region }, edgeCounter, () => true)), ...at };
 
   const lower = await LowerTier.open(env, at.colo);
-  const { hit, floor } = await lower.get(key);
+  const { hit, floor, marks } = await lower.get(key);
+  const below = (request: TierRequest, revalidation = false) =>
+    walk(env, hops, request, edgeCounter, (a) => a.version >= request.minVersion && marks.verdict({ key: key.key, tags: tagsOf(a), storedAt: a.storedAt }) !== "purged", revalidation);
   // Whatever this colo has purged, the tiers below must not hand back either.
   const request: TierRequest = { query, ...key, minVersion: versionFloor(floor, key.mutable), fromRegion: at.region };
   if (hit && hit.state !== "expired") {
@@ -99,39 +105,56 @@ export async function readThroughTiers(env: Env, ctx: { waitUntil(p: Promise<unk
   return { ...read, ...at };
 }
 
-/** Stale-while-revalidate: an unchanged answer (same version or ETag) just renews the entry. */
+/**
+ * Stale-while-revalidate. The answer replaces the stale entry unless it is
+ * older; an unchanged one (same version or ETag) is counted as a renewal.
+ * Either way the entry now dates from the answer, so a soft purge's mark no
+ * longer covers it.
+ */
 async function revalidate(lower: LowerTier, key: CacheKey, hit: LowerHit, fresh: Promise<TierRead>): Promise<void> {
   const read = await fresh;
   lowerCounters.revalidated++;
   const same = read.entry.version === hit.entry.version || etagOf(read.entry) === etagOf(hit.entry);
   if (same) lowerCounters.renewed++;
-  await lower.put(key, same ? hit.entry : read.entry);
+  const newer = read.entry.version > hit.entry.version || (read.entry.version === hit.entry.version && read.entry.storedAt >= hit.entry.storedAt);
+  await lower.put(key, newer ? read.entry : hit.entry);
 }
 
-/** A read at a TierCache: its own entry if new enough, else one fill per key from the hops below. */
-export async function readAtTier(env: Env, store: TierStore, self: TierIdentity, request: TierRequest, revalidation: boolean): Promise<TierRead> {
+/**
+ * A read at a TierCache: its own entry if new enough, else one fill per key
+ * from the hops below. An entry a soft purge made stale is served while a
+ * fill replaces it in the background, unless the asker is itself
+ * revalidating: then only the hops below can answer.
+ */
+export async function readAtTier(env: Env, store: TierStore, self: TierIdentity, request: TierRequest, revalidation: boolean, waitUntil: (p: Promise<unknown>) => void): Promise<TierRead> {
   const minVersion = store.required(request, request.minVersion);
   if (revalidation) store.count("revalidated");
   const cached = store.lookup(request.key, minVersion);
-  if (cached) {
-    store.count("hit");
-    return { entry: cached, servedBy: self.level satisfies TierName };
+  if (cached && !(cached.stale && revalidation)) {
+    store.count(cached.stale ? "stale" : "hit");
+    if (cached.stale) waitUntil(fillOnce(env, store, self, request, minVersion, true).catch(() => undefined));
+    return { entry: cached.answer, servedBy: self.level satisfies TierName };
   }
   store.count("miss");
-  let pending = store.inflight.get(request.key);
-  if (!pending) {
-    pending = fill(env, store, self, request, minVersion).finally(() => store.inflight.delete(request.key));
-    store.inflight.set(request.key, pending);
-  } else {
-    store.count("coalesced");
-  }
-  const read = await pending;
+  if (store.inflight.has(request.key)) store.count("coalesced");
+  const read = await fillOnce(env, store, self, request, minVersion, cached !== undefined);
   // A waiter may need a newer version than the fill it joined was started for.
-  if (read.entry.version < minVersion) return fill(env, store, self, request, minVersion);
+  if (read.entry.version < minVersion) return fill(env, store, self, request, minVersion, false);
   return read;
 }
 
-async function fill(env: Env, store: TierStore, self: TierIdentity, request: TierRequest, minVersion: number): Promise<TierRead> {
+/** The fill in flight for this key, or a new one: concurrent misses share one. */
+function fillOnce(env: Env, store: TierStore, self: TierIdentity, request: TierRequest, minVersion: number, revalidating = false): Promise<TierRead> {
+  let pending = store.inflight.get(request.key);
+  if (!pending) {
+    pending = fill(env, store, self, request, minVersion, revalidating).finally(() => store.inflight.delete(request.key));
+    store.inflight.set(request.key, pending);
+  }
+  return pending;
+}
+
+/** Fills from the hops below; `revalidating` (replacing a stale entry) asks them not to answer from stale entries of their own. */
+async function fill(env: Env, store: TierStore, self: TierIdentity, request: TierRequest, minVersion: number, revalidating: boolean): Promise<TierRead> {
   const counter: HopCounter = {
     skipped: (level, why) => {
       store.count(`skipped_${level}`);
@@ -140,7 +163,8 @@ async function fill(env: Env, store: TierStore, self: TierIdentity, request: Tie
     rendered: () => store.count("origin_fetch"),
   };
   const hops = hopsBelow(env, self.level, self.region, request.key);
-  const read = await walk(env, hops, { ...request, minVersion, fromRegion: self.region }, counter, (a) => store.required(a));
+  const accepts = (a: Answer) => a.version >= store.required(a) && store.verdict(request.key, a) !== "purged";
+  const read = await walk(env, hops, { ...request, minVersion, fromRegion: self.region }, counter, accepts, revalidating);
   store.keep(request, read.entry);
   return read;
 }

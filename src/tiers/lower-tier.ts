@@ -7,11 +7,13 @@
  * independent of the TTL, so a long TTL never delays noticing a write.
  *
  * The Cache API cannot list a page's keys (latest, history pages, `?at=`
- * answers), so purges raise floors instead of deleting keys: a per-page
- * record of the lowest page version still acceptable (one for mutable keys,
- * one for every key), and a flush mark for "everything". Every read checks
- * them, so once a purge is applied here nothing older is served again, not
- * even stale. In development each simulated colo has its own named cache,
+ * answers) nor find entries by tag, so purges leave records instead of
+ * deleting keys: a write's purge raises a per-page floor (the lowest page
+ * version still acceptable, one for mutable keys, one for every key); an
+ * operator's purge raises purge marks (src/tiers/purge-marks.ts), all kept
+ * in one record per colo. Every read checks both, so once a purge is applied
+ * here nothing older is served again, not even stale; a soft purge's mark
+ * makes a covered entry stale instead, served while it is revalidated. In development each simulated colo has its own named cache,
  * and purge queues apply purges to it directly (src/purge/apply.ts); in production the cache is
  * `caches.default` of the real data centre, which only Cloudflare's purge
  * API reaches from elsewhere (see `src/purge/zone-purge.ts`), so entries carry
@@ -22,6 +24,9 @@ import { topologyOf, type Topology } from "../config/topology.ts";
 import type { Answer } from "../origin/answer.ts";
 import { cacheTagsOf, type CacheKey } from "./cache-key.ts";
 import { NO_FLOOR, raised, versionFloor, type PageFloor } from "./floor.ts";
+import { ALL, PurgeMarks, type Mark } from "./purge-marks.ts";
+import { tagsOf } from "../origin/tags.ts";
+import { LIMITS } from "../limits.ts";
 
 /** An entry's own fields travel as headers of the cached response, each typed, beside the answer's headers. */
 const FIELD = {
@@ -32,6 +37,8 @@ const FIELD = {
   storedAt: "x-pal-stored-at",
   revisionId: "x-pal-revision",
   negative: "x-pal-negative",
+  /** The answer's cache tags (never holding a comma), which purge marks match. */
+  tags: "x-pal-tags",
   filledAt: "x-pal-filled-at",
   /** Which response headers are the answer's own; the Cache API may add others. */
   headers: "x-pal-headers",
@@ -55,8 +62,10 @@ export interface LowerHit {
  */
 export const lowerCounters = { hit: 0, miss: 0, stale: 0, revalidated: 0, renewed: 0, floored: 0, skippedRegional: 0, skippedUpper: 0, originRenders: 0 };
 
-/** Floor updates are read-modify-write; one at a time per cache and page in this isolate, so none is lost. */
-const floorLocks = new Map<string, Promise<unknown>>();
+/** Floor and mark updates are read-modify-write; one at a time per cache and record in this isolate, so none is lost. */
+const recordLocks = new Map<string, Promise<unknown>>();
+
+const MARKS = "/__marks";
 
 function toResponse(entry: Answer, filledAt: number, keepSeconds: number): Response {
   const { body, headers: own } = entry;
@@ -72,6 +81,7 @@ function toResponse(entry: Answer, filledAt: number, keepSeconds: number): Respo
   headers.set(FIELD.cacheControl, cacheControl);
   if (entry.revisionId !== undefined) headers.set(FIELD.revisionId, String(entry.revisionId));
   if (entry.negative) headers.set(FIELD.negative, "1");
+  if (entry.tags) headers.set(FIELD.tags, entry.tags.map(encodeURIComponent).join(","));
   headers.set("cache-tag", cacheTagsOf(entry).join(","));
   // The Cache API evicts on its own TTL; refresh is tracked separately, by filledAt.
   headers.set("cache-control", `public, max-age=${keepSeconds}`);
@@ -88,6 +98,7 @@ function fromResponse(res: Response): { entry: Omit<Answer, "body">; filledAt: n
   const names = (h.get(FIELD.headers) ?? "").split(",").filter(Boolean);
   const headers = Object.fromEntries(names.map((name) => [name, name === "cache-control" ? (h.get(FIELD.cacheControl) ?? "") : (h.get(name) ?? "")]));
   const revision = h.get(FIELD.revisionId);
+  const tags = h.get(FIELD.tags);
   const entry: Omit<Answer, "body"> = {
     status,
     headers,
@@ -97,6 +108,7 @@ function fromResponse(res: Response): { entry: Omit<Answer, "body">; filledAt: n
     storedAt,
     ...(revision === null ? {} : { revisionId: Number(revision) }),
     ...(h.get(FIELD.negative) === "1" ? { negative: true } : {}),
+    ...(tags === null ? {} : { tags: tags.split(",").filter(Boolean).map(decodeURIComponent) }),
   };
   return { entry, filledAt };
 }
@@ -141,22 +153,30 @@ export class LowerTier {
     return this.#record<PageFloor>(`/__floor/${encodeURIComponent(page)}`).then((f) => f ?? NO_FLOOR);
   }
 
-  async get(key: CacheKey, now = Date.now()): Promise<{ hit: LowerHit | undefined; floor: PageFloor }> {
-    const [res, floor, flush] = await Promise.all([this.cache.match(this.#request(key.key)), this.floor(key.page), this.#record<{ at: number }>("/__flush")]);
-    if (!res) return { hit: undefined, floor };
+  /** This colo's purge marks. */
+  async marks(): Promise<PurgeMarks> {
+    return new PurgeMarks(Object.entries((await this.#record<Record<string, Mark>>(MARKS)) ?? {}));
+  }
+
+  async get(key: CacheKey, now = Date.now()): Promise<{ hit: LowerHit | undefined; floor: PageFloor; marks: PurgeMarks }> {
+    const [res, floor, marks] = await Promise.all([this.cache.match(this.#request(key.key)), this.floor(key.page), this.marks()]);
+    if (!res) return { hit: undefined, floor, marks };
     const found = fromResponse(res);
-    if (!found || found.entry.version < versionFloor(floor, found.entry.mutable) || found.entry.storedAt < (flush?.at ?? 0)) {
+    const verdict = found && marks.verdict({ key: key.key, tags: tagsOf(found.entry), storedAt: found.entry.storedAt });
+    if (!found || found.entry.version < versionFloor(floor, found.entry.mutable) || verdict === "purged") {
       if (found) lowerCounters.floored++;
       await res.body?.cancel();
-      return { hit: undefined, floor };
+      return { hit: undefined, floor, marks };
     }
     const entry: Answer = { ...found.entry, body: new Uint8Array(await res.arrayBuffer()) };
     const { filledAt } = found;
     const age = (now - filledAt) / 1000;
     const t = this.topology;
     // A 404 is kept only briefly and never served stale: the page may be written any moment.
-    const state: LowerState = entry.status === 404 ? (age < t.notFoundSeconds ? "fresh" : "expired") : age < t.refreshSeconds ? "fresh" : age < t.maxStaleSeconds ? "stale" : "expired";
-    return { hit: { entry, state, filledAt }, floor };
+    let state: LowerState = entry.status === 404 ? (age < t.notFoundSeconds ? "fresh" : "expired") : age < t.refreshSeconds ? "fresh" : age < t.maxStaleSeconds ? "stale" : "expired";
+    // Soft-purged: served while revalidating (a 404 is never served stale).
+    if (verdict === "stale" && state === "fresh") state = entry.status === 404 ? "expired" : "stale";
+    return { hit: { entry, state, filledAt }, floor, marks };
   }
 
   async delete(key: string): Promise<void> {
@@ -171,23 +191,40 @@ export class LowerTier {
     await this.cache.put(this.#request(key.key), toResponse(entry, now, keep));
   }
 
-  /** Raises the page's floors (never lowers them). */
-  raiseFloor(page: string, to: Partial<PageFloor>): Promise<void> {
-    const lock = `${this.name}\u0000${page}`;
-    const run = (floorLocks.get(lock) ?? Promise.resolve()).then(async () => {
-      const current = await this.floor(page);
-      const next = raised(current, to);
-      if (next.mutable !== current.mutable || next.all !== current.all) await this.#putRecord(`/__floor/${encodeURIComponent(page)}`, next);
-    });
+  /** Runs a record's read-modify-write after any other on the same record in this isolate. */
+  #locked(record: string, update: () => Promise<void>): Promise<void> {
+    const lock = `${this.name}\u0000${record}`;
+    const run = (recordLocks.get(lock) ?? Promise.resolve()).then(update);
     const settled = run.catch(() => undefined);
-    floorLocks.set(lock, settled);
-    void settled.then(() => floorLocks.get(lock) === settled && floorLocks.delete(lock));
+    recordLocks.set(lock, settled);
+    void settled.then(() => recordLocks.get(lock) === settled && recordLocks.delete(lock));
     return run;
   }
 
+  /** Raises the page's floors (never lowers them). */
+  raiseFloor(page: string, to: Partial<PageFloor>): Promise<void> {
+    const record = `/__floor/${encodeURIComponent(page)}`;
+    return this.#locked(record, async () => {
+      const current = await this.floor(page);
+      const next = raised(current, to);
+      if (next.mutable !== current.mutable || next.all !== current.all) await this.#putRecord(record, next);
+    });
+  }
+
+  /** Raises purge marks: what they cover, produced before `at`, is gone (or, soft, stale). */
+  mark(selectors: string[], at: number, soft: boolean): Promise<void> {
+    return this.#locked(MARKS, async () => {
+      const marks = await this.marks();
+      let changed = false;
+      for (const selector of selectors) changed = marks.raise(selector, at, soft) !== undefined || changed;
+      // One record is read on every request: keep it small, folding the oldest into `all`.
+      marks.fold(LIMITS.purge.maxLowerMarks);
+      if (changed) await this.#putRecord(MARKS, Object.fromEntries(marks.entries()));
+    });
+  }
+
   /** Marks everything produced by the origin before `at` as gone. */
-  async flush(at: number): Promise<void> {
-    const current = await this.#record<{ at: number }>("/__flush");
-    if (!current || current.at < at) await this.#putRecord("/__flush", { at });
+  flush(at: number): Promise<void> {
+    return this.mark([ALL], at, false);
   }
 }

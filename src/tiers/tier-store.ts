@@ -8,6 +8,8 @@ import { lz4Compress, lz4Decompress } from "../codec/index.ts";
 import { LIMITS } from "../limits.ts";
 import type { Answer } from "../origin/answer.ts";
 import { asRevisionAnswer } from "../origin/render.ts";
+import { tagsOf } from "../origin/tags.ts";
+import { ALL, PurgeMarks, type Verdict } from "./purge-marks.ts";
 import { revisionKey, type CacheKey } from "./cache-key.ts";
 import { NO_FLOOR, raised, versionFloor, type PageFloor } from "./floor.ts";
 import { Lz4Lru } from "./lz4-lru.ts";
@@ -26,6 +28,9 @@ CREATE INDEX IF NOT EXISTS entries_by_page ON entries (page, mutable);
 CREATE TABLE IF NOT EXISTS applied (queue TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS page_floors (page TEXT PRIMARY KEY, mutable INTEGER NOT NULL, all_keys INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS entry_tags (tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tag, key)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entry_tags_by_key ON entry_tags (key);
+CREATE TABLE IF NOT EXISTS marks (selector TEXT PRIMARY KEY, hard INTEGER NOT NULL, soft INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
 /** In memory, a 404 also carries when it stops being served. */
@@ -38,8 +43,16 @@ export interface TierStats {
   applied: Record<string, { seq: number; at: number }>;
 }
 
+/** An entry found, and whether a soft purge made it stale: served only while revalidating. */
+export interface Found {
+  answer: Answer;
+  stale: boolean;
+}
+
 export class TierStore {
   readonly #memory = new Lz4Lru<EntryMeta>(LIMITS.tiers.memoryBytes);
+  /** Every purge mark this tier holds, in memory: checked on every read. */
+  readonly #marks: PurgeMarks;
   /** Fills in flight, by key: concurrent misses for one key share one. */
   readonly inflight = new Map<string, Promise<TierRead>>();
   /** Counts not yet written: a read must not pay a SQLite write for a counter, so they go at most once a second (a restart may lose that second). */
@@ -51,6 +64,9 @@ export class TierStore {
     private readonly notFoundSeconds: number,
   ) {
     storage.sql.exec(SCHEMA);
+    this.#marks = new PurgeMarks(
+      storage.sql.exec<{ selector: string; hard: number; soft: number }>("SELECT selector, hard, soft FROM marks").toArray().map((r) => [r.selector, { hard: r.hard, soft: r.soft }]),
+    );
   }
 
   get #sql(): SqlStorage {
@@ -82,18 +98,33 @@ export class TierStore {
     return Math.max(minVersion, versionFloor(this.floor(entry.page), entry.mutable));
   }
 
-  /** The entry for a key, if its version is at least `minVersion`: the caller's {@link required}, which already holds this tier's floor. */
-  lookup(key: string, minVersion: number): Answer | undefined {
+  /** What this tier's purge marks say of an answer for `key`. */
+  verdict(key: string, answer: Pick<Answer, "storedAt" | "tags" | "page">): Verdict {
+    return this.#marks.verdict({ key, tags: tagsOf(answer), storedAt: answer.storedAt });
+  }
+
+  /**
+   * The entry for a key, if its version is at least `minVersion` (the
+   * caller's {@link required}, which already holds this tier's floor) and no
+   * hard purge mark covers it.
+   */
+  lookup(key: string, minVersion: number): Found | undefined {
+    const found = this.#find(key);
+    if (!found || found.version < minVersion) return undefined;
+    const verdict = this.verdict(key, found);
+    return verdict === "purged" ? undefined : { answer: found, stale: verdict === "stale" };
+  }
+
+  #find(key: string): Answer | undefined {
     const hot = this.#memory.get(key);
     if (hot) {
       const { expiresAt, ...meta } = hot.meta;
       if (expiresAt !== undefined && expiresAt <= Date.now()) return undefined;
-      return meta.version >= minVersion ? { ...meta, body: hot.body } : undefined;
+      return { ...meta, body: hot.body };
     }
-    const row = this.#sql.exec<{ meta: string; body: ArrayBuffer; version: number }>("SELECT meta, body, version FROM entries WHERE key = ?", key).toArray()[0];
+    const row = this.#sql.exec<{ meta: string; body: ArrayBuffer }>("SELECT meta, body FROM entries WHERE key = ?", key).toArray()[0];
     if (!row) return undefined;
     const meta = JSON.parse(row.meta) as EntryMeta;
-    if (row.version < minVersion) return undefined;
     const body = lz4Decompress(new Uint8Array(row.body));
     this.#memory.set(key, meta, body);
     return { ...meta, body };
@@ -107,7 +138,7 @@ export class TierStore {
    * made-up titles must not grow storage.
    */
   keep(key: CacheKey, answer: Answer): void {
-    if (answer.version < this.required(answer)) return;
+    if (answer.version < this.required(answer) || this.verdict(key.key, answer) === "purged") return;
     this.#put(key.key, answer);
     if (key.mutable && answer.status === 200 && answer.revisionId !== undefined) {
       this.#put(revisionKey(key.page, answer.revisionId).key, asRevisionAnswer(answer));
@@ -127,6 +158,47 @@ export class TierStore {
       "INSERT OR REPLACE INTO entries (key, page, mutable, version, meta, body) VALUES (?, ?, ?, ?, ?, ?)",
       key, answer.page, answer.mutable ? 1 : 0, answer.version, JSON.stringify(meta), lz4Compress(body),
     );
+    this.#sql.exec("DELETE FROM entry_tags WHERE key = ?", key);
+    for (const tag of tagsOf(answer)) this.#sql.exec("INSERT OR IGNORE INTO entry_tags (tag, key) VALUES (?, ?)", tag, key);
+  }
+
+  /**
+   * Raises purge marks; a hard purge also drops what they cover now, found
+   * through the indexes (by key, by tag, by key range for a prefix), never by
+   * a scan. Entries kept only in memory (brief 404s) are refused by the marks
+   * when next read.
+   */
+  mark(selectors: string[], at: number, soft: boolean): void {
+    for (const selector of selectors) {
+      const mark = this.#marks.raise(selector, at, soft);
+      if (mark) this.#sql.exec("INSERT OR REPLACE INTO marks (selector, hard, soft) VALUES (?, ?, ?)", selector, mark.hard, mark.soft);
+      if (soft) continue;
+      if (selector === ALL) this.dropAll();
+      else this.#dropKeys(this.#keysUnder(selector));
+    }
+    const folded = this.#marks.fold(LIMITS.purge.maxMarks);
+    if (folded) {
+      for (const selector of folded.removed) this.#sql.exec("DELETE FROM marks WHERE selector = ?", selector);
+      this.#sql.exec("INSERT OR REPLACE INTO marks (selector, hard, soft) VALUES (?, ?, ?)", ALL, folded.all.hard, folded.all.soft);
+    }
+  }
+
+  #keysUnder(selector: string): string[] {
+    const colon = selector.indexOf(":");
+    const [kind, value] = [selector.slice(0, colon), selector.slice(colon + 1)];
+    const keys = (sql: string, ...args: string[]) => this.#sql.exec<{ key: string }>(sql, ...args).toArray().map((r) => r.key);
+    if (kind === "key") return [value];
+    if (kind === "tag") return keys("SELECT key FROM entry_tags WHERE tag = ?", value);
+    // At path segments: the prefix itself, below it (`/`), or with a query (`?`); '0' and '@' follow '/' and '?'.
+    return keys("SELECT key FROM entries WHERE key = ? OR (key >= ? AND key < ?) OR (key >= ? AND key < ?)", value, `${value}/`, `${value}0`, `${value}?`, `${value}@`);
+  }
+
+  #dropKeys(keys: string[]): void {
+    for (const key of keys) {
+      this.#sql.exec("DELETE FROM entries WHERE key = ?", key);
+      this.#sql.exec("DELETE FROM entry_tags WHERE key = ?", key);
+      this.#memory.delete(key);
+    }
   }
 
   raiseFloor(page: string, to: Partial<PageFloor>): void {
@@ -136,12 +208,14 @@ export class TierStore {
 
   /** Drops a page's entries: its mutable ones, or all of them. */
   dropPage(page: string, mutableOnly: boolean): void {
+    this.#sql.exec(`DELETE FROM entry_tags WHERE key IN (SELECT key FROM entries WHERE page = ?${mutableOnly ? " AND mutable = 1" : ""})`, page);
     this.#sql.exec(`DELETE FROM entries WHERE page = ?${mutableOnly ? " AND mutable = 1" : ""}`, page);
     this.#memory.deleteWhere((_, m) => m.page === page && (!mutableOnly || m.mutable));
   }
 
   dropAll(): void {
     this.#sql.exec("DELETE FROM entries");
+    this.#sql.exec("DELETE FROM entry_tags");
     this.#memory.clear();
   }
 

@@ -24,6 +24,7 @@ import { pageExists } from "../../src/page/directory.ts";
 import { pageRef, type PageRef } from "../../src/page/page-ref.ts";
 import type { StoreRevision } from "../../src/page/types.ts";
 import { purgeHere } from "../../src/purge/apply.ts";
+import { cacheTag } from "../../src/purge/tag-syntax.ts";
 import { withColo } from "../../src/sim/colo.ts";
 
 const revisionId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -39,6 +40,7 @@ const revisionSchema = z.object({
   format: z.string().max(64).optional(),
   text: z.string(),
   sha1: z.string().regex(/^[0-9a-z]{31}$/, "must be a 31-digit base-36 SHA-1").nullable().optional(),
+  tags: z.array(cacheTag).max(LIMITS.page.maxTagsPerRevision, `at most ${LIMITS.page.maxTagsPerRevision} tags`).optional(),
 });
 
 /** A revision id in a path: digits only, and never one that would round (2^53 − 1 at most). */

@@ -10,5 +10,7 @@ export { TierCache } from "../../durable-objects/tier-cache.ts";
 export { PurgeQueue } from "../../durable-objects/purge-queue.ts";
 export { Fanout } from "../../durable-objects/fanout.ts";
 export { PageDirectory } from "../../durable-objects/page-directory.ts";
+export { QueuePool } from "../../durable-objects/queue-pool.ts";
+export { PurgeAudit } from "../../durable-objects/purge-audit.ts";
 
 export default { fetch: app.fetch } satisfies ExportedHandler<Env>;

@@ -42,8 +42,8 @@ async function seed(url: string, token: string): Promise<void> {
 }
 
 async function dev(flags: DevFlags): Promise<void> {
-  const { token, created } = ensureDevToken();
-  if (created) logLine("palimpsest: created a local write token in .dev.vars");
+  const { token, created, file } = ensureDevToken();
+  logLine(`palimpsest: ${created ? "created a" : "using the"} local operator token (write and purge scopes) in ${file}: ${token}`);
   const worker = await startLocalWorker({
     port: flags.port,
     token,
@@ -54,7 +54,7 @@ async function dev(flags: DevFlags): Promise<void> {
     logLevel: "log",
   });
   const url = `http://localhost:${flags.port}`;
-  logLine(`palimpsest: serving the archive at ${url} (Ctrl-C stops it)`);
+  logLine(`palimpsest: serving the archive at ${url} (Ctrl-C stops it); operators: ${url}/dashboard`);
   if (flags.demo) await seed(url, token);
   await untilSignal();
   await worker.stop();

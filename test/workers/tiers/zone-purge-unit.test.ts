@@ -16,15 +16,27 @@ describe("production lower tier: Cloudflare's purge API", () => {
     expect(lowerTargets(env).length).toBe(37);
   });
 
-  it("purges removals by page tag and by revision URL, writes by the mutable tag, everything as purge_everything", () => {
+  it("purges deletions by page tag, suppressions by revision URL and the mutable tag, writes by the mutable tag, everything as the archive's own prefix", () => {
     const origin = "https://archive.example";
-    expect(zonePurgeBodies([event("A/b", { kind: "revisions", revisions: [7] }, 1), event("C", { kind: "mutable" }, 2)], origin)).toEqual([
-      { tags: ["page:A%2Fb", "mutable:C"] },
+    expect(zonePurgeBodies([event("A/b", { kind: "revisions", revisions: [7] }, 1), event("C", { kind: "mutable" }, 2), event("Help:D", { kind: "page" }, 3)], origin)).toEqual([
+      { tags: ["mutable:A%2Fb", "mutable:C", "page:Help:D"] },
       { files: ["https://archive.example/__tier/page/A%2Fb/7"] },
     ]);
-    expect(zonePurgeBodies([event("C", { kind: "page" }, 3), { ...event("x", { kind: "everything" }, 4), page: null }], origin)).toEqual([{ purge_everything: true }]);
+    // Never purge_everything: the zone may serve more than the archive.
+    expect(zonePurgeBodies([event("C", { kind: "page" }, 3), { ...event("x", { kind: "everything" }, 4), page: null }], origin)).toEqual([{ prefixes: ["archive.example/__tier"] }]);
     const many = Array.from({ length: 65 }, (_, i) => event(`P${i}`, { kind: "page" }, i + 1));
     expect(zonePurgeBodies(many, origin).map((b) => (b.tags as string[]).length)).toEqual([30, 30, 5]);
+  });
+
+  it("passes operators' purges on in Cloudflare's own terms: URLs of the lower tier's keys, tags as given, prefixes under the archive's", () => {
+    const origin = "https://archive.example";
+    const op = (scope: PurgeEvent["scope"]) => ({ ...event("x", scope, 1), page: null, mark: { at: 1, soft: false } });
+    expect(zonePurgeBodies([op({ kind: "keys", keys: ["/page/A/1"] }), op({ kind: "tags", tags: ["ns:0", "team:docs"] }), op({ kind: "prefixes", prefixes: ["/page/B"] })], origin)).toEqual([
+      { tags: ["ns:0", "team:docs"] },
+      { files: ["https://archive.example/__tier/page/A/1"] },
+      { prefixes: ["archive.example/__tier/page/B"] },
+    ]);
+    expect(zonePurgeBodies([op({ kind: "hosts", hosts: ["archive.example"] })], origin)).toEqual([{ prefixes: ["archive.example/__tier"] }]);
   });
 
   it("calls the zone's purge endpoint with the token, and fails (so the queue retries) unless the API reports success", async () => {

@@ -1,0 +1,131 @@
+/**
+ * From what an operator names to what the tiers hold: a URL to its
+ * canonical cache key (the one src/tiers/cache-key.ts derives from a read),
+ * a `host/path` prefix to a key prefix. Computed once at ingest and carried
+ * in the purge event, so no tier parses URLs.
+ *
+ * An item is either refused (malformed, or a host this archive does not
+ * serve: the whole request fails) or dropped (well-formed, on a served host,
+ * but never cached, such as /api/… or /healthz: the purge goes ahead without
+ * it and says why).
+ */
+import { LIMITS } from "../limits.ts";
+import { ProblemError } from "../http/problem.ts";
+import { parseAt } from "../http/timestamps.ts";
+import { pageRef } from "../page/page-ref.ts";
+import { historyKey, latestKey, revisionKey } from "../tiers/cache-key.ts";
+
+export type Resolved<T> = { ok: true; value: T } | { ok: false; refused: string } | { ok: false; dropped: string };
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** The hosts this archive answers for: the one the purge request came to, and PUBLIC_ORIGIN's. */
+export class ServedHosts {
+  readonly #hosts: Set<string>;
+
+  constructor(...hosts: Array<string | null | undefined>) {
+    this.#hosts = new Set(hosts.filter((h): h is string => !!h).flatMap((h) => [h.toLowerCase(), h.toLowerCase().replace(/:\d+$/, "")]));
+  }
+
+  /** A host, with or without its port. */
+  has(host: string): boolean {
+    const h = host.toLowerCase();
+    return this.#hosts.has(h) || this.#hosts.has(h.replace(/:\d+$/, ""));
+  }
+
+  get list(): string[] {
+    return [...this.#hosts];
+  }
+}
+
+const NOT_CACHED = "never cached: only /page/… answers are kept in the tiers";
+
+/** Splits a path into decoded segments; null if it climbs (`..`) or hides control characters. */
+function segments(path: string): string[] | null {
+  let decoded: string[];
+  try {
+    decoded = path.split("/").slice(1).map((s) => decodeURIComponent(s));
+  } catch {
+    return null;
+  }
+  if (decoded.some((s) => s === ".." || s === "." || CONTROL.test(s))) return null;
+  return decoded;
+}
+
+const PATH_REFUSAL = "contains .., an unreadable escape or a control character in its path";
+
+/** The page key of a title segment, or why it has none. */
+function pageKeyOf(segment: string): { key: string } | { dropped: string } {
+  try {
+    return { key: pageRef(segment).key };
+  } catch (err) {
+    return { dropped: `never cached: ${err instanceof ProblemError ? (err.detail ?? err.title) : "not a title"}` };
+  }
+}
+
+/** The cache key a read of this URL would use. */
+export function keyOfUrl(raw: string, served: ServedHosts): Resolved<string> {
+  if (raw.length > LIMITS.purge.maxPurgeUrlChars) return { ok: false, refused: `longer than ${LIMITS.purge.maxPurgeUrlChars} characters` };
+  if (CONTROL.test(raw)) return { ok: false, refused: "contains a control character" };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, refused: "is not an absolute URL" };
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return { ok: false, refused: "is not an http(s) URL" };
+  if (!served.has(url.host)) return { ok: false, refused: `host ${url.host} is not served by this archive (served: ${served.list.join(", ")})` };
+  // URL parsing resolves `..` before we see it; a purge that names one was written to mean something else.
+  if (/(^|\/)\.\.?(\/|$)|%2e%2e/i.test(raw.replace(/^[a-z]+:\/\/[^/]*/i, "").split("?", 1)[0]!)) return { ok: false, refused: PATH_REFUSAL };
+  const parts = segments(url.pathname);
+  if (!parts) return { ok: false, refused: PATH_REFUSAL };
+  if (parts[0] !== "page" || parts.length < 2 || parts.length > 3 || !parts[1]) return { ok: false, dropped: NOT_CACHED };
+  const page = pageKeyOf(parts[1]);
+  if ("dropped" in page) return { ok: false, ...page };
+  const q = url.searchParams;
+  if (parts.length === 2) {
+    const at = q.get("at");
+    if (at === null) return { ok: true, value: latestKey(page.key).key };
+    const epoch = parseAt(at);
+    return epoch === null ? { ok: false, dropped: `never cached: at=${at.slice(0, 40)} is not a time` } : { ok: true, value: latestKey(page.key, epoch).key };
+  }
+  if (parts[2] === "history") {
+    const limitParam = q.get("limit");
+    const limit = limitParam === null ? LIMITS.history.defaultPageSize : /^\d+$/.test(limitParam) ? Number(limitParam) : Number.NaN;
+    if (!(limit >= 1 && limit <= LIMITS.history.maxPageSize)) return { ok: false, dropped: "never cached: limit is out of range" };
+    const cursor = q.get("older") ?? q.get("newer") ?? undefined;
+    if (cursor !== undefined && !/^[ab]\d+$/.test(cursor)) return { ok: false, dropped: "never cached: not a history cursor" };
+    return { ok: true, value: historyKey(page.key, limit, cursor).key };
+  }
+  if (/^[1-9]\d{0,15}$/.test(parts[2]!) && Number(parts[2]) <= Number.MAX_SAFE_INTEGER) return { ok: true, value: revisionKey(page.key, Number(parts[2])).key };
+  return { ok: false, dropped: NOT_CACHED };
+}
+
+/** The key prefix a Cloudflare-style `host/path` prefix names. */
+export function keyPrefixOf(raw: string, served: ServedHosts): Resolved<string> {
+  if (raw.length > LIMITS.purge.maxPurgeUrlChars) return { ok: false, refused: `longer than ${LIMITS.purge.maxPurgeUrlChars} characters` };
+  if (CONTROL.test(raw)) return { ok: false, refused: "contains a control character" };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) return { ok: false, refused: "has a scheme; prefixes are host/path" };
+  if (/[?#]/.test(raw)) return { ok: false, refused: "has a query or fragment; prefixes are host/path" };
+  const slash = raw.indexOf("/");
+  const [host, path] = slash === -1 ? [raw, ""] : [raw.slice(0, slash), raw.slice(slash)];
+  if (!/^[a-z0-9.-]+(:\d{1,5})?$/i.test(host)) return { ok: false, refused: "does not start with a host name" };
+  if (!served.has(host)) return { ok: false, refused: `host ${host} is not served by this archive (served: ${served.list.join(", ")})` };
+  const parts = segments(path.replace(/\/+$/, ""));
+  if (!parts) return { ok: false, refused: PATH_REFUSAL };
+  if (parts.length === 0) return { ok: true, value: "/page" };
+  if (parts[0] !== "page") return { ok: false, dropped: NOT_CACHED };
+  if (parts.length === 1) return { ok: true, value: "/page" };
+  const page = pageKeyOf(parts[1]!);
+  if ("dropped" in page) return { ok: false, ...page };
+  return { ok: true, value: [`/page/${encodeURIComponent(page.key)}`, ...parts.slice(2).map(encodeURIComponent)].join("/") };
+}
+
+/** A Cloudflare-style host item. */
+export function hostOf(raw: string, served: ServedHosts): Resolved<string> {
+  if (CONTROL.test(raw)) return { ok: false, refused: "contains a control character" };
+  if (!/^[a-z0-9.-]+(:\d{1,5})?$/i.test(raw)) return { ok: false, refused: "is not a host name" };
+  if (!served.has(raw)) return { ok: false, refused: `host ${raw} is not served by this archive (served: ${served.list.join(", ")})` };
+  return { ok: true, value: raw.toLowerCase() };
+}

@@ -1,0 +1,33 @@
+/**
+ * A purge as an operator sees it: every tier that must apply it, which have
+ * acknowledged and when, and whether it is complete. Waiting polls the
+ * owning queue, backing off, up to the asked-for time.
+ */
+import { parsePurgeId, purgeQueueOf } from "../bindings.ts";
+import { topologyOf } from "../config/topology.ts";
+import { ProblemError } from "../http/problem.ts";
+import { LIMITS } from "../limits.ts";
+import type { PurgeStatus } from "../../durable-objects/purge-queue.ts";
+
+export type PurgeView = PurgeStatus & { state: "pending" | "complete" };
+
+async function once(env: Env, id: string): Promise<PurgeView> {
+  const parsed = parsePurgeId(id, topologyOf(env));
+  if (!parsed.ok && parsed.reason === "malformed") {
+    throw new ProblemError({ status: 400, code: "invalid_purge_id", title: "Bad Request", detail: `${id.slice(0, 80)} is not a purge id (<queue>:<seq>)` });
+  }
+  const status = parsed.ok ? await purgeQueueOf(env, parsed.queue).status(parsed.seq) : null;
+  if (!status?.event) throw new ProblemError({ status: 404, code: "purge_not_found", title: "Not Found", detail: `no purge ${id} in the retained log` });
+  return { ...status, state: status.acknowledged ? "complete" : "pending" };
+}
+
+/** The purge's status, once complete or after `waitSeconds`, whichever comes first. */
+export async function purgeView(env: Env, id: string, waitSeconds = 0): Promise<PurgeView> {
+  const until = Date.now() + Math.min(waitSeconds, LIMITS.purge.maxWaitSeconds) * 1000;
+  let view = await once(env, id);
+  for (let delay = 25; view.state !== "complete" && Date.now() < until; delay = Math.min(delay * 2, 500)) {
+    await new Promise((r) => setTimeout(r, Math.min(delay, Math.max(0, until - Date.now()))));
+    view = await once(env, id);
+  }
+  return view;
+}
