@@ -17,6 +17,7 @@ import { LIMITS } from "../../src/limits.ts";
 import { purgeRoutes } from "../admin/purge-routes.ts";
 import { tierRoutes } from "../admin/tier-routes.ts";
 import { writeRoutes } from "../admin/write-routes.ts";
+import { dashboardRoutes } from "../dashboard/index.ts";
 import { limitsRoute } from "./limits-route.ts";
 import { readRoutes } from "./read-routes.ts";
 
@@ -50,6 +51,7 @@ app.route("/api", limitsRoute);
 app.route("/api", writeRoutes);
 app.route("/api", tierRoutes);
 app.route("/api", purgeRoutes);
+app.route("/dashboard", dashboardRoutes);
 
 app.notFound(notFound);
 app.onError(onError);

@@ -1,0 +1,131 @@
+/**
+ * Tier health over the last hour: per tier its hit ratio, stale serves and
+ * purge lag; per region its purge queues' depth, pool size and load. Each
+ * cell is a sparkline with its latest value written beside it, so the
+ * table reads as text too. Below them, each region's queue pool now and
+ * its autoscaler's latest decisions. A pure function of its data.
+ */
+import type { FC } from "hono/jsx";
+import type { HealthSeries } from "../../operator/health-series.ts";
+import type { TierOverview } from "../../operator/tier-overview.ts";
+import { formatCount, formatPercent, formatTime } from "../format.ts";
+import { Sparkline, type SeriesPoint } from "./chart.tsx";
+
+const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, "-");
+const latest = (points: SeriesPoint[]) => [...points].reverse().find((p) => p.value !== null)?.value ?? null;
+const perSecond = (v: number) => `${v.toFixed(1)}/s`;
+
+const Cell: FC<{ id: string; label: string; points: SeriesPoint[]; from: number; to: number; format: (v: number) => string; max?: number; empty: string }> = (p) => {
+  const last = latest(p.points);
+  return (
+    <td>
+      <Sparkline id={p.id} label={p.label} points={p.points} from={p.from} to={p.to} format={p.format} max={p.max} />
+      <span>{last === null ? p.empty : p.format(last)}</span>
+    </td>
+  );
+};
+
+const PoolsTable: FC<{ pools: TierOverview["pools"] }> = ({ pools }) => (
+  <div class="scroll">
+    <table aria-labelledby="pools-heading">
+      <thead>
+        <tr>
+          <th scope="col">Region</th>
+          <th scope="col" class="n">
+            Queues taking purges
+          </th>
+          <th scope="col">Band</th>
+          <th scope="col">Latest decisions</th>
+        </tr>
+      </thead>
+      <tbody>
+        {pools.map((p) => (
+          <tr>
+            <th scope="row">{p.region}</th>
+            <td class="n">{p.size}</td>
+            <td>
+              {p.min} to {p.max}
+            </td>
+            <td>
+              {p.decisions.length === 0 ? (
+                p.lastTick ? `held at ${p.lastTick.to}: ${p.lastTick.reason}` : "none yet"
+              ) : (
+                <ul>
+                  {p.decisions.slice(0, 3).map((d) => (
+                    <li>
+                      {formatTime(d.at)}: {d.from} → {d.to}, {d.reason}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </div>
+);
+
+export const HealthView: FC<{ series: HealthSeries; pools: TierOverview["pools"] }> = ({ series, pools }) => {
+  const { from, to } = series;
+  return (
+    <>
+      <h1>Tier health</h1>
+      <p>
+        From {formatTime(from)} to {formatTime(to)}, one point every {Math.round(series.stepMs / 1000)} s. Beside each chart is its latest value.
+      </p>
+      <h2 id="tiers-heading">Tiers</h2>
+      <div class="scroll">
+        <table aria-labelledby="tiers-heading">
+          <thead>
+            <tr>
+              <th scope="col">Tier</th>
+              <th scope="col">Level</th>
+              <th scope="col">Region</th>
+              <th scope="col">Hit ratio</th>
+              <th scope="col">Stale serves</th>
+              <th scope="col">Purge lag (events)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {series.tiers.map((t) => (
+              <tr>
+                <th scope="row">{t.tier}</th>
+                <td>{t.level}</td>
+                <td>{t.region}</td>
+                <Cell id={`hit-${slug(t.tier)}`} label={`Hit ratio of ${t.tier}`} points={t.points.map((p) => ({ at: p.at, value: p.hitRatio }))} from={from} to={to} format={formatPercent} max={1} empty="no reads" />
+                <Cell id={`stale-${slug(t.tier)}`} label={`Stale serves of ${t.tier}`} points={t.points.map((p) => ({ at: p.at, value: p.staleServes }))} from={from} to={to} format={formatCount} empty="0" />
+                <Cell id={`lag-${slug(t.tier)}`} label={`Purge lag of ${t.tier}`} points={t.points.map((p) => ({ at: p.at, value: p.purgeLag }))} from={from} to={to} format={formatCount} empty="0" />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h2 id="queues-heading">Purge queues</h2>
+      <div class="scroll">
+        <table aria-labelledby="queues-heading">
+          <thead>
+            <tr>
+              <th scope="col">Region</th>
+              <th scope="col">Pool size (queues)</th>
+              <th scope="col">Queue depth (events)</th>
+              <th scope="col">Load</th>
+            </tr>
+          </thead>
+          <tbody>
+            {series.queues.map((q) => (
+              <tr>
+                <th scope="row">{q.region}</th>
+                <Cell id={`pool-${slug(q.region)}`} label={`Queue pool size in ${q.region}`} points={q.points.map((p) => ({ at: p.at, value: p.poolSize }))} from={from} to={to} format={formatCount} empty="unknown" />
+                <Cell id={`depth-${slug(q.region)}`} label={`Queue depth in ${q.region}`} points={q.points.map((p) => ({ at: p.at, value: p.depth }))} from={from} to={to} format={formatCount} empty="0" />
+                <Cell id={`eps-${slug(q.region)}`} label={`Purge events per second in ${q.region}`} points={q.points.map((p) => ({ at: p.at, value: p.eventsPerSecond }))} from={from} to={to} format={perSecond} empty="0/s" />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h2 id="pools-heading">Queue pools and the autoscaler</h2>
+      <PoolsTable pools={pools} />
+    </>
+  );
+};

@@ -1,0 +1,92 @@
+/**
+ * The page every dashboard view sits in: landmarks, a skip link, the
+ * navigation with the current page marked, the logout form, the inline
+ * stylesheet (under the CSP nonce) and, only where a page asks for it,
+ * the live script. A pending page refreshes itself when scripts are off
+ * (the refresh sits in <noscript>, so with scripts on the live script
+ * updates it in place instead).
+ */
+import type { Child, FC } from "hono/jsx";
+import { raw } from "hono/html";
+import { STYLE } from "../assets/style.ts";
+import type { Session } from "../session.ts";
+
+export interface PageChrome {
+  /** The CSP nonce of this response, for the inline stylesheet. */
+  nonce: string;
+  /** Signed in: who, and the CSRF token for the logout form. */
+  session: { session: Session; csrf: string } | null;
+}
+
+export const NAV = [
+  { href: "/dashboard", label: "Purge" },
+  { href: "/dashboard/purges", label: "Purges and audit log" },
+  { href: "/dashboard/health", label: "Tier health" },
+  { href: "/dashboard/storage", label: "Storage" },
+] as const;
+
+export const CsrfField: FC<{ token: string }> = ({ token }) => <input type="hidden" name="csrf" value={token} />;
+
+export const Layout: FC<{
+  title: string;
+  chrome: PageChrome;
+  current?: (typeof NAV)[number]["href"];
+  /** Seconds between refreshes while the page shows something pending (scripts off). */
+  refreshSeconds?: number;
+  live?: boolean;
+  children?: Child;
+}> = ({ title, chrome, current, refreshSeconds, live, children }) => (
+  <>
+    {raw("<!doctype html>")}
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · Palimpsest dashboard`}</title>
+        <meta name="description" content="Palimpsest operator dashboard: purges, tier health and storage." />
+        {refreshSeconds ? (
+          <noscript>
+            <meta http-equiv="refresh" content={String(refreshSeconds)} />
+          </noscript>
+        ) : null}
+        <style nonce={chrome.nonce}>{raw(STYLE)}</style>
+        {live ? <script src="/dashboard/live.js" defer></script> : null}
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header>
+          <a class="brand" href="/dashboard">
+            Palimpsest operators
+          </a>
+          {chrome.session ? (
+            <>
+              <nav aria-label="Dashboard">
+                <ul>
+                  {NAV.map((item) => (
+                    <li>
+                      <a href={item.href} aria-current={item.href === current ? "page" : undefined}>
+                        {item.label}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+              <form method="post" action="/dashboard/logout">
+                <CsrfField token={chrome.session.csrf} />
+                <span>{chrome.session.session.name} </span>
+                <button type="submit" class="link">
+                  Log out
+                </button>
+              </form>
+            </>
+          ) : null}
+        </header>
+        <main id="main" tabindex={-1}>
+          {children}
+        </main>
+      </body>
+    </html>
+  </>
+);

@@ -1,0 +1,32 @@
+/**
+ * What the archive is doing and holding (signed in).
+ *
+ *   GET /dashboard/health    tier health over the last hour, as small charts
+ *   GET /dashboard/storage   pages, revisions, raw and stored bytes (?after= cursor)
+ */
+import { Hono } from "hono";
+import { HealthView } from "../../src/dashboard/views/health.tsx";
+import { StorageView } from "../../src/dashboard/views/storage.tsx";
+import { healthSeries } from "../../src/operator/health-series.ts";
+import { storageOverview } from "../../src/operator/storage.ts";
+import { tierOverview } from "../../src/operator/tier-overview.ts";
+import type { DashboardEnv } from "./env.ts";
+import { page } from "./render.tsx";
+import { requireSession } from "./session-middleware.ts";
+
+const STORAGE_PAGE_SIZE = 50;
+
+export const operatorRoutes = new Hono<DashboardEnv>();
+operatorRoutes.use("/health", requireSession);
+operatorRoutes.use("/storage", requireSession);
+
+operatorRoutes.get("/health", async (c) => {
+  const [series, overview] = await Promise.all([healthSeries(c.env), tierOverview(c.env)]);
+  return page(c, "Tier health", <HealthView series={series} pools={overview.pools} />, { current: "/dashboard/health" });
+});
+
+operatorRoutes.get("/storage", async (c) => {
+  const after = c.req.query("after") ?? "";
+  const overview = await storageOverview(c.env, { after, limit: STORAGE_PAGE_SIZE });
+  return page(c, "Storage", <StorageView overview={overview} first={after === ""} />, { current: "/dashboard/storage" });
+});
