@@ -15,7 +15,7 @@ const TOOLS = ["src/bench", "src/cli", "src/local"];
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? sources(path) : /\.ts$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
+    return statSync(path).isDirectory() ? sources(path) : /\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
   });
 }
 
