@@ -42,6 +42,11 @@ export class TierCache extends DurableObject<Env> {
     return applyToTier(this.#store, queue, batch);
   }
 
+  /** Sets the test hook from outside the Worker's isolate: only the development-only route in workers/admin/dev-fault-routes.ts calls this. */
+  setFaults(faults: TierFaults): void {
+    this.faults = { ...faults };
+  }
+
   stats(): TierStats {
     return this.#store.stats();
   }

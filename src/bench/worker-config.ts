@@ -35,3 +35,9 @@ export async function readTopology(configPath = WRANGLER_CONFIG): Promise<Topolo
 export function benchVars(topology: TopologyVars): Record<string, unknown> {
   return { ENVIRONMENT: "development", TOPOLOGY: topology };
 }
+
+/** `PALIMPSEST_BENCH_WORKER_LOG=warn` (or `log`) shows the Worker's own warnings, e.g. failed purge deliveries. */
+export function workerLogLevel(): "error" | "warn" | "log" {
+  const level = process.env.PALIMPSEST_BENCH_WORKER_LOG;
+  return level === "warn" || level === "log" ? level : "error";
+}

@@ -16,7 +16,7 @@
  */
 import type { NewRevision } from "../page/types.ts";
 import { backoffMs, sleep } from "../retry/backoff.ts";
-import type { AppendResult, ArchiveLimits, PageStats, PurgeStatusBody, TiersStatsBody } from "./archive-types.ts";
+import type { AppendResult, ArchiveLimits, OperatorPurgeBody, PageStats, PurgeReceiptBody, PurgeStatusBody, TiersStatsBody } from "./archive-types.ts";
 
 export type * from "./archive-types.ts";
 
@@ -174,10 +174,21 @@ export class ArchiveClient {
     }
   }
 
-  /** A purge's acknowledgement by every tier, or null if the archive does not know it. */
-  async purgeStatus(id: string): Promise<PurgeStatusBody | null> {
-    const res = await this.#request("GET", `/api/purges/${encodeURIComponent(id)}`);
+  /** An operator's purge (`POST /api/purges`, purge scope), received at `colo` if given. */
+  async purge(body: OperatorPurgeBody, options: { colo?: string } = {}): Promise<PurgeReceiptBody> {
+    return this.#json(await this.#request("POST", "/api/purges", { json: body }, colo(options.colo)), "purge");
+  }
+
+  /** A purge's acknowledgement by every tier, or null if the archive does not know it; `waitSeconds` lets the archive hold the answer until it completes. */
+  async purgeStatus(id: string, options: { waitSeconds?: number } = {}): Promise<PurgeStatusBody | null> {
+    const wait = options.waitSeconds ? `?wait=${options.waitSeconds}` : "";
+    const res = await this.#request("GET", `/api/purges/${encodeURIComponent(id)}${wait}`);
     return this.#jsonOrNull(res, `purge ${id}`, res.ok ? [] : [res.status]);
+  }
+
+  /** Development only: cuts a TierCache off (`{unavailable: true}`) or restores it (`{}`); see workers/admin/dev-fault-routes.ts. */
+  async setTierFaults(tier: string, faults: { unavailable?: boolean; delayMs?: number }): Promise<void> {
+    await this.#json(await this.#request("PUT", `/api/dev/faults/tiers/${encodeURIComponent(tier)}`, { json: faults }), `faults of ${tier}`);
   }
 
   async tierStats(): Promise<TiersStatsBody> {

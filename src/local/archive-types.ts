@@ -32,14 +32,30 @@ export interface PurgeTierStatus {
   level: string;
   acknowledged: boolean;
   ackedAt: number | null;
+  lastError?: string | null;
 }
 
 /** `GET /api/purges/{id}`. */
 export interface PurgeStatusBody {
   id: string;
   event: { createdAt: number; seq: number; queue: string } | null;
+  /** When the queue logged it, and when the last tier acknowledged it (null while pending); the queue's clock. */
+  createdAt?: number | null;
+  completedAt?: number | null;
+  state?: "pending" | "complete";
   tiers: PurgeTierStatus[];
   acknowledged: boolean;
+}
+
+/** `POST /api/purges`: Cloudflare's purge body, one kind per request. */
+export type OperatorPurgeBody = ({ files: string[] } | { tags: string[] } | { prefixes: string[] } | { hosts: string[] } | { purge_everything: true }) & { soft?: boolean };
+
+/** `POST /api/purges` answered 202. */
+export interface PurgeReceiptBody {
+  id: string;
+  accepted: string[];
+  dropped: Array<{ item: string; reason: string }>;
+  keys: number;
 }
 
 /** `GET /api/tiers`. */

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { SCOPES } from "../http/tokens.ts";
+import { SCOPES, type Scope } from "../http/tokens.ts";
 
 export const DEV_VARS_FILE = ".dev.vars";
 export const TOKEN_VAR = "API_TOKENS";
@@ -15,9 +15,16 @@ const SESSION_VAR = "SESSION_SECRET";
 const LEGACY_TOKEN_VAR = "WRITE_TOKENS";
 const OPERATOR = "local-operator";
 
-/** API_TOKENS naming one token with every scope. */
-export function operatorTokens(token: string): string {
-  return JSON.stringify([{ name: OPERATOR, token, scopes: [...SCOPES] }]);
+/** One entry of API_TOKENS (see src/http/tokens.ts). */
+export interface ApiToken {
+  name: string;
+  token: string;
+  scopes: Scope[];
+}
+
+/** API_TOKENS naming one token with every scope, then any `others`. */
+export function operatorTokens(token: string, others: readonly ApiToken[] = []): string {
+  return JSON.stringify([{ name: OPERATOR, token, scopes: [...SCOPES] }, ...others]);
 }
 
 function parseDevVars(text: string): Map<string, string> {

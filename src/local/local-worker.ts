@@ -25,7 +25,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { unstable_startWorker } from "wrangler";
 import { sleep } from "../retry/backoff.ts";
-import { operatorTokens, TOKEN_VAR } from "./dev-token.ts";
+import { operatorTokens, TOKEN_VAR, type ApiToken } from "./dev-token.ts";
 import type { WorkerBundle } from "./worker-bundle.ts";
 
 /** The repository root (this file is src/local/local-worker.ts). */
@@ -39,8 +39,10 @@ export interface LocalWorkerOptions {
   bundle?: WorkerBundle;
   /** Default: a free port. */
   port?: number;
-  /** The write token (`WRITE_TOKENS`); default a random one. */
+  /** The operator token (every scope); default a random one. */
   token?: string;
+  /** More named tokens in `API_TOKENS`, after the operator's (e.g. a bench's purge tokens). */
+  extraTokens?: readonly ApiToken[];
   /** `[vars]` for this run: strings as plain text, anything else as JSON. */
   vars?: Record<string, unknown>;
   /** Keep storage here across runs; default a fresh temporary directory that `stop()` removes. */
@@ -91,9 +93,9 @@ export async function waitForHealthy(url: string, timeoutMs = 60_000): Promise<v
 type Bindings = NonNullable<Parameters<typeof unstable_startWorker>[0]["bindings"]>;
 
 /** The token gets every scope; the session secret lives as long as this worker. */
-function bindingsOf(token: string, vars: Record<string, unknown>): Bindings {
+function bindingsOf(token: string, extraTokens: readonly ApiToken[], vars: Record<string, unknown>): Bindings {
   const bindings: Bindings = {
-    [TOKEN_VAR]: { type: "secret_text", value: operatorTokens(token) },
+    [TOKEN_VAR]: { type: "secret_text", value: operatorTokens(token, extraTokens) },
     SESSION_SECRET: { type: "secret_text", value: randomBytes(32).toString("base64url") },
   };
   for (const [name, value] of Object.entries(vars)) {
@@ -108,7 +110,7 @@ function workerInput(o: LocalWorkerOptions, token: string, persist: string, port
     ...(o.bundle ? { entrypoint: o.bundle.entry, build: { bundle: false, findAdditionalModules: true, moduleRoot: o.bundle.dir } } : {}),
     // Only the bindings given here, unless a developer's .dev.vars is wanted.
     ...(o.developer ? {} : { envFiles: [] }),
-    bindings: bindingsOf(token, o.vars ?? {}),
+    bindings: bindingsOf(token, o.extraTokens ?? [], o.vars ?? {}),
     sendMetrics: false,
     dev: {
       remote: false,

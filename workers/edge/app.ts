@@ -14,6 +14,7 @@ import { version } from "../../package.json";
 import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
 import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
 import { LIMITS } from "../../src/limits.ts";
+import { devFaultRoutes } from "../admin/dev-fault-routes.ts";
 import { purgeRoutes } from "../admin/purge-routes.ts";
 import { tierRoutes } from "../admin/tier-routes.ts";
 import { writeRoutes } from "../admin/write-routes.ts";
@@ -51,6 +52,7 @@ app.route("/api", limitsRoute);
 app.route("/api", writeRoutes);
 app.route("/api", tierRoutes);
 app.route("/api", purgeRoutes);
+app.route("/api", devFaultRoutes);
 app.route("/dashboard", dashboardRoutes);
 
 app.notFound(notFound);

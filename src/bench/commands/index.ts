@@ -1,6 +1,6 @@
 /**
  * `palimpsest bench ...`: the performance checks, one subcommand per bench
- * (`codecs`, `store`, `tiers`). Each prints one JSON object per row with
+ * (`codecs`, `store`, `tiers`, `purge`). Each prints one JSON object per row with
  * `--json`, else a table (src/bench/harness/report.ts).
  *
  * @example
@@ -9,6 +9,7 @@
  */
 import type { Command } from "commander";
 import { registerBenchCodecs } from "./codecs.ts";
+import { registerBenchPurge } from "./purge.ts";
 import { registerBenchStore } from "./store.ts";
 import { registerBenchTiers } from "./tiers.ts";
 
@@ -17,4 +18,5 @@ export function registerBenchCommands(program: Command): void {
   registerBenchCodecs(bench);
   registerBenchStore(bench);
   registerBenchTiers(bench);
+  registerBenchPurge(bench);
 }

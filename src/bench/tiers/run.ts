@@ -73,7 +73,7 @@ import { ArchiveClient, retryLostByDevProxy } from "../../local/archive-client.t
 import { startLocalWorker } from "../../local/local-worker.ts";
 import { bundleWorker, type WorkerBundle } from "../../local/worker-bundle.ts";
 import { round, roundedPercentile } from "../harness/index.ts";
-import { benchVars, readTopology, type TopologyVars } from "../worker-config.ts";
+import { benchVars, readTopology, workerLogLevel, type TopologyVars } from "../worker-config.ts";
 import { auditPurges, staleReads } from "./audit.ts";
 import { runBurst, runMix, seed, type MixResult } from "./phases.ts";
 import { ScenarioRun } from "./scenario.ts";
@@ -188,12 +188,6 @@ export async function benchTiers(o: TiersBenchOptions, onRow: (row: TiersRow) =>
     for (const f of failures.slice(0, 20)) o.log(`bench tiers: ${f}`);
     throw new TiersBenchFailures(`${failures.length} request(s) failed; first: ${failures[0]}`);
   }
-}
-
-/** `PALIMPSEST_BENCH_WORKER_LOG=warn` (or `log`) shows the Worker's own warnings, e.g. failed purge deliveries. */
-function workerLogLevel(): "error" | "warn" | "log" {
-  const level = process.env.PALIMPSEST_BENCH_WORKER_LOG;
-  return level === "warn" || level === "log" ? level : "error";
 }
 
 /** One scenario on a fresh Worker with fresh storage. */
