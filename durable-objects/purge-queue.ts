@@ -81,6 +81,8 @@ export class PurgeQueue extends DurableObject<Env> {
   #again = false;
 
   #ready = false;
+  /** The last sequence known complete (every tier acknowledged); -1 until read from the log. */
+  #completedThrough = -1;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -165,12 +167,15 @@ export class PurgeQueue extends DurableObject<Env> {
    */
   #complete(now: number): void {
     const low = this.#sql.exec<{ n: number | null }>("SELECT min(acked) AS n FROM pointers").one().n;
-    if (low === null) return;
+    if (low === null || low <= this.#completedThrough) return;
+    // Every event up to the lowest pointer is complete; only the ones since the last call are new.
+    if (this.#completedThrough < 0) this.#completedThrough = (this.#sql.exec<{ n: number | null }>("SELECT min(seq) AS n FROM log WHERE completed_at IS NULL").one().n ?? low + 1) - 1;
     const done = this.#sql
-      .exec<{ event: string }>("UPDATE log SET completed_at = ? WHERE seq <= ? AND completed_at IS NULL RETURNING event", now, low)
+      .exec<{ event: string }>("UPDATE log SET completed_at = ? WHERE seq > ? AND seq <= ? RETURNING event", now, this.#completedThrough, low)
       .toArray()
       .map((r) => JSON.parse(r.event) as PurgeEvent)
       .filter((e) => e.operator);
+    this.#completedThrough = low;
     if (done.length > 0) this.ctx.waitUntil(purgeAuditOf(this.env).completed(done.map((e) => ({ id: e.id, at: now }))).catch((err) => console.warn("audit completion report lost", String(err))));
   }
 

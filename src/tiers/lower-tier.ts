@@ -62,8 +62,16 @@ export interface LowerHit {
  */
 export const lowerCounters = { hit: 0, miss: 0, stale: 0, revalidated: 0, renewed: 0, floored: 0, skippedRegional: 0, skippedUpper: 0, originRenders: 0 };
 
-/** Floor and mark updates are read-modify-write; one at a time per cache and record in this isolate, so none is lost. */
-const recordLocks = new Map<string, Promise<unknown>>();
+/**
+ * Floor and mark updates are read-modify-write: one at a time per cache and
+ * record in this isolate, so none is lost. The lock holds no promise: many
+ * Durable Objects share the isolate, and one must never await a promise
+ * made in another's I/O context (workerd refuses, and the update hangs), so
+ * a waiter polls on its own timer. A holder that died mid-update is
+ * overtaken after `STALE_LOCK_MS`.
+ */
+const recordLocks = new Map<string, number>();
+const STALE_LOCK_MS = 5_000;
 
 const MARKS = "/__marks";
 
@@ -192,13 +200,20 @@ export class LowerTier {
   }
 
   /** Runs a record's read-modify-write after any other on the same record in this isolate. */
-  #locked(record: string, update: () => Promise<void>): Promise<void> {
+  async #locked(record: string, update: () => Promise<void>): Promise<void> {
     const lock = `${this.name}\u0000${record}`;
-    const run = (recordLocks.get(lock) ?? Promise.resolve()).then(update);
-    const settled = run.catch(() => undefined);
-    recordLocks.set(lock, settled);
-    void settled.then(() => recordLocks.get(lock) === settled && recordLocks.delete(lock));
-    return run;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
+      const since = recordLocks.get(lock);
+      if (since === undefined || Date.now() - since > STALE_LOCK_MS) break;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    const mine = Date.now();
+    recordLocks.set(lock, mine);
+    try {
+      await update();
+    } finally {
+      if (recordLocks.get(lock) === mine) recordLocks.delete(lock);
+    }
   }
 
   /** Raises the page's floors (never lowers them). */
