@@ -13,10 +13,19 @@
 import type { Command } from "commander";
 import { fixed, printLine, rowPrinter, type Column } from "../harness/index.ts";
 import type { PurgeBenchOptions, PurgeBenchRow, PurgeRow } from "../purge/run.ts";
-import { logLine, parseIntOption } from "../../local/output.ts";
+import { PURGE_KINDS, type PurgeKind } from "../purge/workload.ts";
+import { logLine, parseIntOption, UsageError } from "../../local/output.ts";
+
+function parseKinds(value: string): PurgeKind[] {
+  const kinds = value.split(",").map((k) => k.trim());
+  const unknown = kinds.filter((k) => !(PURGE_KINDS as readonly string[]).includes(k));
+  if (unknown.length > 0 || kinds.length === 0) throw new UsageError(`--kinds takes a comma-separated list of ${PURGE_KINDS.join(", ")}; got "${value}"`);
+  return kinds as PurgeKind[];
+}
 
 interface PurgeFlags {
   json?: boolean;
+  kinds?: PurgeKind[];
   quick?: boolean;
   pages?: number;
   purgesPerKind?: number;
@@ -28,7 +37,7 @@ interface PurgeFlags {
 }
 
 /** The workload settings a flag of the same name overrides. */
-const TUNABLE = ["pages", "purgesPerKind", "concurrency", "latencyMs", "killTier", "killMs", "lostTimeoutMs"] as const;
+const TUNABLE = ["kinds", "pages", "purgesPerKind", "concurrency", "latencyMs", "killTier", "killMs", "lostTimeoutMs"] as const;
 
 const COLUMNS: Column<PurgeRow>[] = [
   ["delivery", -8, (r) => r.delivery],
@@ -78,6 +87,7 @@ export function registerBenchPurge(bench: Command): void {
     .description("operator purges of every kind through 9 regions: fanout against direct delivery, healthy and with a tier killed mid-run; purges/s, time to completion, lost purges, targets")
     .option("--json", "one JSON object per line: setup, one per delivery × phase × kind, ratios, targets")
     .option("--quick", "tiny bursts and short hops: noisy numbers, for tests")
+    .option("--kinds <list>", `purge kinds to measure, comma-separated (default ${PURGE_KINDS.join(",")})`, parseKinds)
     .option("--pages <n>", "pages warmed into every tier before each burst", parseIntOption("pages", 1, 1000))
     .option("--purges-per-kind <n>", "purges in each burst", parseIntOption("purges-per-kind", 1, 10_000))
     .option("--concurrency <n>", "purges (and warm reads) in flight", parseIntOption("concurrency", 1, 256))

@@ -27,6 +27,13 @@ export interface Fault {
 }
 
 /** One purge of a burst: when its queue logged it and when its last tier acknowledged it (queue clock). */
+export interface FaultTimes {
+  tier: string;
+  downAt: number;
+  restoreAt: number;
+  upAt: number;
+}
+
 export interface PurgeOutcome {
   id: string;
   createdAt: number;
@@ -41,8 +48,8 @@ export interface BurstResult {
   outcomes: PurgeOutcome[];
   /** Purges refused with 429 by the per-token rate limit (the bench sizes its tokens so that this stays 0). */
   rateLimited: number;
-  /** When the tier was cut off and restored (bench clock), with a fault. */
-  fault: { tier: string; downAt: number; upAt: number } | null;
+  /** With a fault: when the tier was cut off (its fault set), when its restore was asked, and when that was done (bench clock). */
+  fault: FaultTimes | null;
   /** Tiers that had acknowledged a purge, from its status (the same for every purge). */
   tiers: number;
 }
@@ -140,13 +147,21 @@ export class PurgeRun {
   async burst(kind: PurgeKind, fault: Fault | null): Promise<BurstResult> {
     const ids: string[] = [];
     let rateLimited = 0;
-    let faultTimes: BurstResult["fault"] = null;
+    let faultTimes: FaultTimes | null = null;
     let restored: Promise<void> = Promise.resolve();
     const cutAt = Math.floor(this.o.purgesPerKind / 4);
+    // The purge at `cutAt` cuts the tier off; it and every later one are sent once the tier is down.
+    let tierDown: () => void = () => undefined;
+    const down = new Promise<void>((resolve) => (tierDown = resolve));
     const startedAt = Date.now();
     try {
       await runLimited(Array.from({ length: this.o.purgesPerKind }, (_, i) => i), this.o.concurrency, async (i) => {
-        if (fault && i === cutAt) restored = this.#cutOff(fault, (t) => (faultTimes = t));
+        if (fault && i === cutAt) {
+          const outage = this.#cutOff(fault, (t) => (faultTimes = t));
+          restored = outage.restored;
+          void outage.down.then(tierDown);
+        }
+        if (fault && i >= cutAt) await down;
         const page = this.pages[i % this.pages.length]!;
         const token = this.#nextToken++ % this.#purgers.length;
         this.sentPerToken[token]!++;
@@ -167,18 +182,23 @@ export class PurgeRun {
     return { kind, startedAt, sentAt, outcomes, rateLimited, fault: faultTimes, tiers: statuses[0]?.tiers.length ?? 0 };
   }
 
-  /** Cuts the tier off now and restores it `downMs` later; resolves once restored. */
-  async #cutOff(fault: Fault, record: (t: { tier: string; downAt: number; upAt: number }) => void): Promise<void> {
-    try {
-      await this.client.setTierFaults(fault.tier, { unavailable: true });
-      const downAt = Date.now();
-      await sleep(fault.downMs);
-      await this.client.setTierFaults(fault.tier, {});
-      record({ tier: fault.tier, downAt, upAt: Date.now() });
-    } catch (err) {
-      this.fail(`cut off ${fault.tier}`, err);
-      await this.client.setTierFaults(fault.tier, {}).catch(() => undefined);
-    }
+  /** Cuts the tier off now (`down` resolves once it is) and restores it `downMs` later (`restored`). */
+  #cutOff(fault: Fault, record: (t: FaultTimes) => void): { down: Promise<void>; restored: Promise<void> } {
+    const down = this.client.setTierFaults(fault.tier, { unavailable: true });
+    const restored = (async () => {
+      try {
+        await down;
+        const downAt = Date.now();
+        await sleep(fault.downMs);
+        const restoreAt = Date.now();
+        await this.client.setTierFaults(fault.tier, {});
+        record({ tier: fault.tier, downAt, restoreAt, upAt: Date.now() });
+      } catch (err) {
+        this.fail(`cut off ${fault.tier}`, err);
+        await this.client.setTierFaults(fault.tier, {}).catch(() => undefined);
+      }
+    })();
+    return { down: down.catch(() => undefined), restored };
   }
 
   /**

@@ -1,0 +1,78 @@
+/**
+ * `palimpsest bench purge --json --quick` end to end, at a tiny size: two
+ * fresh Workers (fanout, then direct delivery) really start in workerd with
+ * every region, colo and tier, warm a page into every tier, and take
+ * operator purges through POST /api/purges under the bench's own named
+ * tokens, healthy and with a TierCache really cut off and restored mid-burst
+ * through the dev-only fault route. This checks the output contract and what
+ * does not depend on the machine's speed: every purge completes (0 lost,
+ * the killed tier's included), no purge was refused by the per-token rate
+ * limit, the killed tier was really down, and every purge reached all 67
+ * targets. Timings are only checked to be numbers.
+ */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { PURGE_ROW_KEYS } from "../../../src/bench/purge/run.ts";
+
+const run = promisify(execFile);
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.url));
+
+type Row = Record<string, unknown>;
+
+describe("palimpsest bench purge --json --quick", () => {
+  it("prints fanout and direct, healthy and tier-killed, with every purge complete and none rate-limited", { timeout: 90_000 }, async () => {
+    const args = ["bench", "purge", "--json", "--quick", "--kinds", "files,everything", "--pages", "1", "--purges-per-kind", "3", "--kill-ms", "1500"];
+    const { stdout } = await run(process.execPath, [CLI, ...args], { cwd: REPO, maxBuffer: 1 << 20, timeout: 88_000 });
+    const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as Row);
+    const of = (kind: string) => rows.filter((r) => r.row === kind);
+
+    const [setup] = of("setup");
+    expect(setup).toMatchObject({ regions: 9, colos: 37, targets_per_purge: 67, purges_per_kind: 3 });
+    // 2 kinds × 2 phases × 3 purges = 12 per Worker: one token would do, and none may exceed PURGE_RATE's 60.
+    expect(setup!.purge_tokens).toBe(1);
+    expect(setup!.max_purges_per_token as number).toBeLessThanOrEqual(60);
+
+    const purges = of("purges");
+    expect(purges.map((r) => `${r.delivery} ${r.phase} ${r.kind}`)).toEqual([
+      "fanout healthy files",
+      "fanout healthy everything",
+      "fanout tier-killed files",
+      "fanout tier-killed everything",
+      "direct healthy files",
+      "direct healthy everything",
+      "direct tier-killed files",
+      "direct tier-killed everything",
+    ]);
+    for (const r of purges) {
+      const what = `${r.delivery} ${r.phase} ${r.kind}`;
+      expect(Object.keys(r), what).toEqual([...PURGE_ROW_KEYS]);
+      expect(r.purges, what).toBe(3);
+      expect(r.completed, what).toBe(3);
+      expect(r.lost, what).toBe(0);
+      expect(r.rate_limited, what).toBe(0);
+      for (const key of ["purges_per_s", "ttc_ms_p50", "ttc_ms_p99", "ttc_ms_max"]) expect(typeof r[key], `${what} ${key}`).toBe("number");
+      if (r.phase === "tier-killed") {
+        expect(r.killed_tier, what).toBe(setup!.kill_tier);
+        expect(r.killed_ms as number, what).toBeGreaterThanOrEqual(1500);
+        // The tier was down from the first purge on, and held every one back until it was restored.
+        expect(r.sent_while_killed, what).toBe(3);
+        expect(r.completed_while_killed, what).toBe(0);
+        expect(r.ttc_ms_p50 as number, what).toBeGreaterThan(1000);
+      } else {
+        expect(r.killed_tier, what).toBeNull();
+        expect(r.sent_while_killed, what).toBeNull();
+      }
+    }
+
+    expect(of("ratio").map((r) => `${r.phase} ${r.kind}`)).toEqual(["healthy files", "healthy everything", "tier-killed files", "tier-killed everything"]);
+    for (const r of of("ratio")) for (const key of ["purges_per_s_ratio", "ttc_ms_p99_ratio"]) expect(typeof r[key]).toBe("number");
+
+    const targets = of("target");
+    expect(targets.find((t) => t.target === "lost purges (both modes, both phases)")).toMatchObject({ got: 0, met: true });
+    expect(targets.filter((t) => t.target === "fanout/direct purges/s")).toHaveLength(2);
+    expect(targets.some((t) => t.kind === "files" && String(t.target).startsWith("fanout URL purge p50"))).toBe(true);
+  });
+});
