@@ -10,7 +10,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { PageStore } from "../../../durable-objects/page-store.ts";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
-import { regionalTierFor, type TierIdentity } from "../../../src/bindings.ts";
+import { regionalTierFor, tierName, upperTierFor, type TierIdentity } from "../../../src/bindings.ts";
 import { topologyOf } from "../../../src/config/topology.ts";
 import { historyKey, latestKey, revisionKey, type CacheKey } from "../../../src/tiers/cache-key.ts";
 import { LowerTier, lowerCounters } from "../../../src/tiers/lower-tier.ts";
@@ -122,15 +122,28 @@ describe("operator purges reach every tier", () => {
     { kind: "everything", page: "Op_everything", path: (p) => `/page/${p}`, body: () => ({ purge_everything: true }) },
   ];
 
-  for (const { kind, page, path, body } of kinds) {
-    it(`${kind}: every tier acknowledges, and once complete no tier serves what it covered`, async () => {
+  kinds.forEach(({ kind, page, path, body }, i) => {
+    it(`${kind}: every tier acknowledges, a tier killed mid-purge holds it back until restored, and once complete no tier serves what it covered`, async () => {
       await appendOk(page, linearHistory(2).map((r) => ({ ...r, tags: [`team:${page.toLowerCase().replace("_", "-")}`] })));
       await warm(path(page));
       const version = await pageVersion(page);
-      const receipt = await purgeOk(body(page));
-      expect(receipt.success).toBe(true);
-      expect(receipt.id).toMatch(/^enam-q\d+:\d+$/);
-      const done = await view(receipt.id, 30);
+      // Alternately a regional tier holding the key and the upper tier holding it.
+      const key = keyOfPath(path(page)).key;
+      const killed = i % 2 === 0 ? regionalTierFor(env, "apac", key) : upperTierFor(env, key);
+      const setFaults = (faults: TierCache["faults"]) => runInDurableObject(tierCache(killed), (t: TierCache) => void (t.faults = faults));
+      await setFaults({ unavailable: true });
+      let receipt: Receipt;
+      try {
+        receipt = await purgeOk(body(page));
+        expect(receipt.success).toBe(true);
+        expect(receipt.id).toMatch(/^enam-q\d+:\d+$/);
+        const stuck = await view(receipt.id, 1);
+        expect(stuck.state).toBe("pending");
+        expect(stuck.tiers.filter((t) => !t.acknowledged).map((t) => t.tier)).toEqual([tierName(killed)]);
+      } finally {
+        await setFaults({});
+      }
+      const done = await view(receipt.id, 45);
       expect(done.state).toBe("complete");
       expect(done.completedAt).toBeGreaterThanOrEqual(done.createdAt);
       const levels = new Set(done.tiers.map((t) => t.level));
@@ -141,7 +154,7 @@ describe("operator purges reach every tier", () => {
       // An operator's purge writes nothing to the page itself.
       expect(await pageVersion(page)).toBe(version);
     });
-  }
+  });
 
   it("files: drops what the archive never caches, says why, and purges the rest", async () => {
     await appendOk("Op_drops", linearHistory(1));
