@@ -1,15 +1,22 @@
 /**
- * Fanout: one per region. Takes a queue's batch for the tiers of its region,
- * delivers it to each, and reports the acknowledgements back to the owning
- * queue in one call. What it holds lives in memory only: if it is reset, the
- * owning queue's pointers have not moved and it simply delivers again.
+ * Fanout: one per region. Takes queues' batches for the tiers of its region,
+ * delivers them, and reports each queue's acknowledgements back to it. What
+ * it holds lives in memory only: if it is reset, the owning queues'
+ * pointers have not moved and they simply deliver again.
+ *
+ * What makes it cheaper than every queue broadcasting to every tier: batches
+ * that arrive for a target while a delivery round is under way wait for the
+ * next round and go together, whichever queue sent them, so under load a
+ * target pays one application (one transaction, one lower-tier record
+ * write) for many purges. Nothing waits on purpose: an idle Fanout delivers
+ * a batch as soon as it arrives.
  */
 import { DurableObject } from "cloudflare:workers";
 import { runLimited } from "../src/async/run-limited.ts";
 import { purgeQueueOf, type QueueSelf } from "../src/bindings.ts";
 import type { Region } from "../src/config/topology.ts";
 import { LIMITS } from "../src/limits.ts";
-import { applyAt } from "../src/purge/apply.ts";
+import { applyBatchesAt, type QueuedBatch } from "../src/purge/apply.ts";
 import { neededBy, type PurgeBatch } from "../src/purge/plan.ts";
 import type { PurgeTarget } from "../src/purge/targets.ts";
 import { crossRegionHop } from "../src/sim/link-latency.ts";
@@ -20,37 +27,70 @@ export interface FanoutBatch extends PurgeBatch {
   targets: Array<{ target: string; tier: PurgeTarget; acked: number }>;
 }
 
+interface Waiting {
+  tier: PurgeTarget;
+  parts: Array<QueuedBatch & { from: QueueSelf }>;
+}
+
+type Report = { acks: Array<{ target: string; seq: number }>; failures: Array<{ target: string; error: string }> };
+
 export class Fanout extends DurableObject<Env> {
   delivered = 0;
+  /** Rounds run and target applications made: applications per purge is what coalescing saves. */
+  rounds = 0;
+  readonly #waiting = new Map<string, Waiting>();
+  #round: Promise<void> | null = null;
+  /** This Fanout's region, as its batches say. */
+  #region: Region | null = null;
 
-  /**
-   * Accepts a batch and returns at once; delivery and acknowledgement follow.
-   * Batches from different queues are handled side by side: one queue's slow
-   * acknowledgement hop must not hold up another's.
-   */
+  /** Accepts a batch and returns at once; delivery and acknowledgement follow. */
   deliver(batch: FanoutBatch): { accepted: number } {
-    this.ctx.waitUntil(this.#handle(batch));
+    this.#region = batch.region;
+    for (const t of batch.targets) {
+      const waiting = this.#waiting.get(t.target) ?? { tier: t.tier, parts: [] };
+      waiting.parts.push({ queue: batch.queue.name, from: batch.queue, batch: neededBy(t.acked, batch) });
+      this.#waiting.set(t.target, waiting);
+    }
+    this.#round ??= this.#deliverAll().finally(() => (this.#round = null));
+    this.ctx.waitUntil(this.#round);
     return { accepted: batch.targets.length };
   }
 
-  async #handle(batch: FanoutBatch): Promise<void> {
-    const acks: Array<{ target: string; seq: number }> = [];
-    const failures: Array<{ target: string; error: string }> = [];
-    await runLimited(batch.targets, LIMITS.purge.maxConcurrentDeliveries, async (t) => {
-      try {
-        acks.push({ target: t.target, seq: await applyAt(this.env, t.tier, batch.queue.name, neededBy(t.acked, batch)) });
-        this.delivered++;
-      } catch (err) {
-        console.warn("fanout delivery failed; the queue will retry", t.target, (err as Error)?.message ?? err);
-        failures.push({ target: t.target, error: String((err as Error)?.message ?? err) });
-      }
-    });
+  /** Delivery rounds until nothing waits: each round takes everything that arrived during the one before. */
+  async #deliverAll(): Promise<void> {
+    while (this.#waiting.size > 0) {
+      const round = [...this.#waiting];
+      this.#waiting.clear();
+      this.rounds++;
+      const reports = new Map<string, { queue: QueueSelf; report: Report }>();
+      const reportOf = (queue: QueueSelf): Report => {
+        let entry = reports.get(queue.name);
+        if (!entry) reports.set(queue.name, (entry = { queue, report: { acks: [], failures: [] } }));
+        return entry.report;
+      };
+      await runLimited(round, LIMITS.purge.maxConcurrentDeliveries, async ([target, { tier, parts }]) => {
+        try {
+          const applied = await applyBatchesAt(this.env, tier, parts);
+          applied.forEach(({ seq }, i) => reportOf(parts[i]!.from).acks.push({ target, seq }));
+          this.delivered += parts.length;
+        } catch (err) {
+          const error = String((err as Error)?.message ?? err);
+          console.warn("fanout delivery failed; the queue will retry", target, error);
+          for (const part of parts) reportOf(part.from).failures.push({ target, error });
+        }
+      });
+      // Reports travel while the next round starts: a slow hop back to one queue holds up no one.
+      for (const { queue, report } of reports.values()) this.ctx.waitUntil(this.#report(queue, report));
+    }
+  }
+
+  async #report(queue: QueueSelf, { acks, failures }: Report): Promise<void> {
     try {
-      await crossRegionHop(this.env, batch.region, batch.queue.region);
+      await crossRegionHop(this.env, this.#region ?? queue.region, queue.region);
       // Failures go back too: the queue retries them on its backoff (and shows why) instead of waiting out the ack timeout.
-      await purgeQueueOf(this.env, batch.queue).ack(acks, failures);
+      await purgeQueueOf(this.env, queue).ack(acks, failures);
     } catch (err) {
-      console.warn("fanout could not report acknowledgements; the queue will redeliver", batch.queue.name, (err as Error)?.message ?? err);
+      console.warn("fanout could not report acknowledgements; the queue will redeliver", queue.name, (err as Error)?.message ?? err);
     }
   }
 }

@@ -271,9 +271,10 @@ export class PurgeQueue extends DurableObject<Env> {
       if (tier.region === self.region || topology.purgeDelivery === "direct") direct.push(p);
       else byRegion.set(tier.region, [...(byRegion.get(tier.region) ?? []), p]);
     }
+    // Other regions first: their hop is the longest, and their Fanouts then work while this queue serves its own region.
     const jobs: Array<() => Promise<void>> = [
-      ...direct.map((p) => () => this.#deliverTo(self, p)),
       ...[...byRegion.entries()].map(([region, pointers]) => () => this.#deliverVia(self, region as Region, pointers)),
+      ...direct.map((p) => () => this.#deliverTo(self, p)),
     ];
     await runLimited(jobs, LIMITS.purge.maxConcurrentDeliveries, (job) => job());
     await this.#scheduleRetry();

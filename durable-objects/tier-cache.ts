@@ -7,8 +7,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { TierIdentity } from "../src/bindings.ts";
 import { topologyOf } from "../src/config/topology.ts";
-import { applyToTier } from "../src/purge/apply.ts";
-import type { PurgeBatch } from "../src/purge/plan.ts";
+import { applyBatchesToTier, type Applied, type QueuedBatch } from "../src/purge/apply.ts";
 import { readAtTier } from "../src/tiers/chain.ts";
 import type { TierRead, TierRequest } from "../src/tiers/request.ts";
 import { TierStore, type TierStats } from "../src/tiers/tier-store.ts";
@@ -36,10 +35,10 @@ export class TierCache extends DurableObject<Env> {
     return readAtTier(this.env, this.#store, self, request, revalidation, (p) => this.ctx.waitUntil(p));
   }
 
-  /** Applies a queue's purge events in order, skipping any already applied; returns the last applied sequence. */
-  applyPurges(queue: string, batch: PurgeBatch): number {
+  /** Applies queues' purge events in order, skipping any already applied, in one transaction; returns the last applied sequence of each. */
+  applyPurges(parts: QueuedBatch[]): Applied {
     this.#reachable();
-    return applyToTier(this.#store, queue, batch);
+    return applyBatchesToTier(this.#store, parts);
   }
 
   /** Sets the test hook from outside the Worker's isolate: only the development-only route in workers/admin/dev-fault-routes.ts calls this. */

@@ -33,6 +33,20 @@ function marksOf(event: PurgeEvent): { selectors: string[]; at: number; soft: bo
   return { selectors, at: event.mark?.at ?? event.createdAt, soft: event.mark?.soft ?? false };
 }
 
+/** One queue's events for one target. */
+export interface QueuedBatch {
+  queue: string;
+  batch: PurgeBatch;
+}
+
+/** The last sequence a target has applied of each queue's batch. */
+export type Applied = Array<{ queue: string; seq: number }>;
+
+/** Applies several queues' batches to a TierCache's store in one transaction. */
+export function applyBatchesToTier(store: TierStore, parts: QueuedBatch[]): Applied {
+  return store.transaction(() => parts.map(({ queue, batch }) => ({ queue, seq: applyToTier(store, queue, batch) })));
+}
+
 /** Applies events from one queue to a TierCache's store, in order, skipping any already applied; returns the last applied sequence. */
 export function applyToTier(store: TierStore, queue: string, batch: PurgeBatch): number {
   return store.transaction(() => {
@@ -60,18 +74,30 @@ export function applyToTier(store: TierStore, queue: string, batch: PurgeBatch):
   });
 }
 
-/** Applies events to one colo's lower tier: in development, where each simulated colo's cache is reachable. */
+/**
+ * Applies events to one colo's lower tier: in development, where each
+ * simulated colo's cache is reachable. However many events and queues, a
+ * colo pays one write per page floor raised and one of its marks record:
+ * each is a Cache API read and write, the dearest step of a purge.
+ */
 export class LowerTierPurges {
   constructor(private readonly lower: LowerTier) {}
 
-  async applyPurges(batch: PurgeBatch, now = Date.now()): Promise<number> {
-    let last = batch.flushUpTo ?? 0;
-    if (batch.flushUpTo !== undefined) await this.lower.flush(now);
-    for (const event of batch.events) {
-      await applyToLower(this.lower, event);
-      last = Math.max(last, event.seq);
+  async applyPurges(parts: QueuedBatch[], now = Date.now()): Promise<Applied> {
+    const floors = new Map<string, Partial<PageFloor>>();
+    const marks: Array<{ selectors: string[]; at: number; soft: boolean }> = [];
+    for (const { batch } of parts) {
+      if (batch.flushUpTo !== undefined) marks.push({ selectors: [ALL], at: now, soft: false });
+      for (const event of batch.events) {
+        if (isPageScope(event.scope) && event.page !== null) {
+          const to = floorRaisedBy(event.scope, event.version);
+          const had = floors.get(event.page) ?? {};
+          floors.set(event.page, { mutable: Math.max(had.mutable ?? 0, to.mutable ?? 0), all: Math.max(had.all ?? 0, to.all ?? 0) });
+        } else marks.push(marksOf(event));
+      }
     }
-    return last;
+    await Promise.all([...[...floors].map(([page, to]) => this.lower.raiseFloor(page, to)), ...(marks.length > 0 ? [this.lower.markAll(marks)] : [])]);
+    return parts.map(({ queue, batch }) => ({ queue, seq: Math.max(batch.flushUpTo ?? 0, ...batch.events.map((e) => e.seq)) }));
   }
 }
 
@@ -84,13 +110,19 @@ export async function applyToLower(lower: LowerTier, event: Pick<PurgeEvent, "pa
 
 /** Applies a batch at one target, wherever it is; returns the last sequence it has applied. */
 export async function applyAt(env: Env, target: PurgeTarget, queue: string, batch: PurgeBatch): Promise<number> {
-  if (target.level !== "lower") return tierCacheOf(env, target).applyPurges(queue, batch);
-  const settings = settingsOf(env);
-  if (target.member !== ZONE_MEMBER) return new LowerTierPurges(await LowerTier.open(env, target.member)).applyPurges(batch);
-  const { events, flushUpTo } = batch;
-  const flush: PurgeEvent[] = flushUpTo === undefined ? [] : [{ page: null, scope: { kind: "everything" }, version: 0, region: target.region, seq: flushUpTo, id: "", queue, createdAt: Date.now() }];
-  if (events.length + flush.length > 0) await zonePurge(settings, [...flush, ...events]);
-  return Math.max(flushUpTo ?? 0, ...events.map((e) => e.seq));
+  return (await applyBatchesAt(env, target, [{ queue, batch }]))[0]!.seq;
+}
+
+/** Applies several queues' batches at one target in one go; returns the last sequence applied of each. */
+export async function applyBatchesAt(env: Env, target: PurgeTarget, parts: QueuedBatch[]): Promise<Applied> {
+  if (target.level !== "lower") return tierCacheOf(env, target).applyPurges(parts);
+  if (target.member !== ZONE_MEMBER) return new LowerTierPurges(await LowerTier.open(env, target.member)).applyPurges(parts);
+  const events = parts.flatMap(({ queue, batch: { events, flushUpTo } }) => [
+    ...(flushUpTo === undefined ? [] : [{ page: null, scope: { kind: "everything" }, version: 0, region: target.region, seq: flushUpTo, id: "", queue, createdAt: Date.now() } satisfies PurgeEvent]),
+    ...events,
+  ]);
+  if (events.length > 0) await zonePurge(settingsOf(env), events);
+  return parts.map(({ queue, batch }) => ({ queue, seq: Math.max(batch.flushUpTo ?? 0, ...batch.events.map((e) => e.seq)) }));
 }
 
 /**

@@ -228,10 +228,15 @@ export class LowerTier {
 
   /** Raises purge marks: what they cover, produced before `at`, is gone (or, soft, stale). */
   mark(selectors: string[], at: number, soft: boolean): Promise<void> {
+    return this.markAll([{ selectors, at, soft }]);
+  }
+
+  /** Raises many purges' marks in one read and write of the colo's marks record. */
+  markAll(raises: Array<{ selectors: string[]; at: number; soft: boolean }>): Promise<void> {
     return this.#locked(MARKS, async () => {
       const marks = await this.marks();
       let changed = false;
-      for (const selector of selectors) changed = marks.raise(selector, at, soft) !== undefined || changed;
+      for (const { selectors, at, soft } of raises) for (const selector of selectors) changed = marks.raise(selector, at, soft) !== undefined || changed;
       // One record is read on every request: keep it small, folding the oldest into `all`.
       marks.fold(LIMITS.purge.maxLowerMarks);
       if (changed) await this.#putRecord(MARKS, Object.fromEntries(marks.entries()));

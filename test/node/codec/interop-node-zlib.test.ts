@@ -92,5 +92,5 @@ describe.skipIf(!HAVE_CORPUS)(`Node's zlib <-> ours on corpus files${HAVE_CORPUS
         expect(same(inflateRawSync(deflateCompress(f.bytes, { level })), f.bytes), `${f.name}: our deflate ${level}`).toBe(true);
       }
     }
-  });
+  }, 30_000);
 });

@@ -14,7 +14,7 @@ import { allTiers, parsePurgeId, purgeQueueFor, purgeQueueOf, queuePoolOf, tierC
 import { topologyOf, type Region } from "../../../src/config/topology.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { healthSeries } from "../../../src/operator/health-series.ts";
-import type { PurgeBatch } from "../../../src/purge/plan.ts";
+import type { QueuedBatch } from "../../../src/purge/apply.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { holdPurges } from "../support/hold-purges.ts";
 import { readFrom } from "../support/tiers.ts";
@@ -35,10 +35,12 @@ const advance = (ms: number) => void (offset += ms);
 /** Every batch each TierCache applied, per queue, in the order it applied them. */
 const applied = new Map<string, number[][]>();
 const original = TierCache.prototype.applyPurges;
-TierCache.prototype.applyPurges = function (this: TierCache, name: string, batch: PurgeBatch) {
-  const last = original.call(this, name, batch);
-  const key = `${(this as unknown as { ctx: DurableObjectState }).ctx.id.toString()} ${name}`;
-  applied.set(key, [...(applied.get(key) ?? []), batch.events.map((e) => e.seq)]);
+TierCache.prototype.applyPurges = function (this: TierCache, parts: QueuedBatch[]) {
+  const last = original.call(this, parts);
+  for (const { queue: name, batch } of parts) {
+    const key = `${(this as unknown as { ctx: DurableObjectState }).ctx.id.toString()} ${name}`;
+    applied.set(key, [...(applied.get(key) ?? []), batch.events.map((e) => e.seq)]);
+  }
   return last;
 };
 afterAll(() => {

@@ -7,8 +7,7 @@
  * Deliveries of other pages pass straight through. Always `release()`.
  */
 import { TierCache } from "../../../durable-objects/tier-cache.ts";
-import { LowerTierPurges } from "../../../src/purge/apply.ts";
-import type { PurgeBatch } from "../../../src/purge/plan.ts";
+import { LowerTierPurges, type QueuedBatch } from "../../../src/purge/apply.ts";
 
 export interface HeldPurges {
   /** Deliveries (each a batch of events for one target) held so far. */
@@ -23,16 +22,16 @@ export function holdPurges(page: string): HeldPurges {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
   const state = { held: 0 };
-  // TierCache.applyPurges(queue, batch); LowerTierPurges.applyPurges(batch, now).
-  const targets: Array<{ proto: Record<string, unknown>; eventsAt: number }> = [
-    { proto: TierCache.prototype as unknown as Record<string, unknown>, eventsAt: 1 },
-    { proto: LowerTierPurges.prototype as unknown as Record<string, unknown>, eventsAt: 0 },
+  // TierCache.applyPurges(parts) and LowerTierPurges.applyPurges(parts, now): each queue's batch for one target.
+  const targets: Array<{ proto: Record<string, unknown> }> = [
+    { proto: TierCache.prototype as unknown as Record<string, unknown> },
+    { proto: LowerTierPurges.prototype as unknown as Record<string, unknown> },
   ];
-  const originals = targets.map(({ proto, eventsAt }) => {
+  const originals = targets.map(({ proto }) => {
     const original = proto.applyPurges as Apply;
     proto.applyPurges = async function (this: unknown, ...args: unknown[]) {
-      const { events } = args[eventsAt] as PurgeBatch;
-      if (events.some((e) => e.page === page)) {
+      const parts = args[0] as QueuedBatch[];
+      if (parts.some(({ batch }) => batch.events.some((e) => e.page === page))) {
         state.held++;
         await gate;
       }
