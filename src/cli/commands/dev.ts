@@ -1,11 +1,12 @@
 /**
  * `palimpsest dev` (what `npm start` runs): a working archive on
  * http://localhost:8787 on Miniflare's embedded storage (`.wrangler/state`,
- * kept between runs). It makes the local write token if needed, starts the
+ * kept between runs, or `--persist-to DIR`). It makes the local operator token
+ * in the current directory's `.dev.vars` if needed, starts the
  * Worker in development mode with live reload (src/local/local-worker.ts),
  * seeds the demo pages and serves until interrupted.
  */
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { ensureDevToken } from "../../local/dev-token.ts";
 import { REPO_ROOT, startLocalWorker } from "../../local/local-worker.ts";
@@ -15,14 +16,21 @@ import { seedDemo } from "../seed-demo.ts";
 interface DevFlags {
   port: number;
   demo: boolean;
-  var: Array<[string, string]>;
+  persistTo?: string;
+  var: Array<[string, unknown]>;
 }
 
-/** `NAME=VALUE`: a `[vars]` setting for this run only. */
-function parseVar(value: string, previous: Array<[string, string]>): Array<[string, string]> {
+/** `NAME=VALUE`: a `[vars]` setting for this run only; a JSON object (`TOPOLOGY={…}`) is passed as JSON, anything else as text. */
+function parseVar(value: string, previous: Array<[string, unknown]>): Array<[string, unknown]> {
   const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(value);
   if (!m) throw new UsageError(`--var takes NAME=VALUE (an upper-case [vars] name), got "${value}"`);
-  return [...previous, [m[1]!, m[2]!]];
+  const text = m[2]!;
+  if (!text.trimStart().startsWith("{")) return [...previous, [m[1]!, text]];
+  try {
+    return [...previous, [m[1]!, JSON.parse(text) as unknown]];
+  } catch (err) {
+    throw new UsageError(`--var ${m[1]} starts with "{" but is not JSON: ${(err as Error).message}`);
+  }
 }
 
 function untilSignal(): Promise<void> {
@@ -49,7 +57,7 @@ async function dev(flags: DevFlags): Promise<void> {
     token,
     // Development mode trusts the x-palimpsest-colo header, so one workerd plays every colo.
     vars: Object.fromEntries([["ENVIRONMENT", "development"], ...flags.var]),
-    persistDir: join(REPO_ROOT, ".wrangler", "state"),
+    persistDir: flags.persistTo === undefined ? join(REPO_ROOT, ".wrangler", "state") : resolve(flags.persistTo),
     developer: true,
     logLevel: "log",
   });
@@ -66,6 +74,7 @@ export function registerDevCommand(program: Command): void {
     .description("serve a local archive on http://localhost:8787 (what npm start runs)")
     .option("--port <n>", "port", parseIntOption("port", 1, 65535), 8787)
     .option("--no-demo", "do not seed the generated demo pages")
-    .option("--var <NAME=VALUE>", "override a [vars] setting for this run (repeatable), e.g. --var ORPHAN_GRACE_SECONDS=5", parseVar, [])
+    .option("--persist-to <dir>", "keep storage in this directory instead of .wrangler/state")
+    .option("--var <NAME=VALUE>", "override a [vars] setting for this run (repeatable; a JSON object is passed as JSON), e.g. --var ORPHAN_GRACE_SECONDS=5", parseVar, [])
     .action((flags: DevFlags) => dev(flags));
 }

@@ -22,7 +22,9 @@ export const LIVE_JS = `"use strict";
       set(tr.querySelector("[data-field=lastError]"), row.lastError);
     });
     set(root.querySelector("[data-field=progress]"), view.progress);
-    set(root.querySelector("[data-field=overall]"), view.state);
+    var overall = root.querySelector("[data-field=overall]");
+    set(overall, view.state);
+    if (overall) overall.className = view.state === "complete" ? "ok" : "pending";
     if (view.took !== null) {
       var took = root.querySelector("[data-field=took]");
       set(took, view.took);

@@ -14,6 +14,9 @@ export interface PurgeRefusal {
   items: Array<{ line: number | null; item: string; reason: string }>;
 }
 
+/** A kind's label inside a sentence: "Cache tags" → "cache tags", but "URLs" and "URL prefixes" keep their capitals. */
+const midSentence = (label: string) => label.replace(/^[A-Z][a-z]/, (s) => s.toLowerCase());
+
 export const EMPTY_PURGE: PurgeFormValues = { kind: "files", items: "", soft: false };
 
 export const PurgeForm: FC<{ csrf: string; values: PurgeFormValues; refusal?: PurgeRefusal | null }> = ({ csrf, values, refusal }) => (
@@ -52,7 +55,7 @@ export const PurgeForm: FC<{ csrf: string; values: PurgeFormValues; refusal?: Pu
           For example {PURGE_KINDS.filter((k) => k.example).map((k, i) => (
             <>
               {i > 0 ? "; " : ""}
-              {k.label.toLowerCase()}: <code>{k.example}</code>
+              {midSentence(k.label)}: <code>{k.example}</code>
             </>
           ))}
           . Not needed for everything.

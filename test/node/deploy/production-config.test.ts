@@ -8,7 +8,8 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
-import { REPO_ROOT, freePort, startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
+import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
+import { PALIMPSEST_CLI, startPalimpsestDev } from "../support/palimpsest-dev.ts";
 
 const colo = { "x-palimpsest-colo": "SYD" };
 
@@ -33,29 +34,13 @@ describe("the committed wrangler.toml is the production configuration", () => {
   });
 });
 
-/** Runs `palimpsest dev` with `args` until `probe` has answered, then stops it. */
+/** Runs `palimpsest dev` with `args` (scratch state, no demo pages) until `probe` has answered, then stops it. */
 async function withDev<T>(args: string[], probe: (url: string) => Promise<T>): Promise<T> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(REPO_ROOT, "src/cli/palimpsest.js"), "dev", "--port", String(port), "--no-demo", ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-    stdio: "ignore",
-    detached: true,
-  });
-  const url = `http://127.0.0.1:${port}`;
+  const dev = await startPalimpsestDev(["--no-demo", ...args]);
   try {
-    for (const until = Date.now() + 60_000; ; ) {
-      try {
-        if ((await fetch(`${url}/healthz`)).ok) break;
-      } catch {
-        /* not up yet */
-      }
-      if (Date.now() > until || child.exitCode !== null) throw new Error(`palimpsest dev did not start (exit ${child.exitCode})`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    return await probe(url);
+    return await probe(dev.url);
   } finally {
-    process.kill(-child.pid!, "SIGTERM");
+    await dev.stop();
   }
 }
 
@@ -65,12 +50,15 @@ describe("palimpsest dev", () => {
     expect(await withDev(["--var", "ENVIRONMENT=production"], async (url) => (await fetch(`${url}/page/Anything`, { headers: colo })).status)).toBe(400);
   });
 
-  it("refuses a malformed --var with exit code 2", async () => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, "src/cli/palimpsest.js"), "dev", "--var", "lower=case"], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  it.each([
+    ["lower=case", /--var takes NAME=VALUE/],
+    ["TOPOLOGY={not json", /--var TOPOLOGY starts with "\{" but is not JSON/],
+  ])("refuses a malformed --var (%s) with exit code 2", async (setting, message) => {
+    const child = spawn(process.execPath, [PALIMPSEST_CLI, "dev", "--var", setting], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     const code = await new Promise((r) => child.on("exit", r));
     expect(code).toBe(2);
-    expect(stderr).toMatch(/--var takes NAME=VALUE/);
+    expect(stderr).toMatch(message);
   });
 });
