@@ -29,7 +29,8 @@ CREATE TABLE IF NOT EXISTS pointers (
   acked_at INTEGER,
   attempts INTEGER NOT NULL DEFAULT 0,
   next_at INTEGER NOT NULL DEFAULT 0,
-  last_error TEXT
+  last_error TEXT,
+  sent INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
@@ -72,6 +73,8 @@ interface PointerRow {
   attempts: number;
   next_at: number;
   last_error: string | null;
+  /** The highest sequence handed to this target's Fanout (pipelined delivery). */
+  sent: number;
   [key: string]: SqlStorageValue;
 }
 
@@ -95,6 +98,10 @@ export class PurgeQueue extends DurableObject<Env> {
       // Queues logged before pointers had last_error get it now.
       if (this.#sql.exec("SELECT 1 FROM pragma_table_info('pointers') WHERE name = 'last_error'").toArray().length === 0) {
         this.#sql.exec("ALTER TABLE pointers ADD COLUMN last_error TEXT");
+      }
+      // …and before pipelined fanout delivery, the highest sequence handed on…
+      if (this.#sql.exec("SELECT 1 FROM pragma_table_info('pointers') WHERE name = 'sent'").toArray().length === 0) {
+        this.#sql.exec("ALTER TABLE pointers ADD COLUMN sent INTEGER NOT NULL DEFAULT 0");
       }
       // …and logs from before completion times get the column.
       if (this.#sql.exec("SELECT 1 FROM pragma_table_info('log') WHERE name = 'completed_at'").toArray().length === 0) {
@@ -137,6 +144,8 @@ export class PurgeQueue extends DurableObject<Env> {
       this.#sql.exec("DELETE FROM log WHERE seq <= ?", seq - LIMITS.purge.retainedEvents);
       return full;
     });
+    // A safety net: if this object is reset mid-delivery, the alarm resumes it.
+    this.ctx.waitUntil(this.#alarmBy(now + LIMITS.purge.fanoutAckTimeoutMs));
     this.#kick();
     return { id: event.id, seq: event.seq };
   }
@@ -236,7 +245,10 @@ export class PurgeQueue extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    if (this.#used()) await this.#deliver();
+    if (!this.#used()) return;
+    // Through the same loop as every other pass: passes never overlap, so a Fanout sees one queue's batches in order.
+    this.#kick();
+    await this.#delivering;
   }
 
   #kick(): void {
@@ -263,13 +275,19 @@ export class PurgeQueue extends DurableObject<Env> {
     const topology = topologyOf(this.env);
     const now = Date.now();
     const lastSeq = this.#lastSeq();
-    const due = this.#sql.exec<PointerRow>("SELECT * FROM pointers WHERE acked < ? AND next_at <= ?", lastSeq, now).toArray();
+    const lagging = this.#sql.exec<PointerRow>("SELECT * FROM pointers WHERE acked < ?", lastSeq).toArray();
     const direct: PointerRow[] = [];
     const byRegion = new Map<string, PointerRow[]>();
-    for (const p of due) {
+    for (const p of lagging) {
       const tier = JSON.parse(p.tier) as PurgeTarget;
-      if (tier.region === self.region || topology.purgeDelivery === "direct") direct.push(p);
-      else byRegion.set(tier.region, [...(byRegion.get(tier.region) ?? []), p]);
+      const viaFanout = tier.region !== self.region && topology.purgeDelivery === "fanout";
+      // A Fanout's pointer does not wait for its acknowledgement to hand on newer events (pipelining),
+      // unless it is backing off after a failure. Each batch starts at the acknowledged sequence, so
+      // none leaves a gap, and re-applying what is still in flight is harmless.
+      const due = p.next_at <= now || (viaFanout && p.attempts === 0 && p.sent < lastSeq);
+      if (!due) continue;
+      if (viaFanout) byRegion.set(tier.region, [...(byRegion.get(tier.region) ?? []), p]);
+      else direct.push(p);
     }
     // Other regions first: their hop is the longest, and their Fanouts then work while this queue serves its own region.
     const jobs: Array<() => Promise<void>> = [
@@ -316,7 +334,7 @@ export class PurgeQueue extends DurableObject<Env> {
       // The fanout acknowledges later; if it never does (it was reset), deliver again after the timeout.
       // Only pointers still short of this batch wait: an acknowledgement that already arrived stands.
       const batchEnd = batch.events.at(-1)?.seq ?? from;
-      for (const p of pointers) this.#sql.exec("UPDATE pointers SET next_at = ? WHERE target = ? AND acked < ?", waitUntil, p.target, batchEnd);
+      for (const p of pointers) this.#sql.exec("UPDATE pointers SET next_at = ?, sent = max(sent, ?) WHERE target = ? AND acked < ?", waitUntil, batchEnd, p.target, batchEnd);
     } catch (err) {
       for (const p of pointers) this.#failed(p, err);
     }
@@ -327,6 +345,11 @@ export class PurgeQueue extends DurableObject<Env> {
     console.warn("purge delivery failed; will retry", p.target, message);
     const delay = backoffMs(p.attempts, LIMITS.purge.retryBaseMs, LIMITS.purge.retryMaxMs);
     this.#sql.exec("UPDATE pointers SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE target = ?", Date.now() + delay, message, p.target);
+  }
+
+  async #alarmBy(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
   async #scheduleRetry(): Promise<void> {
