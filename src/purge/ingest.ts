@@ -112,12 +112,12 @@ function resolve(kind: OperatorKind, items: unknown[], served: ServedHosts): { s
       status: notServed ? 422 : 400,
       code: notServed ? "not_served" : "invalid_items",
       title: notServed ? "Unprocessable Content" : "Bad Request",
-      detail: `${errors.length} of ${items.length} ${kind} refused; nothing was purged`,
+      detail: `Nothing was purged: ${errors.length} of ${items.length} ${kind} refused.`,
       extensions: { errors },
     });
   }
   if (accepted.length === 0) {
-    throw new ProblemError({ status: 422, code: "nothing_to_purge", title: "Unprocessable Content", detail: "every item names something this archive never caches", extensions: { dropped } });
+    throw new ProblemError({ status: 422, code: "nothing_to_purge", title: "Unprocessable Content", detail: "Nothing was purged: every item names something this archive never caches.", extensions: { dropped } });
   }
   const list = [...values];
   const scope: SelectorScope = kind === "files" ? { kind: "keys", keys: list } : kind === "tags" ? { kind: "tags", tags: list } : kind === "prefixes" ? { kind: "prefixes", prefixes: list } : { kind: "hosts", hosts: list };

@@ -116,7 +116,7 @@ export const HealthView: FC<{ series: HealthSeries; pools: TierOverview["pools"]
             {series.queues.map((q) => (
               <tr>
                 <th scope="row">{q.region}</th>
-                <Cell id={`pool-${slug(q.region)}`} label={`Queue pool size in ${q.region}`} points={q.points.map((p) => ({ at: p.at, value: p.poolSize }))} from={from} to={to} format={formatCount} empty="unknown" />
+                <Cell id={`pool-${slug(q.region)}`} label={`Queue pool size in ${q.region}`} points={q.points.map((p) => ({ at: p.at, value: p.poolSize }))} from={from} to={to} format={formatCount} empty="not sampled yet" />
                 <Cell id={`depth-${slug(q.region)}`} label={`Queue depth in ${q.region}`} points={q.points.map((p) => ({ at: p.at, value: p.depth }))} from={from} to={to} format={formatCount} empty="0" />
                 <Cell id={`eps-${slug(q.region)}`} label={`Purge events per second in ${q.region}`} points={q.points.map((p) => ({ at: p.at, value: p.eventsPerSecond }))} from={from} to={to} format={perSecond} empty="0/s" />
               </tr>

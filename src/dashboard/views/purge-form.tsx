@@ -25,7 +25,7 @@ export const PurgeForm: FC<{ csrf: string; values: PurgeFormValues; refusal?: Pu
     {refusal ? (
       <div id="purge-errors" class="alert" role="alert">
         <p>
-          <strong>Nothing was purged.</strong> {refusal.message}
+          <strong>{refusal.message}</strong>
         </p>
         {refusal.items.length > 0 ? (
           <ul>
