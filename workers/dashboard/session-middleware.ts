@@ -9,6 +9,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { accessPrincipal } from "../../src/dashboard/access.ts";
 import { csrfMatches, csrfToken, readSession, sessionSecret, startSession, type Session } from "../../src/dashboard/session.ts";
 import { ProblemError } from "../../src/http/problem.ts";
+import { configuredTokens } from "../../src/http/tokens.ts";
 import type { DashboardEnv } from "./env.ts";
 
 export function requireSecret(env: Env): string {
@@ -22,10 +23,14 @@ export function requireSecret(env: Env): string {
   });
 }
 
-/** The signed-in session, starting one from a Cloudflare Access assertion if there is none. */
+/**
+ * The signed-in session, starting one from a Cloudflare Access assertion if
+ * there is none. A session from a token lasts only while that token is
+ * configured: removing it from API_TOKENS ends its sessions at once.
+ */
 export async function currentSession(c: Context<DashboardEnv>, secret: string): Promise<Session | null> {
   const session = await readSession(c, secret);
-  if (session) return session;
+  if (session && (session.via === "access" || configuredTokens(c.env).some((t) => t.name === session.name))) return session;
   const who = await accessPrincipal(c.env, c.req.raw);
   return who ? startSession(c, secret, who) : null;
 }

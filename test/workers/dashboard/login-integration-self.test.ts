@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { TOKENS } from "../support/tokens.ts";
 import { csrfOf, dashboard, get, login, post, sessionCookie } from "./support.ts";
@@ -66,6 +67,15 @@ describe("dashboard login", () => {
     expect(html).toContain("test-operator");
     expect(html).toContain('<html lang="en">');
     expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+  });
+
+  it("ends a session at once when its token is removed from API_TOKENS", async () => {
+    const s = await login();
+    const revoked = JSON.stringify((JSON.parse(env.API_TOKENS) as Array<{ name: string }>).filter((t) => t.name !== "test-operator"));
+    const res = await dashboard("/dashboard", { headers: { cookie: s.cookie } }, { API_TOKENS: revoked });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/dashboard/login");
+    expect((await get("/dashboard", s)).status).toBe(200);
   });
 
   it("refuses a cookie that was altered", async () => {
