@@ -77,12 +77,27 @@ async function digest(value: string): Promise<ArrayBuffer> {
 
 export type TokenCheck = { ok: true; principal: Principal } | { ok: false; reason: "unknown" | "expired" };
 
+/**
+ * The configured tokens' digests, computed once per configuration rather
+ * than on every request. The results are kept, never a promise: a request
+ * must not wait on one made in another request's context.
+ */
+const digests = new WeakMap<object, Array<{ entry: TokenEntry; digest: ArrayBuffer }>>();
+
+async function configuredDigests(env: Env): Promise<Array<{ entry: TokenEntry; digest: ArrayBuffer }>> {
+  const hit = digests.get(env);
+  if (hit) return hit;
+  const computed = await Promise.all(configuredTokens(env).map(async (entry) => ({ entry, digest: await digest(entry.token) })));
+  digests.set(env, computed);
+  return computed;
+}
+
 /** Who a presented token belongs to, if anyone, and whether it still works. */
 export async function authenticateToken(env: Env, presented: string, now = Date.now()): Promise<TokenCheck> {
   const got = await digest(presented);
   let match: TokenEntry | undefined;
-  for (const entry of configuredTokens(env)) {
-    if (crypto.subtle.timingSafeEqual(got, await digest(entry.token)) && !match) match = entry;
+  for (const { entry, digest: known } of await configuredDigests(env)) {
+    if (crypto.subtle.timingSafeEqual(got, known) && !match) match = entry;
   }
   if (!match) return { ok: false, reason: "unknown" };
   if (match.expiresAt !== null && match.expiresAt <= now) return { ok: false, reason: "expired" };
