@@ -55,7 +55,7 @@ loginRoutes.post("/login", limitBody("http.maxSmallBodyBytes"), async (c) => {
   return c.redirect("/dashboard", 303);
 });
 
-loginRoutes.post("/logout", requireSession, (c) => {
+loginRoutes.post("/logout", limitBody("http.maxSmallBodyBytes"), requireSession, (c) => {
   endSession(c);
   return c.redirect("/dashboard/login", 303);
 });

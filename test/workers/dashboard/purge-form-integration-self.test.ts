@@ -35,6 +35,16 @@ describe("the dashboard's purge form", () => {
     expect(await auditIds()).toEqual(before);
   });
 
+  it("refuses a form body over the purge request limit with 413, and purges nothing", async () => {
+    const s = await login();
+    const before = await auditIds();
+    const items = Array.from({ length: 20_000 }, (_, i) => `${ORIGIN}/page/Huge_form_${i}`).join("\n");
+    const res = await post("/dashboard/purges", { csrf: s.csrf, kind: "files", items }, { cookie: s.cookie });
+    expect(res.status).toBe(413);
+    expect(await res.text()).toContain("the request body is larger than");
+    expect(await auditIds()).toEqual(before);
+  });
+
   it("refuses a form posted from another site (Hono's origin check), even with the token", async () => {
     const s = await login();
     const before = await auditIds();
