@@ -83,8 +83,9 @@ const MARKS = "/__marks";
  * work production does not do: there, Cloudflare's purge API purges every
  * colo, and many isolates share a colo's cache, so records are cache entries.
  * Memory does not survive a restart while cached entries do, so a restarted
- * isolate starts with everything produced before it started marked gone:
- * each key is refetched once, and nothing purged comes back.
+ * isolate takes nothing its colos cached before it started: each key is
+ * refetched once, and nothing purged comes back. (Only the lower tier's own
+ * entries: the TierCaches keep their marks in SQLite.)
  */
 const devRecords = new Map<string, unknown>();
 let devStartedAt: number | undefined;
@@ -167,11 +168,7 @@ export class LowerTier {
   }
 
   async #record<T>(path: string): Promise<T | null> {
-    if (this.memo) {
-      const value = this.memo.get(`${this.name}\u0000${path}`) as T | undefined;
-      if (value !== undefined || path !== MARKS) return value ?? null;
-      return { [ALL]: { hard: devStartedAt ?? 0, soft: 0 } } as T;
-    }
+    if (this.memo) return (this.memo.get(`${this.name}\u0000${path}`) as T | undefined) ?? null;
     const res = await this.cache.match(this.#request(path));
     return res ? ((await res.json()) as T) : null;
   }
@@ -200,7 +197,9 @@ export class LowerTier {
     if (!res) return { hit: undefined, floor, marks };
     const found = fromResponse(res);
     const verdict = found && marks.verdict({ key: key.key, tags: tagsOf(found.entry), storedAt: found.entry.storedAt });
-    if (!found || found.entry.version < versionFloor(floor, found.entry.mutable) || verdict === "purged") {
+    // In development, a restarted isolate has lost the records that guarded what its colos cached before.
+    const orphaned = found !== null && this.memo !== null && found.filledAt < (devStartedAt ?? 0);
+    if (!found || orphaned || found.entry.version < versionFloor(floor, found.entry.mutable) || verdict === "purged") {
       if (found) lowerCounters.floored++;
       await res.body?.cancel();
       return { hit: undefined, floor, marks };
