@@ -84,6 +84,8 @@ export class PurgeQueue extends DurableObject<Env> {
   #again = false;
 
   #ready = false;
+  /** Targets that already have a pointer, read once per wake. */
+  #known: Set<string> | undefined;
   /** The last sequence known complete (every tier acknowledged); -1 until read from the log. */
   #completedThrough = -1;
 
@@ -138,8 +140,13 @@ export class PurgeQueue extends DurableObject<Env> {
       const seq = this.#sql.exec<{ seq: number }>("INSERT INTO log (event, created_at) VALUES ('', ?) RETURNING seq", now).one().seq;
       const full: PurgeEvent = { ...request, seq, id: purgeIdOf(self.name, seq), queue: self.name, createdAt: now };
       this.#sql.exec("UPDATE log SET event = ? WHERE seq = ?", JSON.stringify(full), seq);
+      // A target new to this queue starts just before this event; the known ones are read once per wake.
+      this.#known ??= new Set(this.#sql.exec<{ target: string }>("SELECT target FROM pointers").toArray().map((r) => r.target));
       for (const target of purgeTargets(this.env)) {
-        this.#sql.exec("INSERT OR IGNORE INTO pointers (target, tier, acked) VALUES (?, ?, ?)", targetName(target), JSON.stringify(target), seq - 1);
+        const name = targetName(target);
+        if (this.#known.has(name)) continue;
+        this.#sql.exec("INSERT OR IGNORE INTO pointers (target, tier, acked) VALUES (?, ?, ?)", name, JSON.stringify(target), seq - 1);
+        this.#known.add(name);
       }
       this.#sql.exec("DELETE FROM log WHERE seq <= ?", seq - LIMITS.purge.retainedEvents);
       return full;
@@ -160,8 +167,10 @@ export class PurgeQueue extends DurableObject<Env> {
     if (failures.length > 0) this.ctx.waitUntil(this.#scheduleRetry());
     for (const { target, seq } of acks) {
       // acked_at records when the pointer last moved, so it dates that acknowledgement.
-      this.#sql.exec("UPDATE pointers SET acked = ?, acked_at = ?, attempts = 0, next_at = 0 WHERE target = ? AND acked < ?", seq, now, target, seq);
-      this.#sql.exec("UPDATE pointers SET attempts = 0, next_at = 0, last_error = NULL WHERE target = ?", target);
+      this.#sql.exec(
+        "UPDATE pointers SET acked_at = CASE WHEN acked < ?1 THEN ?2 ELSE acked_at END, acked = max(acked, ?1), attempts = 0, next_at = 0, last_error = NULL WHERE target = ?3",
+        seq, now, target,
+      );
     }
     this.#complete(now);
     // Purges enqueued while these tiers waited on their fanout were skipped: deliver them now.
