@@ -18,6 +18,7 @@ import { newRevision } from "../tiers/workload.ts";
 import type { TopologyVars } from "../worker-config.ts";
 import type { PurgeBenchOptions } from "./run.ts";
 import { benchPageKey, purgeBody, warmPaths, type PurgeKind } from "./workload.ts";
+import { lastPerQueue } from "../purge-ids.ts";
 
 export interface Fault {
   /** A TierCache by name, as purge status lists it (`wnam/wnam-a`). */
@@ -52,21 +53,6 @@ export interface BurstResult {
   fault: FaultTimes | null;
   /** Tiers that had acknowledged a purge, from its status (the same for every purge). */
   tiers: number;
-}
-
-const splitId = (id: string): [string, number] => {
-  const at = id.lastIndexOf(":");
-  return [id.slice(0, at), Number(id.slice(at + 1))];
-};
-
-/** The last purge id of each queue: a queue completes its log in order, so once that one is complete so is every earlier one. */
-function lastPerQueue(ids: readonly string[]): string[] {
-  const last = new Map<string, { seq: number; id: string }>();
-  for (const id of ids) {
-    const [queue, seq] = splitId(id);
-    if ((last.get(queue)?.seq ?? 0) < seq) last.set(queue, { seq, id });
-  }
-  return [...last.values()].map((l) => l.id);
 }
 
 export class PurgeRun {

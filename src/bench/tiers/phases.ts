@@ -13,6 +13,7 @@ import { roundedPercentile } from "../harness/index.ts";
 import { originRenders } from "./audit.ts";
 import type { PageState, ScenarioRun, TrackedPurge } from "./scenario.ts";
 import { burstKey, newRevision, planOps, ZipfFamily, type Op } from "./workload.ts";
+import { lastPerQueue } from "../purge-ids.ts";
 
 export interface ReadRecord {
   page: PageState;
@@ -96,21 +97,6 @@ export async function runMix(run: ScenarioRun): Promise<MixResult> {
   await run.tracker.settle(o.lostTimeoutMs);
   mix.renders = originRenders(await run.client.tierStats()) - rendersBefore;
   return mix;
-}
-
-function splitId(id: string): [string, number] {
-  const at = id.lastIndexOf(":");
-  return [id.slice(0, at), Number(id.slice(at + 1))];
-}
-
-/** The last purge id of each queue: once it is acknowledged, so is every earlier one of that queue. */
-function lastPerQueue(ids: readonly string[]): string[] {
-  const last = new Map<string, { seq: number; id: string }>();
-  for (const id of ids) {
-    const [queue, seq] = splitId(id);
-    if ((last.get(queue)?.seq ?? 0) < seq) last.set(queue, { seq, id });
-  }
-  return [...last.values()].map((l) => l.id);
 }
 
 /**
