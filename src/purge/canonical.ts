@@ -9,16 +9,16 @@
  * but never cached, such as /api/… or /healthz: the purge goes ahead without
  * it and says why).
  */
+import type { z } from "zod";
 import { LIMITS } from "../limits.ts";
 import { ProblemError } from "../http/problem.ts";
-import { parseAt } from "../http/timestamps.ts";
+import { atQuery, historyQuery, revisionParam } from "../http/read-queries.ts";
 import { pageRef } from "../page/page-ref.ts";
 import { historyKey, latestKey, revisionKey } from "../tiers/cache-key.ts";
+import { CONTROL } from "./tag-syntax.ts";
 
 export type Resolved<T> = { ok: true; value: T } | { ok: false; refused: string } | { ok: false; dropped: string };
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** The hosts this archive answers for: the one the purge request came to, and PUBLIC_ORIGIN's. */
 export class ServedHosts {
@@ -83,23 +83,19 @@ export function keyOfUrl(raw: string, served: ServedHosts): Resolved<string> {
   if (parts[0] !== "page" || parts.length < 2 || parts.length > 3 || !parts[1]) return { ok: false, dropped: NOT_CACHED };
   const page = pageKeyOf(parts[1]);
   if ("dropped" in page) return { ok: false, ...page };
-  const q = url.searchParams;
+  // The route's own schemas: a URL the route would refuse is never cached, and one it accepts has the key it would read.
+  const param = (name: string) => url.searchParams.get(name) ?? undefined;
+  const refused = (issues: z.core.$ZodIssue[]) => ({ ok: false as const, dropped: `never cached: ${issues[0]!.path.join(".")} ${issues[0]!.message}` });
   if (parts.length === 2) {
-    const at = q.get("at");
-    if (at === null) return { ok: true, value: latestKey(page.key).key };
-    const epoch = parseAt(at);
-    return epoch === null ? { ok: false, dropped: `never cached: at=${at.slice(0, 40)} is not a time` } : { ok: true, value: latestKey(page.key, epoch).key };
+    const query = atQuery.safeParse({ at: param("at") });
+    return query.success ? { ok: true, value: latestKey(page.key, query.data.at).key } : refused(query.error.issues);
   }
   if (parts[2] === "history") {
-    const limitParam = q.get("limit");
-    const limit = limitParam === null ? LIMITS.history.defaultPageSize : /^\d+$/.test(limitParam) ? Number(limitParam) : Number.NaN;
-    if (!(limit >= 1 && limit <= LIMITS.history.maxPageSize)) return { ok: false, dropped: "never cached: limit is out of range" };
-    const cursor = q.get("older") ?? q.get("newer") ?? undefined;
-    if (cursor !== undefined && !/^[ab]\d+$/.test(cursor)) return { ok: false, dropped: "never cached: not a history cursor" };
-    return { ok: true, value: historyKey(page.key, limit, cursor).key };
+    const query = historyQuery.safeParse({ limit: param("limit"), older: param("older"), newer: param("newer") });
+    return query.success ? { ok: true, value: historyKey(page.key, query.data.limit, query.data.older ?? query.data.newer).key } : refused(query.error.issues);
   }
-  if (/^[1-9]\d{0,15}$/.test(parts[2]!) && Number(parts[2]) <= Number.MAX_SAFE_INTEGER) return { ok: true, value: revisionKey(page.key, Number(parts[2])).key };
-  return { ok: false, dropped: NOT_CACHED };
+  const revision = revisionParam.safeParse({ title: parts[1], revid: parts[2] });
+  return revision.success ? { ok: true, value: revisionKey(page.key, revision.data.revid).key } : { ok: false, dropped: NOT_CACHED };
 }
 
 /** The key prefix a Cloudflare-style `host/path` prefix names. */

@@ -12,11 +12,9 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
-import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
-import { parseAt } from "../../src/http/timestamps.ts";
+import { atQuery, historyQuery, revisionParam } from "../../src/http/read-queries.ts";
 import { validated } from "../../src/http/validate.ts";
-import { LIMITS } from "../../src/limits.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
 import { pageRef, titleSegment, type PageRef } from "../../src/page/page-ref.ts";
 import { withColo } from "../../src/sim/colo.ts";
@@ -75,36 +73,6 @@ function respond(c: Context<ReadEnv>, through: ReadThrough, body: Uint8Array = t
   });
   return new Response(c.req.method === "HEAD" ? null : stream, { status: entry.status, headers });
 }
-
-const atQuery = z.object({
-  at: z
-    .string()
-    .transform((s, ctx) => parseAt(s) ?? (ctx.addIssue({ code: "custom", message: `${s} is neither ISO-8601 nor YYYYMMDDHHMMSS` }), z.NEVER))
-    .optional(),
-});
-
-const historyQuery = z.object({
-  limit: z
-    .string()
-    .regex(/^\d+$/, "must be digits")
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= LIMITS.history.maxPageSize, `must be 1..${LIMITS.history.maxPageSize}`)
-    .default(LIMITS.history.defaultPageSize),
-  older: z.string().regex(/^b\d+$/, "is not a cursor this API issued").optional(),
-  newer: z.string().regex(/^a\d+$/, "is not a cursor this API issued").optional(),
-});
-
-const revisionParam = z.object({
-  title: z.string(),
-  revid: z
-    .string()
-    .regex(/^[1-9]\d*$/, "is not a revision id")
-    .refine((s) => s.length <= 16 && BigInt(s) <= BigInt(Number.MAX_SAFE_INTEGER), {
-      message: `revision ids go up to ${Number.MAX_SAFE_INTEGER}`,
-      params: { status: 422, code: "revision_id_out_of_range" },
-    })
-    .transform(Number),
-});
 
 readRoutes.use("/page/*", withColo, etag({ retainedHeaders: KEPT_ON_304 }));
 

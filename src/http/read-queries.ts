@@ -1,0 +1,38 @@
+/**
+ * What the read routes accept in a query or path, as zod schemas: the routes
+ * validate with them, and a purge computes the cache key a URL would read
+ * with the same ones (src/purge/canonical.ts), so the two can never differ.
+ */
+import { z } from "zod";
+import { LIMITS } from "../limits.ts";
+import { parseAt } from "./timestamps.ts";
+
+export const atQuery = z.object({
+  at: z
+    .string()
+    .transform((s, ctx) => parseAt(s) ?? (ctx.addIssue({ code: "custom", message: `${s} is neither ISO-8601 nor YYYYMMDDHHMMSS` }), z.NEVER))
+    .optional(),
+});
+
+export const historyQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^\d+$/, "must be digits")
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= LIMITS.history.maxPageSize, `must be 1..${LIMITS.history.maxPageSize}`)
+    .default(LIMITS.history.defaultPageSize),
+  older: z.string().regex(/^b\d+$/, "is not a cursor this API issued").optional(),
+  newer: z.string().regex(/^a\d+$/, "is not a cursor this API issued").optional(),
+});
+
+export const revisionParam = z.object({
+  title: z.string(),
+  revid: z
+    .string()
+    .regex(/^[1-9]\d*$/, "is not a revision id")
+    .refine((s) => s.length <= 16 && BigInt(s) <= BigInt(Number.MAX_SAFE_INTEGER), {
+      message: `revision ids go up to ${Number.MAX_SAFE_INTEGER}`,
+      params: { status: 422, code: "revision_id_out_of_range" },
+    })
+    .transform(Number),
+});
