@@ -36,8 +36,6 @@ type Report = { acks: Array<{ target: string; seq: number }>; failures: Array<{ 
 
 export class Fanout extends DurableObject<Env> {
   delivered = 0;
-  /** Rounds run and target applications made: applications per purge is what coalescing saves. */
-  rounds = 0;
   readonly #waiting = new Map<string, Waiting>();
   #round: Promise<void> | null = null;
   /** This Fanout's region, as its batches say. */
@@ -61,7 +59,6 @@ export class Fanout extends DurableObject<Env> {
     while (this.#waiting.size > 0) {
       const round = [...this.#waiting];
       this.#waiting.clear();
-      this.rounds++;
       const reports = new Map<string, { queue: QueueSelf; report: Report }>();
       const reportOf = (queue: QueueSelf): Report => {
         let entry = reports.get(queue.name);

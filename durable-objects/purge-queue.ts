@@ -364,8 +364,6 @@ export class PurgeQueue extends DurableObject<Env> {
   async #scheduleRetry(): Promise<void> {
     const next = this.#sql.exec<{ at: number | null }>("SELECT min(next_at) AS at FROM pointers WHERE acked < ?", this.#lastSeq()).one().at;
     if (next === null) return;
-    const at = Math.max(next, Date.now() + 10);
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+    await this.#alarmBy(Math.max(next, Date.now() + 10));
   }
 }

@@ -8,7 +8,7 @@
  */
 import { tierCacheOf } from "../bindings.ts";
 import { settingsOf } from "../config/settings.ts";
-import type { PageFloor } from "../tiers/floor.ts";
+import { NO_FLOOR, raised, type PageFloor } from "../tiers/floor.ts";
 import { LowerTier } from "../tiers/lower-tier.ts";
 import type { TierStore } from "../tiers/tier-store.ts";
 import { ALL } from "../tiers/purge-marks.ts";
@@ -28,7 +28,7 @@ export function floorRaisedBy(scope: PageScope, version: number): Partial<PageFl
 }
 
 /** The marks an event raises: its own, or, for a flush or an event from before marks, everything before it was made. */
-function marksOf(event: PurgeEvent): { selectors: string[]; at: number; soft: boolean } {
+function marksOf(event: Pick<PurgeEvent, "scope" | "mark" | "createdAt">): { selectors: string[]; at: number; soft: boolean } {
   const selectors = selectorsOfScope(event.scope);
   return { selectors, at: event.mark?.at ?? event.createdAt, soft: event.mark?.soft ?? false };
 }
@@ -84,28 +84,26 @@ export class LowerTierPurges {
   constructor(private readonly lower: LowerTier) {}
 
   async applyPurges(parts: QueuedBatch[], now = Date.now()): Promise<Applied> {
-    const floors = new Map<string, Partial<PageFloor>>();
-    const marks: Array<{ selectors: string[]; at: number; soft: boolean }> = [];
-    for (const { batch } of parts) {
-      if (batch.flushUpTo !== undefined) marks.push({ selectors: [ALL], at: now, soft: false });
-      for (const event of batch.events) {
-        if (isPageScope(event.scope) && event.page !== null) {
-          const to = floorRaisedBy(event.scope, event.version);
-          const had = floors.get(event.page) ?? {};
-          floors.set(event.page, { mutable: Math.max(had.mutable ?? 0, to.mutable ?? 0), all: Math.max(had.all ?? 0, to.all ?? 0) });
-        } else marks.push(marksOf(event));
-      }
+    const flushed = parts.some(({ batch }) => batch.flushUpTo !== undefined);
+    await this.applyEvents(parts.flatMap(({ batch }) => batch.events), flushed ? now : undefined);
+    return parts.map(({ queue, batch }) => ({ queue, seq: Math.max(batch.flushUpTo ?? 0, ...batch.events.map((e) => e.seq)) }));
+  }
+
+  /** Raises each page's floor once, to the highest the events ask, and every mark in one write; `flushAt` first marks everything gone. */
+  async applyEvents(events: Array<Pick<PurgeEvent, "page" | "scope" | "version" | "mark" | "createdAt">>, flushAt?: number): Promise<void> {
+    const floors = new Map<string, PageFloor>();
+    const marks = flushAt === undefined ? [] : [{ selectors: [ALL], at: flushAt, soft: false }];
+    for (const event of events) {
+      if (isPageScope(event.scope) && event.page !== null) floors.set(event.page, raised(floors.get(event.page) ?? NO_FLOOR, floorRaisedBy(event.scope, event.version)));
+      else marks.push(marksOf(event));
     }
     await Promise.all([...[...floors].map(([page, to]) => this.lower.raiseFloor(page, to)), ...(marks.length > 0 ? [this.lower.markAll(marks)] : [])]);
-    return parts.map(({ queue, batch }) => ({ queue, seq: Math.max(batch.flushUpTo ?? 0, ...batch.events.map((e) => e.seq)) }));
   }
 }
 
 /** Applies one event to a colo's lower tier. */
-export async function applyToLower(lower: LowerTier, event: Pick<PurgeEvent, "page" | "scope" | "version" | "mark" | "createdAt">): Promise<void> {
-  if (isPageScope(event.scope) && event.page !== null) return lower.raiseFloor(event.page, floorRaisedBy(event.scope, event.version));
-  const { selectors, at, soft } = marksOf(event as PurgeEvent);
-  await lower.mark(selectors, at, soft);
+export function applyToLower(lower: LowerTier, event: Pick<PurgeEvent, "page" | "scope" | "version" | "mark" | "createdAt">): Promise<void> {
+  return new LowerTierPurges(lower).applyEvents([event]);
 }
 
 /** Applies a batch at one target, wherever it is; returns the last sequence it has applied. */

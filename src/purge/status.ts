@@ -7,6 +7,7 @@ import { parsePurgeId, purgeQueueOf } from "../bindings.ts";
 import { topologyOf } from "../config/topology.ts";
 import { ProblemError } from "../http/problem.ts";
 import { LIMITS } from "../limits.ts";
+import { backoffMs, sleep } from "../retry/backoff.ts";
 import type { PurgeStatus } from "../../durable-objects/purge-queue.ts";
 
 export type PurgeView = PurgeStatus & { state: "pending" | "complete" };
@@ -25,8 +26,8 @@ async function once(env: Env, id: string): Promise<PurgeView> {
 export async function purgeView(env: Env, id: string, waitSeconds = 0): Promise<PurgeView> {
   const until = Date.now() + Math.min(waitSeconds, LIMITS.purge.maxWaitSeconds) * 1000;
   let view = await once(env, id);
-  for (let delay = 25; view.state !== "complete" && Date.now() < until; delay = Math.min(delay * 2, 500)) {
-    await new Promise((r) => setTimeout(r, Math.min(delay, Math.max(0, until - Date.now()))));
+  for (let attempt = 0; view.state !== "complete" && Date.now() < until; attempt++) {
+    await sleep(Math.min(backoffMs(attempt, 50, 500), Math.max(0, until - Date.now())));
     view = await once(env, id);
   }
   return view;

@@ -24,9 +24,10 @@ import { topologyOf, type Topology } from "../config/topology.ts";
 import type { Answer } from "../origin/answer.ts";
 import { cacheTagsOf, type CacheKey } from "./cache-key.ts";
 import { NO_FLOOR, raised, versionFloor, type PageFloor } from "./floor.ts";
-import { ALL, PurgeMarks, type Mark } from "./purge-marks.ts";
+import { PurgeMarks, type Mark } from "./purge-marks.ts";
 import { tagsOf } from "../origin/tags.ts";
 import { LIMITS } from "../limits.ts";
+import { sleep } from "../retry/backoff.ts";
 
 /** An entry's own fields travel as headers of the cached response, each typed, beside the answer's headers. */
 const FIELD = {
@@ -233,7 +234,7 @@ export class LowerTier {
     for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
       const since = recordLocks.get(lock);
       if (since === undefined || Date.now() - since > STALE_LOCK_MS) break;
-      await new Promise((r) => setTimeout(r, wait));
+      await sleep(wait);
     }
     const mine = Date.now();
     recordLocks.set(lock, mine);
@@ -254,12 +255,7 @@ export class LowerTier {
     });
   }
 
-  /** Raises purge marks: what they cover, produced before `at`, is gone (or, soft, stale). */
-  mark(selectors: string[], at: number, soft: boolean): Promise<void> {
-    return this.markAll([{ selectors, at, soft }]);
-  }
-
-  /** Raises many purges' marks in one read and write of the colo's marks record. */
+  /** Raises purge marks (what each covers, produced before its `at`, is gone or, soft, stale) in one read and write of the colo's marks record. */
   markAll(raises: Array<{ selectors: string[]; at: number; soft: boolean }>): Promise<void> {
     return this.#locked(MARKS, async () => {
       const marks = await this.marks();
@@ -269,10 +265,5 @@ export class LowerTier {
       marks.fold(LIMITS.purge.maxLowerMarks);
       if (changed) await this.#putRecord(MARKS, Object.fromEntries(marks.entries()));
     });
-  }
-
-  /** Marks everything produced by the origin before `at` as gone. */
-  flush(at: number): Promise<void> {
-    return this.mark([ALL], at, false);
   }
 }
