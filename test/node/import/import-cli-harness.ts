@@ -22,6 +22,8 @@ import { mediaWikiSha1 } from "../support/mediawiki-export.ts";
 import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
 
 const CLI = join(REPO_ROOT, "src/cli/palimpsest.js");
+/** Far longer than any import here takes (2–10 s) even on a loaded CI machine, and shorter than the tests' timeouts, so a hang fails with its stderr. */
+const CLI_WATCHDOG_MS = 55_000;
 
 export interface CliResult {
   code: number | null;
@@ -126,8 +128,17 @@ export async function startImportHarness(): Promise<ImportHarness> {
       let stderr = "";
       child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
       child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-      child.on("error", reject);
+      // A run that hangs fails with what it printed, well inside the test's own timeout.
+      const watchdog = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`palimpsest ${args.join(" ")} still running after ${CLI_WATCHDOG_MS} ms; killed. stderr so far: ${stderr.slice(-2000)}`));
+      }, CLI_WATCHDOG_MS);
+      child.on("error", (err) => {
+        clearTimeout(watchdog);
+        reject(err);
+      });
       child.on("close", (code) => {
+        clearTimeout(watchdog);
         const result: CliResult = { code, stdout, stderr, ms: Date.now() - started };
         if (!options.peakRss) return resolve(result);
         readFile(rssFile, "utf8").then(

@@ -85,7 +85,7 @@ describe("palimpsest import: request size from the archive's advertised limit", 
     expect(await h.history("Batch bytes over")).toBeNull();
 
     expect(summaryOf(await h.runImport(file, ["--batch-bytes", String(MAX)]))).toMatchObject({ revisions: 3, created: 3 });
-  }, 60_000);
+  }, 120_000);
 
   it("a history whose JSON is over the limit goes in several requests, none refused, and reads back", async () => {
     const title = "Escaped history";
@@ -131,7 +131,7 @@ describe("palimpsest import: request size from the archive's advertised limit", 
         await proxy.close();
       }
       expect(((await h.history(title)) ?? []).map((r) => r.id).every((id) => id < 3_001)).toBe(true);
-    }, 60_000);
+    }, 120_000);
 
     it("--on-error=skip names it, skips it and imports the rest", async () => {
       const title = "Too big skip";
@@ -145,7 +145,7 @@ describe("palimpsest import: request size from the archive's advertised limit", 
         [4_002, 4_000],
         [4_000, null],
       ]);
-    }, 60_000);
+    }, 120_000);
   });
 
   describe("an archive that does not advertise its limits (404)", () => {
@@ -167,6 +167,6 @@ describe("palimpsest import: request size from the archive's advertised limit", 
         await proxy.close();
       }
       await h.expectReadsBack(title, revs);
-    }, 60_000);
+    }, 120_000);
   });
 });
