@@ -1,6 +1,6 @@
 /**
  * `palimpsest bench ...`: the performance checks, one subcommand per bench
- * (`codecs`, `store`, `tiers`, `purge`). Each prints one JSON object per row with
+ * (`codecs`, `store`, `tiers`, `purge`, `wire`). Each prints one JSON object per row with
  * `--json`, else a table (src/bench/harness/report.ts).
  *
  * @example
@@ -12,6 +12,7 @@ import { registerBenchCodecs } from "./codecs.ts";
 import { registerBenchPurge } from "./purge.ts";
 import { registerBenchStore } from "./store.ts";
 import { registerBenchTiers } from "./tiers.ts";
+import { registerBenchWire } from "./wire.ts";
 
 export function registerBenchCommands(program: Command): void {
   const bench = program.command("bench").description("measure the archive's building blocks");
@@ -19,4 +20,5 @@ export function registerBenchCommands(program: Command): void {
   registerBenchStore(bench);
   registerBenchTiers(bench);
   registerBenchPurge(bench);
+  registerBenchWire(bench);
 }
