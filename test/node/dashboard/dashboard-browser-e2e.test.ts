@@ -14,14 +14,13 @@
  * before its page has loaded, and there is nothing to watch.
  */
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import { REPO_ROOT } from "../../../src/local/local-worker.ts";
+import { launchChromium } from "../support/chromium.ts";
 import { startPalimpsestDev, type PalimpsestDev } from "../support/palimpsest-dev.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const LINK_LATENCY_MS = 1_000;
 /** The colo whose lower tier the reads go through (region oc, far from the queue's enam). */
 const COLO = "SYD";
@@ -55,7 +54,7 @@ function topologyWithLatency(): string {
 
 beforeAll(async () => {
   dev = await startPalimpsestDev(["--var", `TOPOLOGY=${topologyWithLatency()}`], { ready: /demo pages ready/ });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 120_000);
 
 // A failure shows what the server said meanwhile (reloads, errors, slow requests).
