@@ -128,6 +128,16 @@ export const LIMITS = {
     /** Recent decisions per region that /api/tiers shows. */
     decisionsShown: 20,
   },
+  wire: {
+    /** Bodies shorter than this, in bytes, go out as they are: a coding's framing would eat the saving. */
+    minCompressBytes: 1024,
+    /** brotli quality for bodies made per request (latest, history, timemaps, pages, problems): mid quality, cheap enough to run on every miss. */
+    dynamicBrotliQuality: 5,
+    /** brotli quality of a revision's `br` body, made once and kept in the tiers beside the identity body. */
+    revisionBrotliQuality: 11,
+    /** Largest body, in bytes, compressed on the way out; bigger ones go identity rather than hold the isolate's CPU. */
+    maxCompressBytes: 16 * 1024 * 1024,
+  },
   codec: {
     /** Default cap on any decoder's output, in bytes; callers may lower it, never raise it past this. */
     maxOutputBytes: 256 * 1024 * 1024,

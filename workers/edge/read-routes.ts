@@ -11,9 +11,10 @@
  * since the origin produced the answer), `x-palimpsest-colo`.
  */
 import { Hono, type Context, type MiddlewareHandler } from "hono";
-import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import type { AppEnv } from "../app-env.ts";
 import { atQuery, historyQuery, revisionParam } from "../../src/http/read-queries.ts";
+import { isCompressible } from "../../src/http/representation/compressible.ts";
+import { serveRepresentation } from "../../src/http/representation/serve.ts";
 import { validated } from "../../src/http/validate.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
 import { pageRef, titleSegment, type PageRef } from "../../src/page/page-ref.ts";
@@ -24,11 +25,6 @@ import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
 type ReadEnv = AppEnv & { Variables: { ref: PageRef } };
 
 export const readRoutes = new Hono<ReadEnv>();
-
-const STREAM_CHUNK = 64 * 1024;
-
-/** What a 304 keeps: the validators and caching headers (Hono's list), and where the answer came from. */
-const KEPT_ON_304 = [...RETAINED_304_HEADERS, "last-modified", "x-revision-id", "x-palimpsest-tier", "x-palimpsest-colo", "x-request-id", "age"];
 
 /** Redirects non-canonical titles (bip_0340 → Bip_0340, a decomposed é → é) so each page has one URL. */
 function canonical(rest: (c: Context<ReadEnv>) => string = () => ""): MiddlewareHandler<ReadEnv> {
@@ -49,7 +45,12 @@ function read(c: Context<ReadEnv>, query: OriginQuery): Promise<ReadThrough> {
   return readThroughTiers(c.env, c.executionCtx, c.get("colo"), query);
 }
 
-function respond(c: Context<ReadEnv>, through: ReadThrough, body: Uint8Array = through.entry.body): Response {
+/**
+ * The answer as a response. A text body goes on to the compression
+ * middleware (src/http/representation/compress.ts), which negotiates its
+ * coding and answers preconditions and Range; any other is served here.
+ */
+async function respond(c: Context<ReadEnv>, through: ReadThrough, body: Uint8Array = through.entry.body): Promise<Response> {
   const { entry } = through;
   const headers = new Headers(entry.headers);
   headers.set("x-palimpsest-tier", through.servedBy);
@@ -62,19 +63,19 @@ function respond(c: Context<ReadEnv>, through: ReadThrough, body: Uint8Array = t
     console.error("read failed", { requestId: c.get("requestId"), path: c.req.path, code: problem.code });
     body = new TextEncoder().encode(JSON.stringify({ ...problem, requestId: c.get("requestId") }));
   }
+  // A history page is rebuilt per request: its tag is its bytes' digest.
+  if (entry.status === 200 && !headers.has("etag")) headers.set("etag", `"${await sha256Hex(body)}"`);
   headers.set("content-length", String(body.byteLength));
-  let offset = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (offset >= body.byteLength) return controller.close();
-      controller.enqueue(body.subarray(offset, offset + STREAM_CHUNK));
-      offset += STREAM_CHUNK;
-    },
-  });
-  return new Response(c.req.method === "HEAD" ? null : stream, { status: entry.status, headers });
+  if (!isCompressible(headers.get("content-type"))) return serveRepresentation(c.req.raw, { status: entry.status, headers, body });
+  return new Response(body, { status: entry.status, headers });
 }
 
-readRoutes.use("/page/*", withColo, etag({ retainedHeaders: KEPT_ON_304 }));
+async function sha256Hex(body: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+readRoutes.use("/page/*", withColo);
 
 readRoutes.get("/page/:title", canonical(), validated("query", atQuery, "at", { at: { status: 400, code: "invalid_timestamp" } }), async (c) => {
   const { at } = c.req.valid("query");
@@ -102,7 +103,7 @@ readRoutes.get(
     const { cursors, ...rest } = page;
     const links = { older: link("older", cursors.older), newer: link("newer", cursors.newer) };
     const linkHeader = [links.older && `<${links.older}>; rel="next"`, links.newer && `<${links.newer}>; rel="prev"`].filter(Boolean).join(", ");
-    const response = respond(c, through, new TextEncoder().encode(JSON.stringify({ ...rest, links })));
+    const response = await respond(c, through, new TextEncoder().encode(JSON.stringify({ ...rest, links })));
     if (linkHeader) response.headers.set("link", linkHeader);
     return response;
   },
