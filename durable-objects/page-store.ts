@@ -21,6 +21,8 @@ import { collectBlobs, collectionDueAt } from "../src/page-store/collection.ts";
 import { commitRevisions } from "../src/page-store/commit.ts";
 import { historyPage, pageStats } from "../src/page-store/history.ts";
 import { locateRevision } from "../src/page-store/locate.ts";
+import { mementoInfo, timemapPage } from "../src/page-store/mementos.ts";
+import type { MementoInfo, TimemapCursor, TimemapPage } from "../src/memento/types.ts";
 import { deletePage, suppressRevision } from "../src/page-store/removal.ts";
 import { PageDb } from "../src/page-store/rows.ts";
 import { reportFigures } from "../src/page/directory.ts";
@@ -143,6 +145,16 @@ export class PageStore extends DurableObject<Env> {
 
   history(cursor: { before?: number; after?: number }, limit: number): HistoryPage | StoreProblem {
     return historyPage(this.#db, cursor, limit);
+  }
+
+  /** A memento's neighbours in time, by revision id or as the revision current at a time (src/page-store/mementos.ts). */
+  memento(which: { id: number } | { at: number }): (MementoInfo & { version: number }) | StoreProblem {
+    return mementoInfo(this.#db, which);
+  }
+
+  /** One TimeMap page, oldest first. */
+  timemap(cursor: TimemapCursor, limit: number): (TimemapPage & { version: number }) | StoreProblem {
+    return timemapPage(this.#db, cursor, limit);
   }
 
   stats(): PageStats {

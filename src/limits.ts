@@ -72,6 +72,10 @@ export const LIMITS = {
     /** `limit` when none is given. */
     defaultPageSize: 50,
   },
+  memento: {
+    /** Mementos per TimeMap page (RFC 7089 §5 TimeMaps, paged past this); pages link each other with rel="prev"/"next". */
+    timemapPageSize: 1_000,
+  },
   tiers: {
     /** Bytes of LZ4-compressed entries a TierCache keeps in memory. */
     memoryBytes: 16 * 1024 * 1024,

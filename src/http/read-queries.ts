@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { LIMITS } from "../limits.ts";
+import { parseWaybackTimestamp } from "../memento/wayback.ts";
 import { parseAt } from "./timestamps.ts";
 
 export const atQuery = z.object({
@@ -35,4 +36,27 @@ export const revisionParam = z.object({
       params: { status: 422, code: "revision_id_out_of_range" },
     })
     .transform(Number),
+});
+
+const mementoId = z
+  .string()
+  .regex(/^[1-9]\d{0,15}$/, "is not a revision id")
+  .refine((s) => Number(s) <= Number.MAX_SAFE_INTEGER, `revision ids go up to ${Number.MAX_SAFE_INTEGER}`)
+  .transform(Number);
+
+/** A TimeMap page: the oldest (no cursor), or the page after or before a memento (the ids its prev/next links carry). */
+export const timemapQuery = z
+  .object({ after: mementoId.optional(), before: mementoId.optional() })
+  .refine((q) => q.after === undefined || q.before === undefined, { message: "give after or before, not both", path: ["before"] });
+
+/** `/timemap/{format}/{title}`. */
+export const timemapParam = z.object({ format: z.enum(["link", "json"]), title: z.string() });
+
+/** `/web/{timestamp}/{title}`: 1 to 14 digits, padded down to the earliest instant (src/memento/wayback.ts). */
+export const waybackParam = z.object({
+  title: z.string(),
+  timestamp: z
+    .string()
+    .regex(/^\d{1,14}$/, "must be 1 to 14 digits: YYYY[MM[DD[hh[mm[ss]]]]]")
+    .transform((s, ctx) => parseWaybackTimestamp(s) ?? (ctx.addIssue({ code: "custom", message: `${s} names no instant (month, day or time out of range)` }), z.NEVER)),
 });

@@ -10,7 +10,11 @@ import type { PageRef } from "../page/page-ref.ts";
 export type OriginQuery =
   | { kind: "revision"; ref: PageRef; id: number }
   | { kind: "latest"; ref: PageRef; at?: number }
-  | { kind: "history"; ref: PageRef; limit: number; cursor?: string };
+  | { kind: "history"; ref: PageRef; limit: number; cursor?: string }
+  /** A memento's place in time (src/memento/origin.ts): by revision id, or the revision current at `at` (epoch seconds). */
+  | { kind: "memento"; ref: PageRef; which: { id: number } | { at: number } }
+  /** A TimeMap page; `base` is the origin its absolute URIs start with. */
+  | { kind: "timemap"; ref: PageRef; format: "link" | "json"; base: string; cursor: { after?: number; before?: number } };
 
 export interface Answer {
   status: number;

@@ -12,6 +12,7 @@ import { pageExists } from "../page/directory.ts";
 import type { RevisionSelector } from "../page/types.ts";
 import type { Answer, OriginQuery } from "./answer.ts";
 import { readRevision } from "./page-origin.ts";
+import { renderMementoInfo, renderTimemap } from "../memento/origin.ts";
 import { answerTags } from "./tags.ts";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -48,6 +49,8 @@ export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer
   // Titles nobody wrote are answered here, without waking (and so creating) their PageStore.
   if (!(await pageExists(env, query.ref.key))) return notFoundAnswer(env, query);
   try {
+    if (query.kind === "memento") return await renderMementoInfo(env, query);
+    if (query.kind === "timemap") return await renderTimemap(env, query);
     return query.kind === "history" ? await renderHistory(env, query) : await renderRevision(env, query);
   } catch (err) {
     // Problems travel as (uncached) answers: across Durable Object RPC an exception would lose its type.
@@ -56,7 +59,7 @@ export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer
   }
 }
 
-async function renderRevision(env: Env, query: Exclude<OriginQuery, { kind: "history" }>): Promise<Answer> {
+async function renderRevision(env: Env, query: Extract<OriginQuery, { kind: "revision" | "latest" }>): Promise<Answer> {
   const selector: RevisionSelector =
     query.kind === "revision" ? { kind: "id", id: query.id } : query.at === undefined ? { kind: "latest" } : { kind: "at", epochSeconds: query.at };
   const read = await readRevision(env, query.ref, selector);

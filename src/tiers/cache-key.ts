@@ -4,7 +4,9 @@
  * equivalent URLs share one entry. The title is percent-encoded as in URLs,
  * so a subpage's `/` (`Help:Contents/Editing`) can never be read as a path
  * separator. Specific revisions are immutable; everything else about a page
- * (latest, history pages, time resolution) changes on a write.
+ * (latest, history pages, time resolution, Memento links and TimeMaps)
+ * changes on a write. Every key of a page starts with `/page/{title}`, so a
+ * prefix purge of the page covers them all.
  */
 import type { Answer, OriginQuery } from "../origin/answer.ts";
 import { mutableTag, tagsOf } from "../origin/tags.ts";
@@ -29,9 +31,22 @@ export function historyKey(page: string, limit: number, cursor: string | undefin
   return { key: `${path(page)}/history?limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`, page, mutable: true };
 }
 
+/** A memento's place in time (Link headers, TimeGate answers): changes with every write, as `last memento` does. */
+export function mementoKey(page: string, which: { id: number } | { at: number }): CacheKey {
+  return { key: "id" in which ? `${path(page)}/memento/${which.id}` : `${path(page)}/memento?at=${which.at}`, page, mutable: true };
+}
+
+/** A TimeMap page, per format and per origin its URIs are written for. */
+export function timemapKey(page: string, format: "link" | "json", base: string, cursor: { after?: number; before?: number }): CacheKey {
+  const at = cursor.after !== undefined ? `&after=${cursor.after}` : cursor.before !== undefined ? `&before=${cursor.before}` : "";
+  return { key: `${path(page)}/timemap/${format}?base=${encodeURIComponent(base)}${at}`, page, mutable: true };
+}
+
 export function cacheKeyOf(query: OriginQuery): CacheKey {
   if (query.kind === "revision") return revisionKey(query.ref.key, query.id);
   if (query.kind === "latest") return latestKey(query.ref.key, query.at);
+  if (query.kind === "memento") return mementoKey(query.ref.key, query.which);
+  if (query.kind === "timemap") return timemapKey(query.ref.key, query.format, query.base, query.cursor);
   return historyKey(query.ref.key, query.limit, query.cursor);
 }
 

@@ -21,6 +21,7 @@ import { tierRoutes } from "../admin/tier-routes.ts";
 import { writeRoutes } from "../admin/write-routes.ts";
 import { dashboardRoutes } from "../dashboard/index.ts";
 import { limitsRoute } from "./limits-route.ts";
+import { mementoRoutes } from "./memento-routes.ts";
 import { readRoutes } from "./read-routes.ts";
 
 export const app = new Hono<{ Bindings: Env; Variables: RequestIdVariables }>();
@@ -53,6 +54,7 @@ app.get("/healthz", (c) =>
 );
 
 app.route("/", readRoutes);
+app.route("/", mementoRoutes);
 app.route("/api", limitsRoute);
 app.route("/api", writeRoutes);
 app.route("/api", tierRoutes);

@@ -20,6 +20,7 @@ import type { OriginQuery } from "../../src/origin/answer.ts";
 import { pageRef, titleSegment, type PageRef } from "../../src/page/page-ref.ts";
 import { withColo } from "../../src/sim/colo.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
+import { timeTravel } from "./memento-routes.ts";
 
 /** Read routes also carry the canonical page they read. */
 type ReadEnv = AppEnv & { Variables: { ref: PageRef } };
@@ -76,6 +77,8 @@ async function sha256Hex(body: Uint8Array): Promise<string> {
 }
 
 readRoutes.use("/page/*", withColo);
+// Memento (RFC 7089): the TimeGate on /page/{title}, Memento-Datetime and Link on revisions.
+readRoutes.use("/page/*", timeTravel);
 
 readRoutes.get("/page/:title", canonical(), validated("query", atQuery, "at", { at: { status: 400, code: "invalid_timestamp" } }), async (c) => {
   const { at } = c.req.valid("query");

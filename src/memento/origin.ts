@@ -1,0 +1,53 @@
+/**
+ * The origin's Memento answers: a memento's place in time (small JSON the
+ * edge turns into Link headers and TimeGate redirects) and TimeMap pages.
+ * Both change with every write of their page (a new `last memento`, a
+ * `next memento` for the former latest), so both are mutable answers: a
+ * write's purge of its page's mutable keys drops them from every tier.
+ */
+import { pageStoreOf } from "../bindings.ts";
+import { sha256Hex } from "../hash/digests.ts";
+import { LIMITS } from "../limits.ts";
+import type { Answer, OriginQuery } from "../origin/answer.ts";
+import { answerTags } from "../origin/tags.ts";
+import { storeProblem } from "../page/store-problem.ts";
+import { LINK_FORMAT, mementoUrls } from "./links.ts";
+import { renderJsonTimemap, renderLinkTimemap } from "./timemap.ts";
+
+/** Short freshness for what a write changes; browsers and shared caches may serve it a little stale while they revalidate. */
+export const MEMENTO_CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=240";
+
+async function answer(query: OriginQuery, contentType: string, text: string, version: number, tagged = false): Promise<Answer> {
+  const tags = answerTags(query.ref.key, contentType);
+  const body = new TextEncoder().encode(text);
+  const headers: Record<string, string> = { "content-type": contentType, "cache-control": MEMENTO_CACHE_CONTROL, "cache-tag": tags.join(",") };
+  // A TimeMap is sent as is: its validator is made once here, not on every read.
+  if (tagged) headers.etag = `"${await sha256Hex(body)}"`;
+  return {
+    status: 200,
+    headers,
+    body,
+    version,
+    page: query.ref.key,
+    mutable: true,
+    storedAt: Date.now(),
+    tags,
+  };
+}
+
+export async function renderMementoInfo(env: Env, query: Extract<OriginQuery, { kind: "memento" }>): Promise<Answer> {
+  const found = await pageStoreOf(env, query.ref.key).memento(query.which);
+  if ("ok" in found) throw storeProblem(found, query.ref.title);
+  const { version, ...info } = found;
+  return answer(query, "application/json", JSON.stringify(info), version);
+}
+
+export async function renderTimemap(env: Env, query: Extract<OriginQuery, { kind: "timemap" }>): Promise<Answer> {
+  const found = await pageStoreOf(env, query.ref.key).timemap(query.cursor, LIMITS.memento.timemapPageSize);
+  if ("ok" in found) throw storeProblem(found, query.ref.title);
+  const { version, ...page } = found;
+  const urls = mementoUrls(query.base, query.ref.key);
+  return query.format === "link"
+    ? answer(query, `${LINK_FORMAT}; charset=utf-8`, renderLinkTimemap(urls, page, query.cursor), version, true)
+    : answer(query, "application/json; charset=utf-8", JSON.stringify(renderJsonTimemap(urls, page, query.cursor)), version, true);
+}

@@ -1,0 +1,36 @@
+/**
+ * What the PageStore tells the Memento routes, across RPC and through the
+ * tiers (as small JSON answers). Mementos are ordered by time, then by
+ * append order for revisions stamped the same second: the order of the
+ * store's `revisions_by_time (ts, seq)` index.
+ */
+
+/** A memento: a revision id and its timestamp (epoch seconds). */
+export interface MementoRef {
+  id: number;
+  ts: number;
+}
+
+/** One memento and where it sits in its page's time line. */
+export interface MementoInfo {
+  title: string;
+  self: MementoRef;
+  first: MementoRef;
+  last: MementoRef;
+  prev: MementoRef | null;
+  next: MementoRef | null;
+}
+
+/** Which timemap page: the oldest (no cursor), the one after a memento, or the one before it. */
+export type TimemapCursor = { after?: number; before?: number };
+
+/** One page of a page's TimeMap, oldest first. */
+export interface TimemapPage {
+  title: string;
+  mementos: MementoRef[];
+  first: MementoRef;
+  last: MementoRef;
+  /** Whether older / newer mementos exist beyond this page. */
+  hasOlder: boolean;
+  hasNewer: boolean;
+}
