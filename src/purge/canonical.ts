@@ -12,9 +12,9 @@
 import type { z } from "zod";
 import { LIMITS } from "../limits.ts";
 import { ProblemError } from "../http/problem.ts";
-import { atQuery, historyQuery, revisionParam } from "../http/read-queries.ts";
+import { atQuery, historyQuery, revisionParam, timemapParam, timemapQuery } from "../http/read-queries.ts";
 import { pageRef } from "../page/page-ref.ts";
-import { historyKey, latestKey, revisionKey } from "../tiers/cache-key.ts";
+import { historyKey, latestKey, revisionKey, timemapKey } from "../tiers/cache-key.ts";
 import { CONTROL } from "./tag-syntax.ts";
 
 export type Resolved<T> = { ok: true; value: T } | { ok: false; refused: string } | { ok: false; dropped: string };
@@ -39,7 +39,7 @@ export class ServedHosts {
   }
 }
 
-const NOT_CACHED = "never cached: only /page/… answers are kept in the tiers";
+const NOT_CACHED = "never cached: only /page/… and /timemap/… answers are kept in the tiers";
 
 /** Splits a path into decoded segments; null if it climbs (`..`) or hides control characters. */
 function segments(path: string): string[] | null {
@@ -80,6 +80,7 @@ export function keyOfUrl(raw: string, served: ServedHosts): Resolved<string> {
   if (/(^|\/)\.\.?(\/|$)|%2e%2e/i.test(raw.replace(/^[a-z]+:\/\/[^/]*/i, "").split("?", 1)[0]!)) return { ok: false, refused: PATH_REFUSAL };
   const parts = segments(url.pathname);
   if (!parts) return { ok: false, refused: PATH_REFUSAL };
+  if (parts[0] === "timemap") return timemapKeyOfUrl(url, parts);
   if (parts[0] !== "page" || parts.length < 2 || parts.length > 3 || !parts[1]) return { ok: false, dropped: NOT_CACHED };
   const page = pageKeyOf(parts[1]);
   if ("dropped" in page) return { ok: false, ...page };
@@ -98,6 +99,17 @@ export function keyOfUrl(raw: string, served: ServedHosts): Resolved<string> {
   return revision.success ? { ok: true, value: revisionKey(page.key, revision.data.revid).key } : { ok: false, dropped: NOT_CACHED };
 }
 
+/** A TimeMap URL's key: TimeMaps are kept per origin their links are written for, the URL's own. */
+function timemapKeyOfUrl(url: URL, parts: string[]): Resolved<string> {
+  const param = timemapParam.safeParse({ format: parts[1], title: parts[2] });
+  if (parts.length !== 3 || !param.success) return { ok: false, dropped: NOT_CACHED };
+  const page = pageKeyOf(param.data.title);
+  if ("dropped" in page) return { ok: false, ...page };
+  const query = timemapQuery.safeParse({ after: url.searchParams.get("after") ?? undefined, before: url.searchParams.get("before") ?? undefined });
+  if (!query.success) return { ok: false, dropped: `never cached: ${query.error.issues[0]!.path.join(".")} ${query.error.issues[0]!.message}` };
+  return { ok: true, value: timemapKey(page.key, param.data.format, url.origin, query.data).key };
+}
+
 /** The key prefix a Cloudflare-style `host/path` prefix names. */
 export function keyPrefixOf(raw: string, served: ServedHosts): Resolved<string> {
   if (raw.length > LIMITS.purge.maxPurgeUrlChars) return { ok: false, refused: `longer than ${LIMITS.purge.maxPurgeUrlChars} characters` };
@@ -111,6 +123,11 @@ export function keyPrefixOf(raw: string, served: ServedHosts): Resolved<string> 
   const parts = segments(path.replace(/\/+$/, ""));
   if (!parts) return { ok: false, refused: PATH_REFUSAL };
   if (parts.length === 0) return { ok: true, value: "/page" };
+  // A page's TimeMaps live under its own keys (/page/{title}/timemap/{format}?…).
+  if (parts[0] === "timemap" && parts.length === 3 && (parts[1] === "link" || parts[1] === "json")) {
+    const page = pageKeyOf(parts[2]!);
+    return "dropped" in page ? { ok: false, ...page } : { ok: true, value: `/page/${encodeURIComponent(page.key)}/timemap/${parts[1]}` };
+  }
   if (parts[0] !== "page") return { ok: false, dropped: NOT_CACHED };
   if (parts.length === 1) return { ok: true, value: "/page" };
   const page = pageKeyOf(parts[1]!);
