@@ -76,6 +76,24 @@ export const LIMITS = {
     /** Mementos per TimeMap page (RFC 7089 §5 TimeMaps, paged past this); pages link each other with rel="prev"/"next". */
     timemapPageSize: 1_000,
   },
+  browse: {
+    /** Titles a search page lists; each directory shard sends at most this many (plus one), so a search reads a bounded amount. */
+    searchResults: 25,
+    /** Recently changed pages the front page lists. */
+    recentPages: 10,
+    /** Largest revision, in bytes, a compare page diffs; past it the page links the raw revisions instead. */
+    compareMaxRevisionBytes: 2 * 1024 * 1024,
+    /** Most lines per revision a compare page diffs. */
+    compareMaxLines: 20_000,
+    /**
+     * Most lines inserted plus deleted a compare page looks for before giving
+     * up: the diff's time is O((N + M) · this). Measured in Node 20: two
+     * unrelated 20,000-line texts give up after 260 ms at 1,000 (730 ms at 2,000).
+     */
+    compareMaxEditLength: 1_000,
+    /** Lines (changed and context) a compare page shows; the rest is summarised. */
+    compareMaxShownLines: 4_000,
+  },
   tiers: {
     /** Bytes of LZ4-compressed entries a TierCache keeps in memory. */
     memoryBytes: 16 * 1024 * 1024,

@@ -9,7 +9,7 @@
  * await storageOverview(env, { after: next!, limit: 50 }); // the following pages
  */
 import { directoryShards } from "../bindings.ts";
-import type { DirectorySurvey, PageFigures, StorageTotals } from "../page/directory.ts";
+import { sumTotals, type DirectorySurvey, type PageFigures, type StorageTotals } from "../page/directory.ts";
 
 export type { PageFigures, StorageTotals } from "../page/directory.ts";
 
@@ -22,8 +22,7 @@ export interface StorageOverview {
 
 export async function storageOverview(env: Env, { after = "", limit }: { after?: string; limit: number }): Promise<StorageOverview> {
   const surveys: DirectorySurvey[] = await Promise.all(directoryShards(env).map((shard) => shard.survey(after, limit + 1)));
-  const totals: StorageTotals = { pages: 0, reported: 0, deleted: 0, revisions: 0, rawBytes: 0, blobBytes: 0, metadataBytes: 0 };
-  for (const s of surveys) for (const name of Object.keys(totals) as Array<keyof StorageTotals>) totals[name] += s.totals[name];
+  const totals = sumTotals(surveys.map((s) => s.totals));
   // Each shard sent its first limit + 1 pages after the cursor, so the merged first limit + 1 are the true ones.
   const merged = surveys.flatMap((s) => s.pages).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const pages = merged.slice(0, limit);

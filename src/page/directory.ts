@@ -5,7 +5,7 @@
  * never goes stale. The shards also keep each page's storage figures, as
  * its PageStore last reported them.
  */
-import { directoryOf } from "../bindings.ts";
+import { directoryOf, directoryShards } from "../bindings.ts";
 import { Lru } from "../cache/lru.ts";
 
 const known = new Lru<string, true>(50_000);
@@ -50,6 +50,13 @@ export interface StorageTotals {
   metadataBytes: number;
 }
 
+/** The shards' totals added up. */
+export function sumTotals(shards: StorageTotals[]): StorageTotals {
+  const totals: StorageTotals = { pages: 0, reported: 0, deleted: 0, revisions: 0, rawBytes: 0, blobBytes: 0, metadataBytes: 0 };
+  for (const s of shards) for (const name of Object.keys(totals) as Array<keyof StorageTotals>) totals[name] += s[name];
+  return totals;
+}
+
 /** One shard's answer: its totals, and a run of its pages in key order. */
 export interface DirectorySurvey {
   totals: StorageTotals;
@@ -67,4 +74,47 @@ export async function reportFigures(env: Env, key: string, measure: () => PageFi
   } catch (err) {
     console.warn("page figures not reported", { key }, err);
   }
+}
+
+/** A title a prefix search found, with its figures when its PageStore has reported them. */
+export interface TitleMatch {
+  key: string;
+  revisions: number | null;
+  deleted: boolean;
+  /** When the page last changed (its figures' report time, ms), if known. */
+  changedAt: number | null;
+}
+
+export interface RecentPage {
+  key: string;
+  title: string;
+  revisions: number;
+  changedAt: number;
+}
+
+/** One shard's share of the front page. */
+export interface DirectoryOverview {
+  totals: StorageTotals;
+  recent: RecentPage[];
+}
+
+/**
+ * Titles (keys) starting with `prefix`, after the cursor `after`, in key
+ * order across every shard. Each shard sends at most `limit + 1` matches, so
+ * the merged first `limit` are the true ones and the read stays bounded by
+ * 32 × (limit + 1) rows, however many titles match.
+ */
+export async function searchTitles(env: Env, prefix: string, { after = "", limit }: { after?: string; limit: number }): Promise<{ matches: TitleMatch[]; next: string | null }> {
+  const answers = await Promise.all(directoryShards(env).map((shard) => shard.search(prefix, after, limit + 1)));
+  const merged = answers.flat().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const matches = merged.slice(0, limit);
+  return { matches, next: merged.length > limit ? matches[matches.length - 1]!.key : null };
+}
+
+/** Totals over every shard, and the `recent` most recently changed live pages, newest first. */
+export async function archiveOverview(env: Env, recent: number): Promise<DirectoryOverview> {
+  const answers = await Promise.all(directoryShards(env).map((shard) => shard.overview(recent)));
+  const totals = sumTotals(answers.map((a) => a.totals));
+  const pages = answers.flatMap((a) => a.recent).sort((a, b) => b.changedAt - a.changedAt || (a.key < b.key ? -1 : 1));
+  return { totals, recent: pages.slice(0, recent) };
 }

@@ -19,6 +19,8 @@ import { devFaultRoutes } from "../admin/dev-fault-routes.ts";
 import { purgeRoutes } from "../admin/purge-routes.ts";
 import { tierRoutes } from "../admin/tier-routes.ts";
 import { writeRoutes } from "../admin/write-routes.ts";
+import { browseRoutes } from "../browse/index.tsx";
+import { problemPages } from "../browse/problem-pages.tsx";
 import { dashboardRoutes } from "../dashboard/index.ts";
 import { limitsRoute } from "./limits-route.ts";
 import { mementoRoutes } from "./memento-routes.ts";
@@ -53,6 +55,9 @@ app.get("/healthz", (c) =>
   }),
 );
 
+// Browsers get errors as pages; the browse pages come before the read API, whose history URL they share.
+app.use(problemPages);
+app.route("/", browseRoutes);
 app.route("/", readRoutes);
 app.route("/", mementoRoutes);
 app.route("/api", limitsRoute);

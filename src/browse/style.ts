@@ -1,0 +1,42 @@
+/**
+ * The browse pages' stylesheet: the dashboard's (one look, one set of
+ * contrast-checked colours) plus what only these pages need, inlined into
+ * every page and allowed by its hash in the CSP, so a page is one request and
+ * stays cacheable (a per-response nonce would not be).
+ */
+import { STYLE as BASE } from "../dashboard/assets/style.ts";
+
+const BROWSE = `
+.lede{max-width:44rem}
+form.search{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;max-width:40rem;margin:1rem 0}
+form.search div{flex:1 1 16rem}
+input[type=search]{display:block;width:100%;font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:4px}
+ul.plain{list-style:none;padding:0;margin:0}
+ul.plain li{padding:.35rem 0;border-bottom:1px solid var(--line)}
+.meta{color:var(--muted)}
+.year h2{position:sticky;top:0;background:var(--bg);padding:.25rem 0}
+table.diff{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9rem;table-layout:fixed}
+table.diff td.text{white-space:pre-wrap;overflow-wrap:anywhere;width:auto}
+table.diff th.ln,table.diff td.ln{width:5rem;text-align:right;color:var(--muted)}
+table.diff th.sign,table.diff td.sign{width:2rem;text-align:center}
+tr.add td{background:#e6f4ea}
+tr.del td{background:#fbe9ea}
+tr.gap td{background:var(--panel);color:var(--muted);font-style:italic}
+ins{background:#b7e1c1;text-decoration:none}
+del{background:#f3c3c6;text-decoration:line-through}
+footer{max-width:72rem;margin:0 auto;padding:1rem 1.5rem 2rem;color:var(--muted);border-top:1px solid var(--line)}
+`;
+
+export const BROWSE_STYLE = BASE + BROWSE;
+
+let hash: Promise<string> | undefined;
+
+/** The CSP source that allows exactly {@link BROWSE_STYLE} inline: `'sha256-…'`. */
+export function styleHash(): Promise<string> {
+  hash ??= crypto.subtle.digest("SHA-256", new TextEncoder().encode(BROWSE_STYLE)).then((d) => {
+    let bin = "";
+    for (const byte of new Uint8Array(d)) bin += String.fromCharCode(byte);
+    return `'sha256-${btoa(bin)}'`;
+  });
+  return hash;
+}

@@ -1,0 +1,165 @@
+/**
+ * A page's history as a timeline by year (newest first, a cursor page at a
+ * time, like the JSON), every revision linked, each beside a link to what it
+ * changed, a form to compare any two, and the page's Memento URLs.
+ */
+import type { FC } from "hono/jsx";
+import { formatBytes, formatCount } from "../../dashboard/format.ts";
+import type { RevisionMeta } from "../../page/types.ts";
+import { compareUrl, historyUrl, pageUrl, revisionUrl, timemapUrl } from "./links.ts";
+
+export interface HistoryModel {
+  key: string;
+  title: string;
+  total: number;
+  revisions: RevisionMeta[];
+  /** Relative URLs of the neighbouring cursor pages. */
+  older: string | null;
+  newer: string | null;
+}
+
+function byYear(revisions: RevisionMeta[]): Array<{ year: string; revisions: RevisionMeta[] }> {
+  const years: Array<{ year: string; revisions: RevisionMeta[] }> = [];
+  for (const r of revisions) {
+    const year = r.timestamp.slice(0, 4);
+    const last = years[years.length - 1];
+    if (last?.year === year) last.revisions.push(r);
+    else years.push({ year, revisions: [r] });
+  }
+  return years;
+}
+
+const when = (timestamp: string) => timestamp.replace("T", " ").replace(/Z$/, " UTC");
+
+const Pager: FC<{ model: HistoryModel; label: string }> = ({ model, label }) =>
+  model.older || model.newer ? (
+    <nav class="pager" aria-label={label}>
+      {model.newer ? (
+        <a href={model.newer} rel="prev">
+          Newer revisions
+        </a>
+      ) : null}
+      {model.older ? (
+        <a href={model.older} rel="next">
+          Older revisions
+        </a>
+      ) : null}
+    </nav>
+  ) : null;
+
+export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
+  const { key, title, revisions } = model;
+  const [newest, second] = revisions;
+  return (
+    <>
+      <h1>{`History of ${title}`}</h1>
+      <p>
+        {`${formatCount(model.total)} revision${model.total === 1 ? "" : "s"} archived; this page lists ${revisions.length}, newest first. `}
+        <a href={pageUrl(key)}>Read the latest revision</a>.
+      </p>
+      <section aria-labelledby="memento-heading">
+        <h2 id="memento-heading">Memento (time travel)</h2>
+        <p>Every revision below is a Memento at its own URL. Memento clients can also use:</p>
+        <dl class="facts">
+          <div>
+            <dt>TimeGate</dt>
+            <dd>
+              <a href={pageUrl(key)}>
+                <code>{pageUrl(key)}</code>
+              </a>{" "}
+              (send <code>Accept-Datetime</code>)
+            </dd>
+          </div>
+          <div>
+            <dt>TimeMap (link format)</dt>
+            <dd>
+              <a href={timemapUrl(key, "link")}>
+                <code>{timemapUrl(key, "link")}</code>
+              </a>
+            </dd>
+          </div>
+          <div>
+            <dt>TimeMap (JSON)</dt>
+            <dd>
+              <a href={timemapUrl(key, "json")}>
+                <code>{timemapUrl(key, "json")}</code>
+              </a>
+            </dd>
+          </div>
+        </dl>
+      </section>
+      <Pager model={model} label="History pages, top" />
+      <form method="get" action={`${pageUrl(key)}/compare`} aria-labelledby="timeline-heading">
+        <h2 id="timeline-heading">Timeline</h2>
+        <p class="hint">Pick two revisions with the From and To columns, then compare them; or follow “changes” to see what one edit did.</p>
+        {byYear(revisions).map(({ year, revisions: inYear }) => (
+          <section class="year" aria-labelledby={`y${year}`}>
+            <h3 id={`y${year}`}>{year}</h3>
+            <div class="scroll">
+              <table>
+                <caption>{`${inYear.length} revision${inYear.length === 1 ? "" : "s"} from ${year} on this page`}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Revision</th>
+                    <th scope="col">Date</th>
+                    <th scope="col">Contributor</th>
+                    <th scope="col">Comment</th>
+                    <th scope="col" class="n">
+                      Size
+                    </th>
+                    <th scope="col">Changes</th>
+                    <th scope="col">From</th>
+                    <th scope="col">To</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {inYear.map((r) => (
+                    <tr data-revision={String(r.id)}>
+                      <th scope="row">
+                        {r.suppressed ? (
+                          <span>
+                            {String(r.id)} <span class="meta">(suppressed)</span>
+                          </span>
+                        ) : (
+                          <a href={revisionUrl(key, r.id)}>{String(r.id)}</a>
+                        )}
+                      </th>
+                      <td>
+                        <time datetime={r.timestamp}>{when(r.timestamp)}</time>
+                      </td>
+                      <td>{r.contributor}</td>
+                      <td>{r.comment}</td>
+                      <td class="n">
+                        <data value={String(r.bytes)}>{formatBytes(r.bytes)}</data>
+                      </td>
+                      <td>
+                        {r.parentId !== null && !r.suppressed ? (
+                          <a href={compareUrl(key, r.parentId, r.id)}>
+                            changes<span class="visually-hidden">{` made by revision ${r.id}`}</span>
+                          </a>
+                        ) : r.parentId === null ? (
+                          <span class="meta">first</span>
+                        ) : null}
+                      </td>
+                      <td>
+                        <input type="radio" name="from" value={String(r.id)} aria-label={`Compare from revision ${r.id}`} checked={r === second} />
+                      </td>
+                      <td>
+                        <input type="radio" name="to" value={String(r.id)} aria-label={`Compare to revision ${r.id}`} checked={r === newest} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        ))}
+        {revisions.length > 1 ? <button type="submit">Compare selected revisions</button> : null}
+      </form>
+      <Pager model={model} label="History pages, bottom" />
+      <p>
+        <a href={historyUrl(key)}>Newest revisions</a> · <a href="/">Home</a>
+      </p>
+    </>
+  );
+};

@@ -1,0 +1,9 @@
+/** The URLs the browse pages link to, built in one place from a page key. */
+import { titleSegment } from "../../page/page-ref.ts";
+
+export const titleOf = (key: string) => key.replace(/_/g, " ");
+export const pageUrl = (key: string) => `/page/${titleSegment(key)}`;
+export const revisionUrl = (key: string, id: number) => `${pageUrl(key)}/${id}`;
+export const historyUrl = (key: string) => `${pageUrl(key)}/history`;
+export const compareUrl = (key: string, from: number, to: number) => `${pageUrl(key)}/compare/${from}...${to}`;
+export const timemapUrl = (key: string, format: "link" | "json") => `/timemap/${format}/${titleSegment(key)}`;

@@ -1,0 +1,47 @@
+/** Search results: titles starting with the query, in title order, a page at a time. */
+import type { FC } from "hono/jsx";
+import { formatCount } from "../../dashboard/format.ts";
+import type { TitleMatch } from "../../page/directory.ts";
+import { SearchForm } from "./home.tsx";
+import { historyUrl, pageUrl, titleOf } from "./links.ts";
+
+export const SearchView: FC<{ q: string; error?: string; matches: TitleMatch[]; next: string | null; after: string }> = ({ q, error, matches, next, after }) => (
+  <>
+    <h1>{error || !q ? "Search titles" : `Titles starting with “${q}”`}</h1>
+    <SearchForm q={q} error={error} />
+    {error ? null : (
+      <section aria-labelledby="results-heading">
+        <h2 id="results-heading">{matches.length === 0 ? "No titles found" : after ? "More results" : "Results"}</h2>
+        {matches.length === 0 ? (
+          <p>{`No title in the archive starts with “${q}”.`}</p>
+        ) : (
+          <ul class="plain">
+            {matches.map((m) => (
+              <li>
+                <a href={historyUrl(m.key)}>{titleOf(m.key)}</a>{" "}
+                <span class="meta">
+                  {m.deleted ? "deleted" : m.revisions === null ? "" : `${formatCount(m.revisions)} revision${m.revisions === 1 ? "" : "s"}`}
+                </span>
+                {m.deleted ? null : (
+                  <>
+                    {" · "}
+                    <a href={pageUrl(m.key)}>
+                latest<span class="visually-hidden">{` revision of ${titleOf(m.key)}`}</span>
+              </a>
+                  </>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+        {next ? (
+          <nav class="pager" aria-label="Search results">
+            <a href={`/search?${new URLSearchParams({ q, after: next })}`} rel="next">
+              Next results
+            </a>
+          </nav>
+        ) : null}
+      </section>
+    )}
+  </>
+);

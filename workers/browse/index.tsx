@@ -1,0 +1,195 @@
+/**
+ * Pages a person can browse: server-rendered (Hono JSX), no scripts, no
+ * session. Mounted at "/" before the read API, whose history URL it shares.
+ *
+ *   GET /                                    what the archive is, title search, totals, recently changed pages
+ *   GET /search?q={prefix}[&after={key}]     titles starting with the prefix, in title order
+ *   GET /page/{title}/history                HTML when the client prefers it (Vary: Accept); JSON otherwise, from read-routes.ts
+ *   GET /page/{title}/compare?from=&to=      the history's compare form: 303 to the URL below
+ *   GET /page/{title}/compare/{from}...{to}  what changed between two revisions, line by line
+ *
+ * Every read goes through the tiers with the API's own queries, and every
+ * limit is in src/limits.ts (`browse.*`).
+ *
+ * @example
+ * app.route("/", browseRoutes); // before readRoutes
+ */
+import { Hono } from "hono";
+import { zValidator } from "@hono/zod-validator";
+import { z } from "zod";
+import { compareTexts } from "../../src/browse/compare.ts";
+import { prefersHtml } from "../../src/browse/negotiate.ts";
+import { htmlResponse, varyAccept } from "../../src/browse/render.ts";
+import { CompareView, type CompareModel, type RevisionSide } from "../../src/browse/views/compare.tsx";
+import { HistoryView } from "../../src/browse/views/history.tsx";
+import { HomeView } from "../../src/browse/views/home.tsx";
+import { Layout } from "../../src/browse/views/layout.tsx";
+import { compareUrl, historyUrl, titleOf } from "../../src/browse/views/links.ts";
+import { SearchView } from "../../src/browse/views/search.tsx";
+import { historyQuery, revisionParam } from "../../src/http/read-queries.ts";
+import { invalid, validated } from "../../src/http/validate.ts";
+import { LIMITS } from "../../src/limits.ts";
+import { archiveOverview, searchTitles } from "../../src/page/directory.ts";
+import { normalizeTitle } from "../../src/page/title.ts";
+import type { RevisionMeta } from "../../src/page/types.ts";
+import { canonicalPage, readOk, type BrowseEnv } from "./read.ts";
+
+export const browseRoutes = new Hono<BrowseEnv>();
+
+/** How long a browser or cache may keep a page that changes with every write. */
+const DYNAMIC = "public, max-age=30";
+/** The JSON history's own caching, for its HTML twin. */
+const HISTORY = "public, max-age=60";
+
+browseRoutes.get("/", async (c) => {
+  const overview = await archiveOverview(c.env, LIMITS.browse.recentPages);
+  return htmlResponse(
+    <Layout title="An archive of page revisions">
+      <HomeView overview={overview} />
+    </Layout>,
+    { cacheControl: DYNAMIC },
+  );
+});
+
+const revisionId = revisionParam.shape.revid;
+
+const searchQuery = z.object({
+  q: z
+    .string({ error: "Type the first letters of a title." })
+    .refine((q) => q.trim() !== "", "Type the first letters of a title.")
+    .transform((q, ctx) => {
+      const t = normalizeTitle(q);
+      // A trailing space or underscore is part of the prefix: "Many_" does not match "Manyfold".
+      if (t.ok) return { typed: q.trimStart(), key: /[ _]$/.test(q) ? `${t.key}_` : t.key };
+      ctx.addIssue({ code: "custom", message: t.reason.startsWith("title exceeds") ? `A title is at most ${LIMITS.page.maxTitleBytes} bytes long; this search is longer, so no title can start with it.` : `No title can start with this: ${t.reason}.` });
+      return z.NEVER;
+    }),
+  after: z.string().max(LIMITS.page.maxTitleBytes * 4).default(""),
+});
+
+browseRoutes.get(
+  "/search",
+  zValidator("query", searchQuery, async (result, c) => {
+    if (result.success) return;
+    const problem = invalid(result.error.issues, "search", { q: { status: 400, code: "invalid_search" }, after: { status: 400, code: "invalid_cursor" } });
+    const q = c.req.query("q") ?? "";
+    const message = result.error.issues[0]?.message ?? problem.title;
+    return htmlResponse(
+      <Layout title="Search titles">
+        <SearchView q={q.length > LIMITS.page.maxTitleBytes * 4 ? "" : q} error={message} matches={[]} next={null} after="" />
+      </Layout>,
+      { status: problem.status },
+    );
+  }),
+  async (c) => {
+    const { q, after } = c.req.valid("query");
+    const { matches, next } = await searchTitles(c.env, q.key, { after, limit: LIMITS.browse.searchResults });
+    return htmlResponse(
+      <Layout title={`Titles starting with ${q.typed}`}>
+        <SearchView q={q.typed} matches={matches} next={next} after={after} />
+      </Layout>,
+      { cacheControl: DYNAMIC },
+    );
+  },
+);
+
+/** The JSON history route's own refusals, so both representations refuse alike. */
+const HISTORY_FIELDS = { limit: { status: 400, code: "invalid_limit", limit: "history.maxPageSize" }, older: { status: 400, code: "invalid_cursor" }, newer: { status: 400, code: "invalid_cursor" } } as const;
+
+browseRoutes.get("/page/:title/history", async (c, next) => {
+  if (!prefersHtml(c, "application/json")) {
+    // The JSON API answers (read-routes.ts); it now depends on Accept too.
+    await next();
+    const varied = varyAccept(c.res);
+    if (varied !== c.res) {
+      c.res = undefined;
+      c.res = varied;
+    }
+    return;
+  }
+  return canonicalPage(() => "/history")(c, async () => {
+    const parsed = historyQuery.safeParse(c.req.query());
+    if (!parsed.success) throw invalid(parsed.error.issues, "history", HISTORY_FIELDS, { page: c.req.param("title") });
+    const { limit, older, newer } = parsed.data;
+    const ref = c.get("ref");
+    // The JSON route's query, so the same cached answer serves both.
+    const { through, body } = await readOk(c, { kind: "history", ref, limit, cursor: older ?? newer });
+    const page = JSON.parse(new TextDecoder().decode(body)) as { page: string; total: number; revisions: RevisionMeta[]; cursors: { older: string | null; newer: string | null } };
+    const link = (key: "older" | "newer", cursor: string | null) => (cursor === null ? null : `${historyUrl(ref.key)}?${new URLSearchParams({ limit: String(limit), [key]: cursor })}`);
+    c.res = await htmlResponse(
+      <Layout title={`History of ${page.page}`} description={`Every archived revision of ${page.page}, by year.`}>
+        <HistoryView model={{ key: ref.key, title: page.page, total: page.total, revisions: page.revisions, older: link("older", page.cursors.older), newer: link("newer", page.cursors.newer) }} />
+      </Layout>,
+      { cacheControl: HISTORY, varyAccept: true, headers: { "x-palimpsest-tier": through.servedBy, "x-palimpsest-colo": through.colo } },
+    );
+  });
+});
+
+const compareForm = z.object({ from: revisionId, to: revisionId });
+
+browseRoutes.get(
+  "/page/:title/compare",
+  canonicalPage(() => "/compare"),
+  validated("query", compareForm, "compare", { from: { status: 400, code: "invalid_revision_id" }, to: { status: 400, code: "invalid_revision_id" } }),
+  (c) => {
+    const { from, to } = c.req.valid("query");
+    return c.redirect(compareUrl(c.get("ref").key, from, to), 303);
+  },
+);
+
+const compareParam = z.object({
+  title: z.string(),
+  range: z
+    .string()
+    .regex(/^[1-9]\d*\.\.\.[1-9]\d*$/, "is not {from}...{to}, two revision ids")
+    .transform((s, ctx) => {
+      const [from, to] = s.split("...").map((id) => revisionId.safeParse(id));
+      if (from?.success && to?.success) return { from: from.data, to: to.data };
+      ctx.addIssue({ code: "custom", message: `revision ids go up to ${Number.MAX_SAFE_INTEGER}`, params: { status: 422, code: "revision_id_out_of_range" } });
+      return z.NEVER;
+    }),
+});
+
+function sideOf(id: number, headers: Record<string, string>, bytes: number): RevisionSide {
+  const modified = headers["last-modified"];
+  return { id, bytes, timestamp: modified ? new Date(modified).toISOString().replace("T", " ").replace(/\.\d{3}Z$/, " UTC") : null };
+}
+
+/** Text a person can read line by line; anything else is not compared. */
+function isText(contentType: string | undefined): boolean {
+  return /^(text\/|application\/(json|xml|javascript)|[^;]*\+(json|xml))/i.test(contentType ?? "");
+}
+
+browseRoutes.get(
+  "/page/:title/compare/:range",
+  canonicalPage((c) => `/compare/${encodeURIComponent(c.req.param("range")!)}`),
+  validated("param", compareParam, "compare", { range: { status: 400, code: "invalid_compare_range" } }),
+  async (c) => {
+    const { range } = c.req.valid("param");
+    const ref = c.get("ref");
+    const [a, b] = await Promise.all([readOk(c, { kind: "revision", ref, id: range.from }), readOk(c, { kind: "revision", ref, id: range.to })]);
+    const from = sideOf(range.from, a.through.entry.headers, a.body.byteLength);
+    const to = sideOf(range.to, b.through.entry.headers, b.body.byteLength);
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+    let result: CompareModel["result"];
+    if (!isText(a.through.entry.headers["content-type"]) || !isText(b.through.entry.headers["content-type"])) {
+      result = { kind: "not_text", detail: "These revisions are not text, so they are not compared line by line." };
+    } else {
+      try {
+        const before = from.bytes > LIMITS.browse.compareMaxRevisionBytes ? "" : decoder.decode(a.body);
+        const after = to.bytes > LIMITS.browse.compareMaxRevisionBytes ? "" : decoder.decode(b.body);
+        result = compareTexts(before, after, { before: from.bytes, after: to.bytes });
+      } catch {
+        result = { kind: "not_text", detail: "A revision is not valid UTF-8 text, so they are not compared line by line." };
+      }
+    }
+    const title = titleOf(ref.key);
+    // Two specific revisions never change; private, so no shared cache keeps a copy a suppression could not purge.
+    return htmlResponse(
+      <Layout title={`${title}: ${range.from} compared with ${range.to}`}>
+        <CompareView model={{ key: ref.key, title, from, to, result }} />
+      </Layout>,
+      { cacheControl: "private, max-age=300" },
+    );
+  },
+);
