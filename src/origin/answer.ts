@@ -35,6 +35,12 @@ export interface Answer {
   negative?: boolean;
   /** Cache tags (src/origin/tags.ts), also sent as `Cache-Tag`. */
   tags?: string[];
+  /**
+   * The body already coded for the wire, made once where the answer is made
+   * and kept beside it in every tier, so a hot read never compresses: a
+   * revision's br (src/http/representation/revision-encodings.ts).
+   */
+  encoded?: { br?: Uint8Array };
 }
 
 export function etagOf(answer: Pick<Answer, "headers">): string | undefined {

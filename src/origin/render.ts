@@ -7,7 +7,9 @@ import { pageStoreOf } from "../bindings.ts";
 import { topologyOf } from "../config/topology.ts";
 import { ProblemError } from "../http/problem.ts";
 import { storeProblem } from "../page/store-problem.ts";
-import { CONTENT_MODELS, isContentModel } from "../page/content-model.ts";
+import { CACHE_CONTROL } from "../http/representation/cache-control.ts";
+import { revisionEncodings } from "../http/representation/revision-encodings.ts";
+import { servedContentType } from "../page/content-model.ts";
 import { pageExists } from "../page/directory.ts";
 import type { RevisionSelector } from "../page/types.ts";
 import type { Answer, OriginQuery } from "./answer.ts";
@@ -15,7 +17,6 @@ import { readRevision } from "./page-origin.ts";
 import { renderMementoInfo, renderTimemap } from "../memento/origin.ts";
 import { answerTags } from "./tags.ts";
 
-const IMMUTABLE = "public, max-age=31536000, immutable";
 
 function problemAnswer(err: ProblemError, query: OriginQuery, negativeTtl?: number): Answer {
   const tags = answerTags(query.ref.key, "application/problem+json");
@@ -65,20 +66,23 @@ async function renderRevision(env: Env, query: Extract<OriginQuery, { kind: "rev
   const read = await readRevision(env, query.ref, selector);
   const r = read.revision;
   const immutable = query.kind === "revision";
-  const contentType = isContentModel(r.model) ? CONTENT_MODELS[r.model].contentType : "application/octet-stream";
-  const tags = answerTags(query.ref.key, contentType, r.tags);
+  const contentType = servedContentType(r.model, r.format);
+  // Tagged by the recorded format (type:text/x-wiki), which says more than the served type.
+  const tags = answerTags(query.ref.key, r.format || contentType, r.tags);
   return {
     status: 200,
     headers: {
       "content-type": contentType,
+      "x-content-model": r.model,
       "cache-tag": tags.join(","),
       etag: `"${r.sha256}"`,
       "last-modified": new Date(r.timestamp).toUTCString(),
       "x-revision-id": String(r.id),
-      "cache-control": immutable ? IMMUTABLE : "public, max-age=60",
+      "cache-control": immutable ? CACHE_CONTROL.revision : CACHE_CONTROL.changing,
       "x-read-cost": `blob-reads=${read.stats.blobReads}; decodes=${read.stats.decodes}; decoded-bytes=${read.stats.decodedBytes}`,
     },
     body: read.body,
+    encoded: revisionEncodings(read.body, contentType),
     version: read.version,
     page: query.ref.key,
     mutable: !immutable,
@@ -90,7 +94,7 @@ async function renderRevision(env: Env, query: Extract<OriginQuery, { kind: "rev
 
 /** A latest answer as the immutable answer for its revision, which it also is. */
 export function asRevisionAnswer(answer: Answer): Answer {
-  return { ...answer, headers: { ...answer.headers, "cache-control": IMMUTABLE }, mutable: false };
+  return { ...answer, headers: { ...answer.headers, "cache-control": CACHE_CONTROL.revision }, mutable: false };
 }
 
 async function renderHistory(env: Env, query: Extract<OriginQuery, { kind: "history" }>): Promise<Answer> {
@@ -102,7 +106,7 @@ async function renderHistory(env: Env, query: Extract<OriginQuery, { kind: "hist
   const tags = answerTags(ref.key, "application/json");
   return {
     status: 200,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=60", "cache-tag": tags.join(",") },
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": CACHE_CONTROL.changing, "cache-tag": tags.join(",") },
     body: new TextEncoder().encode(JSON.stringify(body)),
     version: page.version,
     page: ref.key,

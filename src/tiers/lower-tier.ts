@@ -23,6 +23,7 @@ import { settingsOf } from "../config/settings.ts";
 import { topologyOf, type Topology } from "../config/topology.ts";
 import type { Answer } from "../origin/answer.ts";
 import { cacheTagsOf, type CacheKey } from "./cache-key.ts";
+import { packBodies, unpackBodies, type PackedMeta } from "./entry-bodies.ts";
 import { NO_FLOOR, raised, versionFloor, type PageFloor } from "./floor.ts";
 import { PurgeMarks, type Mark } from "./purge-marks.ts";
 import { tagsOf } from "../origin/tags.ts";
@@ -45,6 +46,8 @@ const FIELD = {
   headers: "x-pal-headers",
   /** The answer's Cache-Control: the response's own says how long the Cache API keeps it. */
   cacheControl: "x-pal-cache-control",
+  /** Length of the br body stored after the identity body (src/tiers/entry-bodies.ts). */
+  brBytes: "x-pal-br-bytes",
 } as const;
 const FALLBACK_ORIGIN = "https://lower.palimpsest.invalid";
 
@@ -92,7 +95,8 @@ const devRecords = new Map<string, unknown>();
 let devStartedAt: number | undefined;
 
 function toResponse(entry: Answer, filledAt: number, keepSeconds: number): Response {
-  const { body, headers: own } = entry;
+  const { headers: own } = entry;
+  const { meta, bytes: body } = packBodies(entry);
   const { "cache-control": cacheControl = "", ...rest } = own;
   const headers = new Headers(rest);
   headers.set(FIELD.status, String(entry.status));
@@ -106,6 +110,7 @@ function toResponse(entry: Answer, filledAt: number, keepSeconds: number): Respo
   if (entry.revisionId !== undefined) headers.set(FIELD.revisionId, String(entry.revisionId));
   if (entry.negative) headers.set(FIELD.negative, "1");
   if (entry.tags) headers.set(FIELD.tags, entry.tags.map(encodeURIComponent).join(","));
+  if (meta.coded?.br !== undefined) headers.set(FIELD.brBytes, String(meta.coded.br));
   headers.set("cache-tag", cacheTagsOf(entry).join(","));
   // The Cache API evicts on its own TTL; refresh is tracked separately, by filledAt.
   headers.set("cache-control", `public, max-age=${keepSeconds}`);
@@ -113,7 +118,7 @@ function toResponse(entry: Answer, filledAt: number, keepSeconds: number): Respo
 }
 
 /** The entry a cached response holds, without its body yet, or null if it is not one this module wrote. */
-function fromResponse(res: Response): { entry: Omit<Answer, "body">; filledAt: number } | null {
+function fromResponse(res: Response): { entry: PackedMeta; filledAt: number } | null {
   const h = res.headers;
   const number = (name: string) => Number(h.get(name) ?? Number.NaN);
   const [status, version, storedAt, filledAt] = [number(FIELD.status), number(FIELD.version), number(FIELD.storedAt), number(FIELD.filledAt)];
@@ -123,7 +128,8 @@ function fromResponse(res: Response): { entry: Omit<Answer, "body">; filledAt: n
   const headers = Object.fromEntries(names.map((name) => [name, name === "cache-control" ? (h.get(FIELD.cacheControl) ?? "") : (h.get(name) ?? "")]));
   const revision = h.get(FIELD.revisionId);
   const tags = h.get(FIELD.tags);
-  const entry: Omit<Answer, "body"> = {
+  const brBytes = h.get(FIELD.brBytes);
+  const entry: PackedMeta = {
     status,
     headers,
     version,
@@ -133,6 +139,7 @@ function fromResponse(res: Response): { entry: Omit<Answer, "body">; filledAt: n
     ...(revision === null ? {} : { revisionId: Number(revision) }),
     ...(h.get(FIELD.negative) === "1" ? { negative: true } : {}),
     ...(tags === null ? {} : { tags: tags.split(",").filter(Boolean).map(decodeURIComponent) }),
+    ...(brBytes === null ? {} : { coded: { br: Number(brBytes) } }),
   };
   return { entry, filledAt };
 }
@@ -205,7 +212,7 @@ export class LowerTier {
       await res.body?.cancel();
       return { hit: undefined, floor, marks };
     }
-    const entry: Answer = { ...found.entry, body: new Uint8Array(await res.arrayBuffer()) };
+    const entry: Answer = unpackBodies(found.entry, new Uint8Array(await res.arrayBuffer()));
     const { filledAt } = found;
     const age = (now - filledAt) / 1000;
     const t = this.topology;

@@ -12,6 +12,7 @@ import { tagsOf } from "../origin/tags.ts";
 import { ALL, PurgeMarks, type Verdict } from "./purge-marks.ts";
 import { revisionKey, type CacheKey } from "./cache-key.ts";
 import { NO_FLOOR, raised, versionFloor, type PageFloor } from "./floor.ts";
+import { packBodies, unpackBodies, type PackedMeta } from "./entry-bodies.ts";
 import { Lz4Lru } from "./lz4-lru.ts";
 import type { TierRead } from "./request.ts";
 
@@ -34,7 +35,7 @@ CREATE TABLE IF NOT EXISTS marks (selector TEXT PRIMARY KEY, hard INTEGER NOT NU
 `;
 
 /** In memory, a 404 also carries when it stops being served. */
-type EntryMeta = Omit<Answer, "body"> & { expiresAt?: number };
+type EntryMeta = PackedMeta & { expiresAt?: number };
 
 export interface TierStats {
   counters: Record<string, number>;
@@ -120,14 +121,14 @@ export class TierStore {
     if (hot) {
       const { expiresAt, ...meta } = hot.meta;
       if (expiresAt !== undefined && expiresAt <= Date.now()) return undefined;
-      return { ...meta, body: hot.body };
+      return unpackBodies(meta, hot.body);
     }
     const row = this.#sql.exec<{ meta: string; body: ArrayBuffer }>("SELECT meta, body FROM entries WHERE key = ?", key).toArray()[0];
     if (!row) return undefined;
     const meta = JSON.parse(row.meta) as EntryMeta;
-    const body = lz4Decompress(new Uint8Array(row.body));
-    this.#memory.set(key, meta, body);
-    return { ...meta, body };
+    const bytes = lz4Decompress(new Uint8Array(row.body));
+    this.#memory.set(key, meta, bytes);
+    return unpackBodies(meta, bytes);
   }
 
   /**
@@ -147,7 +148,8 @@ export class TierStore {
 
   #put(key: string, answer: Answer): void {
     if (answer.body.byteLength > LIMITS.tiers.maxEntryBytes) return;
-    const { body, ...meta } = answer;
+    // A revision's br body goes with it: stored, evicted and purged together.
+    const { meta, bytes: body } = packBodies(answer);
     if (answer.status === 404 && answer.negative) {
       if (this.notFoundSeconds > 0) this.#memory.set(key, { ...meta, expiresAt: Date.now() + this.notFoundSeconds * 1000 }, body);
       return;

@@ -13,8 +13,7 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { atQuery, historyQuery, revisionParam } from "../../src/http/read-queries.ts";
-import { isCompressible } from "../../src/http/representation/compressible.ts";
-import { serveRepresentation } from "../../src/http/representation/serve.ts";
+import { serveCoded } from "../../src/http/representation/serve-coded.ts";
 import { validated } from "../../src/http/validate.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
 import { pageRef, titleSegment, type PageRef } from "../../src/page/page-ref.ts";
@@ -47,9 +46,9 @@ function read(c: Context<ReadEnv>, query: OriginQuery): Promise<ReadThrough> {
 }
 
 /**
- * The answer as a response. A text body goes on to the compression
- * middleware (src/http/representation/compress.ts), which negotiates its
- * coding and answers preconditions and Range; any other is served here.
+ * The answer as a response: its coding negotiated (a revision's br body was
+ * made once and comes from the tiers with it; anything else is coded now),
+ * then preconditions, Range and HEAD against what is sent.
  */
 async function respond(c: Context<ReadEnv>, through: ReadThrough, body: Uint8Array = through.entry.body): Promise<Response> {
   const { entry } = through;
@@ -66,9 +65,9 @@ async function respond(c: Context<ReadEnv>, through: ReadThrough, body: Uint8Arr
   }
   // A history page is rebuilt per request: its tag is its bytes' digest.
   if (entry.status === 200 && !headers.has("etag")) headers.set("etag", `"${await sha256Hex(body)}"`);
-  headers.set("content-length", String(body.byteLength));
-  if (!isCompressible(headers.get("content-type"))) return serveRepresentation(c.req.raw, { status: entry.status, headers, body });
-  return new Response(body, { status: entry.status, headers });
+  // Stored coded bodies are the answer's own; a rebuilt body (history) has none.
+  const stored = body === entry.body ? entry.encoded : undefined;
+  return serveCoded(c.req.raw, { status: entry.status, headers, body }, stored);
 }
 
 async function sha256Hex(body: Uint8Array): Promise<string> {

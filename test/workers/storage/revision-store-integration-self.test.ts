@@ -127,7 +127,7 @@ describe("reads", () => {
     const key = "Etag_page";
     await appendOk(key, linearHistory(2));
     const res = await request(`/page/${key}/2`);
-    expect(res.headers.get("content-type")).toBe("text/x-wiki; charset=utf-8");
+    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     const etag = res.headers.get("etag")!;
     expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
     await res.arrayBuffer();
