@@ -14,6 +14,17 @@ import { parseAccept } from "hono/utils/accept";
 /** The codings the archive can send, from most to least preferred at equal weight. */
 export type Coding = "dcb" | "br" | "gzip" | "identity";
 
+/**
+ * The client's own Accept-Encoding. Cloudflare (and wrangler dev, which
+ * mimics it) hands a Worker `Accept-Encoding: br, gzip` whatever the client
+ * sent, and keeps the client's header in `request.cf.clientAcceptEncoding`
+ * ("" when it sent none); a request made in-process has only the header.
+ */
+export function clientAcceptEncoding(request: Request): string | null {
+  const cf = (request as Request & { cf?: { clientAcceptEncoding?: string } }).cf;
+  return cf?.clientAcceptEncoding ?? request.headers.get("accept-encoding");
+}
+
 /** The weight a client gives `coding`; 0 means refused. */
 export function codingWeight(header: string | null | undefined, coding: Coding): number {
   // No header: any coding is acceptable, but nothing says the client can decode one, so only identity is offered.

@@ -12,7 +12,7 @@
  */
 import { LIMITS } from "../../limits.ts";
 import { ProblemError } from "../problem.ts";
-import { chooseCoding, type Coding } from "./accept-encoding.ts";
+import { chooseCoding, clientAcceptEncoding, type Coding } from "./accept-encoding.ts";
 import { isCompressible } from "./compressible.ts";
 import { codedEtag } from "./etag.ts";
 import { serveRepresentation, type Representation } from "./serve.ts";
@@ -45,7 +45,7 @@ export async function serveCoded(request: Request, identity: Representation, sto
   const offered = offeredCodings(headers, identity.body.byteLength, stored);
   // A body sent as is to everyone needs no Vary.
   if (offered.length > 1) addVary(headers, "Accept-Encoding");
-  const coding = chooseCoding(request.headers.get("accept-encoding"), offered);
+  const coding = chooseCoding(clientAcceptEncoding(request), offered);
   if (coding === undefined) throw notAcceptable();
   if (coding === "identity") return serveRepresentation(request, { status: identity.status, headers, body: identity.body });
   headers.set("content-encoding", coding);
