@@ -1,0 +1,119 @@
+/**
+ * The public pages end to end, as a new user tries them: `palimpsest dev`
+ * (what `npm start` runs, demo pages seeded) in Debian Chromium through
+ * playwright-core, with JavaScript off (the pages need none). Open `/`, type
+ * the start of a demo page's title, open its history, page back through it,
+ * open what one edit changed, then compare two revisions picked in the
+ * history's form. Then every kind of page, an error page included, passes
+ * axe-core's WCAG 2.1 A/AA and best-practice rules in the same browser.
+ */
+import { createRequire } from "node:module";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../support/chromium.ts";
+import { startPalimpsestDev, type PalimpsestDev } from "../support/palimpsest-dev.ts";
+
+const AXE_SCRIPT = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[]; failureSummary?: string }>;
+}
+declare const axe: { run(options: object): Promise<{ violations: AxeViolation[]; passes: unknown[] }> };
+
+let dev: PalimpsestDev;
+let browser: Browser;
+
+beforeAll(async () => {
+  dev = await startPalimpsestDev([], { ready: /demo pages ready/ });
+  browser = await launchChromium();
+}, 120_000);
+
+afterEach(({ task }) => {
+  if (task.result?.state === "fail" && dev) console.error(`palimpsest dev, last lines:\n${dev.tail(40)}`);
+});
+
+afterAll(async () => {
+  await browser?.close().catch(() => undefined);
+  await dev?.stop();
+}, 30_000);
+
+const headingOf = (page: Page) => page.getByRole("heading", { level: 1 }).innerText();
+
+describe("browsing the demo archive without JavaScript", () => {
+  it("searches a demo page, steps through its history and compares two revisions", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${dev.url}/`);
+      expect(await headingOf(page)).toBe("Palimpsest");
+      await page.getByRole("main").getByLabel("Title starts with").fill("vel");
+      await page.getByRole("main").getByRole("button", { name: "Search" }).click();
+      await page.waitForURL(/\/search\?q=vel$/);
+      expect(await headingOf(page)).toBe("Titles starting with “vel”");
+
+      await page.getByRole("link", { name: "Vellum", exact: true }).click();
+      await page.waitForURL(/\/page\/Vellum\/history$/);
+      expect(await headingOf(page)).toBe("History of Vellum");
+      // 120 revisions, 50 a page: newest first, every one linked.
+      expect(await page.locator("tr[data-revision]").count()).toBe(50);
+      await expect(page.getByRole("link", { name: "2000120", exact: true }).getAttribute("href")).resolves.toBe("/page/Vellum/2000120");
+      await page.getByRole("link", { name: "Older revisions" }).first().click();
+      await page.waitForURL(/older=/);
+      await expect(page.getByRole("link", { name: "2000070", exact: true }).isVisible()).resolves.toBe(true);
+
+      // What one edit changed.
+      await page.getByRole("link", { name: "changes made by revision 2000070" }).click();
+      await page.waitForURL(/\/page\/Vellum\/compare\/2000069\.\.\.2000070$/);
+      expect(await headingOf(page)).toBe("Vellum: revision 2000069 compared with 2000070");
+      const changed = await page.locator("tr.add, tr.del").count();
+      expect(changed).toBeGreaterThan(0);
+
+      // Any two, from the history's form.
+      await page.goto(`${dev.url}/page/Vellum/history`);
+      await page.getByLabel("Compare from revision 2000100").check();
+      await page.getByLabel("Compare to revision 2000120").check();
+      await page.getByRole("button", { name: "Compare selected revisions" }).click();
+      await page.waitForURL(/\/page\/Vellum\/compare\/2000100\.\.\.2000120$/);
+      expect(await page.getByRole("heading", { level: 2 }).first().innerText()).toMatch(/^\d+ lines removed, \d+ added$/);
+
+      // The raw revision opens as text.
+      const raw = await page.goto(`${dev.url}/page/Vellum/2000120`);
+      expect(raw?.status()).toBe(200);
+      expect(await raw?.text()).toContain("'''Vellum''' is a page of the Palimpsest demo archive.");
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});
+
+describe("accessibility", () => {
+  const PAGES = [
+    ["front page", "/", 200],
+    ["search results", "/search?q=S", 200],
+    ["search refused", "/search?q=", 400],
+    ["history", "/page/Palimpsest_demo/history", 200],
+    ["compare", "/page/Palimpsest_demo/compare/1000001...1000039", 200],
+    ["error page", "/page/Nobody_wrote_this/history", 404],
+  ] as const;
+
+  it.each(PAGES)("the %s passes axe-core's WCAG 2.1 AA and best-practice rules", async (_name, path, status) => {
+    // The pages' CSP allows no script at all; axe is injected past it.
+    const context = await browser.newContext({ bypassCSP: true });
+    const page = await context.newPage();
+    try {
+      const res = await page.goto(`${dev.url}${path}`);
+      expect(res?.status()).toBe(status);
+      expect(res?.headers()["content-type"]).toMatch(/^text\/html/);
+      await page.addScriptTag({ path: AXE_SCRIPT });
+      const result = await page.evaluate(() => axe.run({ runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
+      const summary = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+      expect(summary).toEqual([]);
+      expect(result.passes.length).toBeGreaterThan(10);
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
+});
