@@ -72,7 +72,7 @@ describe("RFC 7089 §2.2 Link relations of a Memento", () => {
     expect(linkWith(last, "last", "memento")?.uri).toBe(`${BASE}/page/Md_combined/3`);
   });
 
-  it("keeps the Memento headers on a 304 and on a HEAD", async () => {
+  it("keeps the Memento headers on a 304, a HEAD and a br response", async () => {
     await appendOk("Md_304", linearHistory(2));
     const full = await request("/page/Md_304/1");
     const revalidated = await request("/page/Md_304/1", { headers: { "if-none-match": full.headers.get("etag")! } });
@@ -81,6 +81,10 @@ describe("RFC 7089 §2.2 Link relations of a Memento", () => {
     expect(linkWith(parseLinks(revalidated.headers.get("link")), "next", "last", "memento")?.uri).toBe(`${BASE}/page/Md_304/2`);
     const head = await request("/page/Md_304/2", { method: "HEAD" });
     expect(head.headers.get("memento-datetime")).toBe(second(1));
+    const br = await request("/page/Md_304/1", { headers: { "accept-encoding": "br" } });
+    expect(br.status).toBe(200);
+    expect(br.headers.get("memento-datetime")).toBe(second(0));
+    expect(linkWith(parseLinks(br.headers.get("link")), "next", "last", "memento")?.uri).toBe(`${BASE}/page/Md_304/2`);
   });
 
   it("adds no Memento headers to a revision that does not exist", async () => {
