@@ -11,6 +11,8 @@ const BROWSE = `
 form.search{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;max-width:40rem;margin:1rem 0}
 form.search div{flex:1 1 16rem}
 input[type=search]{display:block;width:100%;font:inherit;padding:.5rem;border:1px solid var(--muted);border-radius:4px}
+header form.search{margin:0;flex-wrap:nowrap;align-items:center}
+header form.search input{width:16rem}
 ul.plain{list-style:none;padding:0;margin:0}
 ul.plain li{padding:.35rem 0;border-bottom:1px solid var(--line)}
 .meta{color:var(--muted)}

@@ -75,11 +75,11 @@ const DiffRow: FC<{ row: Row }> = ({ row }) => {
   }
 };
 
-const Side: FC<{ label: string; key_: string; side: RevisionSide }> = ({ label, key_, side }) => (
+const Side: FC<{ label: string; page: string; side: RevisionSide }> = ({ label, page, side }) => (
   <div>
     <dt>{label}</dt>
     <dd>
-      <a href={revisionUrl(key_, side.id)}>{`revision ${side.id}`}</a>
+      <a href={revisionUrl(page, side.id)}>{`revision ${side.id}`}</a>
       {side.timestamp ? `, ${side.timestamp}` : ""}, {formatBytes(side.bytes)}
     </dd>
   </div>
@@ -91,8 +91,8 @@ export const CompareView: FC<{ model: CompareModel }> = ({ model }) => {
     <>
       <h1>{`${title}: revision ${from.id} compared with ${to.id}`}</h1>
       <dl class="facts">
-        <Side label="From" key_={key} side={from} />
-        <Side label="To" key_={key} side={to} />
+        <Side label="From" page={key} side={from} />
+        <Side label="To" page={key} side={to} />
       </dl>
       {result.kind === "diff" ? (
         <section aria-labelledby="diff-heading">
