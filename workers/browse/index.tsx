@@ -27,6 +27,7 @@ import { Layout } from "../../src/browse/views/layout.tsx";
 import { compareUrl, historyUrl, titleOf } from "../../src/browse/views/links.ts";
 import { SearchView } from "../../src/browse/views/search.tsx";
 import { historyQuery, revisionParam } from "../../src/http/read-queries.ts";
+import { CACHE_CONTROL } from "../../src/http/representation/cache-control.ts";
 import { invalid, validated } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { archiveOverview, searchTitles } from "../../src/page/directory.ts";
@@ -38,8 +39,6 @@ export const browseRoutes = new Hono<BrowseEnv>();
 
 /** How long a browser or cache may keep a page that changes with every write. */
 const DYNAMIC = "public, max-age=30";
-/** The JSON history's own caching, for its HTML twin. */
-const HISTORY = "public, max-age=60";
 
 browseRoutes.get("/", async (c) => {
   const overview = await archiveOverview(c.env, LIMITS.browse.recentPages);
@@ -120,7 +119,7 @@ browseRoutes.get("/page/:title/history", async (c, next) => {
       <Layout title={`History of ${page.page}`} description={`Every archived revision of ${page.page}, by year.`}>
         <HistoryView model={{ key: ref.key, title: page.page, total: page.total, revisions: page.revisions, older: link("older", page.cursors.older), newer: link("newer", page.cursors.newer) }} />
       </Layout>,
-      { cacheControl: HISTORY, varyAccept: true, headers: { "x-palimpsest-tier": through.servedBy, "x-palimpsest-colo": through.colo } },
+      { cacheControl: CACHE_CONTROL.changing, varyAccept: true, headers: { "x-palimpsest-tier": through.servedBy, "x-palimpsest-colo": through.colo } },
     );
   });
 });
