@@ -7,6 +7,7 @@
  */
 import { pageStoreOf } from "../bindings.ts";
 import { sha256Hex } from "../hash/digests.ts";
+import { CACHE_CONTROL } from "../http/representation/cache-control.ts";
 import { LIMITS } from "../limits.ts";
 import type { Answer, OriginQuery } from "../origin/answer.ts";
 import { answerTags } from "../origin/tags.ts";
@@ -14,8 +15,8 @@ import { storeProblem } from "../page/store-problem.ts";
 import { LINK_FORMAT, mementoUrls } from "./links.ts";
 import { renderJsonTimemap, renderLinkTimemap } from "./timemap.ts";
 
-/** Short freshness for what a write changes; browsers and shared caches may serve it a little stale while they revalidate. */
-export const MEMENTO_CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=240";
+/** What a write changes: the one policy for TimeMaps and Memento answers (src/http/representation/cache-control.ts). */
+export const MEMENTO_CACHE_CONTROL = CACHE_CONTROL.timemap;
 
 async function answer(query: OriginQuery, contentType: string, text: string, version: number, tagged = false): Promise<Answer> {
   const tags = answerTags(query.ref.key, contentType);
