@@ -25,6 +25,7 @@ import { mementoInfo, timemapPage } from "../src/page-store/mementos.ts";
 import type { MementoInfo, TimemapCursor, TimemapPage } from "../src/memento/types.ts";
 import { deletePage, suppressRevision } from "../src/page-store/removal.ts";
 import { PageDb } from "../src/page-store/rows.ts";
+import { fromHex } from "../src/hash/digests.ts";
 import { reportFigures } from "../src/page/directory.ts";
 import type { PageRef } from "../src/page/page-ref.ts";
 import type { AppendResult, HistoryPage, LocateResult, PageStats, RevisionMeta, RevisionSelector, StoreProblem, StoreRevision } from "../src/page/types.ts";
@@ -159,5 +160,14 @@ export class PageStore extends DurableObject<Env> {
 
   stats(): PageStats {
     return pageStats(this.#db);
+  }
+
+  /**
+   * The newest unsuppressed revision whose body has this SHA-256 (hex): the
+   * revision an RFC 9842 `Available-Dictionary` names, through the
+   * revisions_by_content index.
+   */
+  revisionWithContent(sha256: string): number | null {
+    return this.#db.sql.exec<{ rev_id: number }>("SELECT rev_id FROM revisions WHERE sha256 = ? AND suppressed = 0 ORDER BY seq DESC LIMIT 1", fromHex(sha256)).toArray()[0]?.rev_id ?? null;
   }
 }

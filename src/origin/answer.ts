@@ -11,6 +11,8 @@ export type OriginQuery =
   | { kind: "revision"; ref: PageRef; id: number }
   | { kind: "latest"; ref: PageRef; at?: number }
   | { kind: "history"; ref: PageRef; limit: number; cursor?: string }
+  /** Revision `id` coded as RFC 9842 dcb against the page's revision whose body has SHA-256 `dictionary` (hex). */
+  | { kind: "delta"; ref: PageRef; id: number; dictionary: string }
   /** A memento's place in time (src/memento/origin.ts): by revision id, or the revision current at `at` (epoch seconds). */
   | { kind: "memento"; ref: PageRef; which: { id: number } | { at: number } }
   /** A TimeMap page; `base` is the origin its absolute URIs start with. */
@@ -38,9 +40,10 @@ export interface Answer {
   /**
    * The body already coded for the wire, made once where the answer is made
    * and kept beside it in every tier, so a hot read never compresses: a
-   * revision's br (src/http/representation/revision-encodings.ts).
+   * revision's br (src/http/representation/revision-encodings.ts), or a
+   * delta answer's dcb, which is all a delta answer holds (its `body` is empty).
    */
-  encoded?: { br?: Uint8Array };
+  encoded?: { br?: Uint8Array; dcb?: Uint8Array };
 }
 
 export function etagOf(answer: Pick<Answer, "headers">): string | undefined {

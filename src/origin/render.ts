@@ -13,6 +13,7 @@ import { servedContentType } from "../page/content-model.ts";
 import { pageExists } from "../page/directory.ts";
 import type { RevisionSelector } from "../page/types.ts";
 import type { Answer, OriginQuery } from "./answer.ts";
+import { renderDelta } from "./delta.ts";
 import { readRevision } from "./page-origin.ts";
 import { renderMementoInfo, renderTimemap } from "../memento/origin.ts";
 import { answerTags } from "./tags.ts";
@@ -52,6 +53,7 @@ export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer
   try {
     if (query.kind === "memento") return await renderMementoInfo(env, query);
     if (query.kind === "timemap") return await renderTimemap(env, query);
+    if (query.kind === "delta") return await renderDelta(env, query, () => renderRevision(env, { kind: "revision", ref: query.ref, id: query.id }, false));
     return query.kind === "history" ? await renderHistory(env, query) : await renderRevision(env, query);
   } catch (err) {
     // Problems travel as (uncached) answers: across Durable Object RPC an exception would lose its type.
@@ -60,7 +62,8 @@ export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer
   }
 }
 
-async function renderRevision(env: Env, query: Extract<OriginQuery, { kind: "revision" | "latest" }>): Promise<Answer> {
+/** `encode`: also make the revision's coded bodies (a delta answer needs only the identity body). */
+async function renderRevision(env: Env, query: Extract<OriginQuery, { kind: "revision" | "latest" }>, encode = true): Promise<Answer> {
   const selector: RevisionSelector =
     query.kind === "revision" ? { kind: "id", id: query.id } : query.at === undefined ? { kind: "latest" } : { kind: "at", epochSeconds: query.at };
   const read = await readRevision(env, query.ref, selector);
@@ -82,7 +85,7 @@ async function renderRevision(env: Env, query: Extract<OriginQuery, { kind: "rev
       "x-read-cost": `blob-reads=${read.stats.blobReads}; decodes=${read.stats.decodes}; decoded-bytes=${read.stats.decodedBytes}`,
     },
     body: read.body,
-    encoded: revisionEncodings(read.body, contentType),
+    ...(encode ? { encoded: revisionEncodings(read.body, contentType) } : {}),
     version: read.version,
     page: query.ref.key,
     mutable: !immutable,

@@ -42,7 +42,13 @@ export function timemapKey(page: string, format: "link" | "json", base: string, 
   return { key: `${path(page)}/timemap/${format}?base=${encodeURIComponent(base)}${at}`, page, mutable: true };
 }
 
+/** A revision coded against a dictionary (RFC 9842 dcb): as immutable as the revision, one entry per dictionary, under the revision's key. */
+export function deltaKey(page: string, id: number, dictionary: string): CacheKey {
+  return { key: `${revisionKey(page, id).key}?dcb=${dictionary}`, page, mutable: false };
+}
+
 export function cacheKeyOf(query: OriginQuery): CacheKey {
+  if (query.kind === "delta") return deltaKey(query.ref.key, query.id, query.dictionary);
   if (query.kind === "revision") return revisionKey(query.ref.key, query.id);
   if (query.kind === "latest") return latestKey(query.ref.key, query.at);
   if (query.kind === "memento") return mementoKey(query.ref.key, query.which);

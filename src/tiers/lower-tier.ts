@@ -23,7 +23,7 @@ import { settingsOf } from "../config/settings.ts";
 import { topologyOf, type Topology } from "../config/topology.ts";
 import type { Answer } from "../origin/answer.ts";
 import { cacheTagsOf, type CacheKey } from "./cache-key.ts";
-import { packBodies, unpackBodies, type PackedMeta } from "./entry-bodies.ts";
+import { packBodies, unpackBodies, type CodedLengths, type PackedMeta } from "./entry-bodies.ts";
 import { NO_FLOOR, raised, versionFloor, type PageFloor } from "./floor.ts";
 import { PurgeMarks, type Mark } from "./purge-marks.ts";
 import { tagsOf } from "../origin/tags.ts";
@@ -46,8 +46,8 @@ const FIELD = {
   headers: "x-pal-headers",
   /** The answer's Cache-Control: the response's own says how long the Cache API keeps it. */
   cacheControl: "x-pal-cache-control",
-  /** Length of the br body stored after the identity body (src/tiers/entry-bodies.ts). */
-  brBytes: "x-pal-br-bytes",
+  /** Lengths of the coded bodies stored after the identity body, as JSON (src/tiers/entry-bodies.ts). */
+  coded: "x-pal-coded",
 } as const;
 const FALLBACK_ORIGIN = "https://lower.palimpsest.invalid";
 
@@ -110,7 +110,7 @@ function toResponse(entry: Answer, filledAt: number, keepSeconds: number): Respo
   if (entry.revisionId !== undefined) headers.set(FIELD.revisionId, String(entry.revisionId));
   if (entry.negative) headers.set(FIELD.negative, "1");
   if (entry.tags) headers.set(FIELD.tags, entry.tags.map(encodeURIComponent).join(","));
-  if (meta.coded?.br !== undefined) headers.set(FIELD.brBytes, String(meta.coded.br));
+  if (meta.coded) headers.set(FIELD.coded, JSON.stringify(meta.coded));
   headers.set("cache-tag", cacheTagsOf(entry).join(","));
   // The Cache API evicts on its own TTL; refresh is tracked separately, by filledAt.
   headers.set("cache-control", `public, max-age=${keepSeconds}`);
@@ -128,7 +128,7 @@ function fromResponse(res: Response): { entry: PackedMeta; filledAt: number } | 
   const headers = Object.fromEntries(names.map((name) => [name, name === "cache-control" ? (h.get(FIELD.cacheControl) ?? "") : (h.get(name) ?? "")]));
   const revision = h.get(FIELD.revisionId);
   const tags = h.get(FIELD.tags);
-  const brBytes = h.get(FIELD.brBytes);
+  const coded = h.get(FIELD.coded);
   const entry: PackedMeta = {
     status,
     headers,
@@ -139,7 +139,7 @@ function fromResponse(res: Response): { entry: PackedMeta; filledAt: number } | 
     ...(revision === null ? {} : { revisionId: Number(revision) }),
     ...(h.get(FIELD.negative) === "1" ? { negative: true } : {}),
     ...(tags === null ? {} : { tags: tags.split(",").filter(Boolean).map(decodeURIComponent) }),
-    ...(brBytes === null ? {} : { coded: { br: Number(brBytes) } }),
+    ...(coded === null ? {} : { coded: JSON.parse(coded) as CodedLengths }),
   };
   return { entry, filledAt };
 }

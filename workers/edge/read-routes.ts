@@ -7,13 +7,22 @@
  *   GET /page/{title}/{revid}         one revision
  *   GET /page/{title}/history         newest first; ?limit=1..500, ?older= / ?newer= cursors
  *
+ * Representations (src/http/representation/): identity, br (a revision's
+ * made once and kept in the tiers), gzip, and for a client holding another
+ * revision of the page, dcb against it (RFC 9842); each with its own ETag,
+ * preconditions, Range and HEAD.
+ *
  * Debug headers: `x-palimpsest-tier` (which tier answered), `age` (seconds
  * since the origin produced the answer), `x-palimpsest-colo`.
  */
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { atQuery, historyQuery, revisionParam } from "../../src/http/read-queries.ts";
+import { offeredDictionary, useAsDictionary } from "../../src/http/representation/dictionary.ts";
+import { codedEtag } from "../../src/http/representation/etag.ts";
 import { serveCoded } from "../../src/http/representation/serve-coded.ts";
+import { serveRepresentation } from "../../src/http/representation/serve.ts";
+import { addVary } from "../../src/http/representation/vary.ts";
 import { validated } from "../../src/http/validate.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
 import { pageRef, titleSegment, type PageRef } from "../../src/page/page-ref.ts";
@@ -45,6 +54,22 @@ function read(c: Context<ReadEnv>, query: OriginQuery): Promise<ReadThrough> {
   return readThroughTiers(c.env, c.executionCtx, c.get("colo"), query);
 }
 
+/** The headers every read answer goes out with: the answer's own, and where it came from. */
+function answerHeaders(c: Context<ReadEnv>, through: ReadThrough): Headers {
+  const { entry } = through;
+  const headers = new Headers(entry.headers);
+  headers.set("x-palimpsest-tier", through.servedBy);
+  headers.set("x-palimpsest-colo", through.colo);
+  headers.set("age", String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))));
+  headers.set("x-request-id", c.get("requestId"));
+  // A revision worth compressing offers itself as the dictionary for the page's other revisions (RFC 9842).
+  if (entry.status === 200 && entry.revisionId !== undefined && (entry.encoded?.br || entry.encoded?.dcb)) {
+    headers.set("use-as-dictionary", useAsDictionary(entry.page));
+    addVary(headers, "Accept-Encoding", "Available-Dictionary");
+  }
+  return headers;
+}
+
 /**
  * The answer as a response: its coding negotiated (a revision's br body was
  * made once and comes from the tiers with it; anything else is coded now),
@@ -52,11 +77,7 @@ function read(c: Context<ReadEnv>, query: OriginQuery): Promise<ReadThrough> {
  */
 async function respond(c: Context<ReadEnv>, through: ReadThrough, body: Uint8Array = through.entry.body): Promise<Response> {
   const { entry } = through;
-  const headers = new Headers(entry.headers);
-  headers.set("x-palimpsest-tier", through.servedBy);
-  headers.set("x-palimpsest-colo", through.colo);
-  headers.set("age", String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))));
-  headers.set("x-request-id", c.get("requestId"));
+  const headers = answerHeaders(c, through);
   if (entry.status >= 500) {
     // The origin's problem, plus this request's id for the report; the details stay in the log.
     const problem = JSON.parse(new TextDecoder().decode(body)) as Record<string, unknown>;
@@ -68,6 +89,15 @@ async function respond(c: Context<ReadEnv>, through: ReadThrough, body: Uint8Arr
   // Stored coded bodies are the answer's own; a rebuilt body (history) has none.
   const stored = body === entry.body ? entry.encoded : undefined;
   return serveCoded(c.req.raw, { status: entry.status, headers, body }, stored);
+}
+
+/** A revision as a dcb delta against the dictionary the client holds: a representation per dictionary. */
+function respondDelta(c: Context<ReadEnv>, through: ReadThrough, dictionary: string, dcb: Uint8Array): Response {
+  const headers = answerHeaders(c, through);
+  headers.set("content-encoding", "dcb");
+  const etag = headers.get("etag");
+  if (etag) headers.set("etag", codedEtag(etag, `dcb-${dictionary.slice(0, 16)}`));
+  return serveRepresentation(c.req.raw, { status: 200, headers, body: dcb });
 }
 
 async function sha256Hex(body: Uint8Array): Promise<string> {
@@ -117,6 +147,14 @@ readRoutes.get(
   validated("param", revisionParam, "revision", { revid: { status: 400, code: "invalid_revision_id" } }),
   async (c) => {
     const { revid } = c.req.valid("param");
-    return respond(c, await read(c, { kind: "revision", ref: c.get("ref"), id: revid }));
+    const ref = c.get("ref");
+    // A client holding another revision of this page gets the difference from it; an unknown dictionary, plain br.
+    const dictionary = offeredDictionary(c.req.raw);
+    if (dictionary) {
+      const delta = await read(c, { kind: "delta", ref, id: revid, dictionary });
+      const dcb = delta.entry.status === 200 ? delta.entry.encoded?.dcb : undefined;
+      if (dcb) return respondDelta(c, delta, dictionary, dcb);
+    }
+    return respond(c, await read(c, { kind: "revision", ref, id: revid }));
   },
 );

@@ -1,0 +1,38 @@
+/**
+ * The origin's answer for a revision coded as RFC 9842 `dcb` against a
+ * dictionary the client holds: the page's revision whose body has the
+ * SHA-256 the client named. Made once per (revision, dictionary) and kept
+ * in the tiers under its own key (src/tiers/cache-key.ts deltaKey), with
+ * the revision's own headers and only its dcb body. A hash that names no
+ * revision of this page, or bodies too big to code against each other,
+ * answer 404 `dictionary_not_usable`, which the tiers do not keep and the
+ * edge turns into plain br.
+ */
+import { pageStoreOf } from "../bindings.ts";
+import { dcbCompress } from "../codec/index.ts";
+import { ProblemError } from "../http/problem.ts";
+import { revisionBrotliQuality } from "../http/representation/revision-encodings.ts";
+import { BROTLI_DEFAULTS } from "../codec/index.ts";
+import { LIMITS } from "../limits.ts";
+import type { Answer, OriginQuery } from "./answer.ts";
+import { readRevision } from "./page-origin.ts";
+
+type DeltaQuery = Extract<OriginQuery, { kind: "delta" }>;
+
+function notUsable(detail: string): ProblemError {
+  return new ProblemError({ status: 404, code: "dictionary_not_usable", title: "Dictionary not usable", detail });
+}
+
+/** `revisionAnswer` renders the target revision's answer without coded bodies (render.ts). */
+export async function renderDelta(env: Env, query: DeltaQuery, revisionAnswer: () => Promise<Answer>): Promise<Answer> {
+  const dictionaryId = await pageStoreOf(env, query.ref.key).revisionWithContent(query.dictionary);
+  if (dictionaryId === null) throw notUsable("no revision of this page has a body with that SHA-256");
+  const [target, dictionary] = await Promise.all([revisionAnswer(), readRevision(env, query.ref, { kind: "id", id: dictionaryId })]);
+  const size = target.body.byteLength;
+  if (size > LIMITS.tiers.maxEntryBytes || dictionary.body.byteLength > LIMITS.codec.brotliMaxDictionaryBytes || dictionary.body.byteLength === 0) {
+    throw notUsable("the revision or the dictionary is too big to code against each other");
+  }
+  const lgwin = Math.min(BROTLI_DEFAULTS.lgwin, Math.max(10, Math.ceil(Math.log2(size + 1))));
+  const dcb = await dcbCompress(target.body, dictionary.body, { quality: revisionBrotliQuality(size), lgwin });
+  return { ...target, body: new Uint8Array(0), encoded: { dcb } };
+}
