@@ -7,7 +7,7 @@
  * purges reach and `ctx.cache.purge` does not (README, "Purges").
  */
 import type { Settings } from "../config/settings.ts";
-import { revisionKey } from "../tiers/cache-key.ts";
+import { isRevisionKey, revisionKey, variantsTag } from "../tiers/cache-key.ts";
 import { LowerTier } from "../tiers/lower-tier.ts";
 import { mutableTag, pageTag } from "../origin/tags.ts";
 import type { PurgeEvent } from "./events.ts";
@@ -40,7 +40,11 @@ export function zonePurgeBodies(events: PurgeEvent[], origin: string): Array<Rec
       case "hosts":
         return [{ prefixes: [under] }];
       case "keys":
-        for (const key of scope.keys) files.add(LowerTier.urlOf(origin, key));
+        for (const key of scope.keys) {
+          files.add(LowerTier.urlOf(origin, key));
+          // A revision's dcb variants live under URLs with a query no URL purge names: they carry its tag.
+          if (isRevisionKey(key)) tags.add(variantsTag(key));
+        }
         break;
       case "tags":
         for (const tag of scope.tags) tags.add(tag);
@@ -53,7 +57,10 @@ export function zonePurgeBodies(events: PurgeEvent[], origin: string): Array<Rec
         break;
       case "revisions":
         tags.add(mutableTag(page!));
-        for (const id of scope.revisions) files.add(LowerTier.urlOf(origin, revisionKey(page!, id).key));
+        for (const id of scope.revisions) {
+          files.add(LowerTier.urlOf(origin, revisionKey(page!, id).key));
+          tags.add(variantsTag(revisionKey(page!, id).key));
+        }
         break;
       case "page":
         tags.add(pageTag(page!));

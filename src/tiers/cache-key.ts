@@ -47,6 +47,26 @@ export function deltaKey(page: string, id: number, dictionary: string): CacheKey
   return { key: `${revisionKey(page, id).key}?dcb=${dictionary}`, page, mutable: false };
 }
 
+/** The revision key a dcb variant's key extends, or undefined for any other key: purging a revision's URL purges its variants. */
+export function variantBase(key: string): string | undefined {
+  const at = key.indexOf("?dcb=");
+  return at === -1 ? undefined : key.slice(0, at);
+}
+
+/**
+ * The cache tag every dcb variant of a revision carries, so purging the
+ * revision by URL reaches its variants where only tags and exact URLs
+ * can be purged (Cloudflare's purge API for the production lower tier).
+ */
+export function variantsTag(revisionKey: string): string {
+  return `variants:${revisionKey}`;
+}
+
+/** Whether a key is a specific revision's (`/page/{title}/{id}`), the only kind with variants. */
+export function isRevisionKey(key: string): boolean {
+  return /^\/page\/[^/?]+\/\d+$/.test(key);
+}
+
 export function cacheKeyOf(query: OriginQuery): CacheKey {
   if (query.kind === "delta") return deltaKey(query.ref.key, query.id, query.dictionary);
   if (query.kind === "revision") return revisionKey(query.ref.key, query.id);

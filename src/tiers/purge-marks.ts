@@ -14,6 +14,8 @@
  * checking one is a few map lookups, however many marks there are.
  */
 
+import { variantBase } from "./cache-key.ts";
+
 export interface Marked {
   key: string;
   tags: readonly string[];
@@ -41,9 +43,10 @@ export function pathPrefixes(key: string): string[] {
   return out;
 }
 
-/** Every selector that can match an entry. */
+/** Every selector that can match an entry; a revision's dcb variant also answers to the revision's own key. */
 export function selectorsOf(entry: Pick<Marked, "key" | "tags">): string[] {
-  return [ALL, `key:${entry.key}`, ...entry.tags.map((t) => `tag:${t}`), ...pathPrefixes(entry.key).map((p) => `prefix:${p}`)];
+  const base = variantBase(entry.key);
+  return [ALL, `key:${entry.key}`, ...(base === undefined ? [] : [`key:${base}`]), ...entry.tags.map((t) => `tag:${t}`), ...pathPrefixes(entry.key).map((p) => `prefix:${p}`)];
 }
 
 export class PurgeMarks {

@@ -189,7 +189,8 @@ export class TierStore {
     const colon = selector.indexOf(":");
     const [kind, value] = [selector.slice(0, colon), selector.slice(colon + 1)];
     const keys = (sql: string, ...args: string[]) => this.#sql.exec<{ key: string }>(sql, ...args).toArray().map((r) => r.key);
-    if (kind === "key") return [value];
+    // A revision's key also covers its dcb variants (`?dcb=<hash>`; '>' follows '=').
+    if (kind === "key") return keys("SELECT key FROM entries WHERE key = ? OR (key >= ? AND key < ?)", value, `${value}?dcb=`, `${value}?dcb>`);
     if (kind === "tag") return keys("SELECT key FROM entry_tags WHERE tag = ?", value);
     // At path segments: the prefix itself, below it (`/`), or with a query (`?`); '0' and '@' follow '/' and '?'.
     return keys("SELECT key FROM entries WHERE key = ? OR (key >= ? AND key < ?) OR (key >= ? AND key < ?)", value, `${value}/`, `${value}0`, `${value}?`, `${value}@`);

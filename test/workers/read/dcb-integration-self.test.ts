@@ -5,10 +5,15 @@
  * tiers), which our decoder turns back into the identity body; anything it
  * cannot use falls back to br.
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { deltaKey } from "../../../src/tiers/cache-key.ts";
+import { LowerTier } from "../../../src/tiers/lower-tier.ts";
 import { brotliDecompress, dcbDecompress, DCB_MAGIC } from "../../../src/codec/index.ts";
 import { mulberry32 } from "../../../src/random/mulberry32.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
+import { waitForAck } from "../support/tiers.ts";
+import { bearer, TOKENS } from "../support/tokens.ts";
 
 /** Varied text (words drawn from a seeded generator), so br has real work; revision i changes one line. */
 const WORDS = ["archive", "revision", "vellum", "quill", "margin", "gloss", "scribe", "folio", "ink", "erased", "written", "again", "palimpsest", "leaf", "codex"];
@@ -90,5 +95,28 @@ describe("dcb", () => {
       expect([why, res.status, res.headers.get("content-encoding")]).toEqual([why, 200, "br"]);
       expect(brotliDecompress(await bytes(res))).toEqual(identity);
     }
+  });
+
+  it("is purged with its revision: an operator's purge of the revision's URL reaches its dcb bodies in every tier", async () => {
+    await appendOk("Dcb_purged", linearHistory(2, 1, prose));
+    const held = await bytes(await request("/page/Dcb_purged/1"));
+    const headers = { "accept-encoding": DCB, "available-dictionary": await availableDictionary(held), "x-palimpsest-colo": "LHR" };
+    await bytes(await request("/page/Dcb_purged/2", { headers }));
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await request("/page/Dcb_purged/2", { headers })).headers.get("x-palimpsest-tier")).toBe("lower");
+    // Where only tags and exact URLs can be purged (Cloudflare's purge API), the revision's variants tag reaches it.
+    const dictionary = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", held)), (b) => b.toString(16).padStart(2, "0")).join("");
+    const { hit } = await (await LowerTier.open(env, "LHR")).get(deltaKey("Dcb_purged", 2, dictionary));
+    expect(hit?.entry.tags).toContain("variants:/page/Dcb_purged/2");
+    const res = await request("/api/purges", {
+      method: "POST",
+      headers: { ...bearer(TOKENS.operator), "content-type": "application/json", "x-palimpsest-colo": "LHR" },
+      body: JSON.stringify({ files: ["http://archive.test/page/Dcb_purged/2"] }),
+    });
+    expect(res.status).toBe(202);
+    await waitForAck(((await res.json()) as { id: string }).id);
+    const after = await request("/page/Dcb_purged/2", { headers });
+    expect(after.headers.get("content-encoding")).toBe("dcb");
+    expect(after.headers.get("x-palimpsest-tier")).toBe("origin");
   });
 });

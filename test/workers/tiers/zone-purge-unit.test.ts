@@ -16,10 +16,10 @@ describe("production lower tier: Cloudflare's purge API", () => {
     expect(lowerTargets(env).length).toBe(37);
   });
 
-  it("purges deletions by page tag, suppressions by revision URL and the mutable tag, writes by the mutable tag, everything as the archive's own prefix", () => {
+  it("purges deletions by page tag, suppressions by revision URL, its dcb variants' tag and the mutable tag, writes by the mutable tag, everything as the archive's own prefix", () => {
     const origin = "https://archive.example";
     expect(zonePurgeBodies([event("A/b", { kind: "revisions", revisions: [7] }, 1), event("C", { kind: "mutable" }, 2), event("Help:D", { kind: "page" }, 3)], origin)).toEqual([
-      { tags: ["mutable:A%2Fb", "mutable:C", "page:Help:D"] },
+      { tags: ["mutable:A%2Fb", "variants:/page/A%2Fb/7", "mutable:C", "page:Help:D"] },
       { files: ["https://archive.example/__tier/page/A%2Fb/7"] },
     ]);
     // Never purge_everything: the zone may serve more than the archive.
@@ -28,11 +28,11 @@ describe("production lower tier: Cloudflare's purge API", () => {
     expect(zonePurgeBodies(many, origin).map((b) => (b.tags as string[]).length)).toEqual([30, 30, 5]);
   });
 
-  it("passes operators' purges on in Cloudflare's own terms: URLs of the lower tier's keys, tags as given, prefixes under the archive's", () => {
+  it("passes operators' purges on in Cloudflare's own terms: URLs of the lower tier's keys (and a revision's dcb variants' tag), tags as given, prefixes under the archive's", () => {
     const origin = "https://archive.example";
     const op = (scope: PurgeEvent["scope"]) => ({ ...event("x", scope, 1), page: null, mark: { at: 1, soft: false } });
     expect(zonePurgeBodies([op({ kind: "keys", keys: ["/page/A/1"] }), op({ kind: "tags", tags: ["ns:0", "team:docs"] }), op({ kind: "prefixes", prefixes: ["/page/B"] })], origin)).toEqual([
-      { tags: ["ns:0", "team:docs"] },
+      { tags: ["variants:/page/A/1", "ns:0", "team:docs"] },
       { files: ["https://archive.example/__tier/page/A/1"] },
       { prefixes: ["archive.example/__tier/page/B"] },
     ]);
