@@ -13,7 +13,7 @@ export type OriginQuery =
   | { kind: "history"; ref: PageRef; limit: number; cursor?: string }
   /** Revision `id` coded as RFC 9842 dcb against the page's revision whose body has SHA-256 `dictionary` (hex). */
   | { kind: "delta"; ref: PageRef; id: number; dictionary: string }
-  /** A memento's place in time (src/memento/origin.ts): by revision id, or the revision current at `at` (epoch seconds). */
+  /** A memento's place in time (src/origin/memento-answers.ts): by revision id, or the revision current at `at` (epoch seconds). */
   | { kind: "memento"; ref: PageRef; which: { id: number } | { at: number } }
   /** A TimeMap page; `base` is the origin its absolute URIs start with. */
   | { kind: "timemap"; ref: PageRef; format: "link" | "json"; base: string; cursor: { after?: number; before?: number } };

@@ -9,11 +9,11 @@ import { pageStoreOf } from "../bindings.ts";
 import { sha256Hex } from "../hash/digests.ts";
 import { CACHE_CONTROL } from "../http/representation/cache-control.ts";
 import { LIMITS } from "../limits.ts";
-import type { Answer, OriginQuery } from "../origin/answer.ts";
-import { answerTags } from "../origin/tags.ts";
+import type { Answer, OriginQuery } from "./answer.ts";
+import { answerTags } from "./tags.ts";
 import { storeProblem } from "../page/store-problem.ts";
-import { LINK_FORMAT, mementoUrls } from "./links.ts";
-import { renderJsonTimemap, renderLinkTimemap } from "./timemap.ts";
+import { LINK_FORMAT, mementoUrls } from "../memento/links.ts";
+import { renderJsonTimemap, renderLinkTimemap } from "../memento/timemap.ts";
 
 /** What a write changes: the one policy for TimeMaps and Memento answers (src/http/representation/cache-control.ts). */
 export const MEMENTO_CACHE_CONTROL = CACHE_CONTROL.timemap;

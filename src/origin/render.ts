@@ -15,7 +15,7 @@ import type { RevisionSelector } from "../page/types.ts";
 import type { Answer, OriginQuery } from "./answer.ts";
 import { renderDelta } from "./delta.ts";
 import { readRevision } from "./page-origin.ts";
-import { renderMementoInfo, renderTimemap } from "../memento/origin.ts";
+import { renderMementoInfo, renderTimemap } from "./memento-answers.ts";
 import { answerTags } from "./tags.ts";
 
 

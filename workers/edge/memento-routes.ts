@@ -36,7 +36,7 @@ import { addVary } from "../../src/http/representation/vary.ts";
 import { validated } from "../../src/http/validate.ts";
 import { formatHttpDate, parseHttpDate } from "../../src/memento/datetime.ts";
 import { mementoLinkHeader, mementoUrls, pageLinks, timegateLinkHeader } from "../../src/memento/links.ts";
-import { MEMENTO_CACHE_CONTROL } from "../../src/memento/origin.ts";
+import { MEMENTO_CACHE_CONTROL } from "../../src/origin/memento-answers.ts";
 import type { MementoInfo } from "../../src/memento/types.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
 import { pageRef, type PageRef } from "../../src/page/page-ref.ts";
