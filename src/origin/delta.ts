@@ -9,10 +9,9 @@
  * edge turns into plain br.
  */
 import { pageStoreOf } from "../bindings.ts";
-import { dcbCompress } from "../codec/index.ts";
+import { BROTLI_DEFAULTS, dcbCompress } from "../codec/index.ts";
 import { ProblemError } from "../http/problem.ts";
 import { revisionBrotliQuality } from "../http/representation/revision-encodings.ts";
-import { BROTLI_DEFAULTS } from "../codec/index.ts";
 import { LIMITS } from "../limits.ts";
 import { revisionKey, variantsTag } from "../tiers/cache-key.ts";
 import type { Answer, OriginQuery } from "./answer.ts";

@@ -24,6 +24,7 @@ import { serveCoded } from "../../src/http/representation/serve-coded.ts";
 import { serveRepresentation } from "../../src/http/representation/serve.ts";
 import { addVary } from "../../src/http/representation/vary.ts";
 import { validated } from "../../src/http/validate.ts";
+import { sha256Hex } from "../../src/hash/digests.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
 import { pageRef, titleSegment, type PageRef } from "../../src/page/page-ref.ts";
 import { withColo } from "../../src/sim/colo.ts";
@@ -98,11 +99,6 @@ function respondDelta(c: Context<ReadEnv>, through: ReadThrough, dictionary: str
   const etag = headers.get("etag");
   if (etag) headers.set("etag", codedEtag(etag, `dcb-${dictionary.slice(0, 16)}`));
   return serveRepresentation(c.req.raw, { status: 200, headers, body: dcb });
-}
-
-async function sha256Hex(body: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 readRoutes.use("/page/*", withColo);

@@ -9,6 +9,7 @@
  * useAsDictionary("Help:Contents/Editing");   // 'match="/page/Help\\:Contents%2FEditing/*"'
  * offeredDictionary(request);                 // "9f86d0…" (hex) or undefined
  */
+import { toHex } from "../../hash/digests.ts";
 import { titleSegment } from "../../page/page-ref.ts";
 import { clientAcceptEncoding, codingWeight } from "./accept-encoding.ts";
 
@@ -35,7 +36,7 @@ export function parseAvailableDictionary(value: string | null): string | undefin
     return undefined;
   }
   if (bytes.length !== 32) return undefined;
-  return Array.from(bytes, (ch) => ch.charCodeAt(0).toString(16).padStart(2, "0")).join("");
+  return toHex(Uint8Array.from(bytes, (ch) => ch.charCodeAt(0)));
 }
 
 /** The dictionary a request offers to decode dcb against: only when it also accepts dcb. */

@@ -9,11 +9,7 @@
  * const br = brotliForWire(body, LIMITS.wire.dynamicBrotliQuality, "text");
  * const gz = await gzipForWire(body);
  */
-import { brotliCompress, type BrotliMode } from "../../codec/index.ts";
-import { BROTLI_DEFAULTS } from "../../codec/index.ts";
-
-/** The coded forms a response can take besides identity. */
-export type WireCoding = "br" | "gzip";
+import { BROTLI_DEFAULTS, brotliCompress, type BrotliMode } from "../../codec/index.ts";
 
 /**
  * The window is no larger than the body needs (and never above the wire's
