@@ -40,7 +40,7 @@ export interface Answer {
   /**
    * The body already coded for the wire, made once where the answer is made
    * and kept beside it in every tier, so a hot read never compresses: a
-   * revision's br (src/http/representation/revision-encodings.ts), or a
+   * revision's br (src/origin/revision-encodings.ts), or a
    * delta answer's dcb, which is all a delta answer holds (its `body` is empty).
    */
   encoded?: { br?: Uint8Array; dcb?: Uint8Array };

@@ -11,9 +11,8 @@
 import { pageStoreOf } from "../bindings.ts";
 import { BROTLI_DEFAULTS, dcbCompress } from "../codec/index.ts";
 import { ProblemError } from "../http/problem.ts";
-import { revisionBrotliQuality } from "../http/representation/revision-encodings.ts";
+import { revisionBrotliQuality } from "./revision-encodings.ts";
 import { LIMITS } from "../limits.ts";
-import { revisionKey, variantsTag } from "../tiers/cache-key.ts";
 import type { Answer, OriginQuery } from "./answer.ts";
 import { readRevision } from "./page-origin.ts";
 
@@ -34,7 +33,6 @@ export async function renderDelta(env: Env, query: DeltaQuery, revisionAnswer: (
   }
   const lgwin = Math.min(BROTLI_DEFAULTS.lgwin, Math.max(10, Math.ceil(Math.log2(size + 1))));
   const dcb = await dcbCompress(target.body, dictionary.body, { quality: revisionBrotliQuality(size), lgwin });
-  // Tagged for its revision too: a purge of the revision's URL reaches it wherever tags are all there is.
-  const tags = [...(target.tags ?? []), variantsTag(revisionKey(query.ref.key, query.id).key)];
-  return { ...target, body: new Uint8Array(0), encoded: { dcb }, tags };
+  // Its Cache-Tag also names its revision (src/tiers/cache-key.ts cacheTagsOf), so a purge of the revision's URL reaches it where tags are all there is.
+  return { ...target, body: new Uint8Array(0), encoded: { dcb } };
 }

@@ -7,7 +7,7 @@
  */
 import { pageStoreOf } from "../bindings.ts";
 import { sha256Hex } from "../hash/digests.ts";
-import { CACHE_CONTROL } from "../http/representation/cache-control.ts";
+import { CACHE_CONTROL } from "../representation/cache-control.ts";
 import { LIMITS } from "../limits.ts";
 import type { Answer, OriginQuery } from "./answer.ts";
 import { answerTags } from "./tags.ts";
@@ -15,7 +15,7 @@ import { storeProblem } from "../page/store-problem.ts";
 import { LINK_FORMAT, mementoUrls } from "../memento/links.ts";
 import { renderJsonTimemap, renderLinkTimemap } from "../memento/timemap.ts";
 
-/** What a write changes: the one policy for TimeMaps and Memento answers (src/http/representation/cache-control.ts). */
+/** What a write changes: the one policy for TimeMaps and Memento answers (src/representation/cache-control.ts). */
 export const MEMENTO_CACHE_CONTROL = CACHE_CONTROL.timemap;
 
 async function answer(query: OriginQuery, contentType: string, text: string, version: number, tagged = false): Promise<Answer> {

@@ -12,7 +12,7 @@
 import type { z } from "zod";
 import { LIMITS } from "../limits.ts";
 import { ProblemError } from "../http/problem.ts";
-import { atQuery, historyQuery, revisionParam, timemapParam, timemapQuery } from "../http/read-queries.ts";
+import { atQuery, historyQuery, revisionParam, timemapParam, timemapQuery } from "../read-api/queries.ts";
 import { pageRef } from "../page/page-ref.ts";
 import { historyKey, latestKey, revisionKey, timemapKey } from "../tiers/cache-key.ts";
 import { CONTROL } from "./tag-syntax.ts";

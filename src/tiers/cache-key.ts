@@ -81,6 +81,10 @@ export function cacheKeyOf(query: OriginQuery): CacheKey {
  * and a mutable one's (latest, history, time resolution, 404s) own tag,
  * which a write purges.
  */
-export function cacheTagsOf(entry: Pick<Answer, "page" | "mutable" | "tags">): string[] {
-  return entry.mutable ? [...tagsOf(entry), mutableTag(entry.page)] : [...tagsOf(entry)];
+export function cacheTagsOf(entry: Pick<Answer, "page" | "mutable" | "tags" | "revisionId" | "encoded">): string[] {
+  const tags = [...tagsOf(entry)];
+  if (entry.mutable) tags.push(mutableTag(entry.page));
+  // A dcb variant also names its revision: purging the revision's URL must reach it where tags are all there is.
+  if (entry.encoded?.dcb && entry.revisionId !== undefined) tags.push(variantsTag(revisionKey(entry.page, entry.revisionId).key));
+  return tags;
 }

@@ -13,7 +13,7 @@ import { requestId, type RequestIdVariables } from "hono/request-id";
 import { version } from "../../package.json";
 import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
 import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
-import { compress } from "../../src/http/representation/compress.ts";
+import { compress } from "../../src/representation/compress.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { devFaultRoutes } from "../admin/dev-fault-routes.ts";
 import { purgeRoutes } from "../admin/purge-routes.ts";
@@ -44,7 +44,7 @@ app.use(async (c, next) => {
 });
 
 // Every response a route builds in full is negotiated and compressed here (br, gzip), with its
-// preconditions and Range answered against the coded body; see src/http/representation/compress.ts.
+// preconditions and Range answered against the coded body; see src/representation/compress.ts.
 app.use(compress());
 
 app.get("/healthz", (c) =>

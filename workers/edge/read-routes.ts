@@ -7,7 +7,7 @@
  *   GET /page/{title}/{revid}         one revision
  *   GET /page/{title}/history         newest first; ?limit=1..500, ?older= / ?newer= cursors
  *
- * Representations (src/http/representation/): identity, br (a revision's
+ * Representations (src/representation/): identity, br (a revision's
  * made once and kept in the tiers), gzip, and for a client holding another
  * revision of the page, dcb against it (RFC 9842); each with its own ETag,
  * preconditions, Range and HEAD.
@@ -17,12 +17,13 @@
  */
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { atQuery, historyQuery, revisionParam } from "../../src/http/read-queries.ts";
-import { offeredDictionary, useAsDictionary } from "../../src/http/representation/dictionary.ts";
-import { codedEtag } from "../../src/http/representation/etag.ts";
-import { serveCoded } from "../../src/http/representation/serve-coded.ts";
-import { serveRepresentation } from "../../src/http/representation/serve.ts";
-import { addVary } from "../../src/http/representation/vary.ts";
+import { atQuery, historyQuery, revisionParam } from "../../src/read-api/queries.ts";
+import { offeredDictionary, useAsDictionary } from "../../src/representation/dictionary.ts";
+import { isCompressible } from "../../src/representation/compressible.ts";
+import { codedEtag } from "../../src/representation/etag.ts";
+import { serveCoded } from "../../src/representation/serve-coded.ts";
+import { serveRepresentation } from "../../src/representation/serve.ts";
+import { addVary } from "../../src/representation/vary.ts";
 import { validated } from "../../src/http/validate.ts";
 import { sha256Hex } from "../../src/hash/digests.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
@@ -63,8 +64,9 @@ function answerHeaders(c: Context<ReadEnv>, through: ReadThrough): Headers {
   headers.set("x-palimpsest-colo", through.colo);
   headers.set("age", String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))));
   headers.set("x-request-id", c.get("requestId"));
-  // A revision worth compressing offers itself as the dictionary for the page's other revisions (RFC 9842).
-  if (entry.status === 200 && entry.revisionId !== undefined && (entry.encoded?.br || entry.encoded?.dcb)) {
+  // Every text revision offers itself as the dictionary for the page's other revisions (RFC 9842): even
+  // one too small to be worth compressing makes its successor's delta tiny.
+  if (entry.status === 200 && entry.revisionId !== undefined && isCompressible(entry.headers["content-type"] ?? "")) {
     headers.set("use-as-dictionary", useAsDictionary(entry.page));
     addVary(headers, "Accept-Encoding", "Available-Dictionary");
   }

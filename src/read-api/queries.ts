@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { LIMITS } from "../limits.ts";
 import { parseWaybackTimestamp } from "../memento/wayback.ts";
-import { parseAt } from "./timestamps.ts";
+import { parseAt } from "../http/timestamps.ts";
 
 export const atQuery = z.object({
   at: z

@@ -9,7 +9,7 @@
  * const br = brotliForWire(body, LIMITS.wire.dynamicBrotliQuality, "text");
  * const gz = await gzipForWire(body);
  */
-import { BROTLI_DEFAULTS, brotliCompress, type BrotliMode } from "../../codec/index.ts";
+import { BROTLI_DEFAULTS, brotliCompress, type BrotliMode } from "../codec/index.ts";
 
 /**
  * The window is no larger than the body needs (and never above the wire's

@@ -9,8 +9,8 @@
  * useAsDictionary("Help:Contents/Editing");   // 'match="/page/Help\\:Contents%2FEditing/*"'
  * offeredDictionary(request);                 // "9f86d0…" (hex) or undefined
  */
-import { toHex } from "../../hash/digests.ts";
-import { titleSegment } from "../../page/page-ref.ts";
+import { toHex } from "../hash/digests.ts";
+import { titleSegment } from "../page/page-ref.ts";
 import { clientAcceptEncoding, codingWeight } from "./accept-encoding.ts";
 
 /** URL pattern syntax characters (a title's `:` would start a named group), escaped with a backslash. */

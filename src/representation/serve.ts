@@ -9,7 +9,7 @@
  * return serveRepresentation(c.req.raw, { status: 200, headers, body });
  */
 import { HTTPException } from "hono/http-exception";
-import { ProblemError } from "../problem.ts";
+import { ProblemError } from "../http/problem.ts";
 import { precondition } from "./conditional.ts";
 import { selectRange } from "./range.ts";
 

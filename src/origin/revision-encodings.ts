@@ -9,10 +9,10 @@
  * @example
  * const encoded = revisionEncodings(body, "text/html; charset=utf-8");   // { br } or undefined
  */
-import { LIMITS } from "../../limits.ts";
-import type { Answer } from "../../origin/answer.ts";
-import { isCompressible } from "./compressible.ts";
-import { brotliForWire, brotliModeFor } from "./wire-encode.ts";
+import { LIMITS } from "../limits.ts";
+import type { Answer } from "./answer.ts";
+import { isCompressible } from "../representation/compressible.ts";
+import { brotliForWire, brotliModeFor } from "../representation/wire-encode.ts";
 
 export function revisionBrotliQuality(bytes: number): number {
   if (bytes <= LIMITS.wire.revisionBrotliQ11MaxBytes) return 11;

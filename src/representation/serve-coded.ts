@@ -10,8 +10,8 @@
  * @example
  * return serveCoded(c.req.raw, { status: 200, headers, body }, answer.encoded);
  */
-import { LIMITS } from "../../limits.ts";
-import { ProblemError } from "../problem.ts";
+import { LIMITS } from "../limits.ts";
+import { ProblemError } from "../http/problem.ts";
 import { chooseCoding, clientAcceptEncoding, type Coding } from "./accept-encoding.ts";
 import { isCompressible } from "./compressible.ts";
 import { codedEtag } from "./etag.ts";
