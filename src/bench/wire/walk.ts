@@ -6,8 +6,13 @@
  * |---|---|
  * | identity | `Accept-Encoding: identity` |
  * | gzip | `Accept-Encoding: gzip` |
- * | br | `Accept-Encoding: gzip, deflate, br` (what a browser offers without dictionaries) |
- * | dcb | `Accept-Encoding: gzip, deflate, br, zstd, dcb` and, when the revision before said `Use-As-Dictionary` with a `match` covering this URL, `Available-Dictionary: :base64(SHA-256 of that revision's body):` |
+ * | br | `Accept-Encoding: br, gzip;q=0.9` |
+ * | dcb | `Accept-Encoding: dcb, br, gzip;q=0.9` and, when the revision before said `Use-As-Dictionary` with a `match` covering this URL, `Available-Dictionary: :base64(SHA-256 of that revision's body):` |
+ *
+ * br is listed first because the local Worker runs behind miniflare's
+ * emulation of Cloudflare's front line, which re-encodes a br or gzip body
+ * into the first of the two the client lists: with a browser's
+ * `gzip, deflate, br` the br column would measure gzip made twice.
  *
  * Bodies are taken as they come off the wire (node:http: no decoding), then
  * decoded here and checked byte for byte against the identity body, which is
@@ -34,8 +39,8 @@ export type WireEncoding = (typeof WIRE_ENCODINGS)[number];
 const ACCEPT: Record<WireEncoding, string> = {
   identity: "identity",
   gzip: "gzip",
-  br: "gzip, deflate, br",
-  dcb: "gzip, deflate, br, zstd, dcb",
+  br: "br, gzip;q=0.9",
+  dcb: "dcb, br, gzip;q=0.9",
 };
 
 /** What one encoding's responses cost over a walk. */
