@@ -188,6 +188,14 @@ export const LIMITS = {
     /** Biggest raw prefix dictionary, in bytes, we prepare; bigger ones cost too much heap. */
     brotliMaxDictionaryBytes: 16 * 1024 * 1024,
   },
+  staticDict: {
+    /**
+     * Most (word, transform) entries a reduced static-dictionary table for the edge may hold
+     * (src/codec/dict/table-format.ts); 4 bytes each. The search is per position, so the table's
+     * size is CPU on every dynamic response; the committed tables are far below this.
+     */
+    maxTableEntries: 16_384,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 
 type Limits = typeof LIMITS;
