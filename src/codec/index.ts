@@ -26,6 +26,23 @@ export { CodecError, CodecErrorCode, type CodecErrorCodeName } from "./errors.ts
 export { BrotliDictionary, type DictionaryInput } from "./brotli/dictionary.ts";
 export { BROTLI_DEFAULTS, type BrotliCompressOptions, type BrotliMode } from "./brotli/options.ts";
 export { BrotliEncoder, brotliCompress, brotliCompressStream } from "./brotli/encoder.ts";
+export {
+  ReducedDictionary,
+  cachedReducedDictionary,
+  checkReducedTable,
+  decodeTraceRecords,
+  dictionaryWord,
+  traceDictionaryCandidates,
+  traceDictionaryCandidatesRaw,
+  DICTIONARY_TRANSFORMS,
+  DICTIONARY_WORD_BITS,
+  REDUCED_DICTIONARY_QUALITIES,
+  REDUCED_TABLE_MAX_ENTRIES,
+  TRACE_RECORD_BYTES,
+  type DictionaryCandidateEvent,
+  type TraceOptions,
+  type TraceRecords,
+} from "./brotli/reduced-dictionary.ts";
 export { BrotliDecoder, brotliDecompress, brotliDecompressStream, type BrotliDecompressOptions } from "./brotli/decoder.ts";
 export { lz4Compress, lz4Decompress, lz4StoredSize, type Lz4CompressOptions, type Lz4DecompressOptions } from "./lz4/block.ts";
 export { lz4FrameCompress, lz4FrameDecompress, Lz4FrameDecoder, type Lz4FrameOptions } from "./lz4/frame.ts";

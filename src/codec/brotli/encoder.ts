@@ -13,6 +13,7 @@ import { coderStream } from "../runtime/coder-stream.ts";
 import { concatChunks } from "../runtime/stream-io.ts";
 import { checkDictionaryInput } from "./dictionary.ts";
 import { resolveBrotliOptions, type BrotliCompressOptions } from "./options.ts";
+import type { ReducedDictionaryTrace } from "./reduced-dictionary.ts";
 import { openBrotliStream, type BrotliStreamState } from "./stream-state.ts";
 
 // BrotliEncoderParameter and BrotliEncoderOperation values from encode.h.
@@ -22,16 +23,20 @@ type Op = (typeof Op)[keyof typeof Op];
 
 export class BrotliEncoder {
   readonly #s: BrotliStreamState;
+  readonly #trace: ReducedDictionaryTrace | undefined;
 
-  constructor(options: BrotliCompressOptions = {}) {
+  /** `trace` is for traceDictionaryCandidates (reduced-dictionary.ts) only. */
+  constructor(options: BrotliCompressOptions = {}, trace?: ReducedDictionaryTrace) {
     const opts = resolveBrotliOptions(options);
+    this.#trace = trace;
+    const reduced = options.reducedDictionary;
     this.#s = openBrotliStream(
       {
         module: "brotli",
         what: "a brotli encoder",
         create: "BrotliEncoderCreateInstance",
         destroy: "BrotliEncoderDestroyInstance",
-        configure(heap, state, dict) {
+        configure(heap, state, dict, lease) {
           const set = (param: number, value: number) => {
             if (!heap.fn.BrotliEncoderSetParameter!(state, param, value)) {
               throw new CodecError("INVALID_ARGUMENT", `brotli encoder rejected parameter ${param}=${value}`);
@@ -42,6 +47,14 @@ export class BrotliEncoder {
           set(Param.Mode, opts.mode);
           if (opts.largeWindow) set(Param.LargeWindow, 1);
           if (opts.sizeHint > 0) set(Param.SizeHint, opts.sizeHint);
+          if (reduced) {
+            // The state keeps a pointer to the prepared structure: prepared in this heap, freed only by its dispose().
+            const handle = reduced.handleIn(heap);
+            if (!heap.call("BrotliEncoderAttachReducedDictionary", () => heap.fn.BrotliEncoderAttachReducedDictionary!(state, handle))) {
+              throw new CodecError("OUT_OF_MEMORY", "brotli encoder could not attach the reduced dictionary");
+            }
+            trace?.attach(lease, state);
+          }
           if (!dict) return;
           const prepared = dict.preparedIn(heap);
           if (!heap.call("BrotliEncoderAttachPreparedDictionary", () => heap.fn.BrotliEncoderAttachPreparedDictionary!(state, prepared))) {
@@ -73,6 +86,7 @@ export class BrotliEncoder {
     try {
       this.#s.buffers.clearInput();
       this.#drive(Op.Finish, out);
+      this.#trace?.collect(this.#s.heap, this.#s.state);
     } finally {
       this.dispose();
     }

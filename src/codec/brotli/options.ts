@@ -5,6 +5,7 @@
 import { invalidArgument } from "../errors.ts";
 import { LIMITS } from "../../limits.ts";
 import type { DictionaryInput } from "./dictionary.ts";
+import type { ReducedDictionary } from "./reduced-dictionary.ts";
 
 export type BrotliMode = "generic" | "text" | "font";
 
@@ -24,6 +25,12 @@ export interface BrotliCompressOptions {
   mode?: BrotliMode;
   /** Raw prefix dictionary the stream may refer back into. */
   dictionary?: DictionaryInput;
+  /**
+   * A prepared reduced static dictionary (see reduced-dictionary.ts) the
+   * encoder searches at qualities 5-9 where LZ77 finds nothing good;
+   * ignored at other qualities. Output stays standard brotli.
+   */
+  reducedDictionary?: ReducedDictionary;
 }
 
 export interface ResolvedBrotliOptions {

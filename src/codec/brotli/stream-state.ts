@@ -26,8 +26,8 @@ export interface BrotliCoderKind {
   /** The exports that create and destroy the state. */
   create: string;
   destroy: string;
-  /** Sets parameters and attaches `dict`, if any; throws a CodecError to refuse. */
-  configure(heap: WasmHeap, state: number, dict: BrotliDictionary | undefined): void;
+  /** Sets parameters and attaches `dict`, if any; throws a CodecError to refuse. Whatever it takes from `lease` is given back with it. */
+  configure(heap: WasmHeap, state: number, dict: BrotliDictionary | undefined, lease: HeapLease): void;
 }
 
 export function openBrotliStream(kind: BrotliCoderKind, dictionary: DictionaryInput | undefined): BrotliStreamState {
@@ -37,7 +37,7 @@ export function openBrotliStream(kind: BrotliCoderKind, dictionary: DictionaryIn
     if (owned) lease.onRelease(() => dict?.dispose());
     // The three zeros: no custom allocator, the module's own malloc and free.
     const state = lease.native(kind.what, kind.create, kind.destroy, 0, 0, 0);
-    kind.configure(lease.heap, state, dict);
+    kind.configure(lease.heap, state, dict, lease);
     return { state, buffers: lease.streamBuffers(LIMITS.codec.streamChunkBytes, LIMITS.codec.streamChunkBytes) };
   });
   return { lease, heap: lease.heap, ...held };
