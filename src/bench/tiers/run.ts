@@ -51,7 +51,7 @@
  * | reads | mix reads that answered 200 with the debug headers |
  * | hit_ratio_lower | reads served by `lower` (x-palimpsest-tier) / reads |
  * | hit_ratio_regional | reads served by `regional` / reads that reached the regional tier (reads − lower hits) |
- * | origin_fetches | origin renders the Worker did for the mix, counted by the Worker: every TierCache's `origin_fetch` counter plus the edge's own renders (`lower.isolateCounters.originRenders`: tiers disabled or gone around), from `GET /api/tiers` after the mix (and its purges) settled minus before it. One local workerd isolate serves every request here, so its per-isolate count is the whole count. In no-tier, every read renders once |
+ * | origin_fetches | origin renders the Worker did for the mix, counted by the Worker: every TierCache's `origin_fetch` counter plus the edge's own renders (`lower.isolateCounters.originRenders`: tiers disabled or gone around), from `GET /api/tiers` after the mix (and its purges) settled minus before it. One local workerd isolate serves every request here, so its per-isolate count is the whole count. In no-tier, every read renders once, and a specific revision's read once more for its Memento links (a small answer of its own, src/origin/memento-answers.ts) |
  * | read_ms_p50, read_ms_p99 | wall-clock ms per mix read, request to last body byte |
  * | purges | mix writes (each produces one purge) |
  * | purge_ack_ms_p50, purge_ack_ms_p99 | per mix purge: the latest per-tier `ackedAt` in `GET /api/purges/{id}` minus the event's `createdAt` (see purge-tracker.ts for why this, not poll time); null without purges |
