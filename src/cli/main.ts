@@ -11,6 +11,7 @@
 import { Command, CommanderError } from "commander";
 import { registerCodecCommands } from "./commands/codec.ts";
 import { registerDevCommand } from "./commands/dev.ts";
+import { registerDictCommands } from "./commands/dict.ts";
 import { registerImportCommand } from "./commands/import.ts";
 import { fail, UsageError } from "../local/output.ts";
 import pkg from "../../package.json" with { type: "json" };
@@ -30,6 +31,7 @@ function requestedCommand(args: readonly string[]): string | undefined {
 registerDevCommand(program);
 registerCodecCommands(program);
 registerImportCommand(program);
+registerDictCommands(program);
 // The bench commands live with the benches (src/bench/commands/), which build
 // on this folder's archive client and local Worker, so src/bench depends on
 // src/cli and not back: the program plugs them in only when asked for, which

@@ -22,7 +22,14 @@
  * decodeTable(bytes); // [{ length: 4, index: 12, transform: 0 }]
  */
 import { LIMITS } from "../../limits.ts";
-import { TRANSFORM_COUNT } from "./transforms.ts";
+import {
+  DICTIONARY_TRANSFORMS,
+  DICTIONARY_WORD_BITS,
+  REDUCED_TABLE_ENTRY_BYTES,
+  REDUCED_TABLE_HEADER_BYTES,
+  REDUCED_TABLE_MAGIC,
+  REDUCED_TABLE_MAX_ENTRIES,
+} from "../brotli/reduced-dictionary.ts";
 
 export interface TableEntry {
   /** Word length in bytes, 4..24. */
@@ -33,18 +40,18 @@ export interface TableEntry {
   transform: number;
 }
 
-export const TABLE_MAGIC = "PSD1";
-export const TABLE_HEADER_BYTES = 8;
-export const TABLE_ENTRY_BYTES = 4;
+// The format's constants are the encoder's (one definition of the contract).
+const TABLE_MAGIC = REDUCED_TABLE_MAGIC;
+const TABLE_HEADER_BYTES = REDUCED_TABLE_HEADER_BYTES;
+const TABLE_ENTRY_BYTES = REDUCED_TABLE_ENTRY_BYTES;
+const TRANSFORM_COUNT = DICTIONARY_TRANSFORMS;
 
-/** log2 of how many words the built-in dictionary has of each length (RFC 7932 Appendix A, NDBITS); 0 = none. */
-export const WORD_COUNT_BITS: readonly number[] = [0, 0, 0, 0, 10, 10, 11, 11, 10, 10, 10, 10, 10, 9, 9, 8, 7, 7, 8, 7, 7, 6, 6, 5, 5];
 export const MIN_WORD_LENGTH = 4;
 export const MAX_WORD_LENGTH = 24;
 
 /** Words of `length` in the built-in dictionary (0 outside 4..24). */
 export function wordCount(length: number): number {
-  const bits = WORD_COUNT_BITS[length] ?? 0;
+  const bits = DICTIONARY_WORD_BITS[length] ?? 0;
   return bits === 0 ? 0 : 1 << bits;
 }
 
@@ -79,8 +86,8 @@ function checkEntry(e: TableEntry, where: string): void {
   }
 }
 
-/** Every pair there is: the trainer's candidate tables may list them all. */
-export const ALL_PAIRS = WORD_COUNT_BITS.reduce((n, bits) => n + (bits ? 1 << bits : 0), 0) * TRANSFORM_COUNT;
+/** Every pair there is (13,504 words x 121 transforms): the trainer's candidate tables may list them all. */
+export const ALL_PAIRS = REDUCED_TABLE_MAX_ENTRIES;
 
 export interface TableLimits {
   /** Most entries accepted; default LIMITS.staticDict.maxTableEntries (tables for the edge). Candidate tables pass ALL_PAIRS. */

@@ -2,16 +2,16 @@
  * brotli's 121 word transforms (RFC 7932 Appendix B), by transform id: the
  * prefix written before the word, what is done to the word, and the suffix
  * after it. A static-dictionary reference names a word and one of these; a
- * reduced table (./table-format.ts) lists the (word, transform) pairs an
+ * reduced table (src/codec/dict/table-format.ts) lists the (word, transform) pairs an
  * encoder may use. Generated once from the pinned upstream
- * `c/common/transform.c` (the RFC's table is normative and never changes);
- * the trainer chooses and reports transforms by these, the table reader
- * validates ids against TRANSFORM_COUNT.
+ * `c/common/transform.c` (the RFC's table is normative and never changes),
+ * so the trainer can name the transforms it reports.
  *
  * @example
  * TRANSFORMS[21]; // ["", "identity", "\">"]
  * describeTransform(21); // 'word + "\\">"'
  */
+import { DICTIONARY_TRANSFORMS } from "../codec/brotli/reduced-dictionary.ts";
 
 export type TransformKind =
   | "identity"
@@ -147,7 +147,7 @@ export const TRANSFORMS: readonly Transform[] = [
 ];
 
 /** How many transforms RFC 7932 defines: ids run 0..120. */
-export const TRANSFORM_COUNT = 121;
+export const TRANSFORM_COUNT = DICTIONARY_TRANSFORMS;
 
 /** A transform for a human: `" " + Upper(word) + "=\""`. */
 export function describeTransform(id: number): string {
