@@ -44,6 +44,11 @@ trap 'rm -rf "$work"' EXIT
 tar -xzf "$cache/$BROTLI_FILE" -C "$work"
 tar -xzf "$cache/$LZ4_FILE" -C "$work"
 brotli_src="$work/${BROTLI_FILE%.tar.gz}/c"
+# Our reduced static-dictionary search hooks into the encoder through one
+# small patch (three calls and a struct field; see the patch's header) and
+# lives in our own reduced_dict.c. Without a reduced dictionary attached the
+# patched encoder takes upstream's path only and writes the same bytes.
+patch --quiet --forward -p1 -d "$work/${BROTLI_FILE%.tar.gz}" <"$here/patches/reduced-dictionary.patch"
 lz4_src="$work/${LZ4_FILE%.tar.gz}/lz4libs"
 
 CFLAGS=(
@@ -89,12 +94,13 @@ link() { # output exports-file objs...
 
 mapfile -t common_objs < <(compile "$work/obj/common" "${BROTLI_CFLAGS[@]}" -- $(ls "$brotli_src"/common/*.c | LC_ALL=C sort))
 mapfile -t dec_objs < <(compile "$work/obj/dec" "${BROTLI_CFLAGS[@]}" -- $(ls "$brotli_src"/dec/*.c | LC_ALL=C sort))
-mapfile -t enc_objs < <(compile "$work/obj/enc" "${BROTLI_CFLAGS[@]}" -- $(ls "$brotli_src"/enc/*.c | LC_ALL=C sort))
+mapfile -t enc_objs < <(compile "$work/obj/enc" "${BROTLI_CFLAGS[@]}" -I"$here" -- $(ls "$brotli_src"/enc/*.c | LC_ALL=C sort))
+mapfile -t pal_objs < <(compile "$work/obj/pal" "${BROTLI_CFLAGS[@]}" -I"$here" -I"$brotli_src" -- "$here/reduced_dict.c")
 mapfile -t lz4_objs < <(compile "$work/obj/lz4" -- "$lz4_src/lz4.c" "$lz4_src/lz4hc.c" "$lz4_src/lz4frame.c" "$lz4_src/xxhash.c" "$here/lz4_shim.c")
 
 dest="$out"
 (( check )) && dest="$work/check" && mkdir -p "$dest"
-link "$dest/brotli.wasm" <(cat "$here/exports/brotli-decoder.txt" "$here/exports/brotli-encoder.txt") "${common_objs[@]}" "${dec_objs[@]}" "${enc_objs[@]}"
+link "$dest/brotli.wasm" <(cat "$here/exports/brotli-decoder.txt" "$here/exports/brotli-encoder.txt") "${common_objs[@]}" "${dec_objs[@]}" "${enc_objs[@]}" "${pal_objs[@]}"
 link "$dest/brotli-decoder.wasm" "$here/exports/brotli-decoder.txt" "${common_objs[@]}" "${dec_objs[@]}"
 link "$dest/lz4.wasm" "$here/exports/lz4.txt" "${lz4_objs[@]}"
 
