@@ -37,6 +37,9 @@ function allWordsTable(transforms: readonly number[]): Uint8Array {
   return bytes;
 }
 
+/** Each case spawns brotli -d dozens of times; on a loaded 2-core machine that is seconds, not a hang. */
+const SLOW = 120_000;
+
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex").slice(0, 32);
 
 function expectSame(actual: Uint8Array, expected: Uint8Array, what: string): void {
@@ -47,7 +50,7 @@ function expectSame(actual: Uint8Array, expected: Uint8Array, what: string): voi
 describe.skipIf(!ready)(`reduced dictionary output decodes with zlib and brotli -d${ready ? "" : ` (skipped: ${why})`}`, () => {
   const rd = ready ? ReducedDictionary.prepare(allWordsTable(WEB_TRANSFORMS)) : undefined;
 
-  it("corpus HTML, CSS and JS at q5, q6 and q9", async () => {
+  it("corpus HTML, CSS and JS at q5, q6 and q9", { timeout: SLOW }, async () => {
     for (const file of webSample()) {
       for (const quality of [5, 6, 9]) {
         const packed = brotliCompress(file.bytes, { quality, reducedDictionary: rd });
@@ -57,7 +60,7 @@ describe.skipIf(!ready)(`reduced dictionary output decodes with zlib and brotli 
     }
   });
 
-  it("fuzzed inputs: empty, 1 byte, random bytes, random dictionary-word mixes, 2 MiB", async () => {
+  it("fuzzed inputs: empty, 1 byte, random bytes, random dictionary-word mixes, 2 MiB", { timeout: SLOW }, async () => {
     const rand = prng(2024);
     const soup = (words: number) => {
       const parts: Uint8Array[] = [];
@@ -80,7 +83,7 @@ describe.skipIf(!ready)(`reduced dictionary output decodes with zlib and brotli 
 });
 
 describe.skipIf(!HAVE_CORPUS)(`no table: byte-identical to the unpatched encoder${HAVE_CORPUS ? "" : ` (skipped: ${NO_CORPUS_REASON})`}`, () => {
-  it("9 corpus files x q5-9 x lgwin 16 and 22, and 1.3 MB at q5/7/9 (the H6 hasher)", () => {
+  it("9 corpus files x q5-9 x lgwin 16 and 22, and 1.3 MB at q5/7/9 (the H6 hasher)", { timeout: SLOW }, () => {
     let checked = 0;
     for (const path of STOCK_FILES) {
       const bytes = readFileSync(join(CORPUS_DIR, "web", path));
