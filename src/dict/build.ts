@@ -30,14 +30,17 @@ const OUT_DIR = fileURLToPath(new URL("../codec/dict/", import.meta.url));
 export const GENERATED_TS = "tables.generated.ts";
 
 /**
- * How each committed table is trained. Sizes were measured with
- * `bench dict` on the held-out part (see README, "Reduced static dictionary"):
- * past these, bigger tables bought no bytes and cost search time.
+ * How each committed table is trained. The size is a CPU budget, measured
+ * with `bench dict --part held-out --tables DIR` on tables cut to 64, 128,
+ * 256, 512, 1024 and 4096 pairs: every size met the bytes target for files
+ * <= 64 KiB (reduced q5 / stock q6: 0.99 at 64 pairs, 0.94-0.98 at 256, 0.93-0.96
+ * at 4096), but search CPU grew with the table: within noise of stock q5 up
+ * to 256, +4-7 % at 512, +5-11 % at 1024, +9-21 % at 4096. So 256 per type.
  */
 export const BUILD_SETTINGS: Record<StaticDictType, Omit<TrainOptions, "log">> = {
-  html: { maxEntries: 2048, minFiles: 2 },
-  css: { maxEntries: 2048, minFiles: 2 },
-  js: { maxEntries: 2048, minFiles: 2 },
+  html: { maxEntries: 256, minFiles: 2 },
+  css: { maxEntries: 256, minFiles: 2 },
+  js: { maxEntries: 256, minFiles: 2 },
 };
 
 export interface BuiltFile {

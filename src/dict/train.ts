@@ -16,7 +16,7 @@
  * const { table } = trainTable(files, { maxEntries: 2048 });
  */
 import { readFileSync } from "node:fs";
-import { ReducedDictionary, traceDictionaryCandidates } from "../codec/index.ts";
+import { heapOf, ReducedDictionary, traceDictionaryCandidates } from "../codec/index.ts";
 import { ALL_PAIRS, encodeTable, wordCount, MAX_WORD_LENGTH, MIN_WORD_LENGTH, type TableEntry } from "../codec/dict/table-format.ts";
 import { TRANSFORM_COUNT } from "./transforms.ts";
 import type { CorpusFile } from "./corpus.ts";
@@ -67,6 +67,11 @@ export function trainTable(files: readonly CorpusFile[], options: TrainOptions):
   const log = options.log ?? (() => {});
   const candidates = encodeTable(candidatePairs(options.transforms ?? ALL_TRANSFORMS), { maxEntries: ALL_PAIRS });
   const started = Date.now();
+  // A candidate table of every pair prepares in ~75 MiB of heap, past
+  // codec.recycleHeapBytes: an idle heap that big is retired, and the next
+  // file would prepare it again (~9 s). Holding the heap keeps it for the run.
+  const heap = heapOf("brotli");
+  heap.acquire();
   const prepared = ReducedDictionary.prepare(candidates);
   log(`dict train: ${prepared.entries} candidate pairs prepared in ${Date.now() - started} ms`);
   const tally = new GainTally();
@@ -85,6 +90,7 @@ export function trainTable(files: readonly CorpusFile[], options: TrainOptions):
     });
   } finally {
     prepared.dispose();
+    heap.release();
   }
   const scores = tally.scores();
   const kept = tally.select({ maxEntries: options.maxEntries, minFiles: options.minFiles });

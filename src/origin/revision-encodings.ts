@@ -12,7 +12,7 @@
 import { LIMITS } from "../limits.ts";
 import type { Answer } from "./answer.ts";
 import { isCompressible } from "../representation/compressible.ts";
-import { brotliForWire, brotliModeFor } from "../representation/wire-encode.ts";
+import { brotliForWire } from "../representation/wire-encode.ts";
 
 export function revisionBrotliQuality(bytes: number): number {
   if (bytes <= LIMITS.wire.revisionBrotliQ11MaxBytes) return 11;
@@ -23,5 +23,5 @@ export function revisionBrotliQuality(bytes: number): number {
 export function revisionEncodings(body: Uint8Array, contentType: string): Answer["encoded"] {
   const size = body.byteLength;
   if (!isCompressible(contentType) || size < LIMITS.wire.minCompressBytes || size > LIMITS.tiers.maxEntryBytes) return undefined;
-  return { br: brotliForWire(body, revisionBrotliQuality(size), brotliModeFor(contentType)) };
+  return { br: brotliForWire(body, revisionBrotliQuality(size), contentType) };
 }

@@ -17,7 +17,7 @@ import { isCompressible } from "./compressible.ts";
 import { codedEtag } from "./etag.ts";
 import { serveRepresentation, type Representation } from "./serve.ts";
 import { addVary } from "./vary.ts";
-import { brotliForWire, brotliModeFor, gzipForWire } from "./wire-encode.ts";
+import { brotliForWire, gzipForWire } from "./wire-encode.ts";
 
 /** Coded bodies made in advance. */
 export interface StoredCodings {
@@ -54,6 +54,6 @@ export async function serveCoded(request: Request, identity: Representation, sto
   const ready = coding === "br" ? stored?.br : undefined;
   // HEAD: the headers a GET would get, without making a body nobody reads (so without its length).
   if (!ready && request.method === "HEAD") return serveRepresentation(request, { status: identity.status, headers, body: identity.body, lengthUnknown: true });
-  const body = ready ?? (coding === "br" ? brotliForWire(identity.body, LIMITS.wire.dynamicBrotliQuality, brotliModeFor(headers.get("content-type"))) : await gzipForWire(identity.body));
+  const body = ready ?? (coding === "br" ? brotliForWire(identity.body, LIMITS.wire.dynamicBrotliQuality, headers.get("content-type")) : await gzipForWire(identity.body));
   return serveRepresentation(request, { status: identity.status, headers, body });
 }

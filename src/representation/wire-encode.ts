@@ -5,19 +5,34 @@
  * workerd than fflate in JavaScript (fflate stays for Node tools and raw
  * deflate options: src/codec/gzip.ts).
  *
+ * HTML, CSS and JavaScript bodies are compressed with their content type's
+ * reduced static dictionary (src/codec/dict/static-dict.ts): at the mid
+ * qualities (5-9) the encoder also looks for the dictionary words that type
+ * uses where LZ77 found nothing good; the stream is standard brotli. Other
+ * types get stock brotli.
+ *
  * @example
- * const br = brotliForWire(body, LIMITS.wire.dynamicBrotliQuality, "text");
+ * const br = brotliForWire(body, LIMITS.wire.dynamicBrotliQuality, "text/html; charset=utf-8");
  * const gz = await gzipForWire(body);
  */
 import { BROTLI_DEFAULTS, brotliCompress, type BrotliMode } from "../codec/index.ts";
+import { reducedDictionaryFor } from "../codec/dict/static-dict.ts";
 
 /**
- * The window is no larger than the body needs (and never above the wire's
- * lgwin 22, which every browser accepts): a small window is a small heap.
+ * The window for a body: no larger than the body needs (and never above the
+ * wire's lgwin 22, which every browser accepts): a small window is a small heap.
  */
-export function brotliForWire(body: Uint8Array, quality: number, mode: BrotliMode = "generic"): Uint8Array {
-  const lgwin = Math.min(BROTLI_DEFAULTS.lgwin, Math.max(10, Math.ceil(Math.log2(body.byteLength + 1))));
-  return brotliCompress(body, { quality, lgwin, mode });
+export function wireLgwin(bytes: number): number {
+  return Math.min(BROTLI_DEFAULTS.lgwin, Math.max(10, Math.ceil(Math.log2(bytes + 1))));
+}
+
+export function brotliForWire(body: Uint8Array, quality: number, contentType: string | null | undefined): Uint8Array {
+  return brotliCompress(body, {
+    quality,
+    lgwin: wireLgwin(body.byteLength),
+    mode: brotliModeFor(contentType),
+    reducedDictionary: reducedDictionaryFor(contentType),
+  });
 }
 
 export async function gzipForWire(body: Uint8Array): Promise<Uint8Array> {

@@ -1,6 +1,6 @@
 /**
  * `palimpsest bench ...`: the performance checks, one subcommand per bench
- * (`codecs`, `store`, `tiers`, `purge`, `wire`). Each prints one JSON object per row with
+ * (`codecs`, `store`, `tiers`, `purge`, `wire`, `dict`). Each prints one JSON object per row with
  * `--json`, else a table (src/bench/harness/report.ts).
  *
  * @example
@@ -9,6 +9,7 @@
  */
 import type { Command } from "commander";
 import { registerBenchCodecs } from "./codecs.ts";
+import { registerBenchDict } from "./dict.ts";
 import { registerBenchPurge } from "./purge.ts";
 import { registerBenchStore } from "./store.ts";
 import { registerBenchTiers } from "./tiers.ts";
@@ -21,4 +22,5 @@ export function registerBenchCommands(program: Command): void {
   registerBenchTiers(bench);
   registerBenchPurge(bench);
   registerBenchWire(bench);
+  registerBenchDict(bench);
 }

@@ -3,8 +3,13 @@
  * wasm codecs the Worker runs. brotli and gzip stream; the LZ4 formats and
  * dcb need the whole input.
  *
+ * `--static-dict html|css|js` compresses with that content type's reduced
+ * static dictionary, as the edge does for dynamic responses (br only, at
+ * qualities 5-9, default 5); any brotli decoder reads the output.
+ *
  * @example
  * npx palimpsest codec compress --codec lz4-frame < a.txt | lz4 -d > a2.txt
+ * npx palimpsest codec compress --codec br --static-dict html < page.html | brotli -d
  */
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
@@ -13,6 +18,7 @@ import {
   BrotliDecoder,
   BrotliDictionary,
   BrotliEncoder,
+  REDUCED_DICTIONARY_QUALITIES,
   dcbCompress,
   dcbDecompress,
   gzipCompress,
@@ -22,6 +28,7 @@ import {
   lz4FrameCompress,
   lz4FrameDecompress,
 } from "../../codec/index.ts";
+import { reducedDictionary, STATIC_DICT_TYPES, type StaticDictType } from "../../codec/dict/static-dict.ts";
 import { LIMITS } from "../../limits.ts";
 import { UsageError, parseIntOption, readAll, writeOut } from "../../local/output.ts";
 
@@ -34,6 +41,7 @@ interface CodecFlags {
   lgwin?: number;
   largeWindow?: boolean;
   dict?: string;
+  staticDict?: StaticDictType;
   maxOutput?: number;
 }
 
@@ -46,9 +54,21 @@ const QUALITY_RANGE: Record<CodecName, [number, number, number]> = {
   gzip: [0, 9, 6],
 };
 
+/** The qualities at which the encoder searches a reduced static dictionary (it ignores one elsewhere). */
+const STATIC_DICT_QUALITY = { min: REDUCED_DICTIONARY_QUALITIES.min, max: REDUCED_DICTIONARY_QUALITIES.max, fallback: LIMITS.wire.dynamicBrotliQuality };
+
 function checkFlags(flags: CodecFlags): { quality: number; dict?: Uint8Array } {
   const [min, max, fallback] = QUALITY_RANGE[flags.codec];
-  const quality = flags.quality ?? fallback;
+  if (flags.staticDict !== undefined) {
+    if (flags.codec !== "br") throw new UsageError(`--static-dict applies only to --codec br, not ${flags.codec}`);
+    const q = flags.quality;
+    if (q !== undefined && (q < STATIC_DICT_QUALITY.min || q > STATIC_DICT_QUALITY.max)) {
+      throw new UsageError(
+        `--static-dict needs --quality ${STATIC_DICT_QUALITY.min}..${STATIC_DICT_QUALITY.max} (brotli ignores a reduced dictionary elsewhere), got ${q}`,
+      );
+    }
+  }
+  const quality = flags.quality ?? (flags.staticDict !== undefined ? STATIC_DICT_QUALITY.fallback : fallback);
   if (quality < min || quality > max) throw new UsageError(`--quality for ${flags.codec} must be ${min}..${max}, got ${quality}`);
   const brotliFamily = flags.codec === "br" || flags.codec === "dcb";
   if (flags.lgwin !== undefined && !brotliFamily) throw new UsageError(`--lgwin applies only to br and dcb`);
@@ -74,7 +94,8 @@ async function compress(flags: CodecFlags): Promise<void> {
   const dictionary = dict ? new BrotliDictionary(dict) : undefined;
   switch (flags.codec) {
     case "br": {
-      const enc = new BrotliEncoder({ quality, lgwin: flags.lgwin ?? 24, largeWindow: flags.largeWindow, dictionary });
+      const reduced = flags.staticDict === undefined ? undefined : reducedDictionary(flags.staticDict);
+      const enc = new BrotliEncoder({ quality, lgwin: flags.lgwin ?? 24, largeWindow: flags.largeWindow, dictionary, reducedDictionary: reduced });
       for await (const chunk of process.stdin) for (const part of enc.push(chunk as Buffer)) await writeOut(part);
       for (const part of enc.finish()) await writeOut(part);
       return;
@@ -122,7 +143,13 @@ function withCodecOptions(cmd: Command): Command {
 
 export function registerCodecCommands(program: Command): void {
   const codec = program.command("codec").description("compress or decompress stdin to stdout with the archive's codecs");
-  withCodecOptions(codec.command("compress").description("compress stdin to stdout")).action((flags: CodecFlags) => compress(flags));
+  withCodecOptions(codec.command("compress").description("compress stdin to stdout"))
+    .addOption(
+      new Option("--static-dict <type>", "br only: search this content type's reduced static dictionary (quality 5-9, default 5)").choices(
+        STATIC_DICT_TYPES,
+      ),
+    )
+    .action((flags: CodecFlags) => compress(flags));
   withCodecOptions(codec.command("decompress").description("decompress stdin to stdout"))
     .option("--max-output <bytes>", "refuse to decode more than this", parseIntOption("max-output", 0, LIMITS.codec.maxOutputBytes))
     .action((flags: CodecFlags) => decompress(flags));
