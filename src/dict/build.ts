@@ -31,16 +31,17 @@ export const GENERATED_TS = "tables.generated.ts";
 
 /**
  * How each committed table is trained. The size is a CPU budget, measured
- * with `bench dict --part held-out --tables DIR` on tables cut to 64, 128,
- * 256, 512, 1024 and 4096 pairs: every size met the bytes target for files
- * <= 64 KiB (reduced q5 / stock q6: 0.99 at 64 pairs, 0.94-0.98 at 256, 0.93-0.96
- * at 4096), but search CPU grew with the table: within noise of stock q5 up
- * to 256, +4-7 % at 512, +5-11 % at 1024, +9-21 % at 4096. So 256 per type.
+ * with `bench dict --tables DIR` on tables cut to 1, 64, 128, 256, 512, 1024
+ * and 4096 pairs. Every size from 64 up met the bytes target for files
+ * <= 64 KiB on the held-out part (reduced q5 / stock q6: HTML 0.993 at 64,
+ * 0.986 at 128, 0.976 at 256, 0.946 at 4096), but search CPU grew with the
+ * table on top of the hook's own cost (a 1-pair HTML table: +2.4 % over stock
+ * q5): +3 % at 128, +4.5-7 % at 256, +9-21 % at 4096. So 128 per type.
  */
 export const BUILD_SETTINGS: Record<StaticDictType, Omit<TrainOptions, "log">> = {
-  html: { maxEntries: 256, minFiles: 2 },
-  css: { maxEntries: 256, minFiles: 2 },
-  js: { maxEntries: 256, minFiles: 2 },
+  html: { maxEntries: 128, minFiles: 2 },
+  css: { maxEntries: 128, minFiles: 2 },
+  js: { maxEntries: 128, minFiles: 2 },
 };
 
 export interface BuiltFile {
