@@ -59,7 +59,7 @@ describe("palimpsest bench dict --json --quick", () => {
     }
   });
 
-  it("refuses a directory with nothing to measure", async () => {
+  it("refuses a directory with nothing to measure", { timeout: 60_000 }, async () => {
     const empty = join(scratch, "empty");
     mkdirSync(empty, { recursive: true });
     const r = await palimpsest(["bench", "dict", "--json", empty]);

@@ -47,7 +47,7 @@ describe("dict train", () => {
     expect(Buffer.from(readFileSync(out)).equals(Buffer.from(inProcess.table))).toBe(true);
   });
 
-  it("refuses bad usage with exit 2", async () => {
+  it("refuses bad usage with exit 2", { timeout: 60_000 }, async () => {
     const bad = await Promise.all([
       palimpsest(["dict", "train", "--type", "svg", corpus, "--out", join(scratch, "x.psd")]),
       palimpsest(["dict", "train", "--type", "html", join(scratch, "nowhere"), "--out", join(scratch, "x.psd")]),
@@ -69,7 +69,7 @@ describe("dict build --check", () => {
     expect(check.stderr).toMatch(/npm run build:dict/);
   });
 
-  it("points at --corpus when there is no corpus", async () => {
+  it("points at --corpus when there is no corpus", { timeout: 60_000 }, async () => {
     const check = await palimpsest(["dict", "build", "--check", "--corpus", join(scratch, "nowhere")]);
     expect(check.status).toBe(2);
     expect(check.stderr).toMatch(/web corpus is missing/);
