@@ -11,7 +11,7 @@
  *
  * | row | fields |
  * |---|---|
- * | `encoding` | history (or `total`), media_type, revisions, encoding, bytes (body bytes on the wire over the walk), bytes_vs_identity, content_encodings (responses per Content-Encoding sent), cold_cpu_ms_p50/p99 and hot_cpu_ms_p50/p99 (workerd CPU ms per response) |
+ * | `encoding` | history (or `total`), media_type, revisions, encoding, bytes (body bytes on the wire over the walk), bytes_vs_identity, content_encodings (responses per Content-Encoding sent), cold_cpu_ms_p50/p99 and hot_cpu_ms_p50/p99 (workerd CPU ms per response; hot ones null with `--no-hot`) |
  * | `target` | history, target, want, got, met: dcb ≥ 10 × fewer bytes than br (each history and the total), and a hot br read's CPU p50 ≤ 1.10 × a hot identity read's (the total) |
  *
  * @example
@@ -40,8 +40,9 @@ export interface WireEncodingRow {
   content_encodings: Record<string, number>;
   cold_cpu_ms_p50: number;
   cold_cpu_ms_p99: number;
-  hot_cpu_ms_p50: number;
-  hot_cpu_ms_p99: number;
+  /** null when the hot walk was skipped (`--no-hot`). */
+  hot_cpu_ms_p50: number | null;
+  hot_cpu_ms_p99: number | null;
 }
 
 export interface WireTargetRow {
@@ -56,6 +57,8 @@ export interface WireTargetRow {
 export type WireRow = WireEncodingRow | WireTargetRow;
 
 export interface WireBenchOptions {
+  /** Walk each history a second time, every tier warm (default true). */
+  hot?: boolean;
   log?: (line: string) => void;
   onRow(row: WireRow): void;
 }
@@ -65,7 +68,7 @@ interface Walked {
   history: string;
   revisions: number;
   cold: Walk;
-  hot: Walk;
+  hot: Walk | null;
 }
 
 const DCB_BYTES_TARGET = 10;
@@ -76,7 +79,7 @@ export async function benchWire(files: readonly string[], options: WireBenchOpti
   const walked: Walked[] = [];
   try {
     for (const file of files) {
-      const one = await walkOne(file, bundle, benchVars({ ...topology, enabled: true }), options.log ?? (() => undefined));
+      const one = await walkOne(file, bundle, benchVars({ ...topology, enabled: true }), options.hot ?? true, options.log ?? (() => undefined));
       walked.push(one);
       for (const row of encodingRows(one.history, one.revisions, [one])) options.onRow(row);
       options.onRow(dcbTarget(one.history, [one]));
@@ -88,10 +91,10 @@ export async function benchWire(files: readonly string[], options: WireBenchOpti
   const revisions = walked.reduce((n, w) => n + w.revisions, 0);
   for (const row of encodingRows("total", revisions, walked)) options.onRow(row);
   options.onRow(dcbTarget("total", walked));
-  options.onRow(hotBrTarget(walked));
+  if (walked.every((w) => w.hot !== null)) options.onRow(hotBrTarget(walked));
 }
 
-async function walkOne(file: string, bundle: WorkerBundle, vars: Record<string, unknown>, log: (line: string) => void): Promise<Walked> {
+async function walkOne(file: string, bundle: WorkerBundle, vars: Record<string, unknown>, hotWalk: boolean, log: (line: string) => void): Promise<Walked> {
   const history = historyName(file);
   const say = (line: string) => log(`bench wire: ${history}: ${line}`);
   const worker = await startLocalWorker({ bundle, vars, logLevel: workerLogLevel() });
@@ -115,8 +118,8 @@ async function walkOne(file: string, bundle: WorkerBundle, vars: Record<string, 
     const started = performance.now();
     const cold = await walkHistory(worker.url, key, imported.revisions, cpu);
     say(`cold walk (${WIRE_ENCODINGS.join(", ")}) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    const hot = await walkHistory(worker.url, key, imported.revisions, cpu);
-    say(`hot walk in ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
+    const hot = hotWalk ? await walkHistory(worker.url, key, imported.revisions, cpu) : null;
+    if (hot) say(`hot walk in ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
     return { history, revisions: imported.revisions.length, cold, hot };
   } finally {
     await worker.stop();
@@ -129,7 +132,7 @@ function encodingRows(history: string, revisions: number, walked: readonly Walke
   const mediaTypes = [...new Set(walked.map((w) => w.cold.mediaType))];
   return WIRE_ENCODINGS.map((encoding) => {
     const cold = walked.flatMap((w) => w.cold.responses[encoding].cpuMs);
-    const hot = walked.flatMap((w) => w.hot.responses[encoding].cpuMs);
+    const hot = walked.every((w) => w.hot !== null) ? walked.flatMap((w) => w.hot!.responses[encoding].cpuMs) : null;
     const contentEncodings: Record<string, number> = {};
     for (const w of walked) for (const [name, n] of Object.entries(w.cold.responses[encoding].contentEncodings)) contentEncodings[name] = (contentEncodings[name] ?? 0) + n;
     return {
@@ -143,8 +146,8 @@ function encodingRows(history: string, revisions: number, walked: readonly Walke
       content_encodings: contentEncodings,
       cold_cpu_ms_p50: round(percentile(cold, 50), 3),
       cold_cpu_ms_p99: round(percentile(cold, 99), 3),
-      hot_cpu_ms_p50: round(percentile(hot, 50), 3),
-      hot_cpu_ms_p99: round(percentile(hot, 99), 3),
+      hot_cpu_ms_p50: hot && round(percentile(hot, 50), 3),
+      hot_cpu_ms_p99: hot && round(percentile(hot, 99), 3),
     };
   });
 }
@@ -156,7 +159,7 @@ function dcbTarget(history: string, walked: readonly Walked[]): WireTargetRow {
 }
 
 function hotBrTarget(walked: readonly Walked[]): WireTargetRow {
-  const hot = (e: WireEncoding) => walked.flatMap((w) => w.hot.responses[e].cpuMs);
+  const hot = (e: WireEncoding) => walked.flatMap((w) => w.hot!.responses[e].cpuMs);
   const got = round(percentile(hot("br"), 50) / percentile(hot("identity"), 50), 3);
   return { row: "target", history: "total", target: "hot br read CPU p50 / hot identity read CPU p50", want: `<= ${HOT_BR_CPU_TARGET}`, got, met: got <= HOT_BR_CPU_TARGET };
 }

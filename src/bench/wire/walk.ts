@@ -85,14 +85,27 @@ const header = (res: RawResponse, name: string) => {
   return Array.isArray(v) ? v.join(", ") : v;
 };
 
-/** Whether a `Use-As-Dictionary` value's `match` (a URL pattern; `*` matches anything) covers `path`. */
+/**
+ * Whether a `Use-As-Dictionary` value's `match` covers `path`, as a browser
+ * matches it: the structured-field string unescaped, then read as a URL
+ * pattern in which `*` matches anything and a backslash makes the next
+ * character literal (the archive escapes a title's `(`, `)`, `:` … so).
+ */
 export function dictionaryMatches(useAsDictionary: string | undefined, path: string): boolean {
   const match = useAsDictionary === undefined ? null : /(?:^|[,;\s])match\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(useAsDictionary);
   if (!match) return false;
   const pattern = match[1]!.replace(/\\(.)/g, "$1");
-  const regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
-  return regex.test(path);
+  let regex = "^";
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === "\\" && i + 1 < pattern.length) regex += escapeRegex(pattern[++i]!);
+    else if (ch === "*") regex += ".*";
+    else regex += escapeRegex(ch);
+  }
+  return new RegExp(`${regex}$`).test(path);
 }
+
+const escapeRegex = (ch: string) => ch.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 function decode(res: RawResponse, dictionary: Uint8Array | null): Promise<Uint8Array> | Uint8Array {
   const encoding = header(res, "content-encoding") ?? "identity";
