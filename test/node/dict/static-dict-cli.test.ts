@@ -4,15 +4,17 @@
  * byte for byte), no bigger than stock q5 on real web files, and the flag's
  * misuse gets a usage error. Also: the committed tables are well-formed, the
  * generated module holds exactly the committed .psd bytes, and each is far
- * below staticDict.maxTableEntries.
+ * below staticDict.maxTableEntries; and seeded fuzz made of each table's own
+ * strings (so the encoder takes its references) round-trips at q5-q9.
  */
 import { readFileSync } from "node:fs";
 import { brotliDecompressSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import "../../../src/codec/install-node.ts";
-import { brotliCompress } from "../../../src/codec/index.ts";
+import { brotliCompress, dictionaryWord } from "../../../src/codec/index.ts";
 import { decodeTable } from "../../../src/codec/dict/table-format.ts";
-import { STATIC_DICT_TYPES, staticDictTable } from "../../../src/codec/dict/static-dict.ts";
+import { reducedDictionary, STATIC_DICT_TYPES, staticDictTable } from "../../../src/codec/dict/static-dict.ts";
+import { mulberry32 } from "../../../src/random/mulberry32.ts";
 import { typeOfPath } from "../../../src/dict/corpus.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { HAVE_CORPUS, HAVE_TOOLS, NO_CORPUS_REASON, NO_TOOLS_REASON, palimpsest, tool, webSample } from "../codec/support/corpus.ts";
@@ -25,6 +27,39 @@ describe("the committed tables", () => {
       const entries = decodeTable(psd);
       expect(entries.length).toBeGreaterThan(0);
       expect(entries.length).toBeLessThanOrEqual(LIMITS.staticDict.maxTableEntries);
+    });
+  }
+});
+
+describe("fuzzed inputs with the committed tables", () => {
+  for (const type of STATIC_DICT_TYPES) {
+    it(`${type}: table strings, random bytes and markup round-trip through Node's zlib at q5-q9`, () => {
+      const strings = decodeTable(staticDictTable(type)).map((e) => dictionaryWord(e.length, e.index, e.transform));
+      const rand = mulberry32(0x5eed + type.length);
+      let usedTable = 0;
+      for (let n = 0; n < 12; n++) {
+        const parts: Uint8Array[] = [];
+        const target = Math.floor(rand() * 20_000);
+        for (let size = 0; size < target; ) {
+          const pick = rand();
+          const part =
+            pick < 0.6
+              ? strings[Math.floor(rand() * strings.length)]!
+              : pick < 0.8
+                ? Uint8Array.from({ length: 1 + Math.floor(rand() * 12) }, () => Math.floor(rand() * 256))
+                : new TextEncoder().encode(["<div class=\"", "\">", "function (", ") {", "; }", "\n", " "][Math.floor(rand() * 7)]!);
+          parts.push(part);
+          size += part.byteLength;
+        }
+        const input = Buffer.concat(parts);
+        for (const quality of [5, 6, 7, 9]) {
+          const out = brotliCompress(input, { quality, lgwin: 18, reducedDictionary: reducedDictionary(type) });
+          expect(Buffer.from(brotliDecompressSync(out)).equals(input), `${type} #${n} q${quality} (${input.byteLength} bytes)`).toBe(true);
+          if (!Buffer.from(out).equals(Buffer.from(brotliCompress(input, { quality, lgwin: 18 })))) usedTable++;
+        }
+      }
+      // The fuzz reaches the table's references, not only stock paths.
+      expect(usedTable).toBeGreaterThan(24);
     });
   }
 });
