@@ -11,7 +11,7 @@
  *
  * | row | fields |
  * |---|---|
- * | `encoding` | history (or `total`), media_type, revisions, encoding, bytes (body bytes on the wire over the walk), bytes_vs_identity, content_encodings (responses per Content-Encoding sent), cold_cpu_ms_p50/p99 and hot_cpu_ms_p50/p99 (workerd CPU ms per response; hot ones null with `--no-hot`) |
+ * | `encoding` | history (or `total`), media_type, revisions, encoding, bytes (body bytes on the wire over the walk), bytes_vs_identity, content_encodings (responses per Content-Encoding sent), retries (requests wrangler's dev proxy lost, sent again), cold_cpu_ms_p50/p99 and hot_cpu_ms_p50/p99 (workerd CPU ms per response; hot ones null with `--no-hot`) |
  * | `target` | history, target, want, got, met: dcb ≥ 10 × fewer bytes than br (each history and the total), and a hot br read's CPU p50 ≤ 1.10 × a hot identity read's (the total) |
  *
  * @example
@@ -38,6 +38,8 @@ export interface WireEncodingRow {
   bytes: number;
   bytes_vs_identity: number;
   content_encodings: Record<string, number>;
+  /** Requests the local dev proxy lost and the walk sent again. */
+  retries: number;
   cold_cpu_ms_p50: number;
   cold_cpu_ms_p99: number;
   /** null when the hot walk was skipped (`--no-hot`). */
@@ -144,6 +146,7 @@ function encodingRows(history: string, revisions: number, walked: readonly Walke
       bytes: sum(encoding),
       bytes_vs_identity: round(sum(encoding) / identity, 5),
       content_encodings: contentEncodings,
+      retries: walked.reduce((n, w) => n + w.cold.responses[encoding].retries + (w.hot?.responses[encoding].retries ?? 0), 0),
       cold_cpu_ms_p50: round(percentile(cold, 50), 3),
       cold_cpu_ms_p99: round(percentile(cold, 99), 3),
       hot_cpu_ms_p50: hot && round(percentile(hot, 50), 3),

@@ -49,6 +49,8 @@ export interface EncodingFigures {
   bytes: number;
   /** Server CPU ms of each response, in walk order. */
   cpuMs: number[];
+  /** Requests sent again after the local dev proxy lost them (their CPU figure includes the lost attempt). */
+  retries: number;
   /** How many responses came with each Content-Encoding (the dcb column falls back to br for the first revision and for unknown dictionaries). */
   contentEncodings: Record<string, number>;
 }
@@ -67,17 +69,36 @@ interface RawResponse {
   body: Buffer;
 }
 
-function get(agent: Agent, url: URL, headers: Record<string, string>): Promise<RawResponse> {
+/** Longer than any cold response takes here (a dcb body of a 1 MB revision: well under 5 s). */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+function getOnce(agent: Agent, url: URL, headers: Record<string, string>): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "GET", headers, agent }, (res) => {
+    const req = request(url, { method: "GET", headers, agent, timeout: REQUEST_TIMEOUT_MS }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
       res.on("error", reject);
     });
+    req.on("timeout", () => req.destroy(new Error(`no answer in ${REQUEST_TIMEOUT_MS} ms`)));
     req.on("error", reject);
     req.end();
   });
+}
+
+/**
+ * The local dev stack (wrangler's proxy in front of workerd) once left a
+ * request unanswered for good on a loaded machine, while the same request
+ * sent again answered at once; so one retry after a timeout or a dropped
+ * connection, counted in the rows (`retries`).
+ */
+async function get(agent: Agent, url: URL, headers: Record<string, string>, onRetry: () => void): Promise<RawResponse> {
+  try {
+    return await getOnce(agent, url, headers);
+  } catch {
+    onRetry();
+    return getOnce(agent, url, headers);
+  }
 }
 
 const header = (res: RawResponse, name: string) => {
@@ -124,7 +145,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 export async function walkHistory(baseUrl: string, key: string, revisions: readonly RevisionRef[], cpu: ProcessCpu): Promise<Walk> {
-  const responses = Object.fromEntries(WIRE_ENCODINGS.map((e) => [e, { bytes: 0, cpuMs: [], contentEncodings: {} }])) as unknown as Record<WireEncoding, EncodingFigures>;
+  const responses = Object.fromEntries(WIRE_ENCODINGS.map((e) => [e, { bytes: 0, cpuMs: [], retries: 0, contentEncodings: {} }])) as unknown as Record<WireEncoding, EncodingFigures>;
   let mediaType = "";
   /** The revision before, as the browser would hold it: its body, if it said Use-As-Dictionary. */
   let held: { body: Uint8Array; useAsDictionary: string | undefined } | null = null;
@@ -141,7 +162,7 @@ export async function walkHistory(baseUrl: string, key: string, revisions: reado
         const dictionary = encoding === "dcb" && held && dictionaryMatches(held.useAsDictionary, path) ? held.body : null;
         if (dictionary) headers["available-dictionary"] = `:${createHash("sha256").update(dictionary).digest("base64")}:`;
         const before = cpu.nanos();
-        const res = await get(agent, url, headers);
+        const res = await get(agent, url, headers, () => responses[encoding].retries++);
         const ms = (cpu.nanos() - before) / 1e6;
         if (res.status !== 200) throw new WireVerificationError(`GET ${path} (${encoding}) answered ${res.status}: ${res.body.toString("utf8", 0, 300)}`);
         const body = await decode(res, dictionary);
