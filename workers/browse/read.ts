@@ -8,26 +8,21 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ProblemError, type ProblemStatus } from "../../src/http/problem.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
-import { pageRef, titleSegment, type PageRef } from "../../src/page/page-ref.ts";
+import type { PageRef } from "../../src/page/page-ref.ts";
 import { coloOf } from "../../src/sim/colo.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
+import { canonicalTitle } from "../edge/canonical-title.ts";
 
 export type BrowseEnv = AppEnv & { Variables: { ref: PageRef } };
 
-/** A non-canonical title (`vellum`) redirects to its page's one URL (`Vellum`), keeping the rest of the path and the query. */
+/** The page's one URL (see canonical-title.ts), and the colo the read goes through. */
 export function canonicalPage(rest: (c: Context<BrowseEnv>) => string): MiddlewareHandler<BrowseEnv> {
-  return async (c, next) => {
-    const raw = c.req.param("title")!;
-    const ref = pageRef(raw);
-    if (ref.key !== raw) {
-      const url = new URL(c.req.url);
-      url.pathname = `/page/${titleSegment(ref.key)}${rest(c)}`;
-      return c.redirect(url.toString(), 301);
-    }
-    c.set("ref", ref);
-    c.set("colo", coloOf(c.req.raw, c.env));
-    await next();
-  };
+  const canonical = canonicalTitle<BrowseEnv>(rest);
+  return (c, next) =>
+    canonical(c, async () => {
+      c.set("colo", coloOf(c.req.raw, c.env));
+      await next();
+    });
 }
 
 /** The answer's body, or its problem thrown. */

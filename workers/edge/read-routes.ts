@@ -15,7 +15,7 @@
  * Debug headers: `x-palimpsest-tier` (which tier answered), `age` (seconds
  * since the origin produced the answer), `x-palimpsest-colo`.
  */
-import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { atQuery, historyQuery, revisionParam } from "../../src/read-api/queries.ts";
 import { offeredDictionary, useAsDictionary } from "../../src/representation/dictionary.ts";
@@ -27,9 +27,10 @@ import { addVary } from "../../src/representation/vary.ts";
 import { validated } from "../../src/http/validate.ts";
 import { sha256Hex } from "../../src/hash/digests.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
-import { pageRef, titleSegment, type PageRef } from "../../src/page/page-ref.ts";
+import { titleSegment, type PageRef } from "../../src/page/page-ref.ts";
 import { withColo } from "../../src/sim/colo.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
+import { canonicalTitle } from "./canonical-title.ts";
 import { timeTravel } from "./memento-routes.ts";
 
 /** Read routes also carry the canonical page they read. */
@@ -37,20 +38,7 @@ type ReadEnv = AppEnv & { Variables: { ref: PageRef } };
 
 export const readRoutes = new Hono<ReadEnv>();
 
-/** Redirects non-canonical titles (bip_0340 → Bip_0340, a decomposed é → é) so each page has one URL. */
-function canonical(rest: (c: Context<ReadEnv>) => string = () => ""): MiddlewareHandler<ReadEnv> {
-  return async (c, next) => {
-    const raw = c.req.param("title")!;
-    const ref = pageRef(raw);
-    if (ref.key !== raw) {
-      const url = new URL(c.req.url);
-      url.pathname = `/page/${titleSegment(ref.key)}${rest(c)}`;
-      return c.redirect(url.toString(), 301);
-    }
-    c.set("ref", ref);
-    await next();
-  };
-}
+const canonical = (rest?: (c: Context<ReadEnv>) => string) => canonicalTitle<ReadEnv>(rest);
 
 function read(c: Context<ReadEnv>, query: OriginQuery): Promise<ReadThrough> {
   return readThroughTiers(c.env, c.executionCtx, c.get("colo"), query);
