@@ -45,7 +45,7 @@ tar -xzf "$cache/$BROTLI_FILE" -C "$work"
 tar -xzf "$cache/$LZ4_FILE" -C "$work"
 brotli_src="$work/${BROTLI_FILE%.tar.gz}/c"
 # Our reduced static-dictionary search hooks into the encoder through one
-# small patch (three calls and a struct field; see the patch's header) and
+# small patch (guarded calls and a struct field; see the patch's header) and
 # lives in our own reduced_dict.c. Without a reduced dictionary attached the
 # patched encoder takes upstream's path only and writes the same bytes.
 patch --quiet --forward -p1 -d "$work/${BROTLI_FILE%.tar.gz}" <"$here/patches/reduced-dictionary.patch"

@@ -1,4 +1,4 @@
-/* The three calls the reduced-dictionary patch (patches/reduced-dictionary.patch)
+/* The calls the reduced-dictionary patch (patches/reduced-dictionary.patch)
    adds to upstream brotli's encoder, and nothing else: upstream files include
    this header, our reduced_dict.c implements it. Kept apart from
    reduced_dict.h so the patched upstream files see no more of our code than
@@ -14,8 +14,42 @@ struct BrotliEncoderParams;
 struct HasherSearchResult;
 struct MemoryManager;
 
+/* The first member of every PalReducedSession: what the patched encoder
+   reads inline. Most positions fail the bloom test, and testing it here
+   rather than in a call keeps the encoder's hot loop free of a call (and of
+   the register spills around it) at those positions. */
+typedef struct PalReducedGate {
+  const uint8_t* bloom;  /* k=1 bloom filter over the tables' 4-byte keys */
+  uint32_t bloom_shift;
+  uint32_t tracing;      /* nonzero: PalReducedCommit has something to record */
+} PalReducedGate;
+
+/* The bloom filter's hash; reduced_dict.c builds the filter with it. */
+static inline uint32_t PalReducedBloomBit(uint32_t key, uint32_t shift) {
+  return (key * 0x1E35A7BDu) >> shift;
+}
+
+/* Whether PalReducedSearch could find anything at `data` (max_length bytes
+   available): false for certain when fewer than 4 bytes remain or the next
+   4 bytes are not a key of the table. */
+static inline int PalReducedMayMatch(const struct PalReducedSession* session,
+    const uint8_t* data, size_t max_length) {
+  const PalReducedGate* gate = (const PalReducedGate*)(const void*)session;
+  uint32_t key, bit;
+  if (max_length < 4) return 0;
+  key = (uint32_t)data[0] | ((uint32_t)data[1] << 8) |
+      ((uint32_t)data[2] << 16) | ((uint32_t)data[3] << 24);
+  bit = PalReducedBloomBit(key, gate->bloom_shift);
+  return (gate->bloom[bit >> 3] >> (bit & 7)) & 1;
+}
+
+/* Whether PalReducedCommit needs calling: only trace mode records. */
+static inline int PalReducedTracing(const struct PalReducedSession* session) {
+  return ((const PalReducedGate*)(const void*)session)->tracing != 0;
+}
+
 /* After brotli's own search (LZ77, its static dictionary, a compound
-   dictionary) at `position`: replaces *sr with the best reduced-dictionary
+   dictionary) at `position`, once PalReducedMayMatch said yes: replaces *sr with the best reduced-dictionary
    reference if that scores strictly higher. Quality 5-9 only. */
 void PalReducedSearch(const struct BrotliEncoderParams* params,
     const uint8_t* ringbuffer, size_t ringbuffer_mask, size_t position,

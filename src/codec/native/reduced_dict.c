@@ -79,6 +79,7 @@ typedef struct {
 } PalPending;
 
 struct PalReducedSession {
+  PalReducedGate gate;  /* first: pal_reduced_hook.h reads it inline */
   const BrotliReducedDictionary* dict;
   uint8_t* trace;
   size_t trace_capacity;
@@ -93,11 +94,8 @@ static uint32_t Load32(const uint8_t* p) {
       ((uint32_t)p[3] << 24);
 }
 
-/* Two unrelated multiplicative hashes: the bloom filter's false positives
-   must not all land on the same hash slots. */
-static uint32_t BloomBit(uint32_t key, uint32_t shift) {
-  return (key * 0x1E35A7BDu) >> shift;
-}
+/* Unrelated to PalReducedBloomBit's multiplier: the bloom filter's false
+   positives must not all land on the same hash slots. */
 static uint32_t HashSlot(uint32_t key, uint32_t shift) {
   return (key * 0x9E3779B1u) >> shift;
 }
@@ -342,7 +340,7 @@ BrotliReducedDictionary* BrotliReducedDictionaryPrepare(const uint8_t* table,
     while (d->hash_roots[slot] != 0) slot = (slot + 1) & d->hash_mask;
     d->hash_keys[slot] = key;
     d->hash_roots[slot] = root;
-    bit = BloomBit(key, d->bloom_shift);
+    bit = PalReducedBloomBit(key, d->bloom_shift);
     d->bloom[bit >> 3] |= (uint8_t)(1u << (bit & 7));
     i = j;
   }
@@ -374,6 +372,8 @@ BROTLI_BOOL BrotliEncoderAttachReducedDictionary(BrotliEncoderState* s,
   if (BROTLI_IS_OOM(m) || !session) return BROTLI_FALSE;
   memset(session, 0, sizeof(*session));
   session->dict = dict;
+  session->gate.bloom = dict->bloom;
+  session->gate.bloom_shift = dict->bloom_shift;
   {
     size_t i;
     for (i = 0; i < 8; ++i) session->pending[i].position = (size_t)-1;
@@ -389,6 +389,7 @@ BROTLI_BOOL BrotliEncoderSetReducedDictionaryTrace(BrotliEncoderState* s,
   session->trace = buffer;
   session->trace_capacity = buffer ? capacity : 0;
   session->trace_count = 0;
+  session->gate.tracing = buffer != NULL;
   return BROTLI_TRUE;
 }
 
@@ -410,7 +411,7 @@ void PalReducedSearch(const BrotliEncoderParams* params,
   score_t best_score = before;
   uint32_t best_entry = 0, best_len = 0;
   size_t best_distance = 0;
-  uint32_t key, bit, slot, node_ix, depth;
+  uint32_t key, slot, node_ix, depth;
   if (params->quality < PAL_MIN_QUALITY || params->quality > PAL_MAX_QUALITY) {
     return;
   }
@@ -422,9 +423,8 @@ void PalReducedSearch(const BrotliEncoderParams* params,
           dictionary_distance + 1) <= before) {
     return;
   }
+  /* PalReducedMayMatch passed the bloom filter. */
   key = Load32(data);
-  bit = BloomBit(key, d->bloom_shift);
-  if (!(d->bloom[bit >> 3] & (1u << (bit & 7)))) return;
   slot = HashSlot(key, d->hash_shift);
   for (;;) {
     node_ix = d->hash_roots[slot];
