@@ -12,6 +12,12 @@
  * costs (first wasm instantiation, first SQLite page loads). A read is timed
  * from sending the request to having the whole body.
  *
+ * A read's decode amplification is its decoded bytes over the byte size of
+ * the revision it returned (at least 1 byte): 1 when only the revision itself
+ * was decoded (or it needed no decoding beyond itself), 12 when it took
+ * twelve times its own size of decoding. {@link ReadTally} sums up a series of
+ * reads; the read-scaling check (read-scaling.ts) keeps one per history length.
+ *
  * @example
  * const reads = await measureReads(client, "BIP_0340", imported.revisions, { seed: 1 });
  * reads.maxBlobReads; // 2
@@ -38,6 +44,10 @@ export interface ReadMeasurement {
   maxBlobReads: number;
   maxDecodes: number;
   meanDecodedBytes: number;
+  maxDecodedBytes: number;
+  /** Decoded bytes of a read / that revision's own bytes: mean and maximum over the reads. */
+  meanAmplification: number;
+  maxAmplification: number;
   /** Wall-clock milliseconds per timed read, in the order made. */
   latenciesMs: number[];
 }
@@ -74,6 +84,39 @@ export async function readRevision(client: ArchiveClient, key: string, rev: Revi
   return { cost: parseReadCost(headers.get("x-read-cost")), ms };
 }
 
+/** Decoded bytes per byte of the revision returned (a 0-byte revision counts as 1 byte). */
+export function decodeAmplification(cost: ReadCost, rev: RevisionRef): number {
+  return cost.decodedBytes / Math.max(rev.bytes, 1);
+}
+
+/** The timed reads of one page, summed up as a {@link ReadMeasurement}. */
+export class ReadTally {
+  readonly #costs: ReadCost[] = [];
+  readonly #amplification: number[] = [];
+  readonly #latenciesMs: number[] = [];
+
+  add(rev: RevisionRef, read: { cost: ReadCost; ms: number }): void {
+    this.#costs.push(read.cost);
+    this.#amplification.push(decodeAmplification(read.cost, rev));
+    this.#latenciesMs.push(read.ms);
+  }
+
+  summary(): ReadMeasurement {
+    if (this.#costs.length === 0) throw new Error("no reads to sum up");
+    const costs = this.#costs;
+    return {
+      reads: costs.length,
+      maxBlobReads: Math.max(...costs.map((c) => c.blobReads)),
+      maxDecodes: Math.max(...costs.map((c) => c.decodes)),
+      meanDecodedBytes: mean(costs.map((c) => c.decodedBytes)),
+      maxDecodedBytes: Math.max(...costs.map((c) => c.decodedBytes)),
+      meanAmplification: mean(this.#amplification),
+      maxAmplification: Math.max(...this.#amplification),
+      latenciesMs: [...this.#latenciesMs],
+    };
+  }
+}
+
 export async function measureReads(
   client: ArchiveClient,
   key: string,
@@ -84,18 +127,7 @@ export async function measureReads(
   const order = sampleIndices(revisions.length, options.sampleSize ?? READ_SAMPLE, mulberry32(options.seed)).map((i) => revisions[i]!);
   const warmup = Math.min(options.warmup ?? WARMUP_READS, order.length);
   for (const rev of order.slice(0, warmup)) await readRevision(client, key, rev);
-  const costs: ReadCost[] = [];
-  const latenciesMs: number[] = [];
-  for (const rev of order) {
-    const { cost, ms } = await readRevision(client, key, rev);
-    costs.push(cost);
-    latenciesMs.push(ms);
-  }
-  return {
-    reads: order.length,
-    maxBlobReads: Math.max(...costs.map((c) => c.blobReads)),
-    maxDecodes: Math.max(...costs.map((c) => c.decodes)),
-    meanDecodedBytes: mean(costs.map((c) => c.decodedBytes)),
-    latenciesMs,
-  };
+  const tally = new ReadTally();
+  for (const rev of order) tally.add(rev, await readRevision(client, key, rev));
+  return tally.summary();
 }
