@@ -24,8 +24,8 @@ import { locateRevision } from "../src/page-store/locate.ts";
 import { mementoInfo, timemapPage } from "../src/page-store/mementos.ts";
 import type { MementoInfo, TimemapCursor, TimemapPage } from "../src/memento/types.ts";
 import { deletePage, suppressRevision } from "../src/page-store/removal.ts";
+import { migrateFromV1 } from "../src/page-store/migrate-v1.ts";
 import { PageDb } from "../src/page-store/rows.ts";
-import { fromHex } from "../src/hash/digests.ts";
 import { reportFigures } from "../src/page/directory.ts";
 import type { PageRef } from "../src/page/page-ref.ts";
 import type { AppendResult, HistoryPage, LocateResult, PageStats, RevisionMeta, RevisionSelector, StoreProblem, StoreRevision } from "../src/page/types.ts";
@@ -55,6 +55,8 @@ export class PageStore extends DurableObject<Env> {
       if (ctx.storage.sql.exec("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column).toArray().length === 0) ctx.storage.sql.exec(add);
     }
     this.#db = new PageDb(ctx.storage);
+    // A store written in format 1 is converted once, before anything reads it.
+    migrateFromV1(this.#db);
     // Blob keys live under this object's id: see page-store.md, "Collection".
     this.#blobs = new BlobStore(env.BLOBS, ctx.id.toString());
   }
@@ -165,9 +167,9 @@ export class PageStore extends DurableObject<Env> {
   /**
    * The newest unsuppressed revision whose body has this SHA-256 (hex): the
    * revision an RFC 9842 `Available-Dictionary` names, through the
-   * revisions_by_content index.
+   * revs_by_content index.
    */
   revisionWithContent(sha256: string): number | null {
-    return this.#db.sql.exec<{ rev_id: number }>("SELECT rev_id FROM revisions WHERE sha256 = ? AND suppressed = 0 ORDER BY seq DESC LIMIT 1", fromHex(sha256)).toArray()[0]?.rev_id ?? null;
+    return this.#db.withContent(sha256, "AND suppressed = 0").next().value?.rev_id ?? null;
   }
 }

@@ -2,7 +2,7 @@
  * What the PageStore tells the Memento routes, across RPC and through the
  * tiers (as small JSON answers). Mementos are ordered by time, then by
  * append order for revisions stamped the same second: the order of the
- * store's `revisions_by_time (ts, seq)` index.
+ * store's `revs_by_time (ts, seq)` index.
  */
 
 /** A memento: a revision id and its timestamp (epoch seconds). */

@@ -8,13 +8,14 @@ import { LIMITS } from "../limits.ts";
 import { CONTENT_MODELS } from "../page/content-model.ts";
 import { listPage } from "../page/directory.ts";
 import type { PageRef } from "../page/page-ref.ts";
-import { fromHex, sha1Base36, sha256Hex, toHex } from "../hash/digests.ts";
+import { sha1Base36, sha256Hex } from "../hash/digests.ts";
 import type { AppendResult, StoreProblem, StoreRevision } from "../page/types.ts";
 import { recordPurge } from "../purge/outbox.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import { DEFAULT_LAYOUT, type LayoutParams } from "../storage/layout.ts";
 import { LayoutWriter, type LayoutCommit } from "../storage/layout-writer.ts";
-import { refusal, type PageDb, type PageRow, type RevisionRow } from "./rows.ts";
+import type { MetaEntry } from "./meta-records.ts";
+import { contentKey, KV, refusal, type PageDb, type PageRow, type Revision } from "./rows.ts";
 
 export type CommitResult = Omit<Extract<AppendResult, { ok: true }>, "purges"> | StoreProblem;
 
@@ -37,7 +38,7 @@ interface Fresh {
 }
 
 /** Splits the batch into revisions already stored (same content) and new ones that extend the chain; refuses anything else. */
-async function checkBatch(db: PageDb, latest: RevisionRow | null, revisions: StoreRevision[]): Promise<{ fresh: Fresh[]; existing: number[] } | StoreProblem> {
+async function checkBatch(db: PageDb, latest: Revision | null, revisions: StoreRevision[]): Promise<{ fresh: Fresh[]; existing: number[] } | StoreProblem> {
   let expectedParent: number | null = latest?.rev_id ?? null;
   const fresh: Fresh[] = [];
   const existing: number[] = [];
@@ -52,7 +53,7 @@ async function checkBatch(db: PageDb, latest: RevisionRow | null, revisions: Sto
     const sha256 = await sha256Hex(bytes);
     const stored = db.revisionById(rev.id);
     if (stored) {
-      if (toHex(new Uint8Array(stored.sha256)) !== sha256) {
+      if (stored.sha256 !== sha256) {
         return refusal(409, "revision_id_reused", `revision ${rev.id} already exists with different content`, { revisionId: rev.id, latestId: latest?.rev_id ?? null });
       }
       existing.push(rev.id);
@@ -78,7 +79,7 @@ function assignContents(db: PageDb, fresh: Fresh[], contentCount: number): { con
   const newContents: Uint8Array[] = [];
   const contentOf: number[] = [];
   for (const f of fresh) {
-    let u = known.get(f.sha256) ?? db.sql.exec<{ u: number }>("SELECT u FROM revisions WHERE sha256 = ? LIMIT 1", fromHex(f.sha256)).toArray()[0]?.u;
+    let u = known.get(f.sha256) ?? db.withContent(f.sha256).next().value?.u;
     if (u === undefined) {
       u = contentCount + newContents.length;
       newContents.push(f.bytes);
@@ -106,21 +107,30 @@ async function writeBlobs(ctx: CommitContext, commit: LayoutCommit): Promise<voi
 
 function insertRevisions(db: PageDb, fresh: Fresh[], contentOf: number[], firstSeq: number): number {
   let seq = firstSeq;
-  fresh.forEach((f, i) => {
+  const entries: MetaEntry[] = fresh.map((f, i) => {
     seq++;
     const r = f.rev;
-    db.sql.exec(
-      "INSERT INTO revisions (seq, rev_id, parent_id, ts, contributor, comment, model, format, bytes, sha1, sha256, u, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      seq, r.id, r.parentId, f.ts, r.contributor, r.comment, r.model, r.format ?? CONTENT_MODELS[r.model].format, f.bytes.byteLength, f.sha1, fromHex(f.sha256), contentOf[i]!, (r.tags ?? []).join(","),
-    );
+    db.sql.exec("INSERT INTO revs (seq, rev_id, ts, u, h) VALUES (?, ?, ?, ?, ?)", seq, r.id, f.ts, contentOf[i]!, contentKey(f.sha256));
+    return {
+      parentId: r.parentId,
+      contributor: r.contributor,
+      comment: r.comment,
+      model: r.model,
+      format: r.format ?? CONTENT_MODELS[r.model].format,
+      bytes: f.bytes.byteLength,
+      sha1: f.sha1,
+      sha256: f.sha256,
+      tags: r.tags ?? [],
+    };
   });
+  db.appendMeta(firstSeq + 1, entries);
   return seq;
 }
 
 function recordLayout(db: PageDb, commit: LayoutCommit, now: number): void {
-  for (const g of commit.closedGroups) db.sql.exec("INSERT OR REPLACE INTO groups (k, blob) VALUES (?, ?)", g.group, g.blob);
-  for (const u of commit.removedTails) db.sql.exec("DELETE FROM tails WHERE u = ?", u);
-  for (const t of commit.newTails) db.sql.exec("INSERT OR REPLACE INTO tails (u, blob) VALUES (?, ?)", t.u, t.blob);
+  for (const g of commit.closedGroups) db.kvPut(KV.group(g.group), g.blob);
+  for (const u of commit.removedTails) db.sql.exec("DELETE FROM kv WHERE k = ?", KV.tail(u));
+  for (const t of commit.newTails) db.kvPut(KV.tail(t.u), t.blob);
   for (const key of commit.blobs.keys()) db.sql.exec("UPDATE blobs SET state = 'live', since = ? WHERE key = ?", now, key);
   for (const key of commit.deadBlobs) {
     if (!commit.blobs.has(key)) db.sql.exec("UPDATE blobs SET state = 'dead', since = ? WHERE key = ?", now, key);
@@ -148,7 +158,7 @@ export async function commitRevisions(ctx: CommitContext, ref: PageRef, revision
   const params: LayoutParams = page ? (JSON.parse(page.layout) as LayoutParams) : DEFAULT_LAYOUT;
   const contentCount = page?.content_count ?? 0;
   const { contentOf, newContents } = assignContents(db, fresh, contentCount);
-  const tails = new Map(db.sql.exec<{ u: number; blob: string }>("SELECT u, blob FROM tails").toArray().map((r) => [r.u, r.blob] as const));
+  const tails = new Map(db.kvRange(KV.tails).map((r) => [Number(r.k.slice(KV.tails[0].length)), String(r.v)] as const));
   const writer = new LayoutWriter(ctx.blobs, params, { contentCount, anchorsBlob: page?.anchors_blob ?? null, tails });
   await writer.append(newContents);
   const commit = await writer.finish();
@@ -163,7 +173,11 @@ export async function commitRevisions(ctx: CommitContext, ref: PageRef, revision
     if (!page) db.sql.exec("INSERT INTO page (id, title, content_count, layout) VALUES (1, ?, 0, ?)", ref.title, JSON.stringify(params));
     const seq = insertRevisions(db, fresh, contentOf, page?.latest_seq ?? 0);
     recordLayout(db, commit, now);
-    db.sql.exec("UPDATE page SET title = ?, latest_seq = ?, content_count = ?, anchors_blob = ? WHERE id = 1", ref.title, seq, contentCount + newContents.length, commit.anchorsBlob);
+    const rawBytes = fresh.reduce((n, f) => n + f.bytes.byteLength, 0);
+    db.sql.exec(
+      "UPDATE page SET title = ?, latest_seq = ?, content_count = ?, anchors_blob = ?, raw_bytes = raw_bytes + ? WHERE id = 1",
+      ref.title, seq, contentCount + newContents.length, commit.anchorsBlob, rawBytes,
+    );
     recordPurge(db.sql, { page: ref.key, scope: { kind: "mutable" }, version: db.bumpVersion(), region }, now);
   });
   const storedBytes = [...commit.blobs.values()].reduce((n, b) => n + b.byteLength, 0);

@@ -1,16 +1,16 @@
 /** Reading: which stored record holds a revision, for the origin to fetch and decode. */
 import type { LocateResult, RevisionSelector } from "../page/types.ts";
 import { recordOf, type LayoutParams } from "../storage/layout.ts";
-import { refusal, pageNotFound, toMeta, type PageDb, type RevisionRow } from "./rows.ts";
+import { KV, refusal, pageNotFound, toMeta, type PageDb, type Revision } from "./rows.ts";
 
 export function locateRevision(db: PageDb, selector: RevisionSelector): LocateResult {
   const page = db.page();
   if (!page) return pageNotFound();
   if (page.deleted_at != null) return refusal(410, "page_deleted", `the page ${page.title} was deleted`);
-  let row: RevisionRow | undefined;
+  let row: Revision | undefined;
   if (selector.kind === "latest") row = db.latestRow(page) ?? undefined;
   else if (selector.kind === "id") row = db.revisionById(selector.id);
-  else row = db.sql.exec<RevisionRow>("SELECT * FROM revisions WHERE ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1", selector.epochSeconds).toArray()[0];
+  else row = db.withMeta(db.rows("WHERE ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1", selector.epochSeconds))[0];
   if (!row) {
     const what = selector.kind === "id" ? `revision ${selector.id}` : selector.kind === "at" ? "a revision at or before that time" : "any revision";
     return refusal(404, "revision_not_found", `${page.title} has no ${what}`, { latestId: db.latestRow(page)?.rev_id ?? null });
@@ -23,7 +23,13 @@ export function locateRevision(db: PageDb, selector: RevisionSelector): LocateRe
     holder.kind === "anchors"
       ? anchorsBlob
       : holder.kind === "group"
-        ? db.sql.exec<{ blob: string }>("SELECT blob FROM groups WHERE k = ?", holder.group).one().blob
-        : db.sql.exec<{ blob: string }>("SELECT blob FROM tails WHERE u = ?", holder.u).one().blob;
+        ? holderBlob(db, KV.group(holder.group))
+        : holderBlob(db, KV.tail(holder.u));
   return { ok: true, title: page.title, revision, location: { record, blob, part, anchorsBlob, sha256: revision.sha256 }, version: db.version() };
+}
+
+function holderBlob(db: PageDb, key: string): string {
+  const blob = db.kvGet(key);
+  if (typeof blob !== "string") throw new Error(`the page's layout names no blob for ${key}`);
+  return blob;
 }

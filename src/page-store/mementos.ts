@@ -1,7 +1,7 @@
 /**
  * Memento navigation from the PageStore's SQLite: a revision's neighbours
  * in time (first, previous, next, last), the revision current at a time,
- * and TimeMap pages. Every query walks the `revisions_by_time (ts, seq)`
+ * and TimeMap pages. Every query walks the `revs_by_time (ts, seq)`
  * index (row-value comparisons, `LIMIT`): O(log n) however long the history,
  * never a scan or a count.
  */
@@ -18,10 +18,10 @@ function one(db: PageDb, sql: string, ...args: number[]): Row | undefined {
   return db.sql.exec<Row>(sql, ...args).toArray()[0];
 }
 
-const firstRow = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revisions ORDER BY ts, seq LIMIT 1`);
-const lastRow = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revisions ORDER BY ts DESC, seq DESC LIMIT 1`);
-const before = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM revisions WHERE (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT 1`, r.ts, r.seq);
-const after = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM revisions WHERE (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT 1`, r.ts, r.seq);
+const firstRow = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs ORDER BY ts, seq LIMIT 1`);
+const lastRow = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs ORDER BY ts DESC, seq DESC LIMIT 1`);
+const before = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT 1`, r.ts, r.seq);
+const after = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT 1`, r.ts, r.seq);
 
 function livePage(db: PageDb): PageRow | StoreProblem {
   const page = db.page();
@@ -44,8 +44,8 @@ export function mementoInfo(db: PageDb, which: { id: number } | { at: number }):
   if (!first) return refusal(404, "revision_not_found", `${page.title} has no revision`);
   const self =
     "id" in which
-      ? one(db, `SELECT ${COLUMNS} FROM revisions WHERE rev_id = ?`, which.id)
-      : (one(db, `SELECT ${COLUMNS} FROM revisions WHERE ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1`, which.at) ?? first);
+      ? one(db, `SELECT ${COLUMNS} FROM revs WHERE rev_id = ?`, which.id)
+      : (one(db, `SELECT ${COLUMNS} FROM revs WHERE ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1`, which.at) ?? first);
   if (!self) return refusal(404, "revision_not_found", `${page.title} has no revision ${"id" in which ? which.id : ""}`.trim());
   const prev = before(db, self);
   const next = after(db, self);
@@ -61,15 +61,15 @@ export function timemapPage(db: PageDb, cursor: TimemapCursor, limit: number): (
   const first = firstRow(db);
   if (!first) return refusal(404, "revision_not_found", `${page.title} has no revision`);
   const anchorId = cursor.after ?? cursor.before;
-  const anchor = anchorId === undefined ? undefined : one(db, `SELECT ${COLUMNS} FROM revisions WHERE rev_id = ?`, anchorId);
+  const anchor = anchorId === undefined ? undefined : one(db, `SELECT ${COLUMNS} FROM revs WHERE rev_id = ?`, anchorId);
   if (anchorId !== undefined && !anchor) return refusal(404, "revision_not_found", `${page.title} has no revision ${anchorId} to page from`);
   let rows: Row[];
   if (anchor && cursor.before !== undefined) {
-    rows = db.sql.exec<Row>(`SELECT ${COLUMNS} FROM revisions WHERE (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT ?`, anchor.ts, anchor.seq, limit).toArray().reverse();
+    rows = db.sql.exec<Row>(`SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT ?`, anchor.ts, anchor.seq, limit).toArray().reverse();
   } else if (anchor) {
-    rows = db.sql.exec<Row>(`SELECT ${COLUMNS} FROM revisions WHERE (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?`, anchor.ts, anchor.seq, limit).toArray();
+    rows = db.sql.exec<Row>(`SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?`, anchor.ts, anchor.seq, limit).toArray();
   } else {
-    rows = db.sql.exec<Row>(`SELECT ${COLUMNS} FROM revisions ORDER BY ts, seq LIMIT ?`, limit).toArray();
+    rows = db.sql.exec<Row>(`SELECT ${COLUMNS} FROM revs ORDER BY ts, seq LIMIT ?`, limit).toArray();
   }
   const oldest = rows[0];
   const newest = rows[rows.length - 1];

@@ -2,8 +2,18 @@
  * The PageStore's SQLite rows, as the modules that share them read them.
  * The tables themselves are described once, in durable-objects/page-store.md.
  */
-import { toHex } from "../hash/digests.ts";
 import type { RevisionMeta, StoreProblem } from "../page/types.ts";
+import { blockOf, decodeMetaRecord, encodeMetaRecord, META_BLOCK, slotOf, type MetaEntry } from "./meta-records.ts";
+
+/** Keys of the `kv` table (durable-objects/page-store-schema.ts). */
+export const KV = {
+  version: "version",
+  group: (k: number) => `g:${k}`,
+  tail: (u: number) => `t:${u}`,
+  /** [from, to) ranges of each kind's keys, for range deletes and scans. */
+  tails: ["t:", "t;"],
+  groups: ["g:", "g;"],
+} as const;
 
 export interface PageRow {
   title: string;
@@ -12,28 +22,28 @@ export interface PageRow {
   anchors_blob: string | null;
   layout: string;
   deleted_at: number | null;
+  raw_bytes: number;
   [key: string]: SqlStorageValue;
 }
 
-export interface RevisionRow {
+/** A revision's indexed row: what listings, lookups and Memento navigation need. */
+export interface RevRow {
   seq: number;
   rev_id: number;
-  parent_id: number | null;
   ts: number;
-  contributor: string;
-  comment: string;
-  model: string;
-  format: string;
-  bytes: number;
-  sha1: string;
-  /** 32 raw bytes: half the size of hex, in the row and in its index. */
-  sha256: ArrayBuffer;
+  /** Its distinct content; identical revisions share one. */
   u: number;
+  /** The first 48 bits of the content's SHA-256, for finding identical contents. */
+  h: number;
   suppressed: number;
-  /** Comma-separated (a tag never holds a comma). */
-  tags: string;
   [key: string]: SqlStorageValue;
 }
+
+/** A revision with its metadata record entry. */
+export type Revision = { [K in keyof RevRow as string extends K ? never : K]: RevRow[K] } & MetaEntry;
+
+/** 48 bits: exact in a JS number and in SQLite's 6-byte integer. Collisions are told apart by the full hash in the record. */
+export const contentKey = (sha256Hex: string): number => Number.parseInt(sha256Hex.slice(0, 12), 16);
 
 /** An expected failure, returned across RPC (an exception would lose its fields). */
 export const refusal = (status: StoreProblem["status"], code: string, detail: string, extra: Partial<StoreProblem> = {}): StoreProblem => ({
@@ -46,10 +56,10 @@ export const refusal = (status: StoreProblem["status"], code: string, detail: st
 
 export const pageNotFound = () => refusal(404, "page_not_found", "no such page in the archive");
 
-export function toMeta(r: RevisionRow): RevisionMeta {
+export function toMeta(r: Revision): RevisionMeta {
   return {
     id: r.rev_id,
-    parentId: r.parent_id,
+    parentId: r.parentId,
     timestamp: new Date(r.ts * 1000).toISOString().replace(".000Z", "Z"),
     contributor: r.contributor,
     comment: r.comment,
@@ -57,11 +67,13 @@ export function toMeta(r: RevisionRow): RevisionMeta {
     format: r.format,
     bytes: r.bytes,
     sha1: r.sha1,
-    sha256: toHex(new Uint8Array(r.sha256)),
+    sha256: r.sha256,
     suppressed: r.suppressed !== 0,
-    tags: r.tags ? r.tags.split(",") : [],
+    tags: r.tags,
   };
 }
+
+const REV_COLUMNS = "seq, rev_id, ts, u, h, suppressed";
 
 /** One page's database: the queries every job needs. */
 export class PageDb {
@@ -85,25 +97,95 @@ export class PageDb {
     return page && page.deleted_at == null ? page : null;
   }
 
-  latestRow(page: PageRow): RevisionRow | null {
-    if (page.latest_seq === null) return null;
-    return this.sql.exec<RevisionRow>("SELECT * FROM revisions WHERE seq = ?", page.latest_seq).toArray()[0] ?? null;
+  /** Indexed rows; `where` and `args` follow `SELECT … FROM revs`. */
+  rows(where: string, ...args: SqlStorageValue[]): RevRow[] {
+    return this.sql.exec<RevRow>(`SELECT ${REV_COLUMNS} FROM revs ${where}`, ...args).toArray();
   }
 
-  revisionById(id: number): RevisionRow | undefined {
-    return this.sql.exec<RevisionRow>("SELECT * FROM revisions WHERE rev_id = ?", id).toArray()[0];
+  /** The rows with their metadata, each record decoded once however many of its revisions are asked for. */
+  withMeta(rows: readonly RevRow[]): Revision[] {
+    const records = new Map<number, MetaEntry[]>();
+    return rows.map((row) => {
+      const block = blockOf(row.seq);
+      let entries = records.get(block);
+      if (!entries) {
+        entries = this.metaBlock(block);
+        records.set(block, entries);
+      }
+      const entry = entries[slotOf(row.seq)];
+      if (!entry) throw new Error(`revision ${row.rev_id} (seq ${row.seq}) has no metadata record entry`);
+      return { ...row, ...entry };
+    });
+  }
+
+  latestRow(page: PageRow): Revision | null {
+    if (page.latest_seq === null) return null;
+    const row = this.rows("WHERE seq = ?", page.latest_seq)[0];
+    return row ? this.withMeta([row])[0]! : null;
+  }
+
+  revisionById(id: number): Revision | undefined {
+    const row = this.rows("WHERE rev_id = ?", id)[0];
+    return row ? this.withMeta([row])[0] : undefined;
+  }
+
+  /**
+   * Revisions whose content has this SHA-256, newest first, through the
+   * revs_by_content index; `extra` narrows further (`AND suppressed = 0`).
+   */
+  *withContent(sha256Hex: string, extra = ""): Generator<Revision> {
+    for (const row of this.rows(`WHERE h = ? ${extra} ORDER BY seq DESC`, contentKey(sha256Hex))) {
+      const full = this.withMeta([row])[0]!;
+      if (full.sha256 === sha256Hex) yield full;
+    }
+  }
+
+  metaBlock(block: number): MetaEntry[] {
+    const record = this.sql.exec<{ record: ArrayBuffer }>("SELECT record FROM meta WHERE block = ?", block).toArray()[0]?.record;
+    return record ? decodeMetaRecord(new Uint8Array(record)) : [];
+  }
+
+  /** Records the metadata of revisions seq firstSeq, firstSeq + 1, …; call inside the commit's transaction. */
+  appendMeta(firstSeq: number, entries: readonly MetaEntry[]): void {
+    let seq = firstSeq;
+    for (let i = 0; i < entries.length; ) {
+      const block = blockOf(seq);
+      const existing = slotOf(seq) === 0 ? [] : this.metaBlock(block);
+      if (existing.length !== slotOf(seq)) throw new Error(`metadata block ${block} holds ${existing.length} entries; seq ${seq} needs ${slotOf(seq)}`);
+      const take = entries.slice(i, i + (META_BLOCK - existing.length));
+      this.sql.exec("INSERT INTO meta (block, record) VALUES (?, ?) ON CONFLICT (block) DO UPDATE SET record = excluded.record", block, encodeMetaRecord([...existing, ...take]));
+      i += take.length;
+      seq += take.length;
+    }
+  }
+
+  kvGet(key: string): SqlStorageValue | undefined {
+    return this.sql.exec<{ v: SqlStorageValue }>("SELECT v FROM kv WHERE k = ?", key).toArray()[0]?.v;
+  }
+
+  kvPut(key: string, value: SqlStorageValue): void {
+    this.sql.exec("INSERT INTO kv (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v", key, value);
+  }
+
+  /** Rows of a [from, to) key range of `kv`. */
+  kvRange([from, to]: readonly [string, string]): Array<{ k: string; v: SqlStorageValue }> {
+    return this.sql.exec<{ k: string; v: SqlStorageValue }>("SELECT k, v FROM kv WHERE k >= ? AND k < ?", from, to).toArray();
+  }
+
+  kvDeleteRange([from, to]: readonly [string, string]): void {
+    this.sql.exec("DELETE FROM kv WHERE k >= ? AND k < ?", from, to);
   }
 
   /** The page's version: bumped by every write, suppression and deletion, never reset. */
   version(): number {
-    return this.sql.exec<{ value: number }>("SELECT value FROM counters WHERE name = 'version'").toArray()[0]?.value ?? 0;
+    return Number(this.kvGet(KV.version) ?? 0);
   }
 
   /** Bumps the version; call inside the change's transaction. */
   bumpVersion(): number {
-    return this.sql
-      .exec<{ value: number }>("INSERT INTO counters (name, value) VALUES ('version', 1) ON CONFLICT (name) DO UPDATE SET value = value + 1 RETURNING value")
-      .one().value;
+    const next = this.version() + 1;
+    this.kvPut(KV.version, next);
+    return next;
   }
 
   databaseBytes(): number {

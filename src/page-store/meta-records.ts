@@ -1,0 +1,78 @@
+/**
+ * A revision's descriptive metadata (contributor, comment, hashes, sizes,
+ * model, tags), kept in one compressed record per block of
+ * {@link META_BLOCK} consecutive revisions instead of in SQLite columns of
+ * its own: the PageStore's budget is bytes per block, not per revision
+ * (durable-objects/page-store.md, "Byte budget").
+ *
+ * Why deflate of JSON: within a block the repeated values (contributor,
+ * model, format, the common part of comments) are interned by the
+ * compressor's back-references for free, the hashes are the only thing it
+ * cannot shrink, and reading one revision's metadata costs one small
+ * inflate (a block is a few KB at most), which is synchronous, so the
+ * PageStore's RPC methods stay synchronous.
+ *
+ * Record bytes: u8 format (1), then raw deflate of the JSON array of
+ * entries, entry i for revision seq = block * META_BLOCK + 1 + i.
+ */
+import { deflateSync, inflateSync } from "fflate";
+
+/** Revisions per record. */
+export const META_BLOCK = 16;
+const FORMAT_DEFLATE_JSON = 1;
+
+/** What a record keeps of one revision. */
+export interface MetaEntry {
+  parentId: number | null;
+  contributor: string;
+  comment: string;
+  model: string;
+  format: string;
+  bytes: number;
+  /** MediaWiki base-36 SHA-1. */
+  sha1: string;
+  /** Hex SHA-256 of the text. */
+  sha256: string;
+  tags: string[];
+}
+
+type Packed = [number | null, string, string, string, string, number, string, string, string[]] | [number | null, string, string, string, string, number, string, string];
+
+export const blockOf = (seq: number): number => Math.floor((seq - 1) / META_BLOCK);
+export const slotOf = (seq: number): number => (seq - 1) % META_BLOCK;
+
+export function encodeMetaRecord(entries: readonly MetaEntry[]): ArrayBuffer {
+  const packed: Packed[] = entries.map((e) => {
+    const head: Packed = [e.parentId, e.contributor, e.comment, e.model, e.format, e.bytes, e.sha1, e.sha256];
+    return e.tags.length > 0 ? [...head, e.tags] : head;
+  });
+  const body = deflateSync(new TextEncoder().encode(JSON.stringify(packed)), { level: 9 });
+  const out = new Uint8Array(1 + body.byteLength);
+  out[0] = FORMAT_DEFLATE_JSON;
+  out.set(body, 1);
+  return out.buffer;
+}
+
+/** Thrown when a stored record cannot be read: the store is damaged, not the request. */
+export class MetaRecordError extends Error {}
+
+export function decodeMetaRecord(record: Uint8Array): MetaEntry[] {
+  if (record[0] !== FORMAT_DEFLATE_JSON) throw new MetaRecordError(`metadata record format ${record[0]} is not one this code reads`);
+  let packed: Packed[];
+  try {
+    packed = JSON.parse(new TextDecoder().decode(inflateSync(record.subarray(1)))) as Packed[];
+  } catch (err) {
+    throw new MetaRecordError(`metadata record does not decode: ${(err as Error).message}`);
+  }
+  return packed.map(([parentId, contributor, comment, model, format, bytes, sha1, sha256, tags]) => ({
+    parentId,
+    contributor,
+    comment,
+    model,
+    format,
+    bytes,
+    sha1,
+    sha256,
+    tags: tags ?? [],
+  }));
+}
