@@ -47,6 +47,10 @@ export const LIMITS = {
     blobRetryAfterSeconds: 5,
     /** Bytes of parsed (immutable) blobs an isolate keeps for reads. */
     blobCacheBytes: 24 * 1024 * 1024,
+    /** Decoded size of a blob's header (its records' metadata) a reader accepts: a corrupt one is refused, not inflated without bound. */
+    maxBlobHeaderBytes: 4 * 1024 * 1024,
+    /** Decoded size of one PageStore metadata record (16 revisions' contributor, comment, hashes and tags) a reader accepts. */
+    maxMetaRecordBytes: 4 * 1024 * 1024,
     /** Revisions accepted in one write request. */
     maxBatchRevisions: 500,
     /**

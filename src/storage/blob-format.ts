@@ -2,22 +2,29 @@
  * The self-describing container every blob in `BLOBS` uses (see SCHEMA.md):
  *
  *   0  "PLMP"                 magic
- *   4  u8  format version     (1)
+ *   4  u8  format version     (2; 1 is still read)
  *   5  u8  codec              (1 = brotli)
  *   6  u16 reserved           (0)
  *   8  u32 header length H    (little endian)
  *  12  u32 CRC-32 of bytes 16..end
- *  16  header: UTF-8 JSON { records: RecordMeta[] }
+ *  16  header: brotli of UTF-8 JSON { records: StoredMeta[] } (version 1: the
+ *      JSON itself, with every RecordMeta field)
  *  16+H payloads, back to back
+ *
+ * Version 2 leaves out what the rest implies (`off`: payloads are back to
+ * back in record order; `size`: the sum of `parts`) and compresses the
+ * rest: headers were an eighth of a small page's blob bytes.
  *
  * A record is one brotli stream. Its `dict` names the records (anchors) whose
  * decoded bytes, concatenated in order, are its raw prefix dictionary; its
  * `parts` split the decoded stream into revisions when several share it.
  */
 import CRC32 from "crc-32";
+import { brotliCompress, brotliDecompress } from "../codec/index.ts";
+import { LIMITS } from "../limits.ts";
 
 export const BLOB_MAGIC = "PLMP";
-export const BLOB_FORMAT_VERSION = 1;
+export const BLOB_FORMAT_VERSION = 2;
 export const CODEC_BROTLI = 1;
 const FIXED = 16;
 
@@ -35,6 +42,15 @@ export interface RecordMeta {
   dict: string[];
   /** First 16 hex digits of the SHA-256 of the decoded stream. */
   sum: string;
+  /**
+   * A group cut into several streams back to back (layout.ts, decodeBudget):
+   * how many parts each holds. Absent: one stream holds every part.
+   */
+  streams?: number[];
+  /** Payload bytes of each stream, in order (with `streams`). */
+  lens?: number[];
+  /** Indexes of the streams encoded without the dictionary (with `streams`). */
+  plain?: number[];
 }
 
 export class BlobFormatError extends Error {
@@ -48,7 +64,8 @@ export function encodeBlob(records: ReadonlyArray<{ meta: Omit<RecordMeta, "off"
     off += payload.byteLength;
     return m;
   });
-  const header = new TextEncoder().encode(JSON.stringify({ records: metas }));
+  const stored = metas.map(({ off: _off, size: _size, ...rest }) => rest);
+  const header = brotliCompress(new TextEncoder().encode(JSON.stringify({ records: stored })), { quality: 11, mode: "text" });
   const out = new Uint8Array(FIXED + header.byteLength + off);
   out.set(new TextEncoder().encode(BLOB_MAGIC), 0);
   const view = new DataView(out.buffer);
@@ -75,7 +92,7 @@ export function decodeBlob(bytes: Uint8Array): ParsedBlob {
   if (new TextDecoder().decode(bytes.subarray(0, 4)) !== BLOB_MAGIC) throw new BlobFormatError("blob does not start with PLMP");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint8(4);
-  if (version !== BLOB_FORMAT_VERSION) throw new BlobFormatError(`blob format version ${version} is not supported`);
+  if (version !== 1 && version !== BLOB_FORMAT_VERSION) throw new BlobFormatError(`blob format version ${version} is not supported`);
   if (view.getUint8(5) !== CODEC_BROTLI) throw new BlobFormatError(`blob codec ${view.getUint8(5)} is not supported`);
   if ((CRC32.buf(bytes.subarray(FIXED)) >>> 0) !== view.getUint32(12, true)) throw new BlobFormatError("blob checksum does not match: it is corrupt");
   const headerLength = view.getUint32(8, true);
@@ -83,9 +100,18 @@ export function decodeBlob(bytes: Uint8Array): ParsedBlob {
   const base = FIXED + headerLength;
   let parsed: { records: RecordMeta[] };
   try {
-    parsed = JSON.parse(new TextDecoder().decode(bytes.subarray(FIXED, base)));
+    const header = bytes.subarray(FIXED, base);
+    parsed = JSON.parse(new TextDecoder().decode(version === 1 ? header : brotliDecompress(header, { maxOutputBytes: LIMITS.storage.maxBlobHeaderBytes })));
   } catch {
-    throw new BlobFormatError("blob header is not valid JSON");
+    throw new BlobFormatError("blob header does not decode to JSON");
+  }
+  if (version > 1) {
+    let off = 0;
+    for (const r of parsed.records) {
+      r.off = off;
+      r.size = r.parts.reduce((a, b) => a + b, 0);
+      off += r.len;
+    }
   }
   const records = new Map<string, RecordMeta>();
   for (const r of parsed.records) {

@@ -5,15 +5,23 @@
  * Distinct contents u = 0, 1, 2, ... (identical revisions share one u) are cut
  * into groups of `groupSize`. The first content of group k is anchor k.
  *
- * Anchors form an aligned binary tree, like B-frames in video: anchor k sits
+ * Anchors form aligned binary trees, like B-frames in video: anchor k sits
  * at level lowbit(k) and is encoded against its bracketing anchors
  * L = k - lowbit(k) and R = k + lowbit(k), both on higher levels, so reading
  * an anchor decodes at most two anchors per level. Until R exists, anchor k is
  * encoded against L alone and is re-encoded when R arrives. Anchor 0 stands alone.
  *
+ * A tree is capped at `treeLevels` levels (pages made before the cap have one
+ * tree over the whole history): anchors at multiples of 2^treeLevels are
+ * tops, each encoded against the top before it, and every `chainTops`-th top
+ * stands alone, so the anchors a read needs stay bounded however long the
+ * history grows (sparse-revlog's bounded delta chains, for the same reason).
+ *
  * A closed group's other contents are one solid stream whose dictionary is
  * anchor k then anchor k+1: edits that survive to the next anchor are copied
- * from it rather than stored twice. The open group's contents (the tail) are
+ * from it rather than stored twice. With a `decodeBudget` the stream is cut
+ * into several (group-streams.ts), so that reading a member never decodes
+ * more than the budget allows. The open group's contents (the tail) are
  * stored one per record against anchor k, until the group closes.
  */
 export interface LayoutParams {
@@ -21,10 +29,16 @@ export interface LayoutParams {
   groupSize: number;
   /** brotli quality for anchors, groups and tails. */
   quality: number;
-  /** brotli quality for anchor 0, which is stored without a dictionary. */
+  /** brotli quality for records stored without a dictionary (anchor 0, chain starts). */
   keyframeQuality: number;
   /** brotli window, log2. */
   lgwin: number;
+  /** Height of each anchor tree (absent: one tree over the whole history, as pages made before the cap). */
+  treeLevels?: number;
+  /** Tops per chain; the first of each chain is stored alone. */
+  chainTops?: number;
+  /** Most bytes a read may decode, as a multiple of the revision it returns (absent: one stream per group). */
+  decodeBudget?: number;
 }
 
 /**
@@ -32,9 +46,15 @@ export interface LayoutParams {
  * shared histories, at under half the heap (about 46 MiB against 100-150 MiB
  * for a 25 MiB group), which a Durable Object's 128 MB cannot spare.
  * Keyframes are compressed once and alone, so they get quality 8 (53-59 MiB;
- * quality 9 reaches 72 MiB on a 25 MiB revision).
+ * quality 9 reaches 72 MiB on a 25 MiB revision). Trees of 2^5 anchors in
+ * chains of 3 keep a read's anchors to at most a dozen at any length, for one
+ * keyframe per 1,536 contents; 16 is the storage bound on a read's decoding
+ * (LAYOUT-TRADEOFFS.md has the measurements).
  */
-export const DEFAULT_LAYOUT: LayoutParams = { groupSize: 16, quality: 7, keyframeQuality: 8, lgwin: 22 };
+export const DEFAULT_LAYOUT: LayoutParams = { groupSize: 16, quality: 7, keyframeQuality: 8, lgwin: 22, treeLevels: 5, chainTops: 3, decodeBudget: 16 };
+
+/** The parameters that decide a page's anchor graph. */
+export type TreeShape = Pick<LayoutParams, "treeLevels" | "chainTops">;
 
 const lowbit = (k: number) => k & -k;
 
@@ -42,34 +62,61 @@ export const anchorId = (k: number) => `a${k}`;
 export const groupId = (k: number) => `g${k}`;
 export const tailId = (u: number) => `t${u}`;
 
+/** Anchors per tree (a power of two), or Infinity for an uncapped page. */
+const span = (shape: TreeShape) => (shape.treeLevels === undefined ? Infinity : 2 ** shape.treeLevels);
+
+export function isTop(k: number, shape: TreeShape): boolean {
+  return k % span(shape) === 0;
+}
+
 /** The anchors anchor k is encoded against, when `anchorCount` anchors exist. */
-export function anchorDeps(k: number, anchorCount: number): number[] {
+export function anchorDeps(k: number, anchorCount: number, shape: TreeShape = {}): number[] {
   if (k === 0) return [];
+  const s = span(shape);
+  if (k % s === 0) return (k / s) % (shape.chainTops ?? 1) === 0 ? [] : [k - s];
   const step = lowbit(k);
   const right = k + step;
   return right < anchorCount ? [k - step, right] : [k - step];
 }
 
 /** Anchors whose encoding changes when anchor `k` is added (their right bracket is k). */
-export function anchorsRebracketedBy(k: number): number[] {
+export function anchorsRebracketedBy(k: number, shape: TreeShape = {}): number[] {
   const out: number[] = [];
-  // k - step has lowbit `step` exactly when step < lowbit(k), so its R is k.
-  for (let step = 1; step < lowbit(k); step <<= 1) if (k - step > 0) out.push(k - step);
+  const limit = Math.min(lowbit(k), span(shape));
+  // k - step has lowbit `step` exactly when step < lowbit(k), so its R is k; tops are never rebracketed.
+  for (let step = 1; step < limit; step <<= 1) if (k - step > 0) out.push(k - step);
   return out;
 }
 
 /** Every anchor needed to decode anchor k (k included), in an order where dependencies come first. */
-export function anchorClosure(k: number, anchorCount: number): number[] {
+export function anchorClosure(k: number, anchorCount: number, shape: TreeShape = {}): number[] {
   const seen = new Set<number>();
   const order: number[] = [];
   const visit = (a: number) => {
     if (seen.has(a)) return;
     seen.add(a);
-    for (const d of anchorDeps(a, anchorCount)) visit(d);
+    for (const d of anchorDeps(a, anchorCount, shape)) visit(d);
     order.push(a);
   };
   visit(k);
   return order;
+}
+
+/**
+ * The anchors a record depending on `anchors` will need once its tree is
+ * complete: later anchors only ever add right brackets, up to the next top,
+ * so this is what a read of it decodes for the rest of the page's life.
+ * Only for capped pages (an uncapped tree keeps growing).
+ */
+export function finalClosure(anchors: readonly number[], shape: TreeShape): number[] {
+  const s = span(shape);
+  if (!Number.isFinite(s)) throw new Error("an uncapped anchor tree has no final closure");
+  const seen = new Set<number>();
+  for (const a of anchors) {
+    const complete = (Math.floor(a / s) + 1) * s + 1;
+    for (const d of anchorClosure(a, complete, shape)) seen.add(d);
+  }
+  return [...seen].sort((x, y) => x - y);
 }
 
 export type Placement =

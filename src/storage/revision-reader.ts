@@ -8,7 +8,7 @@ import { sha256Hex } from "../hash/digests.ts";
 import { parsedBlob } from "./blob-cache.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { AnchorDecoder } from "./anchor-decoder.ts";
-import { decodeRecord, RecordCorruptError } from "./record-codec.ts";
+import { decodeRecord, RecordCorruptError, streamOf } from "./record-codec.ts";
 
 /** Where a content lives; the PageStore hands this to readers. */
 export interface ContentLocation {
@@ -44,12 +44,13 @@ export async function readContent(store: BlobStore, loc: ContentLocation): Promi
   if (holder === blobs.get(loc.anchorsBlob) && loc.record.startsWith("a")) {
     bytes = await anchors.anchor(loc.record);
   } else {
-    const dict = await anchors.dictionary(meta.dict);
-    const end = meta.parts.slice(0, loc.part + 1).reduce((a, b) => a + b, 0);
-    const prefix = await decodeRecord(meta, holder.payload(meta), dict, end);
+    const stream = streamOf(meta, loc.part);
+    const dict = stream.plain ? [] : await anchors.dictionary(meta.dict);
+    const payload = holder.payload(meta).subarray(stream.off, stream.off + stream.len);
+    const prefix = await decodeRecord(meta, payload, dict, stream.through, meta.streams ? stream.size : undefined);
     stats.decodes++;
     stats.decodedBytes += prefix.byteLength;
-    bytes = prefix.subarray(end - meta.parts[loc.part]!);
+    bytes = prefix.subarray(prefix.byteLength - meta.parts[loc.part]!);
   }
   stats.decodes += anchors.decodes;
   stats.decodedBytes += anchors.decodedBytes;

@@ -1,0 +1,40 @@
+/**
+ * Where a closed group's stream is cut so that reading any member decodes
+ * at most `budget` times that member's own size (layout.ts, decodeBudget).
+ *
+ * Reading member i of a stream decodes the anchors its dictionary needs
+ * (`anchorBytes`, unless the stream does without them), the members before
+ * it in the same stream, and itself. Members join the current stream while
+ * that stays within budget; a member that would not starts a new stream, and
+ * one so small that even its anchors exceed the budget goes into a stream
+ * without a dictionary, as a keyframe does. One stream per group costs the
+ * fewest bytes, so cuts happen only where the budget demands them.
+ *
+ * The anchors' bytes are an estimate when some are not written yet: cuts
+ * plan with the cautious `anchorBytes`, but a member goes without the
+ * dictionary only when even `knownAnchorBytes` (the anchors written so far)
+ * exceed its budget, because a stream without one costs many times the
+ * bytes, where an extra cut costs a few.
+ *
+ * @example
+ * planStreams([30_000, 31_000, 200], 150_000, 16) // [{ parts: 2, plain: false }, { parts: 1, plain: true }]
+ */
+import type { StreamCut } from "./record-codec.ts";
+
+export function planStreams(memberSizes: readonly number[], anchorBytes: number, budget: number, knownAnchorBytes = anchorBytes): StreamCut[] {
+  const cuts: StreamCut[] = [];
+  let current: StreamCut | null = null;
+  let prefix = 0;
+  const fits = (plain: boolean, before: number, size: number) => (plain ? 0 : anchorBytes) + before + size <= budget * Math.max(size, 1);
+  for (const size of memberSizes) {
+    if (current && fits(current.plain, prefix, size)) {
+      current.parts++;
+      prefix += size;
+      continue;
+    }
+    current = { parts: 1, plain: knownAnchorBytes + size > budget * Math.max(size, 1) };
+    cuts.push(current);
+    prefix = size;
+  }
+  return cuts;
+}

@@ -1,0 +1,152 @@
+/**
+ * The layout's bounds, checked on the writer and reader themselves (no
+ * PageStore): capped anchor trees keep a read's anchors bounded at any
+ * history length, groups cut to the decode budget keep a read within 16
+ * times the revision, and layouts written before either still read.
+ */
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import "../../../src/codec/install-worker.ts";
+import { sha256Hex } from "../../../src/hash/digests.ts";
+import { encodeBlob, decodeBlob } from "../../../src/storage/blob-format.ts";
+import { BlobStore } from "../../../src/storage/blob-store.ts";
+import { planStreams } from "../../../src/storage/group-streams.ts";
+import { anchorClosure, anchorDeps, anchorsRebracketedBy, DEFAULT_LAYOUT, finalClosure, recordOf, type LayoutParams } from "../../../src/storage/layout.ts";
+import { LayoutWriter } from "../../../src/storage/layout-writer.ts";
+import { encodeRecord } from "../../../src/storage/record-codec.ts";
+import { readContent } from "../../../src/storage/revision-reader.ts";
+import { clearBlobCache } from "../../../src/storage/blob-cache.ts";
+
+const LEGACY: LayoutParams = { groupSize: 16, quality: 7, keyframeQuality: 8, lgwin: 22 };
+
+describe("anchor trees", () => {
+  it("without a cap, as pages made before it: one tree, and an anchor's closure grows with the history", () => {
+    expect(anchorDeps(12, 100)).toEqual([8, 16]);
+    expect(anchorDeps(64, 100)).toEqual([0]);
+    expect(anchorsRebracketedBy(64)).toEqual([63, 62, 60, 56, 48, 32]);
+    expect(anchorClosure(1, 1024).length).toBeGreaterThan(anchorClosure(1, 16).length + 5);
+  });
+
+  it("capped: tops chain back to a keyframe, trees never reach past the next top, and no closure outgrows the cap", () => {
+    const shape = { treeLevels: 2, chainTops: 2 };
+    expect(anchorDeps(4, 100, shape)).toEqual([0]);
+    expect(anchorDeps(8, 100, shape)).toEqual([]);
+    expect(anchorDeps(12, 100, shape)).toEqual([8]);
+    expect(anchorDeps(6, 100, shape)).toEqual([4, 8]);
+    expect(anchorDeps(7, 100, shape)).toEqual([6, 8]);
+    expect(anchorsRebracketedBy(8, shape)).toEqual([7, 6]);
+    const { treeLevels, chainTops } = DEFAULT_LAYOUT;
+    let widest = 0;
+    for (let k = 0; k < 40_000; k++) widest = Math.max(widest, finalClosure([k, k + 1], { treeLevels, chainTops }).length);
+    // Two anchors per level of the tree, the chain of tops before it, and the next top.
+    expect(widest).toBeLessThanOrEqual(2 * treeLevels! + chainTops! + 1);
+    expect(finalClosure([3], shape)).toEqual(anchorClosure(3, 9, shape).sort((a, b) => a - b));
+  });
+});
+
+describe("cutting a group to its decode budget", () => {
+  it("keeps one stream while it fits, cuts where it would not, and drops the dictionary only for a member smaller than its anchors allow", () => {
+    expect(planStreams([10, 10, 10], 50, 16)).toEqual([{ parts: 3, plain: false }]);
+    expect(planStreams([10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10], 100, 16)).toEqual([
+      { parts: 6, plain: false },
+      { parts: 6, plain: false },
+    ]);
+    expect(planStreams([30_000, 31_000, 200], 150_000, 16)).toEqual([
+      { parts: 2, plain: false },
+      { parts: 1, plain: true },
+    ]);
+    // A cautious estimate cuts, but the dictionary goes only when the known anchors already overflow.
+    expect(planStreams([100, 100], 2_000, 16, 1_000)).toEqual([
+      { parts: 1, plain: false },
+      { parts: 1, plain: false },
+    ]);
+  });
+});
+
+/** Writes `contents` in commits of `batch` with `params`, then reads every one back, returning the largest decode per byte read. */
+async function writeAndReadAll(owner: string, contents: Uint8Array[], params: LayoutParams, batch: number): Promise<{ worst: number; reads: number; blobBytes: number }> {
+  const store = new BlobStore(env.BLOBS, owner);
+  let state = { contentCount: 0, anchorsBlob: null as string | null, tails: new Map<number, string>() };
+  const groups = new Map<number, string>();
+  const live = new Map<string, number>();
+  for (let i = 0; i < contents.length; i += batch) {
+    const writer = new LayoutWriter(store, params, { ...state, tails: new Map(state.tails) });
+    const slice = contents.slice(i, i + batch);
+    await writer.append(slice);
+    const commit = await writer.finish();
+    for (const [key, bytes] of commit.blobs) {
+      expect(await store.put(bytes)).toBe(key);
+      live.set(key, bytes.byteLength);
+    }
+    for (const key of commit.deadBlobs) live.delete(key);
+    for (const g of commit.closedGroups) groups.set(g.group, g.blob);
+    for (const u of commit.removedTails) state.tails.delete(u);
+    for (const t of commit.newTails) state.tails.set(t.u, t.blob);
+    state = { contentCount: state.contentCount + slice.length, anchorsBlob: commit.anchorsBlob, tails: state.tails };
+  }
+  let worst = 0;
+  let reads = 0;
+  for (let u = 0; u < contents.length; u++) {
+    clearBlobCache();
+    const { record, part, holder } = recordOf(u, state.contentCount, params.groupSize);
+    const blob = holder.kind === "anchors" ? state.anchorsBlob! : holder.kind === "group" ? groups.get(holder.group)! : state.tails.get(holder.u)!;
+    const { bytes, stats } = await readContent(store, { record, part, blob, anchorsBlob: state.anchorsBlob!, sha256: await sha256Hex(contents[u]!) });
+    expect(bytes).toEqual(contents[u]);
+    reads = Math.max(reads, stats.blobReads);
+    worst = Math.max(worst, stats.decodedBytes / bytes.byteLength);
+  }
+  return { worst, reads, blobBytes: [...live.values()].reduce((a, b) => a + b, 0) };
+}
+
+/** A page edited line by line: each revision changes one line of a fixed-size text and adds a word. */
+function editedPage(revisions: number, lines = 120): Uint8Array[] {
+  const text = Array.from({ length: lines }, (_, i) => `Line ${i}: the archive keeps every revision of this page, compressed.`);
+  const out: Uint8Array[] = [];
+  for (let r = 0; r < revisions; r++) {
+    const at = (r * 37) % lines;
+    text[at] = `${text[at]!.slice(0, 60)} edit ${r}`;
+    out.push(new TextEncoder().encode(text.join("\n")));
+  }
+  return out;
+}
+
+describe("reads within the decode budget", () => {
+  it("every content of a 600-revision page reads back byte for byte, from at most two blobs, decoding at most 16 times its size", async () => {
+    const { worst, reads } = await writeAndReadAll("layout-budget", editedPage(600), DEFAULT_LAYOUT, 100);
+    expect(reads).toBeLessThanOrEqual(2);
+    expect(worst).toBeLessThanOrEqual(16);
+  });
+
+  it("the layout pages were made with before the cap and the budget still reads, and decodes more", async () => {
+    const { worst, reads } = await writeAndReadAll("layout-legacy", editedPage(600), LEGACY, 100);
+    expect(reads).toBeLessThanOrEqual(2);
+    expect(worst).toBeGreaterThan(16);
+  });
+});
+
+describe("blob headers", () => {
+  it("format 2 leaves out what the records imply and compresses the rest; format 1 blobs still parse", async () => {
+    const parts = [new TextEncoder().encode("first revision text"), new TextEncoder().encode("second revision text")];
+    const record = await encodeRecord("g0", parts, { ids: [], bytes: [] }, DEFAULT_LAYOUT, [
+      { parts: 1, plain: true },
+      { parts: 1, plain: true },
+    ]);
+    const v2 = decodeBlob(encodeBlob([record, { ...record, meta: { ...record.meta, id: "g1" } }]));
+    const meta = v2.records.get("g1")!;
+    expect(meta).toMatchObject({ off: record.payload.byteLength, size: parts[0]!.byteLength + parts[1]!.byteLength, streams: [1, 1], plain: [0, 1] });
+
+    // A format-1 blob as main wrote it: JSON header with every field.
+    const header = new TextEncoder().encode(JSON.stringify({ records: [{ ...record.meta, off: 0, len: record.payload.byteLength }] }));
+    const v1 = new Uint8Array(16 + header.byteLength + record.payload.byteLength);
+    v1.set(new TextEncoder().encode("PLMP"));
+    const view = new DataView(v1.buffer);
+    view.setUint8(4, 1);
+    view.setUint8(5, 1);
+    view.setUint32(8, header.byteLength, true);
+    v1.set(header, 16);
+    v1.set(record.payload, 16 + header.byteLength);
+    const { default: CRC32 } = await import("crc-32");
+    view.setUint32(12, CRC32.buf(v1.subarray(16)) >>> 0, true);
+    expect(decodeBlob(v1).records.get("g0")).toMatchObject({ off: 0, size: record.meta.size, streams: [1, 1] });
+  });
+});
