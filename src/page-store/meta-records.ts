@@ -19,25 +19,14 @@
  */
 import { brotliCompress, brotliDecompress } from "../codec/index.ts";
 import { LIMITS } from "../limits.ts";
+import type { RevisionMeta } from "../page/types.ts";
 
 /** Revisions per record. */
 export const META_BLOCK = 16;
 const FORMAT_BROTLI_JSON = 2;
 
-/** What a record keeps of one revision. */
-export interface MetaEntry {
-  parentId: number | null;
-  contributor: string;
-  comment: string;
-  model: string;
-  format: string;
-  bytes: number;
-  /** MediaWiki base-36 SHA-1. */
-  sha1: string;
-  /** Hex SHA-256 of the text. */
-  sha256: string;
-  tags: string[];
-}
+/** What a record keeps of one revision: its metadata, less what the indexed row holds (id, time, suppression). */
+export type MetaEntry = Omit<RevisionMeta, "id" | "timestamp" | "suppressed">;
 
 type Packed = [number | null, string, string, string, string, number, string, string, string[]] | [number | null, string, string, string, string, number, string, string];
 
