@@ -25,14 +25,16 @@ export function planStreams(memberSizes: readonly number[], anchorBytes: number,
   const cuts: StreamCut[] = [];
   let current: StreamCut | null = null;
   let prefix = 0;
-  const fits = (plain: boolean, before: number, size: number) => (plain ? 0 : anchorBytes) + before + size <= budget * Math.max(size, 1);
+  const allowed = (size: number) => budget * Math.max(size, 1);
   for (const size of memberSizes) {
-    if (current && fits(current.plain, prefix, size)) {
+    // Only members that must go without the dictionary share a stream without one.
+    const plain = knownAnchorBytes + size > allowed(size);
+    if (current && current.plain === plain && (plain ? 0 : anchorBytes) + prefix + size <= allowed(size)) {
       current.parts++;
       prefix += size;
       continue;
     }
-    current = { parts: 1, plain: knownAnchorBytes + size > budget * Math.max(size, 1) };
+    current = { parts: 1, plain };
     cuts.push(current);
     prefix = size;
   }

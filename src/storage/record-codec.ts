@@ -21,6 +21,12 @@ export interface StreamCut {
   plain: boolean;
 }
 
+/** The raw prefix dictionary made of these anchors, or none when they hold no bytes (blanked pages make empty anchors). */
+function dictionaryOf(anchors: Uint8Array[]): Uint8Array | undefined {
+  const bytes = concatChunks(anchors);
+  return bytes.byteLength > 0 ? bytes : undefined;
+}
+
 function compressStream(body: Uint8Array, dictionary: Uint8Array | undefined, params: LayoutParams): Uint8Array {
   return brotliCompress(body, {
     quality: dictionary === undefined ? params.keyframeQuality : params.quality,
@@ -39,7 +45,7 @@ export async function encodeRecord(
   cut?: readonly StreamCut[],
 ): Promise<EncodedRecord> {
   const body = concatChunks(parts);
-  const dictionary = dict.bytes.length > 0 ? concatChunks(dict.bytes) : undefined;
+  const dictionary = dictionaryOf(dict.bytes);
   const meta: EncodedRecord["meta"] = { id, size: body.byteLength, parts: parts.map((p) => p.byteLength), dict: dict.ids, sum: (await sha256Hex(body)).slice(0, 16) };
   if (!cut || (cut.length === 1 && !cut[0]!.plain)) return { meta, payload: compressStream(body, dictionary, params) };
   if (cut.reduce((n, c) => n + c.parts, 0) !== parts.length) throw new Error(`record ${id}: the cut covers ${cut.reduce((n, c) => n + c.parts, 0)} parts of ${parts.length}`);
@@ -103,18 +109,20 @@ export function streamOf(meta: RecordMeta, part: number): StreamOfPart {
  */
 export async function decodeRecord(meta: RecordMeta, payload: Uint8Array, dict: Uint8Array[], prefixBytes = meta.size, streamSize?: number): Promise<Uint8Array> {
   const whole = streamSize === undefined;
-  const decoder = new BrotliDecoder({ maxOutputBytes: streamSize ?? meta.size, dictionary: dict.length > 0 ? concatChunks(dict) : undefined });
+  const decoder = new BrotliDecoder({ maxOutputBytes: streamSize ?? meta.size, dictionary: dictionaryOf(dict) });
   const out: Uint8Array[] = [];
   let produced = 0;
   const slice = 16 * 1024;
+  // Decoding to the end feeds the whole payload, even when nothing is left to produce (an empty revision).
+  const toEnd = prefixBytes >= (streamSize ?? meta.size);
   try {
-    for (let off = 0; off < payload.byteLength && produced < prefixBytes; off += slice) {
+    for (let off = 0; off < payload.byteLength && (toEnd || produced < prefixBytes); off += slice) {
       for (const chunk of decoder.push(payload.subarray(off, off + slice))) {
         out.push(chunk);
         produced += chunk.byteLength;
       }
     }
-    if (prefixBytes >= (streamSize ?? meta.size)) decoder.finish();
+    if (toEnd) decoder.finish();
   } finally {
     decoder.dispose();
   }

@@ -55,6 +55,12 @@ describe("cutting a group to its decode budget", () => {
       { parts: 2, plain: false },
       { parts: 1, plain: true },
     ]);
+    // A blanked revision goes without the dictionary, but the revert after it does not follow it there.
+    expect(planStreams([30_000, 30_500, 0, 31_000], 150_000, 16)).toEqual([
+      { parts: 2, plain: false },
+      { parts: 1, plain: true },
+      { parts: 1, plain: false },
+    ]);
     // A cautious estimate cuts, but the dictionary goes only when the known anchors already overflow.
     expect(planStreams([100, 100], 2_000, 16, 1_000)).toEqual([
       { parts: 1, plain: false },
@@ -121,6 +127,18 @@ describe("reads within the decode budget", () => {
     const { worst, reads } = await writeAndReadAll("layout-legacy", editedPage(600), LEGACY, 100);
     expect(reads).toBeLessThanOrEqual(2);
     expect(worst).toBeGreaterThan(16);
+  });
+});
+
+describe("blanked revisions", () => {
+  it("an empty revision reads back as an anchor, at the end of a group, mid-group and as a tail, and later commits still close its group", async () => {
+    const page = editedPage(70);
+    // u = 16 (an anchor), 31 (last of group 1), 40 (mid-group), 66 (a tail of the open group).
+    for (const u of [16, 31, 40, 66]) page[u] = new Uint8Array(0);
+    const { reads } = await writeAndReadAll("layout-blanked", page, DEFAULT_LAYOUT, 7);
+    expect(reads).toBeLessThanOrEqual(2);
+    const legacy = await writeAndReadAll("layout-blanked-legacy", page, LEGACY, 7);
+    expect(legacy.reads).toBeLessThanOrEqual(2);
   });
 });
 
