@@ -51,7 +51,6 @@ CREATE TABLE IF NOT EXISTS blobs (
   state TEXT NOT NULL CHECK (state IN ('pending', 'live', 'dead')),
   since INTEGER NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS blobs_by_state ON blobs (state, since);
 CREATE TABLE IF NOT EXISTS outbox (
   id INTEGER PRIMARY KEY,
   request TEXT NOT NULL,

@@ -63,6 +63,7 @@ export function migrateFromV1(db: PageDb): boolean {
     if (version !== undefined) db.kvPut(KV.version, version);
     db.sql.exec("UPDATE page SET raw_bytes = ? WHERE id = 1", rawBytes);
     for (const table of ["revisions", "groups", "tails", "counters"]) db.sql.exec(`DROP TABLE IF EXISTS ${table}`);
+    db.sql.exec("DROP INDEX IF EXISTS blobs_by_state");
   });
   return true;
 }
