@@ -8,9 +8,9 @@
  * Why brotli of JSON: within a block the repeated values (contributor,
  * model, format, the common part of comments) are interned by the
  * compressor's back-references for free, its built-in dictionary knows the
- * words commit messages and edit summaries are made of (15-20 % smaller
- * than deflate on the shared histories), the hashes are the only thing it
- * cannot shrink, and reading one revision's metadata costs one small
+ * words commit messages and edit summaries are made of (bip-0340's 13
+ * records: 20,756 bytes as level-9 deflate, 19,672 as brotli q9), the
+ * hashes are the only thing it cannot shrink, and reading one revision's metadata costs one small
  * synchronous decode (a block is a few KB at most), so the PageStore's RPC
  * methods stay synchronous.
  *
