@@ -3,6 +3,10 @@
  * (the token's name), what (kind, items, soft or hard), when, how many cache
  * keys it named, what was dropped, and when every tier had acknowledged it
  * (reported by the owning queue). Newest first, paginated by a cursor.
+ *
+ * A purge can complete before the ingest that enqueued it has recorded it
+ * here (a fast fanout beats the audit RPC), so a completion for an unknown
+ * id waits in `early_completions` until its record arrives.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { AuditEntry, AuditPage } from "../src/purge/audit.ts";
@@ -20,6 +24,7 @@ CREATE TABLE IF NOT EXISTS audit (
   created_at INTEGER NOT NULL,
   completed_at INTEGER
 );
+CREATE TABLE IF NOT EXISTS early_completions (id TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
 interface Row {
@@ -41,24 +46,34 @@ export class PurgeAudit extends DurableObject<Env> {
 
   /** Whether anything was ever logged; listing an empty log creates nothing. */
   #exists(): boolean {
-    if (!this.#ready) this.#ready = this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'audit'").toArray().length > 0;
+    if (!this.#ready && this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'audit'").toArray().length > 0) this.#create();
     return this.#ready;
   }
 
+  /** Also adds `early_completions` to a log created before it existed. */
+  #create(): void {
+    this.ctx.storage.sql.exec(SCHEMA);
+    this.#ready = true;
+  }
+
   record(entry: Omit<AuditEntry, "completedAt">): void {
-    if (!this.#exists()) {
-      this.ctx.storage.sql.exec(SCHEMA);
-      this.#ready = true;
-    }
-    this.ctx.storage.sql.exec(
-      "INSERT OR IGNORE INTO audit (id, by, kind, soft, items, keys, dropped, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      entry.id, entry.by, entry.kind, entry.soft ? 1 : 0, JSON.stringify(entry.items), entry.keys, entry.dropped, entry.createdAt,
+    if (!this.#exists()) this.#create();
+    const sql = this.ctx.storage.sql;
+    sql.exec(
+      "INSERT OR IGNORE INTO audit (id, by, kind, soft, items, keys, dropped, created_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT at FROM early_completions WHERE id = ?))",
+      entry.id, entry.by, entry.kind, entry.soft ? 1 : 0, JSON.stringify(entry.items), entry.keys, entry.dropped, entry.createdAt, entry.id,
     );
+    // A completion whose record never came (the ingest's audit call failed) is dropped after a day.
+    sql.exec("DELETE FROM early_completions WHERE id = ? OR at < ?", entry.id, entry.createdAt - 86_400_000);
   }
 
   completed(done: Array<{ id: string; at: number }>): void {
-    if (!this.#exists()) return;
-    for (const { id, at } of done) this.ctx.storage.sql.exec("UPDATE audit SET completed_at = ? WHERE id = ? AND completed_at IS NULL", at, id);
+    if (!this.#exists()) this.#create();
+    const sql = this.ctx.storage.sql;
+    for (const { id, at } of done) {
+      const known = sql.exec("UPDATE audit SET completed_at = coalesce(completed_at, ?) WHERE id = ? RETURNING 1", at, id).toArray().length > 0;
+      if (!known) sql.exec("INSERT OR IGNORE INTO early_completions (id, at) VALUES (?, ?)", id, at);
+    }
   }
 
   /** Newest first; `before` is the cursor a previous page returned. */

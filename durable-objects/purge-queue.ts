@@ -197,6 +197,11 @@ export class PurgeQueue extends DurableObject<Env> {
     if (done.length > 0) this.ctx.waitUntil(purgeAuditOf(this.env).completed(done.map((e) => ({ id: e.id, at: now }))).catch((err) => console.warn("audit completion report lost", String(err))));
   }
 
+  /** When each of these purges completed; null where not yet, or not logged here. */
+  completedAt(seqs: number[]): Array<number | null> {
+    return seqs.map((seq) => this.status(seq)?.completedAt ?? null);
+  }
+
   /** Each target's acknowledgement of one purge; null if this queue never logged it. */
   status(seq: number): PurgeStatus | null {
     if (!this.#used()) return null;

@@ -3,7 +3,8 @@
  * durable-objects/purge-audit.ts). Items are kept as the operator sent them,
  * truncated to what is useful to read back.
  */
-import { purgeAuditOf } from "../bindings.ts";
+import { parsePurgeId, purgeAuditOf, purgeQueueOf, type QueueSelf } from "../bindings.ts";
+import { topologyOf } from "../config/topology.ts";
 import { ProblemError } from "../http/problem.ts";
 import { LIMITS } from "../limits.ts";
 
@@ -39,5 +40,40 @@ export async function listAudit(env: Env, { before, limit = LIMITS.purge.auditPa
   if (before !== undefined && !/^\d{1,15}$/.test(before)) {
     throw new ProblemError({ status: 400, code: "invalid_cursor", title: "Bad Request", detail: "before is not a cursor this API issued" });
   }
-  return purgeAuditOf(env).list(before === undefined ? null : Number(before), Math.max(1, Math.min(limit, LIMITS.purge.auditPageSize)));
+  const page = await purgeAuditOf(env).list(before === undefined ? null : Number(before), Math.max(1, Math.min(limit, LIMITS.purge.auditPageSize)));
+  await fillCompletions(env, page.entries);
+  return page;
+}
+
+/**
+ * The owning queue reports a completion to the log after the fact, and
+ * may lose the report; the queue itself is the authority. So an entry
+ * still open asks its queue (one call per queue), and what it learns is
+ * written back.
+ */
+async function fillCompletions(env: Env, entries: AuditEntry[]): Promise<void> {
+  const open = new Map<string, { queue: QueueSelf; entries: Array<{ entry: AuditEntry; seq: number }> }>();
+  for (const entry of entries) {
+    if (entry.completedAt !== null) continue;
+    const parsed = parsePurgeId(entry.id, topologyOf(env));
+    if (!parsed.ok) continue;
+    const group = open.get(parsed.queue.name) ?? open.set(parsed.queue.name, { queue: parsed.queue, entries: [] }).get(parsed.queue.name)!;
+    group.entries.push({ entry, seq: parsed.seq });
+  }
+  const learned: Array<{ id: string; at: number }> = [];
+  await Promise.all(
+    [...open.values()].map(async ({ queue, entries: waiting }) => {
+      // A queue that cannot answer leaves its entries open; the list still reads.
+      const times = await purgeQueueOf(env, queue)
+        .completedAt(waiting.map((w) => w.seq))
+        .catch((err: unknown) => (console.warn("audit: queue did not answer", queue.name, String(err)), [] as Array<number | null>));
+      waiting.forEach(({ entry }, i) => {
+        const at = times[i];
+        if (at == null) return;
+        entry.completedAt = at;
+        learned.push({ id: entry.id, at });
+      });
+    }),
+  );
+  if (learned.length > 0) await purgeAuditOf(env).completed(learned);
 }

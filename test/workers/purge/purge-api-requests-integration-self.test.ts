@@ -4,9 +4,9 @@
  * and expiry; each token has a rate; every purge lands in the audit log
  * with who, what, how many keys and when it completed.
  */
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { purgeQueueNames, purgeQueueOf } from "../../../src/bindings.ts";
+import { purgeAuditOf, purgeQueueNames, purgeQueueOf } from "../../../src/bindings.ts";
 import { topologyOf } from "../../../src/config/topology.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
@@ -115,6 +115,21 @@ describe("the audit log", () => {
     } while (cursor);
     expect(walked).toEqual(first.entries.map((e) => e.id).concat(walked.slice(first.entries.length)));
     expect((await request("/api/purges?before=abc", { headers: bearer(TOKENS.purge) })).status).toBe(400);
+  });
+
+  it("keeps a completion that arrives before the purge's record, and a lost completion report is learned from the queue", async () => {
+    // A fanout faster than the ingest's audit call: the completion comes first.
+    const audit = purgeAuditOf(env);
+    await audit.completed([{ id: "enam-q0:900001", at: 1_700_000_000_500 }]);
+    await audit.record({ id: "enam-q0:900001", by: "early", kind: "tags", soft: false, items: ["x"], keys: 1, dropped: 0, createdAt: 1_700_000_000_000 });
+    // A purge whose report to the log never arrived: the log learns it from its queue.
+    const res = await purge({ tags: ["team:unreported"] });
+    const { id } = (await res.json()) as { id: string };
+    const done = (await (await request(`/api/purges/${id}?wait=30`, { headers: bearer(TOKENS.operator) })).json()) as { completedAt: number };
+    await runInDurableObject(audit, (_, state) => state.storage.sql.exec("UPDATE audit SET completed_at = NULL WHERE id = ?", id));
+    const { entries } = (await (await request("/api/purges", { headers: bearer(TOKENS.purge) })).json()) as { entries: Array<{ id: string; completedAt: number | null }> };
+    expect(entries.find((e) => e.id === "enam-q0:900001")?.completedAt).toBe(1_700_000_000_500);
+    expect(entries.find((e) => e.id === id)?.completedAt).toBe(done.completedAt);
   });
 
   it("is for purge-scope tokens only", async () => {
