@@ -59,7 +59,6 @@ typedef struct {
 
 struct BrotliReducedDictionary {
   uint32_t max_len;     /* longest searchable string */
-  uint32_t bloom_shift;
   uint8_t* bloom;
   uint32_t hash_shift;
   uint32_t hash_mask;
@@ -315,16 +314,13 @@ BrotliReducedDictionary* BrotliReducedDictionaryPrepare(const uint8_t* table,
   d->hash_mask = (1u << (32 - d->hash_shift)) - 1;
   d->hash_keys = (uint32_t*)Track(d, sizeof(uint32_t) * ((size_t)d->hash_mask + 1));
   d->hash_roots = (uint32_t*)Track(d, sizeof(uint32_t) * ((size_t)d->hash_mask + 1));
-  /* 16 bits per key: a k=1 filter then passes about 6 % of absent keys. */
-  {
-    uint32_t bits = Log2Ceil((size_t)groups * 16 + 1);
-    if (bits < 12) bits = 12;
-    d->bloom_shift = 32 - bits;
-    d->bloom = (uint8_t*)Track(d, ((size_t)1 << bits) / 8);
-  }
+  /* Fixed size (pal_reduced_hook.h says why): ~1 % false positives at the
+     committed tables' ~130 keys, more for the big tables only the trainer
+     uses, where speed matters less. */
+  d->bloom = (uint8_t*)Track(d, ((size_t)1 << PAL_BLOOM_BITS) / 8);
   if (!d->nodes || !d->hash_keys || !d->hash_roots || !d->bloom) goto fail;
   memset(d->hash_roots, 0, sizeof(uint32_t) * ((size_t)d->hash_mask + 1));
-  memset(d->bloom, 0, ((size_t)1 << (32 - d->bloom_shift)) / 8);
+  memset(d->bloom, 0, ((size_t)1 << PAL_BLOOM_BITS) / 8);
   memset(&d->nodes[0], 0, sizeof(PalNode));
 
   b.nodes = d->nodes;
@@ -340,7 +336,7 @@ BrotliReducedDictionary* BrotliReducedDictionaryPrepare(const uint8_t* table,
     while (d->hash_roots[slot] != 0) slot = (slot + 1) & d->hash_mask;
     d->hash_keys[slot] = key;
     d->hash_roots[slot] = root;
-    bit = PalReducedBloomBit(key, d->bloom_shift);
+    bit = PalReducedBloomBit(key);
     d->bloom[bit >> 3] |= (uint8_t)(1u << (bit & 7));
     i = j;
   }
@@ -373,7 +369,6 @@ BROTLI_BOOL BrotliEncoderAttachReducedDictionary(BrotliEncoderState* s,
   memset(session, 0, sizeof(*session));
   session->dict = dict;
   session->gate.bloom = dict->bloom;
-  session->gate.bloom_shift = dict->bloom_shift;
   {
     size_t i;
     for (i = 0; i < 8; ++i) session->pending[i].position = (size_t)-1;
