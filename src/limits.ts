@@ -191,6 +191,12 @@ export const LIMITS = {
     brotliMaxLargeLgwin: 30,
     /** Biggest raw prefix dictionary, in bytes, we prepare; bigger ones cost too much heap. */
     brotliMaxDictionaryBytes: 16 * 1024 * 1024,
+    /**
+     * Wasm heap, in bytes, that prepared raw dictionaries kept for reuse may take
+     * (src/codec/brotli/dictionary-cache.ts): about three 700 kB revisions. Kept well
+     * under codec.recycleHeapBytes, beside an encoder's own tens of MiB.
+     */
+    preparedDictionaryCacheBytes: 16 * 1024 * 1024,
   },
   staticDict: {
     /**

@@ -11,9 +11,11 @@ export class Lru<K, V> {
   readonly #items = new Map<K, { value: V; cost: number }>();
   #total = 0;
 
+  /** `onEvict` hears of entries pushed out for room, for values that hold something to free. */
   constructor(
     private readonly maxCost: number,
     private readonly costOf: (value: V) => number = () => 1,
+    private readonly onEvict?: (key: K, value: V) => void,
   ) {}
 
   /** Total cost of what is held. */
@@ -44,6 +46,7 @@ export class Lru<K, V> {
       if (this.#total <= this.maxCost) break;
       this.#items.delete(oldest);
       this.#total -= item.cost;
+      this.onEvict?.(oldest, item.value);
     }
   }
 

@@ -8,7 +8,8 @@
  * const page2 = await dcbDecompress(body, dict);       // checks magic and dictionary hash
  */
 import { CodecError } from "./errors.ts";
-import { withDictionary, type DictionaryInput } from "./brotli/dictionary.ts";
+import type { DictionaryInput } from "./brotli/dictionary.ts";
+import { withDictionary } from "./brotli/dictionary-cache.ts";
 import { brotliCompress } from "./brotli/encoder.ts";
 import { brotliDecompress, type BrotliDecompressOptions } from "./brotli/decoder.ts";
 import type { BrotliCompressOptions } from "./brotli/options.ts";

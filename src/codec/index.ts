@@ -27,6 +27,7 @@
  */
 export { CodecError, CodecErrorCode, type CodecErrorCodeName } from "./errors.ts";
 export { BrotliDictionary, type DictionaryInput } from "./brotli/dictionary.ts";
+export { borrowCachedDictionary, preparedDictionaryCacheStats, preparedDictionaryHeapBytes, type BorrowedDictionary } from "./brotli/dictionary-cache.ts";
 export { BROTLI_DEFAULTS, type BrotliCompressOptions, type BrotliMode } from "./brotli/options.ts";
 export { BrotliEncoder, brotliCompress, brotliCompressStream } from "./brotli/encoder.ts";
 export {

@@ -28,9 +28,11 @@ export class BrotliDictionary {
   // One copy per module, not per heap: a retired heap must stay collectable.
   readonly #copies = new Map<CodecModuleName, HeapCopy>();
 
-  constructor(bytes: Uint8Array) {
+  /** `sha256`, if the caller already has the digest, is taken as it. */
+  constructor(bytes: Uint8Array, sha256?: Uint8Array) {
     checkDictionaryBytes(bytes);
     this.bytes = bytes;
+    if (sha256) this.#sha256 = Promise.resolve(sha256);
   }
 
   #sha256?: Promise<Uint8Array>;
@@ -86,7 +88,7 @@ export class BrotliDictionary {
 export type DictionaryInput = BrotliDictionary | Uint8Array;
 
 /** Throws BAD_DICTIONARY for bytes no BrotliDictionary accepts (empty, or over codec.brotliMaxDictionaryBytes). */
-function checkDictionaryBytes(bytes: Uint8Array): void {
+export function checkDictionaryBytes(bytes: Uint8Array): void {
   if (bytes.byteLength === 0) throw new CodecError("BAD_DICTIONARY", "a brotli dictionary cannot be empty");
   if (bytes.byteLength > LIMITS.codec.brotliMaxDictionaryBytes) {
     throw new CodecError(
@@ -99,23 +101,4 @@ function checkDictionaryBytes(bytes: Uint8Array): void {
 /** Validates a dictionary option without taking any heap, for streams that build their coder later. */
 export function checkDictionaryInput(input: DictionaryInput | undefined): void {
   if (input !== undefined && !(input instanceof BrotliDictionary)) checkDictionaryBytes(input);
-}
-
-/** Runs `body` with either form as a dictionary; one made here from plain bytes is disposed when `body` settles. */
-export async function withDictionary<T>(input: DictionaryInput, body: (dict: BrotliDictionary) => Promise<T>): Promise<T> {
-  const { dict, owned } = borrowDictionary(input);
-  try {
-    return await body(dict);
-  } finally {
-    if (owned) dict.dispose();
-  }
-}
-
-/** Accepts either form; a plain array becomes a temporary dictionary the caller never sees. */
-export function borrowDictionary(input: DictionaryInput): { dict: BrotliDictionary; owned: boolean };
-export function borrowDictionary(input: DictionaryInput | undefined): { dict?: BrotliDictionary; owned: boolean };
-export function borrowDictionary(input: DictionaryInput | undefined): { dict?: BrotliDictionary; owned: boolean } {
-  if (input === undefined) return { owned: false };
-  if (input instanceof BrotliDictionary) return { dict: input, owned: false };
-  return { dict: new BrotliDictionary(input), owned: true };
 }

@@ -9,7 +9,8 @@ import type { WasmHeap } from "../runtime/heap.ts";
 import { HeapLease } from "../runtime/heap-lease.ts";
 import type { CodecModuleName } from "../runtime/registry.ts";
 import type { StreamBuffers } from "../runtime/stream-io.ts";
-import { borrowDictionary, type BrotliDictionary, type DictionaryInput } from "./dictionary.ts";
+import type { BrotliDictionary, DictionaryInput } from "./dictionary.ts";
+import { borrowDictionary } from "./dictionary-cache.ts";
 
 export interface BrotliStreamState {
   lease: HeapLease;
@@ -32,9 +33,9 @@ export interface BrotliCoderKind {
 
 export function openBrotliStream(kind: BrotliCoderKind, dictionary: DictionaryInput | undefined): BrotliStreamState {
   const { lease, held } = HeapLease.open(kind.module, (lease) => {
-    const { dict, owned } = borrowDictionary(dictionary);
-    // Registered first, so it is freed after the state that points into it.
-    if (owned) lease.onRelease(() => dict?.dispose());
+    const { dict, release } = borrowDictionary(dictionary);
+    // Registered first, so it is let go after the state that points into it.
+    lease.onRelease(release);
     // The three zeros: no custom allocator, the module's own malloc and free.
     const state = lease.native(kind.what, kind.create, kind.destroy, 0, 0, 0);
     kind.configure(lease.heap, state, dict, lease);
