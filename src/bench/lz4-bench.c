@@ -1,58 +1,41 @@
 /*
  * Native LZ4 baseline for `palimpsest bench codecs`: the same lz4libs sources
- * the wasm module is built from, compiled for the host, driven through the
- * same C entry points the TypeScript wrappers call (LZ4_compress_fast,
- * LZ4_compress_HC, LZ4F_compressFrame with the shim's preferences,
- * LZ4_decompress_safe, LZ4F_decompress), with the same pass/median timing
- * policy as src/bench/harness/timing.ts. What it leaves out is exactly the JS side:
- * heap copies in and out and the per-call mallocs, which is the overhead the
- * comparison is meant to expose.
+ * the wasm module is built from, compiled for the host with the wasm build's
+ * compiler (native-lz4.ts), driven through the same C entry points the
+ * TypeScript wrappers call (LZ4_compress_fast, LZ4_compress_HC,
+ * LZ4F_compressFrame with the shim's preferences, LZ4_decompress_safe,
+ * LZ4F_decompress), timed as src/bench/harness/timing.ts times
+ * (native-bench.h). What it leaves out is exactly the JS side: heap copies
+ * in and out and the per-call mallocs, which is the overhead the comparison
+ * is meant to expose.
  *
  *   lz4-bench DATA SIZES MODE WARMUP MIN_PASSES MAX_PASSES MIN_SECONDS
  *
  * DATA is the items concatenated; SIZES lists each item's length, one per
  * line; MODE is fast, hc9 or frame. Prints one JSON object with the median
- * compress and decompress seconds per pass. One mode per run, so the bench
- * can time each native mode right next to its wasm row.
+ * and best compress and decompress seconds per pass, after checking every
+ * item round-trips (exit 2 if not). One mode per run, so the bench can time
+ * each native mode right next to its wasm row.
  */
+#define BENCH_NAME "lz4-bench"
 #define LZ4F_STATIC_LINKING_ONLY
 #define LZ4_HC_STATIC_LINKING_ONLY
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#include "native-bench.h"
 #include "lz4.h"
 #include "lz4hc.h"
 #include "lz4frame.h"
 
-typedef struct {
-  size_t n;
-  const char **src;
-  size_t *len;
-  char **packed;     /* compressed output per item */
-  size_t *packedLen;
-  size_t *packedCap;
-  char **plain;      /* decompression target per item */
-} Items;
-
-typedef struct {
-  int warmup, minPasses, maxPasses;
-  double minSeconds;
-} Policy;
-
 enum { MODE_FAST, MODE_HC9, MODE_FRAME };
 static const char *MODE_NAMES[] = {"fast", "hc9", "frame"};
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what) {
-  fprintf(stderr, "lz4-bench: %s\n", what);
-  exit(1);
-}
+typedef struct {
+  int mode;
+  Blobs items;
+  char **packed; /* compressed output per item */
+  size_t *packedLen;
+  size_t *packedCap;
+  unsigned char **plain; /* decompression target per item */
+} Run;
 
 static void frame_prefs(LZ4F_preferences_t *prefs, size_t size) {
   /* Same as src/codec/native/lz4_shim.c: 4 MiB linked blocks, content checksum and size. */
@@ -73,132 +56,77 @@ static size_t bound(int mode, size_t size) {
   return (size_t)LZ4_compressBound((int)size);
 }
 
-static size_t compress_pass(int mode, Items *it) {
-  size_t total = 0;
-  for (size_t i = 0; i < it->n; i++) {
-    size_t n;
-    if (mode == MODE_FRAME) {
+static void compress_pass(void *ctx) {
+  Run *r = ctx;
+  for (size_t i = 0; i < r->items.n; i++) {
+    const char *src = (const char *)r->items.ptr[i];
+    size_t len = r->items.len[i], n;
+    if (r->mode == MODE_FRAME) {
       LZ4F_preferences_t prefs;
-      frame_prefs(&prefs, it->len[i]);
-      n = LZ4F_compressFrame(it->packed[i], it->packedCap[i], it->src[i], it->len[i], &prefs);
+      frame_prefs(&prefs, len);
+      n = LZ4F_compressFrame(r->packed[i], r->packedCap[i], src, len, &prefs);
       if (LZ4F_isError(n)) die("LZ4F_compressFrame failed");
     } else {
-      int r = mode == MODE_FAST
-                  ? LZ4_compress_fast(it->src[i], it->packed[i], (int)it->len[i], (int)it->packedCap[i], 1)
-                  : LZ4_compress_HC(it->src[i], it->packed[i], (int)it->len[i], (int)it->packedCap[i], 9);
-      if (r <= 0) die("LZ4 compression failed");
-      n = (size_t)r;
+      int k = r->mode == MODE_FAST ? LZ4_compress_fast(src, r->packed[i], (int)len, (int)r->packedCap[i], 1)
+                                   : LZ4_compress_HC(src, r->packed[i], (int)len, (int)r->packedCap[i], 9);
+      if (k <= 0 && len > 0) die("LZ4 compression failed");
+      n = (size_t)k;
     }
-    it->packedLen[i] = n;
-    total += n;
+    r->packedLen[i] = n;
   }
-  return total;
 }
 
-static void decompress_pass(int mode, Items *it) {
-  for (size_t i = 0; i < it->n; i++) {
-    if (mode == MODE_FRAME) {
+static void decompress_pass(void *ctx) {
+  Run *r = ctx;
+  for (size_t i = 0; i < r->items.n; i++) {
+    size_t len = r->items.len[i];
+    if (r->mode == MODE_FRAME) {
       /* One context per item, as Lz4FrameDecoder makes one per call. */
-      LZ4F_dctx *ctx = NULL;
-      if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION))) die("no LZ4F context");
-      size_t dst = it->len[i], src = it->packedLen[i];
-      size_t hint = LZ4F_decompress(ctx, it->plain[i], &dst, it->packed[i], &src, NULL);
-      LZ4F_freeDecompressionContext(ctx);
-      if (hint != 0 || dst != it->len[i]) die("LZ4F_decompress did not finish the frame");
+      LZ4F_dctx *dctx = NULL;
+      if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) die("no LZ4F context");
+      size_t dst = len, src = r->packedLen[i];
+      size_t hint = LZ4F_decompress(dctx, r->plain[i], &dst, r->packed[i], &src, NULL);
+      LZ4F_freeDecompressionContext(dctx);
+      if (hint != 0 || dst != len) die("LZ4F_decompress did not finish the frame");
     } else {
-      int r = LZ4_decompress_safe(it->packed[i], it->plain[i], (int)it->packedLen[i], (int)it->len[i]);
-      if (r != (int)it->len[i]) die("LZ4_decompress_safe failed");
+      int k = LZ4_decompress_safe(r->packed[i], (char *)r->plain[i], (int)r->packedLen[i], (int)len);
+      if (k != (int)len) die("LZ4_decompress_safe failed");
     }
   }
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median seconds per pass; mirrors measure() in timing.ts. */
-static double measure(int mode, int decompress, Items *it, const Policy *p) {
-  double *times = malloc(sizeof(double) * (size_t)p->maxPasses);
-  if (!times) die("out of memory");
-  for (int w = 0; w < p->warmup; w++) decompress ? decompress_pass(mode, it) : (void)compress_pass(mode, it);
-  int passes = 0;
-  double spent = 0;
-  while (passes < p->maxPasses && (passes < p->minPasses || spent < p->minSeconds)) {
-    double t0 = now();
-    if (decompress) decompress_pass(mode, it);
-    else compress_pass(mode, it);
-    double dt = now() - t0;
-    times[passes++] = dt;
-    spent += dt;
-  }
-  qsort(times, (size_t)passes, sizeof(double), cmp_double);
-  double median = passes % 2 ? times[passes / 2] : (times[passes / 2 - 1] + times[passes / 2]) / 2;
-  free(times);
-  return median;
-}
-
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) die("cannot open input");
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) die("cannot read input");
-  fclose(f);
-  *size = (size_t)n;
-  return buf;
 }
 
 int main(int argc, char **argv) {
   if (argc != 8) die("usage: lz4-bench DATA SIZES MODE WARMUP MIN_PASSES MAX_PASSES MIN_SECONDS");
-  size_t dataLen;
-  char *data = read_file(argv[1], &dataLen);
-  int mode = -1;
+  Run r = {.mode = -1};
   for (int m = MODE_FAST; m <= MODE_FRAME; m++)
-    if (strcmp(argv[3], MODE_NAMES[m]) == 0) mode = m;
-  if (mode < 0) die("MODE must be fast, hc9 or frame");
-  Policy p = {atoi(argv[4]), atoi(argv[5]), atoi(argv[6]), atof(argv[7])};
-  if (p.minPasses < 1 || p.maxPasses < p.minPasses) die("bad pass counts");
-
-  Items it = {0};
-  size_t cap = 16;
-  it.len = malloc(sizeof(size_t) * cap);
-  FILE *sizes = fopen(argv[2], "r");
-  if (!sizes) die("cannot open sizes");
-  unsigned long long v;
-  while (fscanf(sizes, "%llu", &v) == 1) {
-    if (it.n == cap) it.len = realloc(it.len, sizeof(size_t) * (cap *= 2));
-    it.len[it.n++] = (size_t)v;
-  }
-  fclose(sizes);
-  it.src = malloc(sizeof(char *) * it.n);
-  it.packed = malloc(sizeof(char *) * it.n);
-  it.packedLen = malloc(sizeof(size_t) * it.n);
-  it.packedCap = malloc(sizeof(size_t) * it.n);
-  it.plain = malloc(sizeof(char *) * it.n);
-  size_t offset = 0, total = 0;
-  for (size_t i = 0; i < it.n; i++) {
-    if (offset + it.len[i] > dataLen) die("sizes exceed data");
-    it.src[i] = data + offset;
-    offset += it.len[i];
-    total += it.len[i];
-    it.plain[i] = malloc(it.len[i] + 1);
-    it.packed[i] = NULL;
+    if (strcmp(argv[3], MODE_NAMES[m]) == 0) r.mode = m;
+  if (r.mode < 0) die("MODE must be fast, hc9 or frame");
+  Policy p = parse_policy(argv + 4);
+  r.items = read_blobs(argv[1], argv[2]);
+  size_t n = r.items.n;
+  r.packed = xmalloc(sizeof(char *) * n);
+  r.packedLen = xmalloc(sizeof(size_t) * n);
+  r.packedCap = xmalloc(sizeof(size_t) * n);
+  r.plain = xmalloc(sizeof(char *) * n);
+  for (size_t i = 0; i < n; i++) {
+    r.packedCap[i] = bound(r.mode, r.items.len[i]);
+    r.packed[i] = xmalloc(r.packedCap[i]);
+    r.plain[i] = xmalloc(r.items.len[i]);
   }
 
-  for (size_t i = 0; i < it.n; i++) {
-    it.packedCap[i] = bound(mode, it.len[i]);
-    it.packed[i] = malloc(it.packedCap[i]);
-    if (!it.packed[i]) die("out of memory");
-  }
-  double c = measure(mode, 0, &it, &p);
-  size_t packed = compress_pass(mode, &it);
-  double d = measure(mode, 1, &it, &p);
-  for (size_t i = 0; i < it.n; i++)
-    if (memcmp(it.plain[i], it.src[i], it.len[i]) != 0) die("round trip mismatch");
-  printf("{\"mode\":\"%s\",\"bytes\":%zu,\"packed\":%zu,\"compress_seconds\":%.9f,\"decompress_seconds\":%.9f}\n",
-         MODE_NAMES[mode], total, packed, c, d);
+  PassFn compress = compress_pass, decompress = decompress_pass;
+  void *ctx = &r;
+  Stat c, d;
+  measure_all(1, &compress, &ctx, &p, &c);
+  size_t packed = 0;
+  for (size_t i = 0; i < n; i++) packed += r.packedLen[i];
+  measure_all(1, &decompress, &ctx, &p, &d);
+  verify_outputs(MODE_NAMES[r.mode], &r.items, r.plain);
+
+  printf("{\"mode\":\"%s\",\"items\":%zu,\"bytes\":%zu,\"packed\":%zu,", MODE_NAMES[r.mode], n, r.items.total, packed);
+  print_stat("compress_seconds", &c);
+  printf(",");
+  print_stat("decompress_seconds", &d);
+  printf("}\n");
   return 0;
 }
