@@ -51,6 +51,7 @@ export { BrotliDecoder, brotliDecompress, brotliDecompressStream, type BrotliDec
 export { lz4Compress, lz4Decompress, lz4StoredSize, type Lz4CompressOptions, type Lz4DecompressOptions } from "./lz4/block.ts";
 export { lz4FrameCompress, lz4FrameDecompress, Lz4FrameDecoder, type Lz4FrameOptions } from "./lz4/frame.ts";
 export { gzipCompress, gzipDecompress, deflateCompress, deflateDecompress, type GzipOptions } from "./gzip.ts";
+export { platformGzip, platformGunzip } from "./gzip-platform.ts";
 export { DCB_MAGIC, DCB_HEADER_BYTES, dcbFrame, dcbUnframe, dcbCompress, dcbDecompress } from "./dcb.ts";
 export { CODEC_BUILD } from "./wasm/build-info.ts";
 export { heapOf, dropIdleHeaps } from "./runtime/heap.ts";

@@ -17,6 +17,7 @@
  */
 import { BROTLI_DEFAULTS, brotliCompress, type BrotliMode } from "../codec/index.ts";
 import { reducedDictionaryFor } from "../codec/dict/static-dict.ts";
+import { platformGzip } from "../codec/gzip-platform.ts";
 
 /**
  * The window for a body: no larger than the body needs (and never above the
@@ -35,9 +36,8 @@ export function brotliForWire(body: Uint8Array, quality: number, contentType: st
   });
 }
 
-export async function gzipForWire(body: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([body]).stream().pipeThrough(new CompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+export function gzipForWire(body: Uint8Array): Promise<Uint8Array> {
+  return platformGzip(body);
 }
 
 /** The brotli mode for a media type: the text model helps UTF-8 prose and markup. */
