@@ -23,7 +23,8 @@
  * cache would; "per-call" prepares (at quality 11, as BrotliDictionary does)
  * and frees it inside every compress call, as passing raw bytes does.
  *
- * Prints one JSON object: per path, packed bytes and the median and best
+ * Prints one JSON object: per path, packed bytes (and their FNV-1a, to check
+ * against the wasm's output) and the median and best
  * seconds per pass each way. Every decoded item is checked against its input
  * first (exit 2 if one differs).
  */
@@ -131,7 +132,7 @@ static size_t packed_total(const Path *p) {
 }
 
 static void print_path(const char *name, const Path *p, const Stat *c, const Stat *d) {
-  printf("\"%s\":{\"packed\":%zu,", name, packed_total(p));
+  printf("\"%s\":{\"packed\":%zu,\"packed_fnv1a64\":\"%016llx\",", name, packed_total(p), fnv1a64(p->items->n, p->packed, p->packedLen));
   print_stat("compress_seconds", c);
   printf(",");
   print_stat("decompress_seconds", d);

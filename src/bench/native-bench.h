@@ -162,6 +162,18 @@ static void verify_outputs(const char *what, const Blobs *items, unsigned char *
   }
 }
 
+/*
+ * FNV-1a (64-bit) over the outputs in order, so a caller can check that the
+ * native build wrote the very bytes the wasm did (same code, same settings)
+ * without shipping the outputs back; fnv1a64() in native-build.ts matches it.
+ */
+static unsigned long long fnv1a64(size_t n, unsigned char *const *data, const size_t *len) {
+  unsigned long long h = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < len[i]; j++) h = (h ^ data[i][j]) * 0x100000001b3ULL;
+  return h;
+}
+
 /* "NAME":{"median":S,"best":S,"passes":N}, seconds per pass. */
 static void print_stat(const char *name, const Stat *s) {
   printf("\"%s\":{\"median\":%.9f,\"best\":%.9f,\"passes\":%d}", name, s->median, s->best, s->passes);

@@ -66,6 +66,8 @@ export interface NativeBrotliSpeeds {
   bytes: number;
   /** Compressed bytes per pass. */
   packed: number;
+  /** fnv1a64() of the compressed items in order: equal to the wasm's when both ran the same code and settings. */
+  packedFnv1a64: string;
   speed: NativeSpeed;
 }
 
@@ -90,6 +92,7 @@ export interface NativeBrotliOptions {
 
 interface PathLine {
   packed: number;
+  packed_fnv1a64: string;
   compress_seconds: PassSeconds;
   decompress_seconds: PassSeconds;
 }
@@ -159,6 +162,7 @@ export function nativeBrotliBaseline(
     const speeds = (bytes: number, p: PathLine): NativeBrotliSpeeds => ({
       bytes,
       packed: p.packed,
+      packedFnv1a64: p.packed_fnv1a64,
       speed: nativeSpeed(bytes, p.compress_seconds, p.decompress_seconds, policy),
     });
     return {

@@ -165,6 +165,25 @@ export function runJsonHarness<T>(binary: string, args: readonly string[]): T {
   return JSON.parse(run.stdout) as T;
 }
 
+/**
+ * FNV-1a, 64-bit, over the chunks in order, as fnv1a64() in native-bench.h:
+ * lets a caller check a native harness wrote the very bytes the wasm did.
+ * In two 32-bit halves (prime = 2^40 + 0x1b3), as plain numbers stay exact below 2^53.
+ */
+export function fnv1a64(chunks: readonly Uint8Array[]): string {
+  let hi = 0xcbf29ce4;
+  let lo = 0x84222325;
+  for (const chunk of chunks) {
+    for (const byte of chunk) {
+      lo = (lo ^ byte) >>> 0;
+      const low = lo * 0x1b3;
+      hi = (hi * 0x1b3 + Math.floor(low / 0x1_0000_0000) + ((lo << 8) >>> 0)) >>> 0;
+      lo = low >>> 0;
+    }
+  }
+  return hi.toString(16).padStart(8, "0") + lo.toString(16).padStart(8, "0");
+}
+
 /** Seconds per pass as native-bench.h's print_stat() writes them. */
 export interface PassSeconds {
   median: number;
