@@ -20,7 +20,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mbPerSecond, type TimingPolicy } from "./harness/index.ts";
 
@@ -110,7 +110,7 @@ export function buildHarness(spec: HarnessSpec, compiler: NativeCompiler, log: (
     const root = join(work, spec.sdist.version);
     spec.prepare?.(root);
     const out = join(work, spec.name);
-    const args = [...compiler.flags, `-I${join(BENCH_HEADER, "..")}`, spec.harness, ...spec.args(root), "-o", out];
+    const args = [...compiler.flags, `-I${dirname(BENCH_HEADER)}`, spec.harness, ...spec.args(root), "-o", out];
     const cc = spawnSync(compiler.cc, args, { encoding: "utf8", maxBuffer: 16 << 20 });
     if (cc.status !== 0) throw new Error(`${compiler.cc} failed: ${cc.stderr.trim().split("\n").slice(0, 3).join(" ")}`);
     // Rename into place so a concurrent run never executes a half-written binary.
