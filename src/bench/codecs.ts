@@ -7,36 +7,45 @@
  * revision per call), and its baseline times the native equivalent over the
  * very same list in the same run:
  *
- * | codec     | rows                                      | baseline                                   |
- * |-----------|-------------------------------------------|--------------------------------------------|
- * | br        | q5/lgwin 22 and q9/lgwin 24, ± dictionary | node:zlib brotli, same quality/lgwin/hint  |
- * | lz4       | level 0 (fast) and 9 (HC), block API      | native LZ4 (see native-lz4.ts)             |
- * | lz4-frame | level 0, 4 MiB linked blocks              | native LZ4 frame API, same preferences     |
- * | gzip      | level 6 (fflate)                          | node:zlib gzipSync level 6 / gunzipSync    |
+ * | codec     | rows                                      | baselines (one row each)                              |
+ * |-----------|-------------------------------------------|-------------------------------------------------------|
+ * | br        | q5/lgwin 22 and q9/lgwin 24, plain        | node:zlib brotli; native-brotli (see below)           |
+ * | br dict   | the same, against a raw prefix dictionary | native-brotli's dictionary call; our own plain call   |
+ * | lz4       | level 0 (fast) and 9 (HC), block API      | native-lz4 (see below); the `lz4` tool's `-b`         |
+ * | lz4-frame | level 0, 4 MiB linked blocks              | native-lz4's frame API                                |
+ * | gzip      | level 6 (fflate)                          | node:zlib gzipSync level 6 / gunzipSync               |
+ *
+ * native-brotli and native-lz4 are the very sources the wasm is built from
+ * (the pinned sdists, brotli with build.sh's patch), built for this machine
+ * with clang-16 -O2 (native-build.ts): the same code, without the wasm
+ * target and the JS glue. A row's `baseline` names which it is.
  *
  * q5/lgwin 22 is the encoder's default wire setting (BROTLI_DEFAULTS); q9 with
  * a 16 MiB window is the storage setting the shared corpus itself was made
  * with. Dictionary rows compress each input of `sample.pairs` against its
- * related earlier input, passing the bytes so every call copies the
- * dictionary into the heap and prepares it (encoder) or attaches it
- * (decoder), as a revision delta against a fresh previous revision must.
- * Node's zlib has no raw-dictionary API, so their baseline is native brotli
- * *without* a dictionary on the same inputs: it shows the cost of the
- * dictionary path, not a like-for-like ratio. `dict` is a boolean; the
- * dictionaries differ per input (their sizes are in the sample).
+ * related earlier input. Our dictionary is prepared once (the first, untimed
+ * pass puts it in the prepared-dictionary cache, as a repeat request does),
+ * and so is native-brotli's. The row against our own plain call on the same
+ * inputs answers what a dictionary costs: its ratio is plain time over
+ * dictionary time, so 0.8 means a dictionary call takes 1.25 x a plain one.
+ * `dict` is a boolean; the dictionaries differ per input (their sizes are in
+ * the sample).
  *
  * Throughput is uncompressed megabytes (1e6 bytes) per second for both
  * directions. `bytes_in`/`bytes_out` are the operation's own totals per pass.
  * In-process baselines alternate passes with their row (harness/timing.ts); the
- * native LZ4 harness is a separate process, timed right after its mode's
- * wasm rows. Every setting is round-tripped once before it is timed.
+ * native harnesses are separate processes with the same timing loop, each
+ * timed right after the wasm passes it is compared with. Every setting is
+ * round-tripped once before it is timed.
  */
 import { brotliCompressSync, brotliDecompressSync, constants as z, gunzipSync, gzipSync } from "node:zlib";
 import "../codec/install-node.ts";
 import * as wasm from "../codec/index.ts";
 import type { BenchSample } from "./corpus.ts";
 import { comparison, compareThroughput, mbPerSecond, measure, type Comparison, type TimingPolicy } from "./harness/index.ts";
-import { nativeLz4Baseline, type Lz4Mode, type NativeLz4Baseline } from "./native-lz4.ts";
+import { nativeBrotliBaseline, type NativeBrotliBaseline } from "./native-brotli.ts";
+import type { NativeSpeed } from "./native-build.ts";
+import { lz4CliBaseline, nativeLz4Baseline, type Lz4Mode, type NativeLz4Baseline } from "./native-lz4.ts";
 
 export const CODEC_ROW_KEYS = [
   "codec",
@@ -139,31 +148,39 @@ function againstInProcess(rows: [RowSpec, RowSpec], name: string, native: Codec,
 }
 
 /**
- * Native LZ4 runs in another process, so it cannot alternate with the wasm
- * passes; each mode is timed natively straight after its two wasm rows.
+ * A native harness runs in another process, so it cannot alternate with the
+ * wasm passes; it is timed straight after the wasm rows it is compared with.
+ * `speed` may throw (a harness that failed): the rows then say "none".
  */
-function againstNativeLz4(rows: RowSpec[], mode: Lz4Mode, native: NativeLz4Baseline | undefined, o: CodecBenchOptions): CodecRow[] {
+function againstNative(rows: readonly RowSpec[], name: string | undefined, speed: () => NativeSpeed | undefined, o: CodecBenchOptions): CodecRow[] {
   const own = rows.map((spec) => mbPerSecond(plainBytes(spec), measure(spec.pass, o.policy).seconds));
-  let speed: { compressMbPerS: number; decompressMbPerS: number } | undefined;
+  let native: NativeSpeed | undefined;
   try {
-    speed = native?.speed(mode);
+    native = speed();
   } catch (err) {
-    o.log?.(`bench: native LZ4 ${mode} failed: ${(err as Error).message}`);
+    o.log?.(`bench: ${name ?? "native baseline"} failed: ${(err as Error).message}`);
   }
   return rows.map((spec, k) => {
-    const base = speed ? (spec.op === "compress" ? speed.compressMbPerS : speed.decompressMbPerS) : null;
-    return toRow(spec, native?.name ?? "none", comparison(own[k]!, base || null));
+    const base = native ? (spec.op === "compress" ? native.compressMbPerS : native.decompressMbPerS) : null;
+    return toRow(spec, name ?? "none", comparison(own[k]!, base || null));
   });
 }
 
-function lz4Rows(items: readonly Uint8Array[], native: NativeLz4Baseline | undefined, o: CodecBenchOptions): CodecRow[] {
+interface Baselines {
+  lz4?: NativeLz4Baseline;
+  lz4Cli?: NativeLz4Baseline;
+  brotli?: NativeBrotliBaseline;
+}
+
+function lz4Rows(items: readonly Uint8Array[], b: Baselines, o: CodecBenchOptions): CodecRow[] {
   const block = LZ4_LEVELS.flatMap(({ mode, level }) => {
-    const codec = { compress: (b: Uint8Array) => wasm.lz4Compress(b, { level }), decompress: (p: Uint8Array) => wasm.lz4Decompress(p) };
-    return againstNativeLz4(roundTrip({ codec: "lz4", quality: level, lgwin: null, dict: false }, items, codec, `lz4 level ${level}`), mode, native, o);
+    const codec = { compress: (x: Uint8Array) => wasm.lz4Compress(x, { level }), decompress: (p: Uint8Array) => wasm.lz4Decompress(p) };
+    const rows = roundTrip({ codec: "lz4", quality: level, lgwin: null, dict: false }, items, codec, `lz4 level ${level}`);
+    return [...againstNative(rows, b.lz4?.name, () => b.lz4?.speed(mode), o), ...againstNative(rows, b.lz4Cli?.name, () => b.lz4Cli?.speed(mode), o)];
   });
-  const frame = { compress: (b: Uint8Array) => wasm.lz4FrameCompress(b), decompress: (p: Uint8Array) => wasm.lz4FrameDecompress(p) };
+  const frame = { compress: (x: Uint8Array) => wasm.lz4FrameCompress(x), decompress: (p: Uint8Array) => wasm.lz4FrameDecompress(p) };
   const frameRows = roundTrip({ codec: "lz4-frame", quality: 0, lgwin: null, dict: false }, items, frame, "lz4 frame");
-  return [...block, ...againstNativeLz4(frameRows, "frame", native, o)];
+  return [...block, ...againstNative(frameRows, b.lz4?.name, () => b.lz4?.speed("frame"), o)];
 }
 
 function gzipRows(items: readonly Uint8Array[], o: CodecBenchOptions): CodecRow[] {
@@ -173,38 +190,56 @@ function gzipRows(items: readonly Uint8Array[], o: CodecBenchOptions): CodecRow[
 }
 
 /**
- * Node's zlib has no raw-dictionary API, so the dictionary rows' baseline is
- * native brotli without one on the same inputs.
+ * Node's zlib has no raw-dictionary API, so the dictionary rows are compared
+ * with native-brotli's dictionary call and with our own plain call on the
+ * same inputs.
  */
-function brotliRows(sample: BenchSample, quality: number, lgwin: number, o: CodecBenchOptions): CodecRow[] {
+function brotliRows(sample: BenchSample, quality: number, lgwin: number, b: Baselines, o: CodecBenchOptions): CodecRow[] {
   const items = sample.items.map((i) => i.bytes);
-  const native = {
-    compress: (b: Uint8Array) => brotliCompressSync(b, { params: { [z.BROTLI_PARAM_QUALITY]: quality, [z.BROTLI_PARAM_LGWIN]: lgwin, [z.BROTLI_PARAM_SIZE_HINT]: b.byteLength } }),
+  const zlib = {
+    compress: (x: Uint8Array) => brotliCompressSync(x, { params: { [z.BROTLI_PARAM_QUALITY]: quality, [z.BROTLI_PARAM_LGWIN]: lgwin, [z.BROTLI_PARAM_SIZE_HINT]: x.byteLength } }),
     decompress: (p: Uint8Array) => brotliDecompressSync(p),
   };
-  const plain = { compress: (b: Uint8Array) => wasm.brotliCompress(b, { quality, lgwin }), decompress: (p: Uint8Array) => wasm.brotliDecompress(p) };
-  const rows = againstInProcess(roundTrip({ codec: "br", quality, lgwin, dict: false }, items, plain, `br q${quality}`), "node-zlib-brotli", native, o.policy);
+  const plain = { compress: (x: Uint8Array) => wasm.brotliCompress(x, { quality, lgwin }), decompress: (p: Uint8Array) => wasm.brotliDecompress(p) };
+  const plainRows = roundTrip({ codec: "br", quality, lgwin, dict: false }, items, plain, `br q${quality}`);
+  const rows = [
+    ...againstInProcess(plainRows, "node-zlib-brotli", zlib, o.policy),
+    ...againstNative(plainRows, b.brotli?.name, () => b.brotli?.plain({ quality, lgwin }).speed, o),
+  ];
   const { pairs } = sample;
   if (pairs.length === 0) return rows;
   const dict = {
-    compress: (b: Uint8Array, i: number) => wasm.brotliCompress(b, { quality, lgwin, dictionary: pairs[i]!.dictionary }),
+    compress: (x: Uint8Array, i: number) => wasm.brotliCompress(x, { quality, lgwin, dictionary: pairs[i]!.dictionary }),
     decompress: (p: Uint8Array, i: number) => wasm.brotliDecompress(p, { dictionary: pairs[i]!.dictionary }),
   };
-  const dictRows = roundTrip({ codec: "br", quality, lgwin, dict: true }, pairs.map((p) => p.input), dict, `br q${quality} dict`);
-  return [...rows, ...againstInProcess(dictRows, "node-zlib-brotli (no dict)", native, o.policy)];
+  const inputs = pairs.map((p) => p.input);
+  const dictRows = roundTrip({ codec: "br", quality, lgwin, dict: true }, inputs, dict, `br q${quality} dict`);
+  return [
+    ...rows,
+    ...againstNative(dictRows, b.brotli && `${b.brotli.name}, dictionary prepared once`, () => b.brotli?.dictionary({ quality, lgwin }).dict.speed, o),
+    ...againstInProcess(dictRows, "wasm brotli plain call, same inputs", plain, o.policy),
+  ];
 }
 
-function withNativeLz4<T>(items: readonly Uint8Array[], o: CodecBenchOptions, use: (native: NativeLz4Baseline | undefined) => T): T {
-  let native: NativeLz4Baseline | undefined;
+/** Builds each native baseline once per run; one that cannot be had is logged and left out. */
+function withBaselines<T>(sample: BenchSample, o: CodecBenchOptions, use: (b: Baselines) => T): T {
+  const items = sample.items.map((i) => i.bytes);
+  const log = o.log ?? (() => {});
+  const b: Baselines = {};
+  const attempt = <K extends keyof Baselines>(key: K, make: () => Baselines[K]) => {
+    try {
+      b[key] = make();
+    } catch (err) {
+      log(`bench: no ${key} baseline: ${(err as Error).message}`);
+    }
+  };
+  attempt("lz4", () => nativeLz4Baseline(items, o.policy, log, { cliFallback: false }));
+  attempt("lz4Cli", () => lz4CliBaseline(items, o.policy));
+  attempt("brotli", () => nativeBrotliBaseline(items, sample.pairs, o.policy, { log }));
   try {
-    native = nativeLz4Baseline(items, o.policy, o.log ?? (() => {}));
-  } catch (err) {
-    o.log?.(`bench: no native LZ4 baseline: ${(err as Error).message}`);
-  }
-  try {
-    return use(native);
+    return use(b);
   } finally {
-    native?.dispose();
+    for (const baseline of Object.values(b)) baseline?.dispose();
   }
 }
 
@@ -218,9 +253,9 @@ export function benchCodecs(sample: BenchSample, options: CodecBenchOptions): Co
   // brotli last: at q9 each call outgrows codec.recycleHeapBytes, so the
   // heap is replaced per call and hundreds of dead 30+ MiB wasm memories
   // await GC; LZ4 timed after the brotli rows ran ~2x slower than timed first.
-  return [
-    ...emit(withNativeLz4(items, options, (native) => lz4Rows(items, native, options))),
+  return withBaselines(sample, options, (b) => [
+    ...emit(lz4Rows(items, b, options)),
     ...emit(gzipRows(items, options)),
-    ...BROTLI_SETTINGS.flatMap(({ quality, lgwin }) => emit(brotliRows(sample, quality, lgwin, options))),
-  ];
+    ...BROTLI_SETTINGS.flatMap(({ quality, lgwin }) => emit(brotliRows(sample, quality, lgwin, b, options))),
+  ]);
 }
