@@ -185,6 +185,18 @@ export const LIMITS = {
     recycleHeapBytes: 64 * 1024 * 1024,
     /** Staging buffers between JS and the wasm heap, in bytes, per stream direction. */
     streamChunkBytes: 256 * 1024,
+    /**
+     * Bytes our LZ4 decoder (src/codec/native/lz4_fast.c, PAL_LZ4_SLACK) may read
+     * past its input and write past its output capacity with whole-word copies:
+     * both buffers are allocated this much larger.
+     */
+    lz4DecodeSlackBytes: 32,
+    /**
+     * Largest LZ4 frame output, in bytes, decoded in one piece in the wasm heap
+     * (input and output both live there); bigger frames stream through LZ4F's
+     * fixed buffers instead.
+     */
+    lz4OneShotFrameBytes: 32 * 1024 * 1024,
     /** brotli window (log2) allowed for HTTP-bound streams. */
     brotliMaxLgwin: 24,
     /** brotli large-window mode's window (log2); not for HTTP, browsers reject it. */

@@ -2,7 +2,10 @@
  * LZ4 blocks with the uncompressed size stored in front (4 bytes, little
  * endian, as python-lz4's `store_size` writes them). The stored size lets the
  * decoder allocate exactly once and check the cap before decoding anything.
- * `level` 0 is the fast compressor; 1..12 select LZ4HC.
+ * `level` 0 is the fast compressor; 1..12 select LZ4HC. Decoding runs our
+ * own decoder (fast-block.ts) in the variant a bandit picks, and upstream's
+ * LZ4_decompress_safe only when ours refuses a block: the reference's
+ * verdict and messages stand.
  *
  * @example
  * const packed = lz4Compress(bytes, { level: 9 });
@@ -11,7 +14,8 @@
 import { CodecError, invalidArgument } from "../errors.ts";
 import { LIMITS } from "../../limits.ts";
 import { resolveOutputCap, type OutputCapOptions } from "../output-cap.ts";
-import { withHeap } from "../runtime/heap.ts";
+import { withHeap, type WasmHeap } from "../runtime/heap.ts";
+import { LZ4_SLACK, decodeBlockVariant, lz4VariantBandit, lz4VariantIndex, type Lz4Variant } from "./fast-block.ts";
 
 /** LZ4_MAX_INPUT_SIZE from lz4.h. */
 const LZ4_MAX_INPUT_SIZE = 0x7e000000;
@@ -68,6 +72,25 @@ export function lz4StoredSize(input: Uint8Array): number {
 }
 
 export function lz4Decompress(input: Uint8Array, options: Lz4DecompressOptions = {}): Uint8Array {
+  return decompressBlock(input, options, (heap, src, srcLen, dst, size) =>
+    lz4VariantBandit.run(size, (arm) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm), (n) => n === size),
+  );
+}
+
+/**
+ * lz4Decompress with one fixed decoder, for benchmarks and tests: one of our
+ * variants (still confirmed by the reference when it refuses a block), or
+ * "reference", upstream's LZ4_decompress_safe alone, as before our decoder.
+ */
+export function lz4DecompressWith(input: Uint8Array, variant: Lz4Variant | "reference", options: Lz4DecompressOptions = {}): Uint8Array {
+  if (variant === "reference") return decompressBlock(input, options, () => -1);
+  const arm = lz4VariantIndex(variant);
+  return decompressBlock(input, options, (heap, src, srcLen, dst, size) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm));
+}
+
+type FastDecode = (heap: WasmHeap, src: number, srcLen: number, dst: number, size: number) => number;
+
+function decompressBlock(input: Uint8Array, options: Lz4DecompressOptions, fast: FastDecode): Uint8Array {
   const cap = resolveOutputCap(options.maxOutputBytes);
   const size = lz4StoredSize(input);
   if (size > cap || size > LZ4_MAX_INPUT_SIZE) {
@@ -83,10 +106,14 @@ export function lz4Decompress(input: Uint8Array, options: Lz4DecompressOptions =
     throw new CodecError("CORRUPT_INPUT", `LZ4 block of ${body.byteLength} bytes cannot decode to the ${size} bytes it claims`);
   }
   return withHeap("lz4", (heap) => {
-    const src = heap.copyIn(body);
+    // Both buffers carry the fast decoder's slack; the reference ignores it.
+    const src = heap.malloc(body.byteLength + LZ4_SLACK);
     let dst = 0;
     try {
-      dst = heap.malloc(size);
+      heap.u8.set(body, src);
+      dst = heap.malloc(size + LZ4_SLACK);
+      if (fast(heap, src, body.byteLength, dst, size) === size) return heap.copyOut(dst, size);
+      // Our decoder refused the block (or was not asked): the reference decides, with its own messages.
       const n = heap.call("LZ4_decompress_safe", () => heap.fn.LZ4_decompress_safe!(src, dst, body.byteLength, size));
       if (n < 0) throw new CodecError("CORRUPT_INPUT", `LZ4 block is corrupt (decoder stopped at input byte ${-n - 1})`);
       if (n !== size) throw new CodecError("CORRUPT_INPUT", `LZ4 block decoded to ${n} bytes, but its header says ${size}`);

@@ -96,7 +96,7 @@ mapfile -t common_objs < <(compile "$work/obj/common" "${BROTLI_CFLAGS[@]}" -- $
 mapfile -t dec_objs < <(compile "$work/obj/dec" "${BROTLI_CFLAGS[@]}" -- $(ls "$brotli_src"/dec/*.c | LC_ALL=C sort))
 mapfile -t enc_objs < <(compile "$work/obj/enc" "${BROTLI_CFLAGS[@]}" -I"$here" -- $(ls "$brotli_src"/enc/*.c | LC_ALL=C sort))
 mapfile -t pal_objs < <(compile "$work/obj/pal" "${BROTLI_CFLAGS[@]}" -I"$here" -I"$brotli_src" -- "$here/reduced_dict.c")
-mapfile -t lz4_objs < <(compile "$work/obj/lz4" -- "$lz4_src/lz4.c" "$lz4_src/lz4hc.c" "$lz4_src/lz4frame.c" "$lz4_src/xxhash.c" "$here/lz4_shim.c")
+mapfile -t lz4_objs < <(compile "$work/obj/lz4" -- "$lz4_src/lz4.c" "$lz4_src/lz4hc.c" "$lz4_src/lz4frame.c" "$lz4_src/xxhash.c" "$here/lz4_shim.c" "$here/lz4_fast.c")
 
 dest="$out"
 (( check )) && dest="$work/check" && mkdir -p "$dest"

@@ -1,0 +1,211 @@
+/**
+ * Thompson sampling over interchangeable implementations ("arms") of one
+ * operation, rewarded by time per byte: each call asks which arm to run,
+ * times it and reports back. Per arm it keeps weighted sums of
+ * x = log(time per byte) (log, because timings are skewed and a block's
+ * content scales every arm alike); an arm's mean is believed to be
+ * Normal(mean, variance / weight), one draw per arm per choice, lowest wins.
+ *
+ * Every timing discounts all earlier ones by DECAY, so the bandit follows
+ * drift and forgets the first calls, which run before the engine has
+ * optimised the code (V8 tiers wasm up after a few calls) and would
+ * otherwise brand whichever arm ran first as slow for good. An arm not
+ * chosen for a while thus grows uncertain and is tried again; one whose
+ * weight falls under MIN_WEIGHT (never timed, or long unchosen) is tried
+ * before any sampling. Before anything is timed, the default arm runs.
+ *
+ * Clocks that do not move, or move coarsely: in deployed Workers,
+ * `performance.now()` and `Date.now()` stand still during synchronous
+ * execution (a Spectre mitigation), so a synchronous call measures 0; the
+ * local workerd of this project's vitest pool moves them in whole
+ * milliseconds, so a 50 us call measures 0 or 1 ms. Neither says anything
+ * about speed. `run` therefore measures the clock's tick once (the smallest
+ * step it takes; none if it never moves) and records only timings at least
+ * MIN_TICKS ticks long; `record` drops zero and negative times. With nothing
+ * ever recorded the bandit keeps choosing the default, which should be the
+ * best fixed arm as measured where clocks work. In Node (CLI, benchmarks)
+ * the clock resolves well under a microsecond and the bandit learns.
+ *
+ * @example
+ * const bandit = new VariantBandit({ arms: 3, defaultArm: 2 });
+ * const n = bandit.run(input.byteLength, (arm) => decode(input, arm), (n) => n >= 0);
+ */
+
+export interface VariantBanditOptions {
+  /** Number of arms, named 0..arms-1. */
+  arms: number;
+  /** The arm chosen while nothing has been timed. */
+  defaultArm: number;
+  /** Uniform on [0, 1); injectable so tests are deterministic. Default Math.random. */
+  random?: () => number;
+  /** Milliseconds, for `run`; injectable for tests. Default performance.now. */
+  now?: () => number;
+  /** The clock's tick in milliseconds (Infinity: it never moves); measured from `now` when not given. */
+  tick?: number;
+}
+
+export interface ArmStats {
+  arm: number;
+  /** Timings recorded (zero elapsed times are not). */
+  samples: number;
+  /** What those timings still weigh after discounting. */
+  weight: number;
+  /** Discounted geometric mean of nanoseconds per byte, or null before any timing. */
+  nsPerByte: number | null;
+}
+
+/** Weight each earlier timing keeps per new timing: about the last 100 timings count. */
+const DECAY = 0.99;
+/** An arm with less weight than this is tried before any sampling. */
+const MIN_WEIGHT = 0.5;
+/**
+ * Prior on the spread of log time per byte, worth PRIOR_WEIGHT timings: an
+ * arm timed once is still uncertain (about +-35 % on its mean), and a few
+ * identical timings from a coarse clock do not make it a certainty.
+ */
+const PRIOR_VARIANCE = 0.25;
+const PRIOR_WEIGHT = 1;
+/**
+ * Once every arm has weight, `run` times one call in this many and lets the
+ * others reuse the last choice: a clock read costs about 0.6 us in Node on a
+ * VM without a fast clock source, 3 % of a 50 KB block's decode.
+ */
+const TIME_ONE_IN = 4;
+/** A timing counts only if it spans this many clock ticks: under 5 % rounding error. */
+const MIN_TICKS = 20;
+/** Clock reads spent looking for the tick; a clock that has not moved by then is taken to stand still. */
+const TICK_PROBES = 1000;
+
+export class VariantBandit {
+  readonly arms: number;
+  readonly defaultArm: number;
+  readonly #random: () => number;
+  readonly #now: () => number;
+  /** Raw count of timings, for stats. */
+  readonly #n: Float64Array;
+  /** Discounted weight, sum of x and sum of x^2. */
+  readonly #w: Float64Array;
+  readonly #sx: Float64Array;
+  readonly #sxx: Float64Array;
+  #recorded = 0;
+  #last: number;
+  #untimed = 0;
+  #tick: number | undefined;
+
+  constructor(options: VariantBanditOptions) {
+    const { arms, defaultArm } = options;
+    if (!Number.isInteger(arms) || arms < 1) throw new RangeError(`a bandit needs at least one arm, got ${arms}`);
+    if (!Number.isInteger(defaultArm) || defaultArm < 0 || defaultArm >= arms) throw new RangeError(`default arm ${defaultArm} is not one of 0..${arms - 1}`);
+    this.arms = arms;
+    this.defaultArm = defaultArm;
+    this.#last = defaultArm;
+    this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? (() => performance.now());
+    this.#tick = options.tick;
+    this.#n = new Float64Array(arms);
+    this.#w = new Float64Array(arms);
+    this.#sx = new Float64Array(arms);
+    this.#sxx = new Float64Array(arms);
+  }
+
+  choose(): number {
+    if (this.#recorded === 0) return this.defaultArm;
+    let lightest = 0;
+    for (let a = 1; a < this.arms; a++) if (this.#w[a]! < this.#w[lightest]!) lightest = a;
+    if (this.#w[lightest]! < MIN_WEIGHT) return lightest;
+    let best = 0;
+    let bestDraw = Infinity;
+    for (let a = 0; a < this.arms; a++) {
+      const w = this.#w[a]!;
+      const mean = this.#sx[a]! / w;
+      const squares = Math.max(0, this.#sxx[a]! - mean * this.#sx[a]!);
+      const variance = (squares + PRIOR_VARIANCE * PRIOR_WEIGHT) / (w + PRIOR_WEIGHT);
+      const draw = mean + Math.sqrt(variance / w) * this.#normal();
+      if (draw < bestDraw) {
+        bestDraw = draw;
+        best = a;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Runs `body` with the chosen arm and records how long it took, unless
+   * `counts` says the result is not a normal completion (an error path's
+   * time says nothing about the arm's speed).
+   */
+  run<T>(bytes: number, body: (arm: number) => T, counts: (result: T) => boolean = () => true): T {
+    if (this.#untimed > 0) {
+      this.#untimed--;
+      return body(this.#last);
+    }
+    const tick = (this.#tick ??= measureTick(this.#now));
+    const arm = (this.#last = this.choose());
+    const t0 = this.#now();
+    const result = body(arm);
+    const elapsed = this.#now() - t0;
+    if (counts(result) && elapsed >= MIN_TICKS * tick) this.record(arm, elapsed, bytes);
+    if (this.#recorded > 0 && this.#w.every((w) => w >= MIN_WEIGHT)) this.#untimed = TIME_ONE_IN - 1;
+    return result;
+  }
+
+  /** One timing of `arm` over `bytes` bytes; elapsed in any unit, as long as it is always the same one. */
+  record(arm: number, elapsed: number, bytes: number): void {
+    if (!(elapsed > 0) || !(bytes > 0) || !Number.isFinite(elapsed)) return;
+    if (!Number.isInteger(arm) || arm < 0 || arm >= this.arms) throw new RangeError(`arm ${arm} is not one of 0..${this.arms - 1}`);
+    const x = Math.log(elapsed / bytes);
+    for (let a = 0; a < this.arms; a++) {
+      this.#w[a]! *= DECAY;
+      this.#sx[a]! *= DECAY;
+      this.#sxx[a]! *= DECAY;
+    }
+    this.#n[arm]!++;
+    this.#w[arm]! += 1;
+    this.#sx[arm]! += x;
+    this.#sxx[arm]! += x * x;
+    this.#recorded++;
+  }
+
+  /** Per-arm statistics; nsPerByte assumes elapsed was recorded in milliseconds. */
+  stats(): ArmStats[] {
+    return Array.from({ length: this.arms }, (_, arm) => {
+      const w = this.#w[arm]!;
+      return { arm, samples: this.#n[arm]!, weight: w, nsPerByte: w > 0 ? Math.exp(this.#sx[arm]! / w) * 1e6 : null };
+    });
+  }
+
+  /** Forgets every timing, back to the default arm. */
+  reset(): void {
+    for (const a of [this.#n, this.#w, this.#sx, this.#sxx]) a.fill(0);
+    this.#recorded = 0;
+    this.#last = this.defaultArm;
+    this.#untimed = 0;
+  }
+
+  /** A standard normal draw (Box-Muller; 1 - u keeps the log finite). */
+  #normal(): number {
+    const u = 1 - this.#random();
+    const v = this.#random();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  }
+}
+
+/**
+ * The smallest step `now` takes between successive reads, or Infinity if it
+ * never moves: a coarse clock's resolution, or a fine clock's own read cost,
+ * either of which a timing must dwarf to mean anything.
+ */
+function measureTick(now: () => number): number {
+  let tick = Infinity;
+  let last = now();
+  // The smaller of two steps: one may be stretched by an interruption.
+  for (let i = 0, steps = 0; i < TICK_PROBES && steps < 2; i++) {
+    const t = now();
+    if (t > last) {
+      tick = Math.min(tick, t - last);
+      last = t;
+      steps++;
+    }
+  }
+  return tick;
+}

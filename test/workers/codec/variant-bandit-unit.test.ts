@@ -1,0 +1,111 @@
+/**
+ * The Thompson-sampling bandit that picks the LZ4 decoder variant, with a
+ * fake clock and a seeded RNG: the default until something is timed, zero
+ * and unresolvable timings ignored, convergence to the fastest arm, and
+ * recovery when the fastest arm changes.
+ */
+import { describe, expect, it } from "vitest";
+import { VariantBandit } from "../../../src/codec/lz4/variant-bandit.ts";
+import { prng } from "./support/prng.ts";
+
+/** A clock the arms advance: arm a takes nsPerByte[a] * bytes, times lognormal-ish noise. */
+function fakeWorld(nsPerByte: number[], seed: number, noise = 0.3) {
+  const rand = prng(seed);
+  let t = 0;
+  return {
+    now: () => t,
+    work(arm: number, bytes: number) {
+      const jitter = Math.exp(noise * (rand.next() + rand.next() + rand.next() - 1.5));
+      t += (nsPerByte[arm]! * bytes * jitter) / 1e6;
+    },
+    random: () => rand.next(),
+  };
+}
+
+describe("VariantBandit", () => {
+  it("chooses the default arm while nothing is known", () => {
+    const bandit = new VariantBandit({ arms: 3, defaultArm: 2, random: prng(1).next });
+    for (let i = 0; i < 10; i++) expect(bandit.choose()).toBe(2);
+    expect(bandit.stats().every((s) => s.samples === 0 && s.nsPerByte === null)).toBe(true);
+  });
+
+  it("ignores zero, negative and non-finite timings, as a frozen workerd clock gives", () => {
+    const bandit = new VariantBandit({ arms: 3, defaultArm: 1, random: prng(2).next, now: () => 1234, tick: Infinity });
+    for (let i = 0; i < 100; i++) expect(bandit.run(4096, (arm) => arm)).toBe(1);
+    bandit.record(0, 0, 100);
+    bandit.record(0, -1, 100);
+    bandit.record(0, Number.POSITIVE_INFINITY, 100);
+    bandit.record(0, Number.NaN, 100);
+    expect(bandit.choose()).toBe(1);
+    expect(bandit.stats().map((s) => s.samples)).toEqual([0, 0, 0]);
+  });
+
+  it("measures a never-moving clock's tick as Infinity and so learns nothing from it", () => {
+    let reads = 0;
+    const bandit = new VariantBandit({ arms: 2, defaultArm: 0, now: () => (reads++, 5) });
+    for (let i = 0; i < 5; i++) bandit.run(1000, () => undefined);
+    expect(bandit.stats().map((s) => s.samples)).toEqual([0, 0]);
+    expect(reads).toBeGreaterThan(100); // it did look for a tick
+  });
+
+  it("ignores timings of a few ticks of a coarse clock (workerd's vitest pool moves in whole ms)", () => {
+    let t = 0;
+    // Every other call straddles a 1 ms tick: the arm looks like 1 ms, whatever it really took.
+    const bandit = new VariantBandit({ arms: 2, defaultArm: 1, random: prng(3).next, now: () => t, tick: 1 });
+    for (let i = 0; i < 50; i++) bandit.run(50_000, () => (t += i % 2));
+    expect(bandit.stats().map((s) => s.samples)).toEqual([0, 0]);
+    // A call 20 ticks long is resolved well enough to count.
+    bandit.run(50_000, () => (t += 20));
+    expect(bandit.stats()[1]!.samples).toBe(1);
+  });
+
+  it("tries every arm before sampling, then converges to the fastest", () => {
+    const world = fakeWorld([1.0, 0.6, 0.8], 4);
+    const bandit = new VariantBandit({ arms: 3, defaultArm: 0, random: world.random, now: world.now, tick: 1e-6 });
+    const first: number[] = [];
+    for (let i = 0; i < 3; i++) first.push(bandit.run(50_000, (arm) => (world.work(arm, 50_000), arm)));
+    expect(first).toEqual([0, 1, 2]);
+    const late: number[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const arm = bandit.run(50_000, (a) => (world.work(a, 50_000), a));
+      if (i >= 2000) late.push(arm);
+    }
+    const share = late.filter((a) => a === 1).length / late.length;
+    expect(share).toBeGreaterThan(0.85);
+    const stats = bandit.stats();
+    expect(stats[1]!.nsPerByte!).toBeGreaterThan(0.5);
+    expect(stats[1]!.nsPerByte!).toBeLessThan(0.7);
+  });
+
+  it("follows a change of the fastest arm (the first calls run before the engine optimises)", () => {
+    const speeds = [0.5, 3.0];
+    const world = fakeWorld(speeds, 5);
+    const bandit = new VariantBandit({ arms: 2, defaultArm: 0, random: world.random, now: world.now, tick: 1e-6 });
+    const run = () => bandit.run(10_000, (a) => (world.work(a, 10_000), a));
+    for (let i = 0; i < 400; i++) run();
+    speeds[0] = 3.0;
+    speeds[1] = 0.5;
+    const late: number[] = [];
+    for (let i = 0; i < 4000; i++) {
+      const arm = run();
+      if (i >= 3000) late.push(arm);
+    }
+    expect(late.filter((a) => a === 1).length / late.length).toBeGreaterThan(0.85);
+  });
+
+  it("times only one call in four once every arm is known, reusing the choice in between", () => {
+    let reads = 0;
+    let t = 0;
+    const bandit = new VariantBandit({ arms: 2, defaultArm: 0, random: prng(6).next, now: () => (reads++, t), tick: 1e-6 });
+    for (let i = 0; i < 2; i++) bandit.run(1000, () => (t += 1));
+    const before = reads;
+    for (let i = 0; i < 40; i++) bandit.run(1000, () => (t += 1));
+    expect(reads - before).toBe(20); // 10 timed calls, two reads each
+  });
+
+  it("rejects a bad arm count, default arm or recorded arm", () => {
+    expect(() => new VariantBandit({ arms: 0, defaultArm: 0 })).toThrow(RangeError);
+    expect(() => new VariantBandit({ arms: 2, defaultArm: 2 })).toThrow(RangeError);
+    expect(() => new VariantBandit({ arms: 2, defaultArm: 0 }).record(5, 1, 1)).toThrow(RangeError);
+  });
+});
