@@ -73,7 +73,10 @@ export function lz4StoredSize(input: Uint8Array): number {
 
 export function lz4Decompress(input: Uint8Array, options: Lz4DecompressOptions = {}): Uint8Array {
   return decompressBlock(input, options, (heap, src, srcLen, dst, size) =>
-    lz4VariantBandit.run(size, (arm) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm), (n) => n === size),
+    lz4VariantBandit.run(
+      (arm) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm),
+      (n) => (n === size ? size : 0),
+    ),
   );
 }
 

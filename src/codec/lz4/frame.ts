@@ -1,7 +1,8 @@
 /**
  * The LZ4 frame format (what the `lz4` command-line tool reads and writes):
  * magic, descriptor, checksummed blocks, end mark, content checksum.
- * Compression is one-shot; decompression streams through fixed buffers.
+ * Compression is one-shot; decompression streams through fixed buffers, or,
+ * for a whole frame that fits in the heap, runs our own decoder at once.
  *
  * @example
  * const frame = lz4FrameCompress(bytes, { level: 9 });   // `lz4 -d` reads it
@@ -14,6 +15,7 @@ import { withHeap, type WasmHeap } from "../runtime/heap.ts";
 import { HeapLease } from "../runtime/heap-lease.ts";
 import { concatChunks } from "../runtime/stream-io.ts";
 import { checkLz4Level, type Lz4DecompressOptions } from "./block.ts";
+import { FAST_FRAME_DICT_ID, decodeFrameFast, lz4FrameVariantBandit } from "./fast-frame.ts";
 
 export interface Lz4FrameOptions {
   /** 0 = fast (default), 3..12 = HC. */
@@ -154,7 +156,31 @@ export class Lz4FrameDecoder {
   }
 }
 
+/**
+ * A whole frame at once: through our own decoder (fast-frame.ts) when the
+ * frame fits codec.lz4OneShotFrameBytes and the cap, else, and whenever ours
+ * refuses it, through LZ4F as a stream, whose verdict and errors stand.
+ */
 export function lz4FrameDecompress(input: Uint8Array, options: Lz4DecompressOptions = {}): Uint8Array {
+  const cap = resolveOutputCap(options.maxOutputBytes);
+  const fast = lz4FrameVariantBandit.run(
+    (arm) => decodeFrameFast(input, cap, arm),
+    (r) => (r.ok ? r.bytes.byteLength : 0),
+  );
+  if (fast.ok) return fast.bytes;
+  try {
+    return streamWithLz4f(input, options);
+  } catch (err) {
+    // LZ4F decodes a frame that names a dictionary as if it had none; say why it failed.
+    if (fast.code === FAST_FRAME_DICT_ID && err instanceof CodecError && err.code === "CORRUPT_INPUT") {
+      const id = new DataView(input.buffer, input.byteOffset).getUint32(input[4]! & 0x08 ? 14 : 6, true);
+      throw new CodecError("CORRUPT_INPUT", `LZ4 frame needs dictionary ${id}, and LZ4 dictionaries are not supported (${err.message})`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+function streamWithLz4f(input: Uint8Array, options: Lz4DecompressOptions): Uint8Array {
   const dec = new Lz4FrameDecoder(options);
   const parts = dec.push(input);
   dec.finish();

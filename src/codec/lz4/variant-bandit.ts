@@ -28,7 +28,7 @@
  *
  * @example
  * const bandit = new VariantBandit({ arms: 3, defaultArm: 2 });
- * const n = bandit.run(input.byteLength, (arm) => decode(input, arm), (n) => n >= 0);
+ * const n = bandit.run((arm) => decode(input, arm), (n) => Math.max(n, 0));
  */
 
 export interface VariantBanditOptions {
@@ -130,11 +130,11 @@ export class VariantBandit {
   }
 
   /**
-   * Runs `body` with the chosen arm and records how long it took, unless
-   * `counts` says the result is not a normal completion (an error path's
-   * time says nothing about the arm's speed).
+   * Runs `body` with the chosen arm and records how long it took per byte
+   * of work, as `bytes` tells from the result: 0 for a result that is not a
+   * normal completion (an error path's time says nothing about the arm).
    */
-  run<T>(bytes: number, body: (arm: number) => T, counts: (result: T) => boolean = () => true): T {
+  run<T>(body: (arm: number) => T, bytes: (result: T) => number): T {
     if (this.#untimed > 0) {
       this.#untimed--;
       return body(this.#last);
@@ -144,7 +144,7 @@ export class VariantBandit {
     const t0 = this.#now();
     const result = body(arm);
     const elapsed = this.#now() - t0;
-    if (counts(result) && elapsed >= MIN_TICKS * tick) this.record(arm, elapsed, bytes);
+    if (elapsed >= MIN_TICKS * tick) this.record(arm, elapsed, bytes(result));
     if (this.#recorded > 0 && this.#w.every((w) => w >= MIN_WEIGHT)) this.#untimed = TIME_ONE_IN - 1;
     return result;
   }

@@ -29,13 +29,14 @@ describe("VariantBandit", () => {
     expect(bandit.stats().every((s) => s.samples === 0 && s.nsPerByte === null)).toBe(true);
   });
 
-  it("ignores zero, negative and non-finite timings, as a frozen workerd clock gives", () => {
+  it("ignores zero, negative and non-finite timings, as a frozen workerd clock gives, and results worth 0 bytes", () => {
     const bandit = new VariantBandit({ arms: 3, defaultArm: 1, random: prng(2).next, now: () => 1234, tick: Infinity });
-    for (let i = 0; i < 100; i++) expect(bandit.run(4096, (arm) => arm)).toBe(1);
+    for (let i = 0; i < 100; i++) expect(bandit.run((arm) => arm, () => 4096)).toBe(1);
     bandit.record(0, 0, 100);
     bandit.record(0, -1, 100);
     bandit.record(0, Number.POSITIVE_INFINITY, 100);
     bandit.record(0, Number.NaN, 100);
+    bandit.record(0, 5, 0);
     expect(bandit.choose()).toBe(1);
     expect(bandit.stats().map((s) => s.samples)).toEqual([0, 0, 0]);
   });
@@ -43,7 +44,7 @@ describe("VariantBandit", () => {
   it("measures a never-moving clock's tick as Infinity and so learns nothing from it", () => {
     let reads = 0;
     const bandit = new VariantBandit({ arms: 2, defaultArm: 0, now: () => (reads++, 5) });
-    for (let i = 0; i < 5; i++) bandit.run(1000, () => undefined);
+    for (let i = 0; i < 5; i++) bandit.run(() => undefined, () => 1000);
     expect(bandit.stats().map((s) => s.samples)).toEqual([0, 0]);
     expect(reads).toBeGreaterThan(100); // it did look for a tick
   });
@@ -52,10 +53,10 @@ describe("VariantBandit", () => {
     let t = 0;
     // Every other call straddles a 1 ms tick: the arm looks like 1 ms, whatever it really took.
     const bandit = new VariantBandit({ arms: 2, defaultArm: 1, random: prng(3).next, now: () => t, tick: 1 });
-    for (let i = 0; i < 50; i++) bandit.run(50_000, () => (t += i % 2));
+    for (let i = 0; i < 50; i++) bandit.run(() => (t += i % 2), () => 50_000);
     expect(bandit.stats().map((s) => s.samples)).toEqual([0, 0]);
     // A call 20 ticks long is resolved well enough to count.
-    bandit.run(50_000, () => (t += 20));
+    bandit.run(() => (t += 20), () => 50_000);
     expect(bandit.stats()[1]!.samples).toBe(1);
   });
 
@@ -63,11 +64,11 @@ describe("VariantBandit", () => {
     const world = fakeWorld([1.0, 0.6, 0.8], 4);
     const bandit = new VariantBandit({ arms: 3, defaultArm: 0, random: world.random, now: world.now, tick: 1e-6 });
     const first: number[] = [];
-    for (let i = 0; i < 3; i++) first.push(bandit.run(50_000, (arm) => (world.work(arm, 50_000), arm)));
+    for (let i = 0; i < 3; i++) first.push(bandit.run((arm) => (world.work(arm, 50_000), arm), () => 50_000));
     expect(first).toEqual([0, 1, 2]);
     const late: number[] = [];
     for (let i = 0; i < 3000; i++) {
-      const arm = bandit.run(50_000, (a) => (world.work(a, 50_000), a));
+      const arm = bandit.run((a) => (world.work(a, 50_000), a), () => 50_000);
       if (i >= 2000) late.push(arm);
     }
     const share = late.filter((a) => a === 1).length / late.length;
@@ -81,7 +82,7 @@ describe("VariantBandit", () => {
     const speeds = [0.5, 3.0];
     const world = fakeWorld(speeds, 5);
     const bandit = new VariantBandit({ arms: 2, defaultArm: 0, random: world.random, now: world.now, tick: 1e-6 });
-    const run = () => bandit.run(10_000, (a) => (world.work(a, 10_000), a));
+    const run = () => bandit.run((a) => (world.work(a, 10_000), a), () => 10_000);
     for (let i = 0; i < 400; i++) run();
     speeds[0] = 3.0;
     speeds[1] = 0.5;
@@ -97,9 +98,9 @@ describe("VariantBandit", () => {
     let reads = 0;
     let t = 0;
     const bandit = new VariantBandit({ arms: 2, defaultArm: 0, random: prng(6).next, now: () => (reads++, t), tick: 1e-6 });
-    for (let i = 0; i < 2; i++) bandit.run(1000, () => (t += 1));
+    for (let i = 0; i < 2; i++) bandit.run(() => (t += 1), () => 1000);
     const before = reads;
-    for (let i = 0; i < 40; i++) bandit.run(1000, () => (t += 1));
+    for (let i = 0; i < 40; i++) bandit.run(() => (t += 1), () => 1000);
     expect(reads - before).toBe(20); // 10 timed calls, two reads each
   });
 
