@@ -18,7 +18,9 @@
  *   7 MiB (11 MiB peak while preparing); its search needs no per-call memory.
  * - brotli decoding: 6 MiB. LZ4 one-shot block and frame compression: 51 MiB
  *   (input and output both live in the heap); block decoding 32-36 MiB;
- *   frame decoding (streams, 4 MiB blocks) 13 MiB.
+ *   whole-frame decoding (lz4FrameDecompress, one-shot up to
+ *   codec.lz4OneShotFrameBytes of output) 36 MiB; streaming frame decoding
+ *   (Lz4FrameDecoder, 4 MiB blocks) 13 MiB.
  *
  * @example
  * import "./codec/install-worker.ts";
