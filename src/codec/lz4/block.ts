@@ -76,6 +76,7 @@ export function lz4Decompress(input: Uint8Array, options: Lz4DecompressOptions =
     lz4VariantBandit.run(
       (arm) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm),
       (n) => (n === size ? size : 0),
+      () => Math.log(srcLen / size),
     ),
   );
 }

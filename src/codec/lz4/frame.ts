@@ -166,6 +166,7 @@ export function lz4FrameDecompress(input: Uint8Array, options: Lz4DecompressOpti
   const fast = lz4FrameVariantBandit.run(
     (arm) => decodeFrameFast(input, cap, arm),
     (r) => (r.ok ? r.bytes.byteLength : 0),
+    (r) => (r.ok && r.bytes.byteLength > 0 ? Math.log(input.byteLength / r.bytes.byteLength) : 0),
   );
   if (fast.ok) return fast.bytes;
   try {

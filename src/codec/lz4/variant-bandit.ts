@@ -3,8 +3,10 @@
  * operation, rewarded by time per byte: each call asks which arm to run,
  * times it and reports back. Per arm it keeps weighted sums of
  * x = log(time per byte) (log, because timings are skewed and a block's
- * content scales every arm alike); an arm's mean is believed to be
- * Normal(mean, variance / weight), one draw per arm per choice, lowest wins.
+ * content scales every arm alike) and of an optional covariate of the input
+ * whose effect is fitted and removed (see record); an arm's mean is believed
+ * to be Normal(mean, variance / weight), one draw per arm per choice, lowest
+ * wins.
  *
  * Every timing discounts all earlier ones by DECAY, so the bandit follows
  * drift and forgets the first calls, which run before the engine has
@@ -83,10 +85,13 @@ export class VariantBandit {
   readonly #now: () => number;
   /** Raw count of timings, for stats. */
   readonly #n: Float64Array;
-  /** Discounted weight, sum of x and sum of x^2. */
+  /** Discounted weight and sums of x, c, x^2, x*c and c^2 (x = log time per byte, c = covariate). */
   readonly #w: Float64Array;
   readonly #sx: Float64Array;
+  readonly #sc: Float64Array;
   readonly #sxx: Float64Array;
+  readonly #sxc: Float64Array;
+  readonly #scc: Float64Array;
   #recorded = 0;
   #last: number;
   #untimed = 0;
@@ -105,7 +110,10 @@ export class VariantBandit {
     this.#n = new Float64Array(arms);
     this.#w = new Float64Array(arms);
     this.#sx = new Float64Array(arms);
+    this.#sc = new Float64Array(arms);
     this.#sxx = new Float64Array(arms);
+    this.#sxc = new Float64Array(arms);
+    this.#scc = new Float64Array(arms);
   }
 
   choose(): number {
@@ -113,14 +121,13 @@ export class VariantBandit {
     let lightest = 0;
     for (let a = 1; a < this.arms; a++) if (this.#w[a]! < this.#w[lightest]!) lightest = a;
     if (this.#w[lightest]! < MIN_WEIGHT) return lightest;
+    const model = this.#fit();
     let best = 0;
     let bestDraw = Infinity;
     for (let a = 0; a < this.arms; a++) {
       const w = this.#w[a]!;
-      const mean = this.#sx[a]! / w;
-      const squares = Math.max(0, this.#sxx[a]! - mean * this.#sx[a]!);
-      const variance = (squares + PRIOR_VARIANCE * PRIOR_WEIGHT) / (w + PRIOR_WEIGHT);
-      const draw = mean + Math.sqrt(variance / w) * this.#normal();
+      const variance = (model.residualSquares[a]! + PRIOR_VARIANCE * PRIOR_WEIGHT) / (w + PRIOR_WEIGHT);
+      const draw = model.means[a]! + Math.sqrt(variance / w) * this.#normal();
       if (draw < bestDraw) {
         bestDraw = draw;
         best = a;
@@ -133,8 +140,9 @@ export class VariantBandit {
    * Runs `body` with the chosen arm and records how long it took per byte
    * of work, as `bytes` tells from the result: 0 for a result that is not a
    * normal completion (an error path's time says nothing about the arm).
+   * `covariate` describes the work (see record).
    */
-  run<T>(body: (arm: number) => T, bytes: (result: T) => number): T {
+  run<T>(body: (arm: number) => T, bytes: (result: T) => number, covariate: (result: T) => number = () => 0): T {
     if (this.#untimed > 0) {
       this.#untimed--;
       return body(this.#last);
@@ -144,42 +152,94 @@ export class VariantBandit {
     const t0 = this.#now();
     const result = body(arm);
     const elapsed = this.#now() - t0;
-    if (elapsed >= MIN_TICKS * tick) this.record(arm, elapsed, bytes(result));
+    if (elapsed >= MIN_TICKS * tick) this.record(arm, elapsed, bytes(result), covariate(result));
     if (this.#recorded > 0 && this.#w.every((w) => w >= MIN_WEIGHT)) this.#untimed = TIME_ONE_IN - 1;
     return result;
   }
 
-  /** One timing of `arm` over `bytes` bytes; elapsed in any unit, as long as it is always the same one. */
-  record(arm: number, elapsed: number, bytes: number): void {
-    if (!(elapsed > 0) || !(bytes > 0) || !Number.isFinite(elapsed)) return;
+  /**
+   * One timing of `arm` over `bytes` bytes; elapsed in any unit, as long as
+   * it is always the same one. `covariate` is a property of the input that
+   * moves every arm's log time per byte alike (for LZ4, log of the
+   * compression ratio: a poorly compressed block is mostly literal copies and
+   * costs about half as much per byte in log terms). Its effect is fitted
+   * across arms and taken out, so one arm drawing harder inputs than
+   * another does not make it look slower; about half the spread between
+   * real pages goes with it. Leave it 0 when there is none.
+   */
+  record(arm: number, elapsed: number, bytes: number, covariate = 0): void {
+    if (!(elapsed > 0) || !(bytes > 0) || !Number.isFinite(elapsed) || !Number.isFinite(covariate)) return;
     if (!Number.isInteger(arm) || arm < 0 || arm >= this.arms) throw new RangeError(`arm ${arm} is not one of 0..${this.arms - 1}`);
     const x = Math.log(elapsed / bytes);
-    for (let a = 0; a < this.arms; a++) {
-      this.#w[a]! *= DECAY;
-      this.#sx[a]! *= DECAY;
-      this.#sxx[a]! *= DECAY;
-    }
+    const c = covariate;
+    const sums = [this.#w, this.#sx, this.#sc, this.#sxx, this.#sxc, this.#scc];
+    for (const sum of sums) for (let a = 0; a < this.arms; a++) sum[a]! *= DECAY;
     this.#n[arm]!++;
     this.#w[arm]! += 1;
     this.#sx[arm]! += x;
+    this.#sc[arm]! += c;
     this.#sxx[arm]! += x * x;
+    this.#sxc[arm]! += x * c;
+    this.#scc[arm]! += c * c;
     this.#recorded++;
   }
 
-  /** Per-arm statistics; nsPerByte assumes elapsed was recorded in milliseconds. */
+  /** Per-arm statistics; nsPerByte (at the average covariate) assumes elapsed was recorded in milliseconds. */
   stats(): ArmStats[] {
+    const { means } = this.#fit();
     return Array.from({ length: this.arms }, (_, arm) => {
       const w = this.#w[arm]!;
-      return { arm, samples: this.#n[arm]!, weight: w, nsPerByte: w > 0 ? Math.exp(this.#sx[arm]! / w) * 1e6 : null };
+      return { arm, samples: this.#n[arm]!, weight: w, nsPerByte: w > 0 ? Math.exp(means[arm]!) * 1e6 : null };
     });
   }
 
   /** Forgets every timing, back to the default arm. */
   reset(): void {
-    for (const a of [this.#n, this.#w, this.#sx, this.#sxx]) a.fill(0);
+    for (const a of [this.#n, this.#w, this.#sx, this.#sc, this.#sxx, this.#sxc, this.#scc]) a.fill(0);
     this.#recorded = 0;
     this.#last = this.defaultArm;
     this.#untimed = 0;
+  }
+
+  /**
+   * One slope for the covariate, fitted within arms (analysis of
+   * covariance), and each arm's mean log time moved to the average
+   * covariate, with the squares of what the slope leaves unexplained.
+   */
+  #fit(): { means: number[]; residualSquares: number[] } {
+    let sxc = 0;
+    let scc = 0;
+    let w = 0;
+    let c = 0;
+    for (let a = 0; a < this.arms; a++) {
+      const wa = this.#w[a]!;
+      if (wa <= 0) continue;
+      sxc += this.#sxc[a]! - (this.#sx[a]! * this.#sc[a]!) / wa;
+      scc += this.#scc[a]! - (this.#sc[a]! * this.#sc[a]!) / wa;
+      w += wa;
+      c += this.#sc[a]!;
+    }
+    // Without spread in the covariate there is no slope to fit.
+    const slope = scc > 1e-9 * Math.max(w, 1) ? sxc / scc : 0;
+    const cMean = w > 0 ? c / w : 0;
+    const means: number[] = [];
+    const residualSquares: number[] = [];
+    for (let a = 0; a < this.arms; a++) {
+      const wa = this.#w[a]!;
+      if (wa <= 0) {
+        means.push(Number.NaN);
+        residualSquares.push(0);
+        continue;
+      }
+      const xMean = this.#sx[a]! / wa;
+      const aMean = this.#sc[a]! / wa;
+      const sxx = this.#sxx[a]! - xMean * this.#sx[a]!;
+      const sxcA = this.#sxc[a]! - xMean * this.#sc[a]!;
+      const sccA = this.#scc[a]! - aMean * this.#sc[a]!;
+      means.push(xMean - slope * (aMean - cMean));
+      residualSquares.push(Math.max(0, sxx - 2 * slope * sxcA + slope * slope * sccA));
+    }
+    return { means, residualSquares };
   }
 
   /** A standard normal draw (Box-Muller; 1 - u keeps the log finite). */

@@ -94,6 +94,31 @@ describe("VariantBandit", () => {
     expect(late.filter((a) => a === 1).length / late.length).toBeGreaterThan(0.85);
   });
 
+  it("takes a covariate's effect out: a 5 % difference under input-driven spread ten times larger", () => {
+    const rand = prng(7);
+    let t = 0;
+    let c = 0;
+    const bandit = new VariantBandit({ arms: 2, defaultArm: 0, random: rand.next, now: () => t, tick: 1e-6 });
+    const late: number[] = [];
+    for (let i = 0; i < 3000; i++) {
+      c = 2 * (rand.next() - 0.5); // the input's compressibility, say
+      const arm = bandit.run(
+        (a) => {
+          const logNsPerByte = (a === 0 ? 0 : Math.log(0.95)) + 0.8 * c + 0.01 * (rand.next() - 0.5);
+          t += (Math.exp(logNsPerByte) * 100_000) / 1e6;
+          return a;
+        },
+        () => 100_000,
+        () => c,
+      );
+      if (i >= 2000) late.push(arm);
+    }
+    expect(late.filter((a) => a === 1).length / late.length).toBeGreaterThan(0.85);
+    const [slow, fast] = bandit.stats();
+    expect(fast!.nsPerByte! / slow!.nsPerByte!).toBeGreaterThan(0.92);
+    expect(fast!.nsPerByte! / slow!.nsPerByte!).toBeLessThan(0.98);
+  });
+
   it("times only one call in four once every arm is known, reusing the choice in between", () => {
     let reads = 0;
     let t = 0;
