@@ -12,6 +12,7 @@
  * | br        | q5/lgwin 22 and q9/lgwin 24, plain        | node:zlib brotli; native-brotli (see below)           |
  * | br dict   | the same, against a raw prefix dictionary | native-brotli's dictionary call; our own plain call   |
  * | lz4       | level 0 (fast) and 9 (HC), block API      | native-lz4 (see below); the `lz4` tool's `-b`         |
+ * |           | + one `lz4_variants` line per level: each decoder variant, the bandit, the reference (lz4-variants.ts) |
  * | lz4-frame | level 0, 4 MiB linked blocks              | native-lz4's frame API                                |
  * | gzip      | level 6 (fflate)                          | node:zlib gzipSync level 6 / gunzipSync               |
  *
@@ -43,6 +44,7 @@ import "../codec/install-node.ts";
 import * as wasm from "../codec/index.ts";
 import type { BenchSample } from "./corpus.ts";
 import { comparison, compareThroughput, mbPerSecond, measure, type Comparison, type TimingPolicy } from "./harness/index.ts";
+import { benchLz4Variants, type Lz4VariantReport } from "./lz4-variants.ts";
 import { nativeBrotliBaseline, type NativeBrotliBaseline } from "./native-brotli.ts";
 import type { NativeSpeed } from "./native-build.ts";
 import { lz4CliBaseline, nativeLz4Baseline, type Lz4Mode, type NativeLz4Baseline } from "./native-lz4.ts";
@@ -80,10 +82,17 @@ export interface CodecRow {
   ratio_vs_baseline: number | null;
 }
 
+/** The LZ4 block decoders of one level, each through lz4Decompress's glue (lz4-variants.ts). */
+export interface Lz4VariantsLine {
+  lz4_variants: Lz4VariantReport & { level: number; bytes_out: number };
+}
+
 export interface CodecBenchOptions {
   policy: TimingPolicy;
   /** Called as each row is finished, so a long run shows progress. */
   onRow?: (row: CodecRow) => void;
+  /** Called with each LZ4 level's decoder variants, after that level's rows. */
+  onVariants?: (line: Lz4VariantsLine) => void;
   /** Progress and fallbacks, for stderr. */
   log?: (msg: string) => void;
 }
@@ -176,7 +185,9 @@ function lz4Rows(items: readonly Uint8Array[], b: Baselines, o: CodecBenchOption
   const block = LZ4_LEVELS.flatMap(({ mode, level }) => {
     const codec = { compress: (x: Uint8Array) => wasm.lz4Compress(x, { level }), decompress: (p: Uint8Array) => wasm.lz4Decompress(p) };
     const rows = roundTrip({ codec: "lz4", quality: level, lgwin: null, dict: false }, items, codec, `lz4 level ${level}`);
-    return [...againstNative(rows, b.lz4?.name, () => b.lz4?.speed(mode), o), ...againstNative(rows, b.lz4Cli?.name, () => b.lz4Cli?.speed(mode), o)];
+    const out = [...againstNative(rows, b.lz4?.name, () => b.lz4?.speed(mode), o), ...againstNative(rows, b.lz4Cli?.name, () => b.lz4Cli?.speed(mode), o)];
+    if (o.onVariants) o.onVariants({ lz4_variants: { level, bytes_out: sum(items), ...benchLz4Variants(rows[1].inputs, o.policy) } });
+    return out;
   });
   const frame = { compress: (x: Uint8Array) => wasm.lz4FrameCompress(x), decompress: (p: Uint8Array) => wasm.lz4FrameDecompress(p) };
   const frameRows = roundTrip({ codec: "lz4-frame", quality: 0, lgwin: null, dict: false }, items, frame, "lz4 frame");

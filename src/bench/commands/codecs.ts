@@ -8,7 +8,7 @@
  */
 import type { Command } from "commander";
 import { CODEC_BUILD } from "../../codec/index.ts";
-import { benchCodecs, type CodecRow } from "../codecs.ts";
+import { benchCodecs, type CodecRow, type Lz4VariantsLine } from "../codecs.ts";
 import { BenchInputError, CorpusMissingError, DEFAULT_CORPUS_DIR, defaultSample, fileSample, type BenchSample } from "../corpus.ts";
 import { DEFAULT_POLICY, fixed, printLine, QUICK_POLICY, rowPrinter, type Column } from "../harness/index.ts";
 import { codecModuleSizes, type ModuleSizes, type SizeEntry } from "../module-sizes.ts";
@@ -68,7 +68,13 @@ async function codecs(files: string[], flags: CodecsFlags): Promise<void> {
   logLine(`bench codecs: codec build ${CODEC_BUILD.id} (${CODEC_BUILD.brotli}, ${CODEC_BUILD.lz4}); node ${process.version}, zlib brotli ${process.versions.brotli}`);
   const out = rowPrinter(flags.json ?? false, COLUMNS);
   out.header();
-  benchCodecs(sample, { policy: flags.quick ? QUICK_POLICY : DEFAULT_POLICY, log: logLine, onRow: out.row });
+  const variants: Lz4VariantsLine[] = [];
+  const onVariants = flags.json ? (line: Lz4VariantsLine) => printLine(JSON.stringify(line)) : (line: Lz4VariantsLine) => variants.push(line);
+  benchCodecs(sample, { policy: flags.quick ? QUICK_POLICY : DEFAULT_POLICY, log: logLine, onRow: out.row, onVariants });
+  for (const { lz4_variants: v } of variants) {
+    printLine(`\nlz4 level ${v.level} block decoders, glue included (MB/s, x reference): bandit chose ${v.bandit_choice}, best fixed ${v.best_fixed}`);
+    for (const r of v.rows) printLine(`  ${r.variant.padEnd(16)} ${fixed(r.mb_per_s, 1).padStart(8)}  ${fixed(r.ratio_vs_reference, 2)}`);
+  }
   printSizes(await codecModuleSizes(), flags.json ?? false);
 }
 
@@ -77,7 +83,7 @@ export function registerBenchCodecs(bench: Command): void {
     .command("codecs")
     .description("wasm codec throughput against native brotli, LZ4 and gzip, plus the codec's shipped size")
     .argument("[files...]", "inputs to benchmark (default: a fixed sample of the shared corpus)")
-    .option("--json", "one JSON object per row, then one {\"module_sizes\": ...} line")
+    .option("--json", "one JSON object per row, an {\"lz4_variants\": ...} line per LZ4 level, then one {\"module_sizes\": ...} line")
     .option("--quick", "smaller sample and fewer timed passes: noisy numbers, for tests")
     .option("--corpus <dir>", "corpus to sample when no files are given", DEFAULT_CORPUS_DIR)
     .action((files: string[], flags: CodecsFlags) => codecs(files, flags));

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { CODEC_ROW_KEYS } from "../../../src/bench/codecs.ts";
+import { LZ4_VARIANTS } from "../../../src/codec/index.ts";
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.url));
@@ -65,7 +66,15 @@ describe("palimpsest bench codecs --json --quick", () => {
       expect(e.gzip).toBeLessThan(e.bytes);
     }
 
-    const rows = parsed.slice(0, -1);
+    const variants = parsed.filter((line) => "lz4_variants" in line).map((line) => line.lz4_variants as { level: number; rows: Array<{ variant: string; mb_per_s: number }>; bandit_choice: string; best_fixed: string });
+    expect(variants.map((v) => v.level)).toEqual([0, 9]);
+    for (const v of variants) {
+      expect(v.rows.map((r) => r.variant)).toEqual(["reference", ...LZ4_VARIANTS, "bandit"]);
+      for (const r of v.rows) expect(r.mb_per_s).toBeGreaterThan(0);
+      expect(LZ4_VARIANTS).toContain(v.best_fixed);
+      expect(LZ4_VARIANTS).toContain(v.bandit_choice);
+    }
+    const rows = parsed.slice(0, -1).filter((line) => !("lz4_variants" in line));
     for (const row of rows) {
       expect(Object.keys(row).sort()).toEqual([...CODEC_ROW_KEYS].sort());
       for (const key of ["bytes_in", "bytes_out", "mb_per_s", "baseline_mb_per_s", "ratio_vs_baseline"] as const) {
