@@ -9,6 +9,7 @@
  * const frame = buildFrame(input, { independent: true, blockChecksum: true, contentSize: false, contentChecksum: false });
  */
 import { lz4Compress, lz4FrameCompress } from "../../../../src/codec/index.ts";
+import { concat } from "./inputs.ts";
 
 /** XXH32 (xxHash spec, 32-bit), straight from the algorithm description. */
 export function xxh32(data: Uint8Array, seed = 0): number {
@@ -106,11 +107,5 @@ export function buildFrame(input: Uint8Array, layout: FrameLayout): Uint8Array {
   }
   parts.push(u32(0));
   if (layout.contentChecksum) parts.push(u32(xxh32(input)));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  return concat(parts);
 }
