@@ -197,9 +197,14 @@ export class PurgeQueue extends DurableObject<Env> {
     if (done.length > 0) this.ctx.waitUntil(purgeAuditOf(this.env).completed(done.map((e) => ({ id: e.id, at: now }))).catch((err) => console.warn("audit completion report lost", String(err))));
   }
 
-  /** When each of these purges completed; null where not yet, or not logged here. */
+  /**
+   * When each of these purges completed, as dated when it did; null where not
+   * yet, or no longer in the retained log (whose later stand-in date, the last
+   * acknowledgement, must not be written into the audit as if it were exact).
+   */
   completedAt(seqs: number[]): Array<number | null> {
-    return seqs.map((seq) => this.status(seq)?.completedAt ?? null);
+    if (!this.#used()) return seqs.map(() => null);
+    return seqs.map((seq) => this.#sql.exec<{ at: number | null }>("SELECT completed_at AS at FROM log WHERE seq = ?", seq).toArray()[0]?.at ?? null);
   }
 
   /** Each target's acknowledgement of one purge; null if this queue never logged it. */

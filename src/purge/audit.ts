@@ -75,5 +75,6 @@ async function fillCompletions(env: Env, entries: AuditEntry[]): Promise<void> {
       });
     }),
   );
-  if (learned.length > 0) await purgeAuditOf(env).completed(learned);
+  // Only a cache of the queues' answer: if it cannot be written, the next listing asks again.
+  if (learned.length > 0) await purgeAuditOf(env).completed(learned).catch((err: unknown) => console.warn("audit: completion write-back failed", String(err)));
 }

@@ -18,7 +18,8 @@ import type { CodecModuleName } from "../runtime/registry.ts";
 const BROTLI_SHARED_DICTIONARY_RAW = 0;
 
 interface HeapCopy {
-  heap: WasmHeap;
+  /** Weak: a dictionary kept for reuse must not keep a retired heap (tens of MiB) alive. */
+  heap: WeakRef<WasmHeap>;
   data: number;
   prepared: number;
 }
@@ -68,17 +69,19 @@ export class BrotliDictionary {
 
   /** Frees the heap copies. Streams still using this dictionary must be finished first. */
   dispose(): void {
-    for (const { heap, data, prepared } of this.#copies.values()) {
-      if (prepared !== 0 && !heap.broken) heap.fn.BrotliEncoderDestroyPreparedDictionary!(prepared);
-      heap.free(data);
+    for (const copy of this.#copies.values()) {
+      const heap = copy.heap.deref();
+      if (!heap) continue;
+      if (copy.prepared !== 0 && !heap.broken) heap.fn.BrotliEncoderDestroyPreparedDictionary!(copy.prepared);
+      heap.free(copy.data);
     }
     this.#copies.clear();
   }
 
   #copyIn(heap: WasmHeap): HeapCopy {
     let copy = this.#copies.get(heap.moduleName);
-    if (copy?.heap !== heap) {
-      copy = { heap, data: heap.copyIn(this.bytes), prepared: 0 };
+    if (copy?.heap.deref() !== heap) {
+      copy = { heap: new WeakRef(heap), data: heap.copyIn(this.bytes), prepared: 0 };
       this.#copies.set(heap.moduleName, copy);
     }
     return copy;

@@ -30,6 +30,9 @@ export const lz4FrameVariantBandit = new VariantBandit({ arms: LZ4_VARIANTS.leng
 
 export function decodeFrameFast(input: Uint8Array, cap: number, variant: number): FastFrameResult {
   const limit = Math.min(cap, LIMITS.codec.lz4OneShotFrameBytes);
+  // A frame decodes to about its own size or more: one bigger than the one-shot limit streams
+  // through LZ4F without first being copied whole into the heap.
+  if (input.byteLength > limit) return { ok: false, code: FAST_FRAME_TOO_BIG };
   return withHeap("lz4", (heap): FastFrameResult => {
     const io = heap.malloc(16);
     const src = heap.malloc(input.byteLength + LZ4_SLACK);
