@@ -119,6 +119,20 @@ describe("VariantBandit", () => {
     expect(fast!.nsPerByte! / slow!.nsPerByte!).toBeLessThan(0.98);
   });
 
+  it("explores only on timed calls: the untimed ones in between run the arm believed fastest", () => {
+    const world = fakeWorld([1.0, 1.3, 1.6], 8);
+    let reads = 0;
+    const bandit = new VariantBandit({ arms: 3, defaultArm: 2, random: world.random, now: () => (reads++, world.now()), tick: 1e-6 });
+    const untimed: number[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const before = reads;
+      const arm = bandit.run((a) => (world.work(a, 50_000), a), () => 50_000);
+      if (i >= 200 && reads === before) untimed.push(arm);
+    }
+    expect(untimed.length).toBeGreaterThan(1000);
+    expect(untimed.every((a) => a === 0)).toBe(true);
+  });
+
   it("times only one call in four once every arm is known, reusing the choice in between", () => {
     let reads = 0;
     let t = 0;
