@@ -209,6 +209,12 @@ export const LIMITS = {
      * under codec.recycleHeapBytes, beside an encoder's own tens of MiB.
      */
     preparedDictionaryCacheBytes: 16 * 1024 * 1024,
+    /**
+     * Largest known decoded size, in bytes, brotliDecompressKnownSize decodes in one call
+     * into one heap buffer; bigger ones stream through the staging buffers, so a rare
+     * huge decode does not leave the (never shrinking) heap that big.
+     */
+    knownSizeDecodeBytes: 8 * 1024 * 1024,
   },
   staticDict: {
     /**

@@ -4,7 +4,7 @@
  * a group cut to a decode budget, several such streams back to back, some
  * perhaps without the dictionary (group-streams.ts decides the cut).
  */
-import { BrotliDecoder, brotliCompress } from "../codec/index.ts";
+import { brotliCompress, brotliDecompressKnownSize } from "../codec/index.ts";
 import { concatChunks } from "../codec/runtime/stream-io.ts";
 import { sha256Hex } from "../hash/digests.ts";
 import type { RecordMeta } from "./blob-format.ts";
@@ -109,25 +109,12 @@ export function streamOf(meta: RecordMeta, part: number): StreamOfPart {
  */
 export async function decodeRecord(meta: RecordMeta, payload: Uint8Array, dict: Uint8Array[], prefixBytes = meta.size, streamSize?: number): Promise<Uint8Array> {
   const whole = streamSize === undefined;
-  const decoder = new BrotliDecoder({ maxOutputBytes: streamSize ?? meta.size, dictionary: dictionaryOf(dict) });
-  const out: Uint8Array[] = [];
-  let produced = 0;
-  const slice = 16 * 1024;
-  // Decoding to the end feeds the whole payload, even when nothing is left to produce (an empty revision).
+  // Decoding to the end reads the whole payload, even when nothing is left to produce (an empty revision).
   const toEnd = prefixBytes >= (streamSize ?? meta.size);
-  try {
-    for (let off = 0; off < payload.byteLength && (toEnd || produced < prefixBytes); off += slice) {
-      for (const chunk of decoder.push(payload.subarray(off, off + slice))) {
-        out.push(chunk);
-        produced += chunk.byteLength;
-      }
-    }
-    if (toEnd) decoder.finish();
-  } finally {
-    decoder.dispose();
-  }
-  if (produced < prefixBytes) throw new RecordCorruptError(`record ${meta.id} decoded to ${produced} bytes, expected ${prefixBytes}`);
-  const bytes = concatChunks(out).subarray(0, prefixBytes);
+  const size = toEnd ? (streamSize ?? meta.size) : prefixBytes;
+  const decoded = brotliDecompressKnownSize(payload, size, { dictionary: dictionaryOf(dict), whole: toEnd });
+  if (decoded.byteLength < prefixBytes) throw new RecordCorruptError(`record ${meta.id} decoded to ${decoded.byteLength} bytes, expected ${prefixBytes}`);
+  const bytes = decoded.byteLength > prefixBytes ? decoded.subarray(0, prefixBytes) : decoded;
   if (whole && prefixBytes === meta.size && (await sha256Hex(bytes)).slice(0, 16) !== meta.sum) {
     throw new RecordCorruptError(`record ${meta.id} does not match its checksum`);
   }

@@ -12,7 +12,8 @@ import { CodecError } from "../errors.ts";
 import { OutputBudget, resolveOutputCap, type OutputCapOptions } from "../output-cap.ts";
 import { hasCodecModule } from "../runtime/registry.ts";
 import { coderStream } from "../runtime/coder-stream.ts";
-import { concatChunks } from "../runtime/stream-io.ts";
+import { AVAIL_IN, AVAIL_OUT, NEXT_IN, NEXT_OUT, concatChunks } from "../runtime/stream-io.ts";
+import { LIMITS } from "../../limits.ts";
 import { checkDictionaryInput, type DictionaryInput } from "./dictionary.ts";
 import { openBrotliStream, type BrotliStreamState } from "./stream-state.ts";
 
@@ -89,6 +90,41 @@ export class BrotliDecoder {
     });
   }
 
+  /**
+   * One call for a stream whose decoded size is known (see
+   * brotliDecompressKnownSize): the whole input and an output buffer of
+   * exactly `outputBytes` in the heap, so nothing passes through the staging
+   * buffers and no chunks are joined. Returns what was decoded, which is
+   * fewer bytes only if the stream ended sooner.
+   */
+  decodeKnownSize(input: Uint8Array, outputBytes: number, whole: boolean): Uint8Array {
+    const { heap, state, lease, buffers: b } = this.#s;
+    return lease.releaseOnThrow(() => {
+      const src = lease.malloc(input.byteLength);
+      heap.u8.set(input, src);
+      const dst = lease.malloc(outputBytes);
+      heap.setU32(b.io + AVAIL_IN, input.byteLength);
+      heap.setU32(b.io + NEXT_IN, src);
+      heap.setU32(b.io + AVAIL_OUT, outputBytes);
+      heap.setU32(b.io + NEXT_OUT, dst);
+      const result = heap.call("BrotliDecoderDecompressStream", () =>
+        heap.fn.BrotliDecoderDecompressStream!(state, b.io + AVAIL_IN, b.io + NEXT_IN, b.io + AVAIL_OUT, b.io + NEXT_OUT, 0),
+      );
+      if (result === Result.Error) throw this.#error();
+      const produced = outputBytes - heap.u32(b.io + AVAIL_OUT);
+      if (result === Result.Success) {
+        this.#finished = true;
+        const left = heap.u32(b.io + AVAIL_IN);
+        if (left > 0) throw new CodecError("TRAILING_DATA", `${left} bytes follow the end of the brotli stream`);
+      } else if (result === Result.NeedsMoreOutput) {
+        if (whole) throw new CodecError("OUTPUT_LIMIT", `brotli stream decodes past the ${outputBytes} bytes it should hold`);
+      } else if (whole) {
+        throw new CodecError("TRUNCATED_INPUT", "brotli stream ended before its last block");
+      }
+      return heap.copyOut(dst, produced);
+    });
+  }
+
   /** Asserts the stream ended cleanly, then frees the decoder. */
   finish(): void {
     this.dispose();
@@ -136,6 +172,44 @@ export function brotliDecompress(input: Uint8Array, options: BrotliDecompressOpt
   const parts = dec.push(input);
   dec.finish();
   return concatChunks(parts);
+}
+
+/**
+ * Decodes a stream whose decoded size is known, or only its first
+ * `outputBytes` bytes (`whole: false`: brotli stops once they are out, so
+ * nothing past them is decoded). Up to codec.knownSizeDecodeBytes this is
+ * one call into one buffer of that size; bigger outputs stream through the
+ * staging buffers, so the heap, which never shrinks, is not grown by them.
+ * With `whole`, a stream that decodes to more is OUTPUT_LIMIT and one cut
+ * short TRUNCATED_INPUT; one that ends (or, without `whole`, runs out of
+ * input) before `outputBytes` is returned short, for the caller to judge.
+ */
+export function brotliDecompressKnownSize(input: Uint8Array, outputBytes: number, options: Omit<BrotliDecompressOptions, "maxOutputBytes"> & { whole?: boolean } = {}): Uint8Array {
+  const whole = options.whole ?? true;
+  const dec = new BrotliDecoder({ ...options, maxOutputBytes: resolveOutputCap(outputBytes) });
+  try {
+    if (outputBytes > 0 && outputBytes <= LIMITS.codec.knownSizeDecodeBytes) return dec.decodeKnownSize(input, outputBytes, whole);
+    return prefixByStreaming(dec, input, outputBytes, whole);
+  } finally {
+    dec.dispose();
+  }
+}
+
+/** Feeds the stream in slices until `outputBytes` are out (or to its end, with `whole`). */
+function prefixByStreaming(dec: BrotliDecoder, input: Uint8Array, outputBytes: number, whole: boolean): Uint8Array {
+  const out: Uint8Array[] = [];
+  let produced = 0;
+  const slice = 16 * 1024;
+  // To the end even when nothing is left to produce: an empty stream must still be read whole.
+  for (let off = 0; off < input.byteLength && (whole || produced < outputBytes); off += slice) {
+    for (const chunk of dec.push(input.subarray(off, off + slice))) {
+      out.push(chunk);
+      produced += chunk.byteLength;
+    }
+  }
+  if (whole) dec.finish();
+  const bytes = concatChunks(out);
+  return bytes.byteLength > outputBytes ? bytes.subarray(0, outputBytes) : bytes;
 }
 
 /**
