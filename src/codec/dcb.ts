@@ -10,6 +10,7 @@
 import { CodecError } from "./errors.ts";
 import type { DictionaryInput } from "./brotli/dictionary.ts";
 import { withDictionary } from "./brotli/dictionary-cache.ts";
+import { sameBytes } from "./runtime/same-bytes.ts";
 import { brotliCompress } from "./brotli/encoder.ts";
 import { brotliDecompress, type BrotliDecompressOptions } from "./brotli/decoder.ts";
 import type { BrotliCompressOptions } from "./brotli/options.ts";
@@ -56,16 +57,9 @@ export async function dcbDecompress(
 ): Promise<Uint8Array> {
   const { dictionarySha256, payload } = dcbUnframe(body);
   return withDictionary(dictionary, async (dict) => {
-    if (!equalBytes(await dict.sha256(), dictionarySha256)) {
+    if (!sameBytes(await dict.sha256(), dictionarySha256)) {
       throw new CodecError("DICTIONARY_MISMATCH", "the dcb body was encoded against a different dictionary (SHA-256 differs)");
     }
     return brotliDecompress(payload, { ...options, dictionary: dict });
   });
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.byteLength !== b.byteLength) return false;
-  let diff = 0;
-  for (let i = 0; i < a.byteLength; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
 }

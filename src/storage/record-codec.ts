@@ -112,9 +112,9 @@ export async function decodeRecord(meta: RecordMeta, payload: Uint8Array, dict: 
   // Decoding to the end reads the whole payload, even when nothing is left to produce (an empty revision).
   const toEnd = prefixBytes >= (streamSize ?? meta.size);
   const size = toEnd ? (streamSize ?? meta.size) : prefixBytes;
-  const decoded = brotliDecompressKnownSize(payload, size, { dictionary: dictionaryOf(dict), whole: toEnd });
-  if (decoded.byteLength < prefixBytes) throw new RecordCorruptError(`record ${meta.id} decoded to ${decoded.byteLength} bytes, expected ${prefixBytes}`);
-  const bytes = decoded.byteLength > prefixBytes ? decoded.subarray(0, prefixBytes) : decoded;
+  const bytes = brotliDecompressKnownSize(payload, size, { dictionary: dictionaryOf(dict), whole: toEnd });
+  // `size` is at most prefixBytes, so what comes back is the prefix or less.
+  if (bytes.byteLength < prefixBytes) throw new RecordCorruptError(`record ${meta.id} decoded to ${bytes.byteLength} bytes, expected ${prefixBytes}`);
   if (whole && prefixBytes === meta.size && (await sha256Hex(bytes)).slice(0, 16) !== meta.sum) {
     throw new RecordCorruptError(`record ${meta.id} does not match its checksum`);
   }

@@ -16,34 +16,15 @@
  * try { brotliCompress(next, { dictionary: dict }); } finally { release(); }
  */
 import { Lru } from "../../cache/lru.ts";
+import { toHex } from "../../hash/digests.ts";
 import { LIMITS } from "../../limits.ts";
+import { sameBytes } from "../runtime/same-bytes.ts";
 import { BrotliDictionary, checkDictionaryBytes, type DictionaryInput } from "./dictionary.ts";
 
 interface Entry {
   dict: BrotliDictionary;
   users: number;
   evicted: boolean;
-}
-
-/**
- * Whether two arrays hold the same bytes. An entry found by the caller's
- * array object is checked in full before use: a caller may refill one
- * buffer with another dictionary, and a delta made against the wrong one
- * decodes to wrong bytes with nothing to tell. Comparing costs a fraction
- * of a millisecond for a 700 kB revision; preparing it, tens.
- */
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.byteLength !== b.byteLength) return false;
-  let i = 0;
-  if (a.byteOffset % 4 === 0 && b.byteOffset % 4 === 0) {
-    const words = a.byteLength >>> 2;
-    const x = new Uint32Array(a.buffer, a.byteOffset, words);
-    const y = new Uint32Array(b.buffer, b.byteOffset, words);
-    for (let w = 0; w < words; w++) if (x[w] !== y[w]) return false;
-    i = words << 2;
-  }
-  for (; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**
@@ -81,6 +62,8 @@ export interface BorrowedDictionary {
  */
 export function borrowCachedDictionary(bytes: Uint8Array, key: Uint8Array | string = bytes, sha256?: Uint8Array): BorrowedDictionary {
   let entry = cache.get(key);
+  // Found by the caller's array: compare in full, as the caller may have refilled it with another
+  // dictionary, and a delta against the wrong one decodes to wrong bytes with nothing to tell.
   if (entry && key === bytes && !sameBytes(entry.dict.bytes, bytes)) {
     retire(entry);
     cache.delete(key);
@@ -135,10 +118,4 @@ export function borrowDictionary(input: DictionaryInput | undefined): { dict?: B
   if (input === undefined) return { release() {} };
   if (input instanceof BrotliDictionary) return { dict: input, release() {} };
   return borrowCachedDictionary(input);
-}
-
-function toHex(bytes: Uint8Array): string {
-  let hex = "";
-  for (const b of bytes) hex += b.toString(16).padStart(2, "0");
-  return hex;
 }

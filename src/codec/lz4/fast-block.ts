@@ -43,9 +43,7 @@ export interface Lz4VariantChoice {
 
 export function lz4VariantChoice(): Lz4VariantChoice {
   const arms = lz4VariantBandit.stats().map(({ arm, ...rest }) => ({ variant: LZ4_VARIANTS[arm]!, ...rest }));
-  const timed = arms.filter((a) => a.nsPerByte !== null);
-  const best = timed.reduce<(typeof arms)[number] | undefined>((b, a) => (b === undefined || a.nsPerByte! < b.nsPerByte! ? a : b), undefined);
-  return { current: best?.variant ?? LZ4_DEFAULT_VARIANT, arms };
+  return { current: LZ4_VARIANTS[lz4VariantBandit.bestArm()]!, arms };
 }
 
 export function lz4VariantIndex(variant: Lz4Variant): number {

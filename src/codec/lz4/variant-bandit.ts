@@ -156,7 +156,7 @@ export class VariantBandit {
     if (elapsed >= MIN_TICKS * tick) this.record(arm, elapsed, bytes(result), covariate(result));
     if (this.#recorded > 0 && this.#w.every((w) => w >= MIN_WEIGHT)) {
       this.#untimed = TIME_ONE_IN - 1;
-      this.#greedy = this.#lowestMean();
+      this.#greedy = this.bestArm();
     }
     return result;
   }
@@ -188,8 +188,9 @@ export class VariantBandit {
     this.#recorded++;
   }
 
-  /** The arm believed fastest now, without sampling: what untimed calls run. */
-  #lowestMean(): number {
+  /** The arm believed fastest now, without sampling (the default before any timing): what untimed calls run. */
+  bestArm(): number {
+    if (this.#recorded === 0) return this.defaultArm;
     const { means } = this.#fit();
     let best = this.defaultArm;
     for (let a = 0; a < this.arms; a++) if (this.#w[a]! > 0 && !(means[a]! >= means[best]!)) best = a;
