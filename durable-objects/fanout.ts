@@ -8,8 +8,9 @@
  * that arrive for a target while a delivery round is under way wait for the
  * next round and go together, whichever queue sent them, so under load a
  * target pays one application (one transaction, one lower-tier record
- * write) for many purges. Nothing waits on purpose: an idle Fanout delivers
- * a batch as soon as it arrives.
+ * write) for many purges. An idle Fanout delivers a batch as soon as it
+ * arrives; a busy one starts rounds at most every `fanoutRoundGapMs`, so a
+ * burst of purges costs each tier a few applications, not one per purge.
  */
 import { DurableObject } from "cloudflare:workers";
 import { runLimited } from "../src/async/run-limited.ts";
@@ -19,6 +20,7 @@ import { LIMITS } from "../src/limits.ts";
 import { applyBatchesAt, type QueuedBatch } from "../src/purge/apply.ts";
 import { neededBy, type PurgeBatch } from "../src/purge/plan.ts";
 import type { PurgeTarget } from "../src/purge/targets.ts";
+import { sleep } from "../src/retry/backoff.ts";
 import { crossRegionHop } from "../src/sim/link-latency.ts";
 
 export interface FanoutBatch extends PurgeBatch {
@@ -40,6 +42,8 @@ export class Fanout extends DurableObject<Env> {
   #round: Promise<void> | null = null;
   /** This Fanout's region, as its batches say. */
   #region: Region | null = null;
+  /** When the last delivery round started (0: never). */
+  #roundAt = 0;
 
   /** Accepts a batch and returns at once; delivery and acknowledgement follow. */
   deliver(batch: FanoutBatch): { accepted: number } {
@@ -57,6 +61,9 @@ export class Fanout extends DurableObject<Env> {
   /** Delivery rounds until nothing waits: each round takes everything that arrived during the one before. */
   async #deliverAll(): Promise<void> {
     while (this.#waiting.size > 0) {
+      const gap = this.#roundAt + LIMITS.purge.fanoutRoundGapMs - Date.now();
+      if (gap > 0) await sleep(gap);
+      this.#roundAt = Date.now();
       const round = [...this.#waiting];
       this.#waiting.clear();
       const reports = new Map<string, { queue: QueueSelf; report: Report }>();

@@ -119,6 +119,12 @@ export const LIMITS = {
     maxConcurrentDeliveries: 6,
     /** How long, in milliseconds, a queue waits for a fanout's acknowledgement before delivering again. */
     fanoutAckTimeoutMs: 5_000,
+    /**
+     * Under load, a fanout starts a delivery round at most this often, in milliseconds: what arrives
+     * in between goes in the next round, one application per tier for every queue's purges. An idle
+     * fanout delivers at once, so a lone purge never waits for it.
+     */
+    fanoutRoundGapMs: 25,
     /** Longest `?wait=` a purge status request may block, in seconds. */
     maxWaitSeconds: 60,
     /** Body size, in bytes, of one purge request: 500 URLs of the longest kind, with room. */

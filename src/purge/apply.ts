@@ -47,31 +47,29 @@ export function applyBatchesToTier(store: TierStore, parts: QueuedBatch[]): Appl
   return store.transaction(() => parts.map(({ queue, batch }) => ({ queue, seq: applyToTier(store, queue, batch) })));
 }
 
-/** Applies events from one queue to a TierCache's store, in order, skipping any already applied; returns the last applied sequence. */
-export function applyToTier(store: TierStore, queue: string, batch: PurgeBatch): number {
-  return store.transaction(() => {
-    let applied = store.appliedSeq(queue);
-    if (batch.flushUpTo !== undefined && batch.flushUpTo > applied) {
-      // The missed events may have been marks: nothing made before now may come back from a tier below either.
-      store.mark([ALL], Date.now(), false);
-      store.count("flush");
-      applied = batch.flushUpTo;
+/** Applies events from one queue to a TierCache's store, in order, skipping any already applied; returns the last applied sequence. Inside the caller's transaction. */
+function applyToTier(store: TierStore, queue: string, batch: PurgeBatch): number {
+  let applied = store.appliedSeq(queue);
+  if (batch.flushUpTo !== undefined && batch.flushUpTo > applied) {
+    // The missed events may have been marks: nothing made before now may come back from a tier below either.
+    store.mark([ALL], Date.now(), false);
+    store.count("flush");
+    applied = batch.flushUpTo;
+  }
+  for (const event of batch.events) {
+    if (event.seq <= applied) continue;
+    store.count("purge");
+    if (isPageScope(event.scope) && event.page !== null) {
+      store.raiseFloor(event.page, floorRaisedBy(event.scope, event.version));
+      store.dropPage(event.page, event.scope.kind === "mutable");
+    } else {
+      const { selectors, at, soft } = marksOf(event);
+      store.mark(selectors, at, soft);
     }
-    for (const event of batch.events) {
-      if (event.seq <= applied) continue;
-      store.count("purge");
-      if (isPageScope(event.scope) && event.page !== null) {
-        store.raiseFloor(event.page, floorRaisedBy(event.scope, event.version));
-        store.dropPage(event.page, event.scope.kind === "mutable");
-      } else {
-        const { selectors, at, soft } = marksOf(event);
-        store.mark(selectors, at, soft);
-      }
-      applied = event.seq;
-    }
-    store.setApplied(queue, applied);
-    return applied;
-  });
+    applied = event.seq;
+  }
+  if (applied !== store.appliedSeq(queue)) store.setApplied(queue, applied);
+  return applied;
 }
 
 /**

@@ -53,7 +53,9 @@ export interface Found {
 export class TierStore {
   readonly #memory = new Lz4Lru<EntryMeta>(LIMITS.tiers.memoryBytes);
   /** Every purge mark this tier holds, in memory: checked on every read. */
-  readonly #marks: PurgeMarks;
+  #marks!: PurgeMarks;
+  /** The last sequence applied of each queue, in memory: every purge delivery asks, and must not pay a SQLite read for it. */
+  #applied!: Map<string, number>;
   /** Fills in flight, by key: concurrent misses for one key share one. */
   readonly inflight = new Map<string, Promise<TierRead>>();
   /** Counts not yet written: a read must not pay a SQLite write for a counter, so they go at most once a second (a restart may lose that second). */
@@ -65,17 +67,29 @@ export class TierStore {
     private readonly notFoundSeconds: number,
   ) {
     storage.sql.exec(SCHEMA);
+    this.#loadPurgeState();
+  }
+
+  /** The marks and applied sequences, as SQLite holds them: at start, and after a transaction that changed them rolled back. */
+  #loadPurgeState(): void {
     this.#marks = new PurgeMarks(
-      storage.sql.exec<{ selector: string; hard: number; soft: number }>("SELECT selector, hard, soft FROM marks").toArray().map((r) => [r.selector, { hard: r.hard, soft: r.soft }]),
+      this.#sql.exec<{ selector: string; hard: number; soft: number }>("SELECT selector, hard, soft FROM marks").toArray().map((r) => [r.selector, { hard: r.hard, soft: r.soft }]),
     );
+    this.#applied = new Map(this.#sql.exec<{ queue: string; seq: number }>("SELECT queue, seq FROM applied").toArray().map((r) => [r.queue, r.seq]));
   }
 
   get #sql(): SqlStorage {
     return this.storage.sql;
   }
 
+  /** Runs `fn` in one SQLite transaction; if it throws, the in-memory marks and applied sequences go back to what was committed. */
   transaction<T>(fn: () => T): T {
-    return this.storage.transactionSync(fn);
+    try {
+      return this.storage.transactionSync(fn);
+    } catch (err) {
+      this.#loadPurgeState();
+      throw err;
+    }
   }
 
   count(name: string): void {
@@ -223,11 +237,12 @@ export class TierStore {
   }
 
   appliedSeq(queue: string): number {
-    return this.#sql.exec<{ seq: number }>("SELECT seq FROM applied WHERE queue = ?", queue).toArray()[0]?.seq ?? 0;
+    return this.#applied.get(queue) ?? 0;
   }
 
   setApplied(queue: string, seq: number, at = Date.now()): void {
     this.#sql.exec("INSERT OR REPLACE INTO applied (queue, seq, at) VALUES (?, ?, ?)", queue, seq, at);
+    this.#applied.set(queue, seq);
   }
 
   stats(): TierStats {
