@@ -1,0 +1,43 @@
+/**
+ * `palimpsest bench dashboard`: Lighthouse performance and accessibility
+ * scores of every operator page, in Debian Chromium, against a local Worker,
+ * with the public front page audited the same way as the baseline. See
+ * src/bench/dashboard/lighthouse.ts for every field.
+ *
+ * @example
+ * npx palimpsest bench dashboard --json          # about a minute
+ */
+import { existsSync } from "node:fs";
+import type { Command } from "commander";
+import { printLine } from "../harness/index.ts";
+import type { DashboardBenchRow } from "../dashboard/lighthouse.ts";
+import { logLine, UsageError } from "../../local/output.ts";
+
+interface DashboardFlags {
+  json?: boolean;
+  chrome: string;
+}
+
+function printRow(json: boolean): (row: DashboardBenchRow) => void {
+  if (json) return (row) => printLine(JSON.stringify(row));
+  return (row) => {
+    if (row.row === "page") {
+      const vs = row.vs_front_page ? `  (x${row.vs_front_page.performance} / x${row.vs_front_page.accessibility} of the front page)` : "";
+      printLine(`${row.path.padEnd(40)} performance ${String(row.performance).padStart(3)}  accessibility ${String(row.accessibility).padStart(3)}  LCP ${row.lcp_ms} ms  TBT ${row.tbt_ms} ms  CLS ${row.cls}${vs}`);
+    } else printLine(`target ${row.met ? "met   " : "MISSED"} ${row.page} ${row.category}: want ${row.want}, got ${row.got}`);
+  };
+}
+
+export function registerBenchDashboard(bench: Command): void {
+  bench
+    .command("dashboard")
+    .description("Lighthouse performance and accessibility of every dashboard page in Chromium, against the front page")
+    .option("--json", "one JSON object per line: a page row per page, then targets")
+    .option("--chrome <path>", "the Chromium to drive", "/usr/bin/chromium")
+    .action(async (flags: DashboardFlags) => {
+      if (!existsSync(flags.chrome)) throw new UsageError(`no Chromium at ${flags.chrome}: apt-get install chromium, or pass --chrome <path>`);
+      // Imported when run: it loads wrangler and Lighthouse, which take seconds.
+      const { benchDashboard } = await import("../dashboard/lighthouse.ts");
+      await benchDashboard({ chromePath: flags.chrome, log: logLine }, printRow(flags.json ?? false));
+    });
+}

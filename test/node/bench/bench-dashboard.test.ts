@@ -1,0 +1,37 @@
+/**
+ * `palimpsest bench dashboard --json` end to end: a fresh Worker with the
+ * demo pages and one completed purge, every operator page audited by
+ * Lighthouse in Debian Chromium while signed in (the bench refuses a page
+ * that redirected to the login), against the public front page. Scores
+ * depend on the dashboard, not on the machine's speed as long as Lighthouse
+ * simulates its throttling, so the issue's target (>= 95 for performance and
+ * accessibility on every page) is asserted here, not just printed.
+ */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.url));
+
+type Row = Record<string, unknown>;
+
+describe("palimpsest bench dashboard --json", () => {
+  it("audits every operator page signed in, each scoring at least 95 for performance and accessibility", { timeout: 180_000 }, async () => {
+    const { stdout } = await run(process.execPath, [CLI, "bench", "dashboard", "--json"], { cwd: REPO, maxBuffer: 1 << 20, timeout: 175_000 });
+    const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as Row);
+    const pages = rows.filter((r) => r.row === "page");
+    expect(pages.map((r) => r.page)).toEqual(["front page (baseline)", "login", "purge form", "purge progress", "audit log", "tier health", "storage"]);
+    expect(pages[0]!.vs_front_page).toBeNull();
+    for (const page of pages) {
+      expect(page.failed_audits, `${page.path}: accessibility audits that failed`).toEqual([]);
+      expect(page.performance as number, `${page.path} performance`).toBeGreaterThanOrEqual(95);
+      expect(page.accessibility as number, `${page.path} accessibility`).toBeGreaterThanOrEqual(95);
+    }
+    const targets = rows.filter((r) => r.row === "target");
+    expect(targets).toHaveLength(12);
+    expect(targets.filter((t) => !t.met)).toEqual([]);
+  });
+});
