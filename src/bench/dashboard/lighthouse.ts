@@ -21,7 +21,7 @@
  */
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
-import { seedDemo } from "../../cli/seed-demo.ts";
+import { seedDemo } from "../../local/seed-demo.ts";
 import { ArchiveClient } from "../../local/archive-client.ts";
 import { startLocalWorker } from "../../local/local-worker.ts";
 import { round } from "../harness/index.ts";

@@ -11,7 +11,7 @@ import type { Command } from "commander";
 import { ensureDevToken } from "../../local/dev-token.ts";
 import { REPO_ROOT, startLocalWorker } from "../../local/local-worker.ts";
 import { logLine, UsageError, parseIntOption } from "../../local/output.ts";
-import { seedDemo } from "../seed-demo.ts";
+import { seedDemo } from "../../local/seed-demo.ts";
 
 interface DevFlags {
   port: number;

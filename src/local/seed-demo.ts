@@ -4,7 +4,7 @@
  */
 import { demoPages } from "../demo/history-generator.ts";
 import { normalizeTitle } from "../page/title.ts";
-import { ArchiveClient } from "../local/archive-client.ts";
+import { ArchiveClient } from "./archive-client.ts";
 
 export async function seedDemo(url: string, token: string): Promise<string[]> {
   const client = new ArchiveClient({ url, token });
