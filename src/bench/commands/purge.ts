@@ -1,7 +1,7 @@
 /**
  * `palimpsest bench purge`: operator purges alone (`POST /api/purges`, every
  * kind) through the 9-region simulation, fanout delivery against direct
- * broadcast in the same run, healthy and with a TierCache killed and
+ * broadcast in the same run, one purge at a time, in a healthy burst and with a TierCache killed and
  * restored mid-burst: purges/s, time to completion, lost purges, the
  * fanout/direct ratios and the issue's targets. See src/bench/purge/run.ts
  * for every field and definition.
@@ -74,7 +74,7 @@ async function purge(flags: PurgeFlags): Promise<void> {
   const options: PurgeBenchOptions = { ...(flags.quick ? QUICK_PURGE_OPTIONS : DEFAULT_PURGE_OPTIONS), ...overrides, log: logLine };
   logLine(
     `bench purge: ${options.purgesPerKind} purges per kind, ${options.concurrency} in flight, over ${options.pages} warmed pages; ` +
-      `${options.latencyMs} ms per inter-region hop; fanout then direct, healthy then with a tier killed for ${options.killMs} ms`,
+      `${options.latencyMs} ms per inter-region hop; fanout then direct, one at a time, a healthy burst, then a burst with a tier killed for ${options.killMs} ms`,
   );
   // Failed requests surface after every row is printed, as an error (exit 1) naming the first.
   await benchPurge(options, flags.json ? (row) => printLine(JSON.stringify(row)) : tablePrinter());
@@ -84,7 +84,7 @@ async function purge(flags: PurgeFlags): Promise<void> {
 export function registerBenchPurge(bench: Command): void {
   bench
     .command("purge")
-    .description("operator purges of every kind through 9 regions: fanout against direct delivery, healthy and with a tier killed mid-run; purges/s, time to completion, lost purges, targets")
+    .description("operator purges of every kind through 9 regions: fanout against direct delivery, one at a time, in a healthy burst and with a tier killed mid-burst; purges/s, time to completion, lost purges, targets")
     .option("--json", "one JSON object per line: setup, one per delivery × phase × kind, ratios, targets")
     .option("--quick", "tiny bursts and short hops: noisy numbers, for tests")
     .option("--kinds <list>", `purge kinds to measure, comma-separated (default ${PURGE_KINDS.join(",")})`, parseKinds)

@@ -123,6 +123,27 @@ export class PurgeRun {
     this.log(`warm: ${reads.length} reads from ${this.colos.length} colos in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
 
+  /** `purgesPerKind` purges of `kind`, each from the next colo under the next token, each sent once the one before is complete. */
+  async oneByOne(kind: PurgeKind): Promise<BurstResult> {
+    const statuses: PurgeStatusBody[] = [];
+    let rateLimited = 0;
+    const startedAt = Date.now();
+    for (let i = 0; i < this.o.purgesPerKind; i++) {
+      const page = this.pages[i % this.pages.length]!;
+      const token = this.#nextToken++ % this.#purgers.length;
+      this.sentPerToken[token]!++;
+      try {
+        const receipt = await this.#purgers[token]!.purge(purgeBody(kind, page.key, this.origin, page.firstRevision), { colo: this.colos[i % this.colos.length]! });
+        statuses.push(...(await this.#waitComplete([receipt.id], Date.now() + this.o.lostTimeoutMs)));
+      } catch (err) {
+        if (err instanceof ArchiveHttpError && err.status === 429) rateLimited++;
+        this.fail(`${kind} purge ${i}`, err);
+      }
+    }
+    const outcomes = statuses.map((s) => ({ id: s.id, createdAt: s.createdAt ?? s.event?.createdAt ?? 0, completedAt: s.completedAt ?? null }));
+    return { kind, startedAt, sentAt: Date.now(), outcomes, rateLimited, fault: null, tiers: statuses[0]?.tiers.length ?? 0 };
+  }
+
   /**
    * `purgesPerKind` purges of `kind`, `concurrency` in flight, each from the
    * next colo (so every region's queues take some) under the next token;

@@ -14,12 +14,15 @@
  *
  * 1. catalogue (not measured): `pages` pages of two revisions; their write
  *    purges complete before anything is measured.
- * 2. for each phase, `healthy` then `tier-killed`, and each kind in turn
+ * 2. for each phase, `lone`, `healthy` then `tier-killed`, and each kind in turn
  *    (files, tags, prefixes, hosts, everything; `kinds` picks some):
  *    - warm (not measured): every page's latest and first revision read from
  *      every colo, so every lower tier, the regional tiers and the upper tier
  *      hold entries for the purge to remove;
- *    - burst (measured, no writes): `purgesPerKind` purges of that kind,
+ *    - in `lone`: `purgesPerKind` purges of that kind one at a time, each sent
+ *      once the one before is complete: the time to completion an operator
+ *      sees when nothing else is purging (the URL purge target is this p50);
+ *    - otherwise a burst (measured, no writes): `purgesPerKind` purges of that kind,
  *      `concurrency` in flight, each from the next colo (every region's queues
  *      take some) under the next bench token. `files` names a page's two warmed
  *      URLs, `tags` its `page:` tag, `prefixes` `host/page/{key}`, `hosts` the
@@ -62,9 +65,9 @@ import { PurgeRun, type BurstResult } from "./phases.ts";
 import { benchTokens, PURGE_KINDS, PURGES_PER_TOKEN, type PurgeKind } from "./workload.ts";
 
 export type Delivery = "fanout" | "direct";
-export type Phase = "healthy" | "tier-killed";
+export type Phase = "lone" | "healthy" | "tier-killed";
 const DELIVERIES: readonly Delivery[] = ["fanout", "direct"];
-const PHASES: readonly Phase[] = ["healthy", "tier-killed"];
+const PHASES: readonly Phase[] = ["lone", "healthy", "tier-killed"];
 
 export interface PurgeBenchOptions {
   /** The kinds measured, in this order (default all five). */
@@ -258,7 +261,7 @@ async function runDelivery(
     for (const phase of PHASES) {
       for (const kind of o.kinds) {
         await run.warm();
-        const burst = await run.burst(kind, phase === "tier-killed" ? { tier: killTier, downMs: o.killMs } : null);
+        const burst = phase === "lone" ? await run.oneByOne(kind) : await run.burst(kind, phase === "tier-killed" ? { tier: killTier, downMs: o.killMs } : null);
         targets = Math.max(targets, burst.tiers);
         const row = purgeRow(delivery, phase, burst);
         log(`${phase} ${kind}: ${row.completed}/${row.purges} complete, ${row.purges_per_s} purges/s, time to completion p50 ${row.ttc_ms_p50} ms, p99 ${row.ttc_ms_p99} ms`);
@@ -312,18 +315,18 @@ function ratioRows(rows: readonly PurgeRow[], kinds: readonly PurgeKind[]): Rati
   );
 }
 
-/** The issue's targets: fanout ≥ 2 × direct's purges/s and ≤ 0.6 × its p99 (healthy, per kind), 0 lost anywhere, URL purge p50 ≤ 150 ms + link latency. */
+/** The issue's targets: fanout ≥ 2 × direct's purges/s and ≤ 0.6 × its p99 (healthy burst, per kind), 0 lost anywhere, URL purge p50 ≤ 150 ms + link latency (one purge at a time). */
 function targetRows(rows: readonly PurgeRow[], ratios: readonly RatioRow[], latencyMs: number): TargetRow[] {
   const healthy = ratios.filter((r) => r.phase === "healthy");
   const lost = rows.reduce((n, r) => n + r.lost, 0);
-  const urlP50 = rows.find((r) => r.delivery === "fanout" && r.phase === "healthy" && r.kind === "files")?.ttc_ms_p50 ?? null;
+  const urlP50 = rows.find((r) => r.delivery === "fanout" && r.phase === "lone" && r.kind === "files")?.ttc_ms_p50 ?? null;
   const urlBound = 150 + latencyMs;
   return [
     ...healthy.map((r): TargetRow => ({ row: "target", target: "fanout/direct purges/s", phase: "healthy", kind: r.kind, want: ">= 2", got: r.purges_per_s_ratio, met: (r.purges_per_s_ratio ?? 0) >= 2 })),
     ...healthy.map((r): TargetRow => ({ row: "target", target: "fanout/direct p99 time to completion", phase: "healthy", kind: r.kind, want: "<= 0.6", got: r.ttc_ms_p99_ratio, met: r.ttc_ms_p99_ratio !== null && r.ttc_ms_p99_ratio <= 0.6 })),
-    { row: "target", target: "lost purges (both modes, both phases)", phase: "all", kind: "all", want: "0", got: lost, met: lost === 0 },
+    { row: "target", target: "lost purges (both modes, every phase)", phase: "all", kind: "all", want: "0", got: lost, met: lost === 0 },
     ...(rows.some((r) => r.kind === "files")
-      ? [{ row: "target", target: "fanout URL purge p50 time to completion, ms", phase: "healthy", kind: "files", want: `<= ${urlBound} (150 + ${latencyMs} link latency)`, got: urlP50, met: urlP50 !== null && urlP50 <= urlBound } as const]
+      ? [{ row: "target", target: "fanout URL purge p50 time to completion, ms", phase: "lone", kind: "files", want: `<= ${urlBound} (150 + ${latencyMs} link latency)`, got: urlP50, met: urlP50 !== null && urlP50 <= urlBound } as const]
       : []),
   ];
 }
