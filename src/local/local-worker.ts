@@ -18,7 +18,7 @@
  * }
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +31,8 @@ import type { WorkerBundle } from "./worker-bundle.ts";
 /** The repository root (this file is src/local/local-worker.ts). */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const WRANGLER_CONFIG = join(REPO_ROOT, "wrangler.toml");
+/** Linux's memory file system, for throwaway state that must not wait on a disk. */
+const MEMORY_FS = "/dev/shm";
 
 type LogLevel = "none" | "error" | "warn" | "info" | "log" | "debug";
 
@@ -47,6 +49,12 @@ export interface LocalWorkerOptions {
   vars?: Record<string, unknown>;
   /** Keep storage here across runs; default a fresh temporary directory that `stop()` removes. */
   persistDir?: string;
+  /**
+   * Make that temporary directory on a memory file system (/dev/shm) where there is one. For
+   * simulations of many Durable Objects in one workerd: each local SQLite commit syncs to disk on
+   * the one thread they all share, a wait production's storage never puts on an isolate.
+   */
+  memoryState?: boolean;
   /** Load `.dev.vars` and rebuild on edits, as a developer expects; default off. */
   developer?: boolean;
   logLevel?: LogLevel;
@@ -130,7 +138,7 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
   // A throwaway Worker must not restart when someone edits wrangler.toml mid-run.
   if (!options.developer) process.env.WRANGLER_CI_DISABLE_CONFIG_WATCHING ??= "true";
-  const persistDir = options.persistDir ?? mkdtempSync(join(tmpdir(), "palimpsest-worker-"));
+  const persistDir = options.persistDir ?? mkdtempSync(join(options.memoryState && existsSync(MEMORY_FS) ? MEMORY_FS : tmpdir(), "palimpsest-worker-"));
   const cleanUp = () => options.persistDir === undefined && rmSync(persistDir, { recursive: true, force: true });
   const token = options.token ?? `pal_local_${randomBytes(24).toString("base64url")}`;
   let worker: Awaited<ReturnType<typeof unstable_startWorker>> | undefined;

@@ -252,7 +252,7 @@ async function runDelivery(
 ): Promise<{ errors: string[]; targets: number; maxPerToken: number }> {
   const log = (msg: string) => o.log(`bench purge [${delivery}]: ${msg}`);
   const tokens = benchTokens(tokenCount);
-  const worker = await startLocalWorker({ bundle, vars: benchVars(topology), extraTokens: tokens, logLevel: workerLogLevel() });
+  const worker = await startLocalWorker({ bundle, vars: benchVars(topology), extraTokens: tokens, logLevel: workerLogLevel(), memoryState: true });
   let targets = 0;
   try {
     const client = new ArchiveClient({ url: worker.url, token: worker.token, attempts: 1 });
