@@ -12,23 +12,37 @@ import type { PurgeStatus } from "../../durable-objects/purge-queue.ts";
 
 export type PurgeView = PurgeStatus & { state: "pending" | "complete" };
 
-async function once(env: Env, id: string): Promise<PurgeView> {
+type ParsedId = ReturnType<typeof parsePurgeId>;
+
+function parsedId(env: Env, id: string): ParsedId {
   const parsed = parsePurgeId(id, topologyOf(env));
   if (!parsed.ok && parsed.reason === "malformed") {
     throw new ProblemError({ status: 400, code: "invalid_purge_id", title: "Bad Request", detail: `${id.slice(0, 80)} is not a purge id (<queue>:<seq>)` });
   }
+  return parsed;
+}
+
+async function once(env: Env, id: string, parsed: ParsedId): Promise<PurgeView> {
   const status = parsed.ok ? await purgeQueueOf(env, parsed.queue).status(parsed.seq) : null;
   if (!status?.event) throw new ProblemError({ status: 404, code: "purge_not_found", title: "Not Found", detail: `no purge ${id} in the retained log` });
   return { ...status, state: status.acknowledged ? "complete" : "pending" };
 }
 
-/** The purge's status, once complete or after `waitSeconds`, whichever comes first. */
+/**
+ * The purge's status, once complete or after `waitSeconds`, whichever comes
+ * first. While it waits it asks the queue only whether the purge has
+ * completed, one indexed read, not every tier's row: waiters must not slow
+ * down the deliveries they wait for.
+ */
 export async function purgeView(env: Env, id: string, waitSeconds = 0): Promise<PurgeView> {
   const until = Date.now() + Math.min(waitSeconds, LIMITS.purge.maxWaitSeconds) * 1000;
-  let view = await once(env, id);
-  for (let attempt = 0; view.state !== "complete" && Date.now() < until; attempt++) {
+  const parsed = parsedId(env, id);
+  const view = await once(env, id, parsed);
+  if (!parsed.ok || view.state === "complete" || Date.now() >= until) return view;
+  const queue = purgeQueueOf(env, parsed.queue);
+  for (let attempt = 0; Date.now() < until; attempt++) {
     await sleep(Math.min(backoffMs(attempt, 50, 500), Math.max(0, until - Date.now())));
-    view = await once(env, id);
+    if ((await queue.completedAt([parsed.seq]))[0] !== null) break;
   }
-  return view;
+  return once(env, id, parsed);
 }
