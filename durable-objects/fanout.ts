@@ -8,9 +8,10 @@
  * that arrive for a target while a delivery round is under way wait for the
  * next round and go together, whichever queue sent them, so under load a
  * target pays one application (one transaction, one lower-tier record
- * write) for many purges. An idle Fanout delivers a batch as soon as it
- * arrives; a busy one starts rounds at most every `fanoutRoundGapMs`, so a
- * burst of purges costs each tier a few applications, not one per purge.
+ * write) for many purges. Rounds start at most every `fanoutRoundGapMs`
+ * (25 ms): a batch is delivered at once unless a round started less than
+ * that ago, so a burst of purges costs each tier a few applications, not
+ * one per purge, and a lone purge waits at most that long.
  */
 import { DurableObject } from "cloudflare:workers";
 import { runLimited } from "../src/async/run-limited.ts";

@@ -120,9 +120,9 @@ export const LIMITS = {
     /** How long, in milliseconds, a queue waits for a fanout's acknowledgement before delivering again. */
     fanoutAckTimeoutMs: 5_000,
     /**
-     * Under load, a fanout starts a delivery round at most this often, in milliseconds: what arrives
-     * in between goes in the next round, one application per tier for every queue's purges. An idle
-     * fanout delivers at once, so a lone purge never waits for it.
+     * A fanout starts delivery rounds at most this often, in milliseconds: what arrives in between
+     * goes in the next round, one application per tier for every queue's purges. A batch that finds
+     * no round started this recently is delivered at once; otherwise it waits at most this long.
      */
     fanoutRoundGapMs: 25,
     /** Longest `?wait=` a purge status request may block, in seconds. */

@@ -18,7 +18,7 @@
  * }
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statfsSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +33,17 @@ export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const WRANGLER_CONFIG = join(REPO_ROOT, "wrangler.toml");
 /** Linux's memory file system, for throwaway state that must not wait on a disk. */
 const MEMORY_FS = "/dev/shm";
+/** Free space a simulation's state may need there; with less (a container's 64 MiB default), the disk it is. */
+const MEMORY_FS_MIN_FREE_BYTES = 1024 * 1024 * 1024;
+
+function stateRoot(): string {
+  try {
+    const { bavail, bsize } = statfsSync(MEMORY_FS);
+    return bavail * bsize >= MEMORY_FS_MIN_FREE_BYTES ? MEMORY_FS : tmpdir();
+  } catch {
+    return tmpdir();
+  }
+}
 
 type LogLevel = "none" | "error" | "warn" | "info" | "log" | "debug";
 
@@ -50,7 +61,7 @@ export interface LocalWorkerOptions {
   /** Keep storage here across runs; default a fresh temporary directory that `stop()` removes. */
   persistDir?: string;
   /**
-   * Make that temporary directory on a memory file system (/dev/shm) where there is one. For
+   * Make that temporary directory on a memory file system (/dev/shm) where there is one with 1 GiB free. For
    * simulations of many Durable Objects in one workerd: each local SQLite commit syncs to disk on
    * the one thread they all share, a wait production's storage never puts on an isolate.
    */
@@ -138,8 +149,15 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
   // A throwaway Worker must not restart when someone edits wrangler.toml mid-run.
   if (!options.developer) process.env.WRANGLER_CI_DISABLE_CONFIG_WATCHING ??= "true";
-  const persistDir = options.persistDir ?? mkdtempSync(join(options.memoryState && existsSync(MEMORY_FS) ? MEMORY_FS : tmpdir(), "palimpsest-worker-"));
-  const cleanUp = () => options.persistDir === undefined && rmSync(persistDir, { recursive: true, force: true });
+  const persistDir = options.persistDir ?? mkdtempSync(join(options.memoryState ? stateRoot() : tmpdir(), "palimpsest-worker-"));
+  const removeState = () => rmSync(persistDir, { recursive: true, force: true });
+  // A run killed midway (a test's timeout, Ctrl-C) still removes its throwaway state, which may be in memory.
+  if (options.persistDir === undefined) process.once("exit", removeState);
+  const cleanUp = () => {
+    if (options.persistDir !== undefined) return;
+    process.off("exit", removeState);
+    removeState();
+  };
   const token = options.token ?? `pal_local_${randomBytes(24).toString("base64url")}`;
   let worker: Awaited<ReturnType<typeof unstable_startWorker>> | undefined;
   try {

@@ -182,7 +182,8 @@ export class TierStore {
    * Raises purge marks; a hard purge also drops what they cover now, found
    * through the indexes (by key, by tag, by key range for a prefix), never by
    * a scan. Entries kept only in memory (brief 404s) are refused by the marks
-   * when next read.
+   * when next read. Only inside {@link transaction}, which puts the in-memory
+   * marks back if it rolls back.
    */
   mark(selectors: string[], at: number, soft: boolean): void {
     for (const selector of selectors) {
@@ -240,6 +241,7 @@ export class TierStore {
     return this.#applied.get(queue) ?? 0;
   }
 
+  /** Only inside {@link transaction}, which puts the in-memory sequences back if it rolls back. */
   setApplied(queue: string, seq: number, at = Date.now()): void {
     this.#sql.exec("INSERT OR REPLACE INTO applied (queue, seq, at) VALUES (?, ?, ?)", queue, seq, at);
     this.#applied.set(queue, seq);

@@ -62,7 +62,7 @@ export const CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu"
 
 const TARGET = 95;
 
-/** Logs in as an operator the way the login form does, and returns the session cookie. */
+/** Logs in as an operator through the login endpoint the form posts to, and returns the session cookie. */
 async function sessionCookie(url: string, token: string): Promise<string> {
   const res = await fetch(`${url}/dashboard/login`, {
     method: "POST",

@@ -106,10 +106,10 @@ export class PurgeRun {
     this.log(`catalogue: ${this.pages.length} pages × 2 revisions written and purged in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
 
-  /** Reads every page's latest and first revision from every colo, so each colo's lower tier, the regional tiers and the upper tier hold them. */
-  async warm(): Promise<void> {
+  /** Reads every page's (or these pages') latest and first revision from every colo, so each colo's lower tier, the regional tiers and the upper tier hold them. */
+  async warm(pages = this.pages, quiet = false): Promise<void> {
     const started = performance.now();
-    const reads = this.colos.flatMap((colo) => this.pages.flatMap((p) => warmPaths(p.key, p.firstRevision).map((path) => ({ colo, path }))));
+    const reads = this.colos.flatMap((colo) => pages.flatMap((p) => warmPaths(p.key, p.firstRevision).map((path) => ({ colo, path }))));
     await runLimited(reads, this.o.concurrency, async ({ colo, path }) => {
       try {
         const r = await this.client.read(path, { colo });
@@ -120,16 +120,21 @@ export class PurgeRun {
     });
     // The lower tier stores what it served in the background (waitUntil); let it land before purging.
     await sleep(200);
-    this.log(`warm: ${reads.length} reads from ${this.colos.length} colos in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    if (!quiet) this.log(`warm: ${reads.length} reads from ${this.colos.length} colos in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
 
-  /** `purgesPerKind` purges of `kind`, each from the next colo under the next token, each sent once the one before is complete. */
+  /**
+   * `purgesPerKind` purges of `kind`, each from the next colo under the next
+   * token, each sent once the one before is complete and its page has been
+   * read again from every colo, so every tier holds something it covers.
+   */
   async oneByOne(kind: PurgeKind): Promise<BurstResult> {
     const statuses: PurgeStatusBody[] = [];
     let rateLimited = 0;
     const startedAt = Date.now();
     for (let i = 0; i < this.o.purgesPerKind; i++) {
       const page = this.pages[i % this.pages.length]!;
+      await this.warm([page], true);
       const token = this.#nextToken++ % this.#purgers.length;
       this.sentPerToken[token]!++;
       try {

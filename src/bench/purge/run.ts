@@ -43,7 +43,7 @@
  * | row | fields |
  * |---|---|
  * | `setup` | `delivery_modes`, `regions`, `colos`, `targets_per_purge`, `latency_ms`, `pages`, `purges_per_kind`, `concurrency`, `purge_tokens` (per Worker), `max_purges_per_token` (sent under the busiest token), `rate_limit`, `kill_tier`, `kill_ms`, `lost_timeout_ms` |
- * | `purges` | one per delivery × phase × kind: `delivery`, `phase`, `kind`, `purges` (accepted), `completed`, `lost` (not complete by the timeout), `purges_per_s` (completed / (last `completedAt` − moment the first was sent)), `ttc_ms_p50`, `ttc_ms_p99`, `ttc_ms_max` (time to completion: `completedAt − createdAt` from `GET /api/purges/{id}`, the queue's own clock), `send_ms` (sending the burst, and in `tier-killed` waiting for the restore), `rate_limited`, `killed_tier`, `killed_ms` (cut off to restored), `sent_while_killed` (purges logged while it was cut off), `completed_while_killed` (of those, complete before the restore was asked: 0, as the killed tier cannot acknowledge) |
+ * | `purges` | one per delivery × phase × kind: `delivery`, `phase`, `kind`, `purges` (accepted), `completed`, `lost` (not complete by the timeout), `purges_per_s` (completed / (last `completedAt` − moment the first was sent); null in `lone`, which measures latency only), `ttc_ms_p50`, `ttc_ms_p99`, `ttc_ms_max` (time to completion: `completedAt − createdAt` from `GET /api/purges/{id}`, the queue's own clock), `send_ms` (sending the burst, and in `tier-killed` waiting for the restore; in `lone` the whole phase, warm reads and waits included), `rate_limited`, `killed_tier`, `killed_ms` (cut off to restored), `sent_while_killed` (purges logged while it was cut off), `completed_while_killed` (of those, complete before the restore was asked: 0, as the killed tier cannot acknowledge) |
  * | `ratio` | one per phase × kind: `purges_per_s_ratio` and `ttc_ms_p99_ratio`, fanout / direct |
  * | `target` | one per target: `target`, `phase`, `kind`, `want`, `got`, `met` |
  *
@@ -290,7 +290,7 @@ function purgeRow(delivery: Delivery, phase: Phase, b: BurstResult): PurgeRow {
     purges: b.outcomes.length,
     completed: done.length,
     lost: b.outcomes.length - done.length,
-    purges_per_s: done.length === 0 ? null : round(done.length / Math.max(0.001, (lastDone - b.startedAt) / 1000), 1),
+    purges_per_s: done.length === 0 || phase === "lone" ? null : round(done.length / Math.max(0.001, (lastDone - b.startedAt) / 1000), 1),
     ttc_ms_p50: roundedPercentile(ttc, 50, 1),
     ttc_ms_p99: roundedPercentile(ttc, 99, 1),
     ttc_ms_max: roundedPercentile(ttc, 100, 1),

@@ -2,10 +2,12 @@
  * `palimpsest bench dashboard --json` end to end: a fresh Worker with the
  * demo pages and one completed purge, every operator page audited by
  * Lighthouse in Debian Chromium while signed in (the bench refuses a page
- * that redirected to the login), against the public front page. Scores
- * depend on the dashboard, not on the machine's speed as long as Lighthouse
- * simulates its throttling, so the issue's target (>= 95 for performance and
- * accessibility on every page) is asserted here, not just printed.
+ * that redirected to the login), against the public front page. The issue's
+ * target (>= 95 for performance and accessibility on every page) is asserted
+ * here, not just printed: the pages scored 100 with 300+ ms to spare on every
+ * timing Lighthouse scores, though its simulated throttling does scale the
+ * CPU time it observes, so a badly overloaded machine could cost points.
+ * On a timeout the bench gets SIGINT, on which chrome-launcher closes Chromium.
  */
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -20,7 +22,7 @@ type Row = Record<string, unknown>;
 
 describe("palimpsest bench dashboard --json", () => {
   it("audits every operator page signed in, each scoring at least 95 for performance and accessibility", { timeout: 180_000 }, async () => {
-    const { stdout } = await run(process.execPath, [CLI, "bench", "dashboard", "--json"], { cwd: REPO, maxBuffer: 1 << 20, timeout: 175_000 });
+    const { stdout } = await run(process.execPath, [CLI, "bench", "dashboard", "--json"], { cwd: REPO, maxBuffer: 1 << 20, timeout: 175_000, killSignal: "SIGINT" });
     const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as Row);
     const pages = rows.filter((r) => r.row === "page");
     expect(pages.map((r) => r.page)).toEqual(["front page (baseline)", "login", "purge form", "purge progress", "audit log", "tier health", "storage"]);

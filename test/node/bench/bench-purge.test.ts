@@ -23,9 +23,9 @@ const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.
 type Row = Record<string, unknown>;
 
 describe("palimpsest bench purge --json --quick", () => {
-  it("prints fanout and direct, healthy and tier-killed, with every purge complete and none rate-limited", { timeout: 90_000 }, async () => {
+  it("prints fanout and direct, healthy and tier-killed, with every purge complete and none rate-limited", { timeout: 150_000 }, async () => {
     const args = ["bench", "purge", "--json", "--quick", "--kinds", "files,everything", "--pages", "1", "--purges-per-kind", "3", "--kill-ms", "1500"];
-    const { stdout } = await run(process.execPath, [CLI, ...args], { cwd: REPO, maxBuffer: 1 << 20, timeout: 88_000 });
+    const { stdout } = await run(process.execPath, [CLI, ...args], { cwd: REPO, maxBuffer: 1 << 20, timeout: 148_000 });
     const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as Row);
     const of = (kind: string) => rows.filter((r) => r.row === kind);
 
@@ -57,7 +57,9 @@ describe("palimpsest bench purge --json --quick", () => {
       expect(r.completed, what).toBe(3);
       expect(r.lost, what).toBe(0);
       expect(r.rate_limited, what).toBe(0);
-      for (const key of ["purges_per_s", "ttc_ms_p50", "ttc_ms_p99", "ttc_ms_max"]) expect(typeof r[key], `${what} ${key}`).toBe("number");
+      for (const key of ["ttc_ms_p50", "ttc_ms_p99", "ttc_ms_max"]) expect(typeof r[key], `${what} ${key}`).toBe("number");
+      // One purge at a time measures latency only.
+      expect(typeof r.purges_per_s, `${what} purges_per_s`).toBe(r.phase === "lone" ? "object" : "number");
       if (r.phase === "tier-killed") {
         expect(r.killed_tier, what).toBe(setup!.kill_tier);
         expect(r.killed_ms as number, what).toBeGreaterThanOrEqual(1500);
@@ -72,7 +74,10 @@ describe("palimpsest bench purge --json --quick", () => {
     }
 
     expect(of("ratio").map((r) => `${r.phase} ${r.kind}`)).toEqual(["lone files", "lone everything", "healthy files", "healthy everything", "tier-killed files", "tier-killed everything"]);
-    for (const r of of("ratio")) for (const key of ["purges_per_s_ratio", "ttc_ms_p99_ratio"]) expect(typeof r[key]).toBe("number");
+    for (const r of of("ratio")) {
+      expect(typeof r.ttc_ms_p99_ratio).toBe("number");
+      expect(r.purges_per_s_ratio === null).toBe(r.phase === "lone");
+    }
 
     const targets = of("target");
     expect(targets.find((t) => t.target === "lost purges (both modes, every phase)")).toMatchObject({ got: 0, met: true });
