@@ -15,7 +15,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { runLimited } from "../src/async/run-limited.ts";
-import { purgeQueueOf, type QueueSelf } from "../src/bindings.ts";
+import { fanoutOf, purgeQueueOf, type QueueSelf } from "../src/bindings.ts";
 import type { Region } from "../src/config/topology.ts";
 import { LIMITS } from "../src/limits.ts";
 import { applyBatchesAt, type QueuedBatch } from "../src/purge/apply.ts";
@@ -45,6 +45,27 @@ export class Fanout extends DurableObject<Env> {
   #region: Region | null = null;
   /** When the last delivery round started (0: never). */
   #roundAt = 0;
+
+  /**
+   * Hands batches on to other regions' Fanouts for a queue of this region
+   * (the queue's own connections being taken by the rest of its round), and
+   * returns at once. A batch that cannot be handed on is reported to its
+   * queue as a failure for each of its tiers, which the queue retries.
+   */
+  relay(batches: FanoutBatch[]): { accepted: number } {
+    const forwarding = runLimited(batches, LIMITS.purge.maxConcurrentDeliveries, async (batch) => {
+      try {
+        await crossRegionHop(this.env, batch.queue.region, batch.region);
+        await fanoutOf(this.env, batch.region).deliver(batch);
+      } catch (err) {
+        const error = `relay to ${batch.region}: ${String((err as Error)?.message ?? err)}`;
+        console.warn("fanout could not relay a batch; the queue will retry", error);
+        await this.#report(batch.queue, { acks: [], failures: batch.targets.map(({ target }) => ({ target, error })) });
+      }
+    });
+    this.ctx.waitUntil(forwarding);
+    return { accepted: batches.length };
+  }
 
   /** Accepts a batch and returns at once; delivery and acknowledgement follow. */
   deliver(batch: FanoutBatch): { accepted: number } {

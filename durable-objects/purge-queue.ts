@@ -4,11 +4,14 @@
  * number and keeps one pointer per target tier: the last sequence that tier
  * acknowledged. It pushes to its own region's tiers directly and to every
  * other region through that region's Fanout (or, in "direct" mode, to every
- * tier itself). Whatever is not acknowledged is retried from the alarm with
+ * tier itself). With more regions than connections, the regions past its
+ * connections go in one local call to its own region's Fanout, which hands
+ * them on, so no region waits a second round trip. Whatever is not acknowledged is retried from the alarm with
  * jittered backoff, by replay from the pointer, so a tier or queue reset
  * mid-broadcast loses nothing.
  */
 import { DurableObject } from "cloudflare:workers";
+import type { FanoutBatch } from "./fanout.ts";
 import { runLimited } from "../src/async/run-limited.ts";
 import { fanoutOf, purgeAuditOf, purgeIdOf, type QueueSelf } from "../src/bindings.ts";
 import { topologyOf, type Region } from "../src/config/topology.ts";
@@ -309,8 +312,14 @@ export class PurgeQueue extends DurableObject<Env> {
       else direct.push(p);
     }
     // Other regions first: their hop is the longest, and their Fanouts then work while this queue serves its own region.
+    // More of them than connections would take a second round trip; the ones past the connections (but one) go
+    // in one call to this region's Fanout, a local hop, which hands them on with connections of its own.
+    const remote = [...byRegion.entries()] as Array<[Region, PointerRow[]]>;
+    const ownConnections = remote.length > LIMITS.purge.maxConcurrentDeliveries ? LIMITS.purge.maxConcurrentDeliveries - 1 : remote.length;
+    const relayed = remote.slice(ownConnections);
     const jobs: Array<() => Promise<void>> = [
-      ...[...byRegion.entries()].map(([region, pointers]) => () => this.#deliverVia(self, region as Region, pointers)),
+      ...remote.slice(0, ownConnections).map(([region, pointers]) => () => this.#deliverVia(self, region, pointers)),
+      ...(relayed.length > 0 ? [() => this.#deliverRelayed(self, relayed)] : []),
       ...direct.map((p) => () => this.#deliverTo(self, p)),
     ];
     await runLimited(jobs, LIMITS.purge.maxConcurrentDeliveries, (job) => job());
@@ -338,24 +347,47 @@ export class PurgeQueue extends DurableObject<Env> {
     }
   }
 
+  /** The batch a region's Fanout gets for these pointers (all of that region), from the laggiest. */
+  #fanoutBatch(self: QueueSelf, region: Region, pointers: PointerRow[]): FanoutBatch {
+    return {
+      ...this.#batchFor(Math.min(...pointers.map((p) => p.acked))),
+      queue: self,
+      region,
+      targets: pointers.map((p) => ({ target: p.target, tier: JSON.parse(p.tier) as PurgeTarget, acked: p.acked })),
+    };
+  }
+
+  /**
+   * The Fanouts acknowledge later; if one never does (it was reset), its
+   * pointers are delivered again after the timeout. Only pointers still
+   * short of the batch wait: an acknowledgement that already arrived stands.
+   */
+  #handedOn(batch: FanoutBatch, pointers: PointerRow[], waitUntil: number): void {
+    const batchEnd = batch.events.at(-1)?.seq ?? Math.min(...pointers.map((p) => p.acked));
+    for (const p of pointers) this.#sql.exec("UPDATE pointers SET next_at = ?, sent = max(sent, ?) WHERE target = ? AND acked < ?", waitUntil, batchEnd, p.target, batchEnd);
+  }
+
   async #deliverVia(self: QueueSelf, region: Region, pointers: PointerRow[]): Promise<void> {
-    const from = Math.min(...pointers.map((p) => p.acked));
-    const batch = this.#batchFor(from);
+    const batch = this.#fanoutBatch(self, region, pointers);
     const waitUntil = Date.now() + LIMITS.purge.fanoutAckTimeoutMs;
     try {
       await crossRegionHop(this.env, self.region, region);
-      await fanoutOf(this.env, region).deliver({
-        ...batch,
-        queue: self,
-        region,
-        targets: pointers.map((p) => ({ target: p.target, tier: JSON.parse(p.tier) as PurgeTarget, acked: p.acked })),
-      });
-      // The fanout acknowledges later; if it never does (it was reset), deliver again after the timeout.
-      // Only pointers still short of this batch wait: an acknowledgement that already arrived stands.
-      const batchEnd = batch.events.at(-1)?.seq ?? from;
-      for (const p of pointers) this.#sql.exec("UPDATE pointers SET next_at = ?, sent = max(sent, ?) WHERE target = ? AND acked < ?", waitUntil, batchEnd, p.target, batchEnd);
+      await fanoutOf(this.env, region).deliver(batch);
+      this.#handedOn(batch, pointers, waitUntil);
     } catch (err) {
       for (const p of pointers) this.#failed(p, err);
+    }
+  }
+
+  /** Several regions' batches through this region's own Fanout, which hands them on (see Fanout.relay). */
+  async #deliverRelayed(self: QueueSelf, regions: Array<[Region, PointerRow[]]>): Promise<void> {
+    const batches = regions.map(([region, pointers]) => this.#fanoutBatch(self, region, pointers));
+    const waitUntil = Date.now() + LIMITS.purge.fanoutAckTimeoutMs;
+    try {
+      await fanoutOf(this.env, self.region).relay(batches);
+      regions.forEach(([, pointers], i) => this.#handedOn(batches[i]!, pointers, waitUntil));
+    } catch (err) {
+      for (const [, pointers] of regions) for (const p of pointers) this.#failed(p, err);
     }
   }
 
