@@ -21,6 +21,10 @@ export const LIMITS = {
     maxUrlLength: 8_192,
     /** Largest body, in bytes, of the small JSON requests (suppression, purge status). */
     maxSmallBodyBytes: 64 * 1024,
+    /** Largest body, in bytes, the development-only codec timing route takes (`bench codecs --worker-gzip`). */
+    maxDevCodecBodyBytes: 4 * 1024 * 1024,
+    /** Most rounds one request to the development-only codec timing route runs. */
+    maxDevCodecRounds: 200,
   },
   page: {
     /** Longest title, in bytes of UTF-8 (MediaWiki's own limit). */

@@ -63,7 +63,8 @@ export const CODEC_ROW_KEYS = [
   "ratio_vs_baseline",
 ] as const;
 
-export type CodecName = "br" | "lz4" | "lz4-frame" | "gzip";
+/** `gzip-worker` is the platform's gzip timed in workerd (`--worker-gzip`, src/bench/worker-gzip.ts). */
+export type CodecName = "br" | "lz4" | "lz4-frame" | "gzip" | "gzip-worker";
 export type CodecOp = "compress" | "decompress";
 
 export interface CodecRow {

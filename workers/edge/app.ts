@@ -15,6 +15,7 @@ import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
 import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
 import { compress } from "../../src/representation/compress.ts";
 import { LIMITS } from "../../src/limits.ts";
+import { devCodecRoutes } from "../admin/dev-codec-routes.ts";
 import { devFaultRoutes } from "../admin/dev-fault-routes.ts";
 import { purgeRoutes } from "../admin/purge-routes.ts";
 import { tierRoutes } from "../admin/tier-routes.ts";
@@ -65,6 +66,7 @@ app.route("/api", writeRoutes);
 app.route("/api", tierRoutes);
 app.route("/api", purgeRoutes);
 app.route("/api", devFaultRoutes);
+app.route("/api", devCodecRoutes);
 app.route("/dashboard", dashboardRoutes);
 
 app.notFound(notFound);

@@ -17,6 +17,7 @@ import { logLine, UsageError } from "../../local/output.ts";
 interface CodecsFlags {
   json?: boolean;
   quick?: boolean;
+  workerGzip?: boolean;
   corpus: string;
 }
 
@@ -70,7 +71,13 @@ async function codecs(files: string[], flags: CodecsFlags): Promise<void> {
   out.header();
   const variants: Lz4VariantsLine[] = [];
   const onVariants = flags.json ? (line: Lz4VariantsLine) => printLine(JSON.stringify(line)) : (line: Lz4VariantsLine) => variants.push(line);
-  benchCodecs(sample, { policy: flags.quick ? QUICK_POLICY : DEFAULT_POLICY, log: logLine, onRow: out.row, onVariants });
+  const policy = flags.quick ? QUICK_POLICY : DEFAULT_POLICY;
+  benchCodecs(sample, { policy, log: logLine, onRow: out.row, onVariants });
+  if (flags.workerGzip) {
+    // Imported when asked for: it starts a local Worker, which loads wrangler.
+    const { benchWorkerGzip } = await import("../worker-gzip.ts");
+    for (const row of await benchWorkerGzip(sample.items.map((i) => i.bytes), policy, logLine)) out.row(row);
+  }
   for (const { lz4_variants: v } of variants) {
     printLine(`\nlz4 level ${v.level} block decoders, glue included (MB/s, x reference): bandit chose ${v.bandit_choice}, best fixed ${v.best_fixed}`);
     for (const r of v.rows) printLine(`  ${r.variant.padEnd(16)} ${fixed(r.mb_per_s, 1).padStart(8)}  ${fixed(r.ratio_vs_reference, 2)}`);
@@ -86,5 +93,6 @@ export function registerBenchCodecs(bench: Command): void {
     .option("--json", "one JSON object per row, an {\"lz4_variants\": ...} line per LZ4 level, then one {\"module_sizes\": ...} line")
     .option("--quick", "smaller sample and fewer timed passes: noisy numbers, for tests")
     .option("--corpus <dir>", "corpus to sample when no files are given", DEFAULT_CORPUS_DIR)
+    .option("--worker-gzip", "also time the Worker's gzip (CompressionStream) in a local workerd, against Node's zlib")
     .action((files: string[], flags: CodecsFlags) => codecs(files, flags));
 }

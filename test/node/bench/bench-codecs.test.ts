@@ -96,6 +96,20 @@ describe("palimpsest bench codecs --json --quick", () => {
     expect(rows).toHaveLength(REQUIRED.length);
   });
 
+  it("with --worker-gzip, times the Worker's own gzip in workerd against Node's zlib on the same input", { timeout: 180_000 }, async () => {
+    const { stdout } = await run(process.execPath, [CLI, "bench", "codecs", "--json", "--quick", "--worker-gzip", inputFile()], { maxBuffer: 1 << 20 });
+    const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>).filter((r) => r.codec === "gzip-worker");
+    expect(rows.map((r) => r.op)).toEqual(["compress", "decompress"]);
+    for (const row of rows) {
+      expect(row).toMatchObject({ quality: 6, dict: false, baseline: "node-zlib-gzip" });
+      // workerd's CPU for the rounds, less a request of none: a positive speed, and a ratio to Node's of the same input.
+      for (const key of ["mb_per_s", "baseline_mb_per_s", "ratio_vs_baseline"]) expect(row[key] as number, key).toBeGreaterThan(0);
+    }
+    // The compress row's input is the file, the decompress row's its gzip, and each reads back as the other.
+    expect(rows[0]!.bytes_in).toBe(rows[1]!.bytes_out);
+    expect(rows[0]!.bytes_out).toBe(rows[1]!.bytes_in);
+  });
+
   it("exits 2 with a clear message when there are no files and no corpus", { timeout: 60_000 }, async () => {
     const missing = join(scratch, "no-corpus-here");
     const err = await run(process.execPath, [CLI, "bench", "codecs", "--json", "--quick", "--corpus", missing]).then(

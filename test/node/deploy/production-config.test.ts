@@ -32,6 +32,14 @@ describe("the committed wrangler.toml is the production configuration", () => {
     expect(await res.json()).toMatchObject({ code: "simulation_disabled" });
     expect((await fetch(`${archive.url}/page/Anything`)).status).toBe(404);
   });
+
+  it("has no development-only routes, even for a token with every scope", async () => {
+    const auth = { authorization: `Bearer ${archive.token}` };
+    const gzip = await fetch(`${archive.url}/api/dev/codec/gzip?op=compress&rounds=200`, { method: "POST", body: "x".repeat(1000), headers: auth });
+    expect(gzip.status).toBe(404);
+    const fault = await fetch(`${archive.url}/api/dev/faults/tiers/weur%2Fweur-a`, { method: "PUT", body: JSON.stringify({ unavailable: true }), headers: { ...auth, "content-type": "application/json" } });
+    expect(fault.status).toBe(404);
+  });
 });
 
 /** Runs `palimpsest dev` with `args` (scratch state, no demo pages) until `probe` has answered, then stops it. */

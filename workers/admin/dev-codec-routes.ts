@@ -1,0 +1,44 @@
+/**
+ * Development only: runs the Worker's own gzip (the platform's
+ * CompressionStream and DecompressionStream, src/codec/gzip-platform.ts) on
+ * a posted body `rounds` times, so `palimpsest bench codecs --worker-gzip`
+ * can read its cost in workerd from outside: inside a Worker the clock stands
+ * still while code runs, so the bench reads workerd's CPU time around a
+ * request of N rounds and one of none. Refused (404) unless
+ * `ENVIRONMENT = "development"`, and only with a write-scope token.
+ *
+ *   POST /api/dev/codec/gzip?op=compress|decompress&rounds=N   (body: the input)
+ *   → {"op", "rounds", "bytesIn", "bytesOut"}
+ *
+ * @example
+ * curl -X POST -H "authorization: Bearer $TOKEN" --data-binary @page.html 'localhost:8787/api/dev/codec/gzip?op=compress&rounds=20'
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../app-env.ts";
+import { platformGunzip, platformGzip } from "../../src/codec/gzip-platform.ts";
+import { settingsOf } from "../../src/config/settings.ts";
+import { requireScope } from "../../src/http/auth.ts";
+import { limitBody } from "../../src/http/json-body.ts";
+import { notFound } from "../../src/http/problem.ts";
+import { validated } from "../../src/http/validate.ts";
+import { LIMITS } from "../../src/limits.ts";
+
+export const devCodecRoutes = new Hono<AppEnv>();
+
+// Before authentication: in production the route does not exist, whoever asks.
+devCodecRoutes.use("/dev/codec/*", async (c, next) => (settingsOf(c.env).development ? next() : notFound(c)));
+
+const query = z.strictObject({
+  op: z.enum(["compress", "decompress"]),
+  rounds: z.coerce.number().int().min(0).max(LIMITS.http.maxDevCodecRounds),
+});
+
+devCodecRoutes.post("/dev/codec/gzip", requireScope("write"), limitBody("http.maxDevCodecBodyBytes"), validated("query", query, "codec timing"), async (c) => {
+  const { op, rounds } = c.req.valid("query");
+  const input = new Uint8Array(await c.req.arrayBuffer());
+  const run = op === "compress" ? platformGzip : (body: Uint8Array) => platformGunzip(body, { maxOutputBytes: 16 * LIMITS.http.maxDevCodecBodyBytes });
+  let bytesOut = 0;
+  for (let i = 0; i < rounds; i++) bytesOut = (await run(input)).byteLength;
+  return c.json({ op, rounds, bytesIn: input.byteLength, bytesOut });
+});
