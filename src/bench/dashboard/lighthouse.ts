@@ -61,6 +61,8 @@ export type DashboardBenchRow = PageRow | TargetRow;
 export const CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 const TARGET = 95;
+/** Runs of Lighthouse on one page when it fails to record the page at all. */
+const LIGHTHOUSE_ATTEMPTS = 3;
 
 /** Logs in as an operator through the login endpoint the form posts to, and returns the session cookie. */
 async function sessionCookie(url: string, token: string): Promise<string> {
@@ -122,15 +124,23 @@ export async function benchDashboard(o: DashboardBenchOptions, onRow: (row: Dash
     try {
       let front: Omit<PageRow, "vs_front_page"> | undefined;
       for (const [page, path, signedIn] of pages) {
-        const result = await lighthouse(`${worker.url}${path}`, {
-          port: chrome.port,
-          output: "json",
-          logLevel: "error",
-          onlyCategories: ["performance", "accessibility"],
-          ...(signedIn ? { extraHeaders: { cookie } } : {}),
-        });
+        const audit = () =>
+          lighthouse(`${worker.url}${path}`, {
+            port: chrome.port,
+            output: "json",
+            logLevel: "error",
+            onlyCategories: ["performance", "accessibility"],
+            ...(signedIn ? { extraHeaders: { cookie } } : {}),
+          });
+        let result = await audit();
+        // Lighthouse sometimes fails to record a page load's trace (NO_NAVSTART and the like) and asks to be run
+        // again; that says nothing of the page, so it gets a few more runs. Scores are never retried.
+        for (let attempt = 1; result?.lhr.runtimeError && attempt < LIGHTHOUSE_ATTEMPTS; attempt++) {
+          o.log(`bench dashboard: ${path}: Lighthouse failed (${result.lhr.runtimeError.code}); running it again`);
+          result = await audit();
+        }
         if (!result) throw new Error(`Lighthouse returned nothing for ${path}`);
-        if (result.lhr.runtimeError) throw new Error(`Lighthouse on ${path}: ${result.lhr.runtimeError.message}`);
+        if (result.lhr.runtimeError) throw new Error(`Lighthouse on ${path}, ${LIGHTHOUSE_ATTEMPTS} times: ${result.lhr.runtimeError.message}`);
         // A lapsed session would score the login page under another page's name.
         const landed = new URL(result.lhr.finalDisplayedUrl);
         if (`${landed.pathname}${landed.search}` !== path) throw new Error(`Lighthouse asked for ${path} and landed on ${landed.pathname}`);
