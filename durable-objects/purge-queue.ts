@@ -362,9 +362,9 @@ export class PurgeQueue extends DurableObject<Env> {
    * pointers are delivered again after the timeout. Only pointers still
    * short of the batch wait: an acknowledgement that already arrived stands.
    */
-  #handedOn(batch: FanoutBatch, pointers: PointerRow[], waitUntil: number): void {
-    const batchEnd = batch.events.at(-1)?.seq ?? Math.min(...pointers.map((p) => p.acked));
-    for (const p of pointers) this.#sql.exec("UPDATE pointers SET next_at = ?, sent = max(sent, ?) WHERE target = ? AND acked < ?", waitUntil, batchEnd, p.target, batchEnd);
+  #handedOn(batch: FanoutBatch, waitUntil: number): void {
+    const batchEnd = batch.events.at(-1)?.seq ?? Math.min(...batch.targets.map((t) => t.acked));
+    for (const { target } of batch.targets) this.#sql.exec("UPDATE pointers SET next_at = ?, sent = max(sent, ?) WHERE target = ? AND acked < ?", waitUntil, batchEnd, target, batchEnd);
   }
 
   async #deliverVia(self: QueueSelf, region: Region, pointers: PointerRow[]): Promise<void> {
@@ -373,7 +373,7 @@ export class PurgeQueue extends DurableObject<Env> {
     try {
       await crossRegionHop(this.env, self.region, region);
       await fanoutOf(this.env, region).deliver(batch);
-      this.#handedOn(batch, pointers, waitUntil);
+      this.#handedOn(batch, waitUntil);
     } catch (err) {
       for (const p of pointers) this.#failed(p, err);
     }
@@ -385,7 +385,7 @@ export class PurgeQueue extends DurableObject<Env> {
     const waitUntil = Date.now() + LIMITS.purge.fanoutAckTimeoutMs;
     try {
       await fanoutOf(this.env, self.region).relay(batches);
-      regions.forEach(([, pointers], i) => this.#handedOn(batches[i]!, pointers, waitUntil));
+      for (const batch of batches) this.#handedOn(batch, waitUntil);
     } catch (err) {
       for (const [, pointers] of regions) for (const p of pointers) this.#failed(p, err);
     }

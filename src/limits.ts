@@ -25,6 +25,8 @@ export const LIMITS = {
     maxDevCodecBodyBytes: 4 * 1024 * 1024,
     /** Most rounds one request to the development-only codec timing route runs. */
     maxDevCodecRounds: 200,
+    /** Largest output, in bytes, that route's decompression may produce before it is refused. */
+    maxDevCodecOutputBytes: 64 * 1024 * 1024,
   },
   page: {
     /** Longest title, in bytes of UTF-8 (MediaWiki's own limit). */

@@ -124,7 +124,8 @@ interface RowSpec extends RowHead {
   pass: () => void;
 }
 
-const sum = (xs: readonly Uint8Array[]) => xs.reduce((n, x) => n + x.byteLength, 0);
+/** Bytes in all of them. */
+export const sum = (xs: readonly Uint8Array[]) => xs.reduce((n, x) => n + x.byteLength, 0);
 /** Throughput counts uncompressed bytes in both directions. */
 const plainBytes = (spec: RowSpec) => sum(spec.op === "compress" ? spec.inputs : spec.outputs);
 

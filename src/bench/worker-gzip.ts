@@ -21,14 +21,12 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { startLocalWorker } from "../local/local-worker.ts";
 import { comparison, measure, mbPerSecond, median, type TimingPolicy } from "./harness/index.ts";
 import { workerdCpu } from "./harness/process-cpu.ts";
-import type { CodecOp, CodecRow } from "./codecs.ts";
+import { sum, type CodecOp, type CodecRow } from "./codecs.ts";
+import { LIMITS } from "../limits.ts";
 
 const LEVEL = 6;
 /** Uncompressed bytes one timed request works through, so its CPU time dwarfs the request's own. */
 const BYTES_PER_REQUEST = 4_000_000;
-const MAX_ROUNDS = 200;
-
-const sum = (xs: readonly Uint8Array[]) => xs.reduce((n, x) => n + x.byteLength, 0);
 
 export async function benchWorkerGzip(items: readonly Uint8Array[], policy: TimingPolicy, log: (msg: string) => void): Promise<CodecRow[]> {
   const packed = items.map((b) => gzipSync(b, { level: LEVEL }));
@@ -43,7 +41,7 @@ export async function benchWorkerGzip(items: readonly Uint8Array[], policy: Timi
     const repeats = Math.max(3, policy.minPasses);
     /** workerd CPU nanoseconds of one round of `op` on `body`. */
     const perRound = async (op: CodecOp, body: Uint8Array, plainBytes: number): Promise<number> => {
-      const rounds = Math.min(MAX_ROUNDS, Math.max(4, Math.ceil(BYTES_PER_REQUEST / Math.max(1, plainBytes))));
+      const rounds = Math.min(LIMITS.http.maxDevCodecRounds, Math.max(4, Math.ceil(BYTES_PER_REQUEST / Math.max(1, plainBytes))));
       const cost = async (n: number) => {
         const before = cpu.nanos();
         const res = await fetch(`${worker.url}/api/dev/codec/gzip?op=${op}&rounds=${n}`, { method: "POST", body, headers: { authorization: `Bearer ${worker.token}` } });

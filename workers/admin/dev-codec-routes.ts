@@ -37,7 +37,7 @@ const query = z.strictObject({
 devCodecRoutes.post("/dev/codec/gzip", requireScope("write"), limitBody("http.maxDevCodecBodyBytes"), validated("query", query, "codec timing"), async (c) => {
   const { op, rounds } = c.req.valid("query");
   const input = new Uint8Array(await c.req.arrayBuffer());
-  const run = op === "compress" ? platformGzip : (body: Uint8Array) => platformGunzip(body, { maxOutputBytes: 16 * LIMITS.http.maxDevCodecBodyBytes });
+  const run = op === "compress" ? platformGzip : (body: Uint8Array) => platformGunzip(body, { maxOutputBytes: LIMITS.http.maxDevCodecOutputBytes });
   let bytesOut = 0;
   for (let i = 0; i < rounds; i++) bytesOut = (await run(input)).byteLength;
   return c.json({ op, rounds, bytesIn: input.byteLength, bytesOut });

@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { printLine } from "../harness/index.ts";
 import type { DashboardBenchRow } from "../dashboard/lighthouse.ts";
+import { CHROMIUM } from "../../local/chromium.ts";
 import { logLine, UsageError } from "../../local/output.ts";
 
 interface DashboardFlags {
@@ -33,7 +34,7 @@ export function registerBenchDashboard(bench: Command): void {
     .command("dashboard")
     .description("Lighthouse performance and accessibility of every dashboard page in Chromium, against the front page")
     .option("--json", "one JSON object per line: a page row per page, then targets")
-    .option("--chrome <path>", "the Chromium to drive", "/usr/bin/chromium")
+    .option("--chrome <path>", "the Chromium to drive", CHROMIUM)
     .action(async (flags: DashboardFlags) => {
       if (!existsSync(flags.chrome)) throw new UsageError(`no Chromium at ${flags.chrome}: apt-get install chromium, or pass --chrome <path>`);
       // Imported when run: it loads wrangler and Lighthouse, which take seconds.

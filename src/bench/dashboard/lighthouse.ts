@@ -23,6 +23,7 @@ import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import { seedDemo } from "../../local/seed-demo.ts";
 import { ArchiveClient } from "../../local/archive-client.ts";
+import { CHROMIUM_ARGS } from "../../local/chromium.ts";
 import { startLocalWorker } from "../../local/local-worker.ts";
 import { round } from "../harness/index.ts";
 
@@ -57,8 +58,6 @@ export interface TargetRow {
 
 export type DashboardBenchRow = PageRow | TargetRow;
 
-/** The flags the project's browser tests give Debian Chromium (see the README). */
-export const CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 const TARGET = 95;
 /** Runs of Lighthouse on one page when it fails to record the page at all. */
@@ -120,7 +119,7 @@ export async function benchDashboard(o: DashboardBenchOptions, onRow: (row: Dash
       ["tier health", "/dashboard/health", true],
       ["storage", "/dashboard/storage", true],
     ];
-    const chrome = await chromeLauncher.launch({ chromePath: o.chromePath, chromeFlags: CHROMIUM_FLAGS });
+    const chrome = await chromeLauncher.launch({ chromePath: o.chromePath, chromeFlags: CHROMIUM_ARGS });
     try {
       let front: Omit<PageRow, "vs_front_page"> | undefined;
       for (const [page, path, signedIn] of pages) {

@@ -135,18 +135,11 @@ export class PurgeRun {
     for (let i = 0; i < this.o.purgesPerKind; i++) {
       const page = this.pages[i % this.pages.length]!;
       await this.warm([page], true);
-      const token = this.#nextToken++ % this.#purgers.length;
-      this.sentPerToken[token]!++;
-      try {
-        const receipt = await this.#purgers[token]!.purge(purgeBody(kind, page.key, this.origin, page.firstRevision), { colo: this.colos[i % this.colos.length]! });
-        statuses.push(...(await this.#waitComplete([receipt.id], Date.now() + this.o.lostTimeoutMs)));
-      } catch (err) {
-        if (err instanceof ArchiveHttpError && err.status === 429) rateLimited++;
-        this.fail(`${kind} purge ${i}`, err);
-      }
+      const sent = await this.#send(kind, i);
+      if (sent.id !== undefined) statuses.push(...(await this.#waitComplete([sent.id], Date.now() + this.o.lostTimeoutMs)));
+      if (sent.rateLimited) rateLimited++;
     }
-    const outcomes = statuses.map((s) => ({ id: s.id, createdAt: s.createdAt ?? s.event?.createdAt ?? 0, completedAt: s.completedAt ?? null }));
-    return { kind, startedAt, sentAt: Date.now(), outcomes, rateLimited, fault: null, tiers: statuses[0]?.tiers.length ?? 0 };
+    return { kind, startedAt, sentAt: Date.now(), outcomes: outcomesOf(statuses), rateLimited, fault: null, tiers: statuses[0]?.tiers.length ?? 0 };
   }
 
   /**
@@ -174,24 +167,30 @@ export class PurgeRun {
           void outage.down.then(tierDown);
         }
         if (fault && i >= cutAt) await down;
-        const page = this.pages[i % this.pages.length]!;
-        const token = this.#nextToken++ % this.#purgers.length;
-        this.sentPerToken[token]!++;
-        try {
-          const receipt = await this.#purgers[token]!.purge(purgeBody(kind, page.key, this.origin, page.firstRevision), { colo: this.colos[i % this.colos.length]! });
-          ids.push(receipt.id);
-        } catch (err) {
-          if (err instanceof ArchiveHttpError && err.status === 429) rateLimited++;
-          this.fail(`${kind} purge ${i}`, err);
-        }
+        const sent = await this.#send(kind, i);
+        if (sent.id !== undefined) ids.push(sent.id);
+        if (sent.rateLimited) rateLimited++;
       });
     } finally {
       await restored;
     }
     const sentAt = Date.now();
     const statuses = await this.#waitComplete(ids, Math.max(sentAt, Date.now()) + this.o.lostTimeoutMs);
-    const outcomes = statuses.map((s) => ({ id: s.id, createdAt: s.createdAt ?? s.event?.createdAt ?? 0, completedAt: s.completedAt ?? null }));
-    return { kind, startedAt, sentAt, outcomes, rateLimited, fault: faultTimes, tiers: statuses[0]?.tiers.length ?? 0 };
+    return { kind, startedAt, sentAt, outcomes: outcomesOf(statuses), rateLimited, fault: faultTimes, tiers: statuses[0]?.tiers.length ?? 0 };
+  }
+
+  /** Purge `i` of a phase: aimed at the next page, from the next colo, under the next token; a refusal is recorded, and said to be the rate limit's if it was. */
+  async #send(kind: PurgeKind, i: number): Promise<{ id?: string; rateLimited: boolean }> {
+    const page = this.pages[i % this.pages.length]!;
+    const token = this.#nextToken++ % this.#purgers.length;
+    this.sentPerToken[token]!++;
+    try {
+      const receipt = await this.#purgers[token]!.purge(purgeBody(kind, page.key, this.origin, page.firstRevision), { colo: this.colos[i % this.colos.length]! });
+      return { id: receipt.id, rateLimited: false };
+    } catch (err) {
+      this.fail(`${kind} purge ${i}`, err);
+      return { rateLimited: err instanceof ArchiveHttpError && err.status === 429 };
+    }
   }
 
   /** Cuts the tier off now (`down` resolves once it is) and restores it `downMs` later (`restored`). */
@@ -242,4 +241,9 @@ export class PurgeRun {
     });
     return statuses;
   }
+}
+
+/** When each purge was logged and completed, by the queue's clock. */
+function outcomesOf(statuses: readonly PurgeStatusBody[]): PurgeOutcome[] {
+  return statuses.map((s) => ({ id: s.id, createdAt: s.createdAt ?? s.event?.createdAt ?? 0, completedAt: s.completedAt ?? null }));
 }
