@@ -64,8 +64,12 @@ export class BrotliDecoder {
     return this.#finished;
   }
 
-  /** Feeds compressed bytes; returns the decoded bytes they complete. */
-  push(input: Uint8Array): Uint8Array[] {
+  /**
+   * Feeds compressed bytes; returns the decoded bytes they complete. With
+   * `enough`, it returns as soon as that many bytes are out (and one staging
+   * chunk at most past them), leaving the rest of the input unread.
+   */
+  push(input: Uint8Array, enough = Infinity): Uint8Array[] {
     if (this.#s.lease.released) throw new CodecError("INVALID_ARGUMENT", "brotli decoder already finished");
     return this.#s.lease.releaseOnThrow(() => {
       const out: Uint8Array[] = [];
@@ -74,11 +78,14 @@ export class BrotliDecoder {
         return out;
       }
       let offset = 0;
+      let produced = 0;
       const b = this.#s.buffers;
       b.clearInput();
       for (;;) {
         if (b.availIn === 0 && offset < input.byteLength) offset += b.loadInput(input, offset);
+        const chunks = out.length;
         const result = this.#step(out);
+        if (out.length > chunks) produced += out.at(-1)!.byteLength;
         if (result === Result.Success) {
           this.#finished = true;
           const left = b.availIn + (input.byteLength - offset);
@@ -86,6 +93,7 @@ export class BrotliDecoder {
           return out;
         }
         if (result === Result.NeedsMoreInput && offset >= input.byteLength) return out;
+        if (produced >= enough) return out;
       }
     });
   }
@@ -186,7 +194,10 @@ export function brotliDecompress(input: Uint8Array, options: BrotliDecompressOpt
  */
 export function brotliDecompressKnownSize(input: Uint8Array, outputBytes: number, options: Omit<BrotliDecompressOptions, "maxOutputBytes"> & { whole?: boolean } = {}): Uint8Array {
   const whole = options.whole ?? true;
-  const dec = new BrotliDecoder({ ...options, maxOutputBytes: resolveOutputCap(outputBytes) });
+  resolveOutputCap(outputBytes);
+  // A prefix may overshoot by the one staging chunk that completes it.
+  const cap = whole ? outputBytes : Math.min(outputBytes + LIMITS.codec.streamChunkBytes, LIMITS.codec.maxOutputBytes);
+  const dec = new BrotliDecoder({ ...options, maxOutputBytes: cap });
   try {
     if (outputBytes > 0 && outputBytes <= LIMITS.codec.knownSizeDecodeBytes) return dec.decodeKnownSize(input, outputBytes, whole);
     return prefixByStreaming(dec, input, outputBytes, whole);
@@ -202,7 +213,7 @@ function prefixByStreaming(dec: BrotliDecoder, input: Uint8Array, outputBytes: n
   const slice = 16 * 1024;
   // To the end even when nothing is left to produce: an empty stream must still be read whole.
   for (let off = 0; off < input.byteLength && (whole || produced < outputBytes); off += slice) {
-    for (const chunk of dec.push(input.subarray(off, off + slice))) {
+    for (const chunk of dec.push(input.subarray(off, off + slice), whole ? Infinity : outputBytes - produced)) {
       out.push(chunk);
       produced += chunk.byteLength;
     }
