@@ -25,10 +25,13 @@
  * q5/lgwin 22 is the encoder's default wire setting (BROTLI_DEFAULTS); q9 with
  * a 16 MiB window is the storage setting the shared corpus itself was made
  * with. Dictionary rows compress each input of `sample.pairs` against its
- * related earlier input. Each pair's dictionary is prepared once before
- * timing, ours (a BrotliDictionary per pair) as native-brotli's. The row against our own plain call on the same
- * inputs answers what a dictionary costs: its ratio is plain time over
- * dictionary time, so 0.8 means a dictionary call takes 1.25 x a plain one.
+ * related earlier input, passing the dictionary's bytes, so each call finds
+ * it in the prepared-dictionary cache as the archive's calls do; they are
+ * timed in runs that fit that cache (dictionary-batches.ts), each warmed
+ * once, as native-brotli prepares each dictionary once. The row against our
+ * own plain call on the same inputs, in the same runs, answers what a
+ * dictionary costs: its ratio is plain time over dictionary time, so 0.8
+ * means a dictionary call takes 1.25 x a plain one.
  * `dict` is a boolean; the dictionaries differ per input (their sizes are in
  * the sample).
  *
@@ -42,7 +45,9 @@
 import { brotliCompressSync, brotliDecompressSync, constants as z, gunzipSync, gzipSync } from "node:zlib";
 import "../codec/install-node.ts";
 import * as wasm from "../codec/index.ts";
+import { LIMITS } from "../limits.ts";
 import type { BenchSample } from "./corpus.ts";
+import { timeInCacheSizedRuns } from "./dictionary-batches.ts";
 import { comparison, compareThroughput, mbPerSecond, measure, type Comparison, type TimingPolicy } from "./harness/index.ts";
 import { benchLz4Variants, type Lz4VariantReport } from "./lz4-variants.ts";
 import { nativeBrotliBaseline, type NativeBrotliBaseline } from "./native-brotli.ts";
@@ -163,8 +168,13 @@ function againstInProcess(rows: [RowSpec, RowSpec], name: string, native: Codec,
  * wasm passes; it is timed straight after the wasm rows it is compared with.
  * `speed` may throw (a harness that failed): the rows then say "none".
  */
-function againstNative(rows: readonly RowSpec[], name: string | undefined, speed: () => NativeSpeed | undefined, o: CodecBenchOptions): CodecRow[] {
-  const own = rows.map((spec) => mbPerSecond(plainBytes(spec), measure(spec.pass, o.policy).seconds));
+function againstNative(
+  rows: readonly RowSpec[],
+  name: string | undefined,
+  speed: () => NativeSpeed | undefined,
+  o: CodecBenchOptions,
+  own: readonly number[] = rows.map((spec) => mbPerSecond(plainBytes(spec), measure(spec.pass, o.policy).seconds)),
+): CodecRow[] {
   let native: NativeSpeed | undefined;
   try {
     native = speed();
@@ -221,24 +231,34 @@ function brotliRows(sample: BenchSample, quality: number, lgwin: number, b: Base
   ];
   const { pairs } = sample;
   if (pairs.length === 0) return rows;
-  // Each pair's dictionary prepared once, before timing, as native-brotli's is (the shared cache
-  // holds 16 MiB, fewer dictionaries than the sample has pairs).
-  const dictionaries = pairs.map((p) => new wasm.BrotliDictionary(p.dictionary));
-  try {
-    const dict = {
-      compress: (x: Uint8Array, i: number) => wasm.brotliCompress(x, { quality, lgwin, dictionary: dictionaries[i]! }),
-      decompress: (p: Uint8Array, i: number) => wasm.brotliDecompress(p, { dictionary: dictionaries[i]! }),
-    };
-    const inputs = pairs.map((p) => p.input);
-    const dictRows = roundTrip({ codec: "br", quality, lgwin, dict: true }, inputs, dict, `br q${quality} dict`);
-    return [
-      ...rows,
-      ...againstNative(dictRows, b.brotli && `${b.brotli.name}, dictionary prepared once`, () => b.brotli?.dictionary({ quality, lgwin }).dict.speed, o),
-      ...againstInProcess(dictRows, "wasm brotli plain call, same inputs", plain, o.policy),
-    ];
-  } finally {
-    for (const d of dictionaries) d.dispose();
-  }
+  // Dictionaries as bytes, so every call goes through the prepared-dictionary cache as the archive's do.
+  const dict = {
+    compress: (x: Uint8Array, i: number) => wasm.brotliCompress(x, { quality, lgwin, dictionary: pairs[i]!.dictionary }),
+    decompress: (p: Uint8Array, i: number) => wasm.brotliDecompress(p, { dictionary: pairs[i]!.dictionary }),
+  };
+  const inputs = pairs.map((p) => p.input);
+  const [compressSpec, decompressSpec] = roundTrip({ codec: "br", quality, lgwin, dict: true }, inputs, dict, `br q${quality} dict`);
+  const plainPacked = inputs.map((x) => plain.compress(x));
+  const seconds = timeInCacheSizedRuns(
+    pairs,
+    {
+      dictCompress: (pair, i) => dict.compress(pair.input, i),
+      plainCompress: (pair) => plain.compress(pair.input),
+      dictDecompress: (_pair, i) => dict.decompress(decompressSpec.inputs[i]!, i),
+      plainDecompress: (_pair, i) => plain.decompress(plainPacked[i]!),
+    },
+    o.policy,
+  );
+  o.log?.(`bench: br q${quality} dict rows timed in ${seconds.runs} runs that each fit the ${LIMITS.codec.preparedDictionaryCacheBytes}-byte prepared-dictionary cache`);
+  const bytes = sum(inputs);
+  const own = [mbPerSecond(bytes, seconds.dictCompress), mbPerSecond(bytes, seconds.dictDecompress)];
+  const ownPlain = [mbPerSecond(bytes, seconds.plainCompress), mbPerSecond(bytes, seconds.plainDecompress)];
+  const specs = [compressSpec, decompressSpec];
+  return [
+    ...rows,
+    ...againstNative(specs, b.brotli && `${b.brotli.name}, dictionary prepared once`, () => b.brotli?.dictionary({ quality, lgwin }).dict.speed, o, own),
+    ...specs.map((spec, k) => toRow(spec, "wasm brotli plain call, same inputs, same cache-sized runs", comparison(own[k]!, ownPlain[k]!))),
+  ];
 }
 
 /** Builds each native baseline once per run; one that cannot be had is logged and left out. */

@@ -46,6 +46,7 @@ export class BrotliDecoder {
         what: "a brotli decoder",
         create: "BrotliDecoderCreateInstance",
         destroy: "BrotliDecoderDestroyInstance",
+        prepared: false,
         configure(heap, state, dict) {
           if (options.largeWindow) heap.fn.BrotliDecoderSetParameter!(state, Param.LargeWindow, 1);
           if (!dict) return;

@@ -111,6 +111,21 @@ export async function withDictionary<T>(input: DictionaryInput, body: (dict: Bro
   }
 }
 
+/**
+ * For decoders, which need a dictionary's bytes in the heap and never a
+ * prepared one: plain bytes get a dictionary of their own, freed with the
+ * stream. Copying them into the heap costs less than finding them in the
+ * cache (a full compare of the bytes), and a decoder's dictionaries (a
+ * storage read's anchors, made afresh per read) would only push out the
+ * prepared ones encoders reuse.
+ */
+export function borrowUnpreparedDictionary(input: DictionaryInput | undefined): { dict?: BrotliDictionary; release(): void } {
+  if (input === undefined) return { release() {} };
+  if (input instanceof BrotliDictionary) return { dict: input, release() {} };
+  const dict = new BrotliDictionary(input);
+  return { dict, release: () => dict.dispose() };
+}
+
 /** Accepts either form; plain bytes are looked up in the prepared-dictionary cache by their object. */
 export function borrowDictionary(input: DictionaryInput): BorrowedDictionary;
 export function borrowDictionary(input: DictionaryInput | undefined): { dict?: BrotliDictionary; release(): void };

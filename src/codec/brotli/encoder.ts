@@ -36,6 +36,7 @@ export class BrotliEncoder {
         what: "a brotli encoder",
         create: "BrotliEncoderCreateInstance",
         destroy: "BrotliEncoderDestroyInstance",
+        prepared: true,
         configure(heap, state, dict, lease) {
           const set = (param: number, value: number) => {
             if (!heap.fn.BrotliEncoderSetParameter!(state, param, value)) {

@@ -10,7 +10,7 @@ import { HeapLease } from "../runtime/heap-lease.ts";
 import type { CodecModuleName } from "../runtime/registry.ts";
 import type { StreamBuffers } from "../runtime/stream-io.ts";
 import type { BrotliDictionary, DictionaryInput } from "./dictionary.ts";
-import { borrowDictionary } from "./dictionary-cache.ts";
+import { borrowDictionary, borrowUnpreparedDictionary } from "./dictionary-cache.ts";
 
 export interface BrotliStreamState {
   lease: HeapLease;
@@ -27,13 +27,15 @@ export interface BrotliCoderKind {
   /** The exports that create and destroy the state. */
   create: string;
   destroy: string;
+  /** Whether it attaches prepared dictionaries (an encoder) or only their bytes (a decoder): see borrowUnpreparedDictionary. */
+  prepared: boolean;
   /** Sets parameters and attaches `dict`, if any; throws a CodecError to refuse. Whatever it takes from `lease` is given back with it. */
   configure(heap: WasmHeap, state: number, dict: BrotliDictionary | undefined, lease: HeapLease): void;
 }
 
 export function openBrotliStream(kind: BrotliCoderKind, dictionary: DictionaryInput | undefined): BrotliStreamState {
   const { lease, held } = HeapLease.open(kind.module, (lease) => {
-    const { dict, release } = borrowDictionary(dictionary);
+    const { dict, release } = kind.prepared ? borrowDictionary(dictionary) : borrowUnpreparedDictionary(dictionary);
     // Registered first, so it is let go after the state that points into it.
     lease.onRelease(release);
     // The three zeros: no custom allocator, the module's own malloc and free.

@@ -84,6 +84,19 @@ describe("the prepared-dictionary cache", () => {
     expect(heapOf("brotli").bytes - heapAfterFill).toBeLessThan(2 * preparedDictionaryHeapBytes(size));
   });
 
+  it("decodes without taking a cache entry, and frees each decode's copy of the dictionary", () => {
+    const dictionary = htmlLike(rand, 200 * KiB);
+    const page = revisionOf(dictionary, "read");
+    const packed = brotliCompress(page, { quality: 5, dictionary });
+    const entries = preparedDictionaryCacheStats().entries;
+    expectSameBytes(brotliDecompress(packed, { dictionary: dictionary.slice() }), page);
+    const heap = heapOf("brotli").bytes;
+    // Storage reads make their dictionary afresh each time: none of them may stay in the heap or the cache.
+    for (let i = 0; i < 40; i++) expectSameBytes(brotliDecompress(packed, { dictionary: dictionary.slice() }), page);
+    expect(preparedDictionaryCacheStats().entries).toBe(entries);
+    expect(heapOf("brotli").bytes).toBe(heap);
+  });
+
   it("finishes a stream whose dictionary is pushed out while it runs", () => {
     const dictionary = htmlLike(rand, 128 * KiB);
     const page = revisionOf(dictionary, "streamed");
