@@ -195,6 +195,8 @@ export const LIMITS = {
      * fresh one made on next use: wasm memory never shrinks.
      */
     recycleHeapBytes: 64 * 1024 * 1024,
+    /** Most a one-shot gunzip through workerd's node:zlib may produce: its own ceiling for `maxOutputLength` (kMaxLength), and all of an isolate's memory. */
+    platformGunzipMaxBytes: 128 * 1024 * 1024,
     /** Staging buffers between JS and the wasm heap, in bytes, per stream direction. */
     streamChunkBytes: 256 * 1024,
     /**

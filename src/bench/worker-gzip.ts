@@ -1,8 +1,8 @@
 /**
- * `bench codecs --worker-gzip`: the Worker's own gzip (the platform's
- * CompressionStream and DecompressionStream, as the wire uses them) timed in
- * workerd, against Node's zlib at the same level (6, the only one the
- * platform offers) on the same inputs in the same run.
+ * `bench codecs --worker-gzip`: the Worker's own gzip (workerd's built-in
+ * node:zlib, src/codec/gzip-platform.ts, as the wire uses it) timed in
+ * workerd, against Node's zlib at the same level (6) on the same inputs in
+ * the same run.
  *
  * Inside a Worker the clock stands still while code runs, so the Worker
  * cannot time itself. A local Worker runs each input `rounds` times through

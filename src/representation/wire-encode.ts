@@ -1,9 +1,9 @@
 /**
  * Encodes a body for the wire. brotli is our wasm build of the reference
- * encoder (the platform has no brotli CompressionStream); gzip is the
- * platform's native `CompressionStream("gzip")`, several times faster in
- * workerd than fflate in JavaScript (fflate stays for Node tools and raw
- * deflate options: src/codec/gzip.ts).
+ * encoder (the platform has no brotli); gzip is the platform's native zlib
+ * (workerd's built-in `node:zlib`, src/codec/gzip-platform.ts), several
+ * times faster than fflate in JavaScript (fflate stays for Node tools and
+ * raw deflate options: src/codec/gzip.ts).
  *
  * HTML, CSS and JavaScript bodies are compressed with their content type's
  * reduced static dictionary (src/codec/dict/static-dict.ts): at the mid

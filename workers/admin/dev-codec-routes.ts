@@ -1,6 +1,6 @@
 /**
  * Development only: runs the Worker's own gzip (the platform's
- * CompressionStream and DecompressionStream, src/codec/gzip-platform.ts) on
+ * built-in node:zlib, src/codec/gzip-platform.ts) on
  * a posted body `rounds` times, so `palimpsest bench codecs --worker-gzip`
  * can read its cost in workerd from outside: inside a Worker the clock stands
  * still while code runs, so the bench reads workerd's CPU time around a

@@ -93,6 +93,6 @@ export function registerBenchCodecs(bench: Command): void {
     .option("--json", "one JSON object per row, an {\"lz4_variants\": ...} line per LZ4 level, then one {\"module_sizes\": ...} line")
     .option("--quick", "smaller sample and fewer timed passes: noisy numbers, for tests")
     .option("--corpus <dir>", "corpus to sample when no files are given", DEFAULT_CORPUS_DIR)
-    .option("--worker-gzip", "also time the Worker's gzip (CompressionStream) in a local workerd, against Node's zlib")
+    .option("--worker-gzip", "also time the Worker's gzip (workerd's node:zlib) in a local workerd, against Node's zlib")
     .action((files: string[], flags: CodecsFlags) => codecs(files, flags));
 }

@@ -1,6 +1,6 @@
 /**
- * The Worker's gzip: workerd's own CompressionStream/DecompressionStream
- * behind our error type and output cap. Its output is ordinary gzip (fflate
+ * The Worker's gzip: workerd's built-in node:zlib behind our error type and
+ * output cap. Its output is ordinary gzip (fflate
  * reads it, and it reads fflate's), a bomb stops at the cap, and damaged
  * input is an error, never other bytes.
  */
@@ -21,7 +21,7 @@ async function codecErrorOf(promise: Promise<unknown>): Promise<CodecError> {
   return err as CodecError;
 }
 
-describe("gzip through the platform's streams", () => {
+describe("gzip through the platform's zlib", () => {
   for (const kind of CONTENT_KINDS) {
     for (const size of [0, 1, 5 * KiB, 300 * KiB]) {
       it(`round-trips ${size} bytes of ${kind} content, and fflate reads it and is read by it`, async () => {
@@ -40,6 +40,16 @@ describe("gzip through the platform's streams", () => {
     expect(bomb.byteLength).toBeLessThan(32 * KiB);
     const err = await codecErrorOf(platformGunzip(bomb, { maxOutputBytes: MiB }));
     expect(err.code).toBe("OUTPUT_LIMIT");
+  });
+
+  it("names bytes after the stream, and input that is not gzip at all", async () => {
+    const gz = await platformGzip(makeContent("html", rand, 4 * KiB));
+    const trailing = new Uint8Array([...gz, 1, 2, 3]);
+    expect((await codecErrorOf(platformGunzip(trailing))).code).toBe("TRAILING_DATA");
+    expect((await codecErrorOf(platformGunzip(new TextEncoder().encode("<html>not gzip</html>")))).code).toBe("CORRUPT_INPUT");
+    // Two members are one gzip stream (RFC 1952 2.2), as zlib's gunzip reads them.
+    const two = new Uint8Array([...gz, ...(await platformGzip(Uint8Array.of(7)))]);
+    expect((await platformGunzip(two)).at(-1)).toBe(7);
   });
 
   it("refuses truncated and damaged input with a CodecError, never other bytes", async () => {
