@@ -257,7 +257,7 @@ function brotliRows(sample: BenchSample, quality: number, lgwin: number, b: Base
   return [
     ...rows,
     ...againstNative(specs, b.brotli && `${b.brotli.name}, dictionary prepared once`, () => b.brotli?.dictionary({ quality, lgwin }).dict.speed, o, own),
-    ...specs.map((spec, k) => toRow(spec, "wasm brotli plain call, same inputs, same cache-sized runs", comparison(own[k]!, ownPlain[k]!))),
+    ...specs.map((spec, k) => toRow(spec, "wasm brotli plain call, same inputs", comparison(own[k]!, ownPlain[k]!))),
   ];
 }
 
