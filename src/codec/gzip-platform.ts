@@ -1,8 +1,8 @@
 /**
  * gzip through the platform's own zlib: workerd's built-in `node:zlib`
  * (native zlib, the `nodejs_compat` flag in wrangler.toml) and Node's, the
- * same API. The Worker uses these; fflate (src/codec/gzip.ts) stays for what
- * they lack: raw deflate in the browser-side tools and the CLI's streaming.
+ * same API. The Worker uses these; fflate (src/codec/gzip.ts) stays for the
+ * CLI's `codec` command and raw deflate.
  *
  * Why not `CompressionStream`/`DecompressionStream`, which came first:
  * compressing through them costs about what one `gzipSync` does, but a
