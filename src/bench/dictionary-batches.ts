@@ -16,15 +16,11 @@
  */
 import { LIMITS } from "../limits.ts";
 import { preparedDictionaryHeapBytes } from "../codec/index.ts";
+import type { DictPair } from "./corpus.ts";
 import { measureAll, type TimingPolicy } from "./harness/timing.ts";
 
-export interface DictionaryPair {
-  input: Uint8Array;
-  dictionary: Uint8Array;
-}
-
 /** Consecutive runs of pairs whose prepared dictionaries fit `budget` bytes of heap together; a dictionary too big for it runs alone. */
-export function cacheSizedRuns<T extends DictionaryPair>(pairs: readonly T[], budget: number = LIMITS.codec.preparedDictionaryCacheBytes): T[][] {
+export function cacheSizedRuns<T extends Pick<DictPair, "dictionary">>(pairs: readonly T[], budget: number = LIMITS.codec.preparedDictionaryCacheBytes): T[][] {
   const runs: T[][] = [];
   let run: T[] = [];
   let cost = 0;
@@ -44,10 +40,10 @@ export function cacheSizedRuns<T extends DictionaryPair>(pairs: readonly T[], bu
 
 /** The four operations timed per run; each gets one pair and its index in the whole list. */
 export interface DictionaryOps {
-  dictCompress(pair: DictionaryPair, i: number): void;
-  plainCompress(pair: DictionaryPair, i: number): void;
-  dictDecompress(pair: DictionaryPair, i: number): void;
-  plainDecompress(pair: DictionaryPair, i: number): void;
+  dictCompress(pair: DictPair, i: number): void;
+  plainCompress(pair: DictPair, i: number): void;
+  dictDecompress(pair: DictPair, i: number): void;
+  plainDecompress(pair: DictPair, i: number): void;
 }
 
 export interface DictionarySeconds {
@@ -59,12 +55,12 @@ export interface DictionarySeconds {
 }
 
 /** Seconds per pass over all pairs of each operation, summed over cache-sized runs. */
-export function timeInCacheSizedRuns(pairs: readonly DictionaryPair[], ops: DictionaryOps, policy: TimingPolicy): DictionarySeconds {
+export function timeInCacheSizedRuns(pairs: readonly DictPair[], ops: DictionaryOps, policy: TimingPolicy): DictionarySeconds {
   const total: DictionarySeconds = { dictCompress: 0, plainCompress: 0, dictDecompress: 0, plainDecompress: 0, runs: 0 };
   let offset = 0;
   for (const run of cacheSizedRuns(pairs)) {
     const first = offset;
-    const over = (op: (pair: DictionaryPair, i: number) => void) => () => run.forEach((pair, k) => op(pair, first + k));
+    const over = (op: (pair: DictPair, i: number) => void) => () => run.forEach((pair, k) => op(pair, first + k));
     const [dc, pc, dd, pd] = measureAll([over(ops.dictCompress), over(ops.plainCompress), over(ops.dictDecompress), over(ops.plainDecompress)], policy);
     total.dictCompress += dc!.seconds;
     total.plainCompress += pc!.seconds;
