@@ -12,9 +12,9 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { CODEC_ROW_KEYS } from "../../../src/bench/codecs.ts";
 import { LZ4_VARIANTS } from "../../../src/codec/index.ts";
+import { CLI, benchRows } from "./support/run-bench.ts";
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.url));
 const CORPUS_FILE = fileURLToPath(new URL("../../../../shared/corpus/web/css/normalize.css-8.0.1/normalize.css", import.meta.url));
 
 const scratch = mkdtempSync(join(tmpdir(), "bench-codecs-test-"));
@@ -97,8 +97,7 @@ describe("palimpsest bench codecs --json --quick", () => {
   });
 
   it("with --worker-gzip, times the Worker's own gzip in workerd against Node's zlib on the same input", { timeout: 180_000 }, async () => {
-    const { stdout } = await run(process.execPath, [CLI, "bench", "codecs", "--json", "--quick", "--worker-gzip", inputFile()], { maxBuffer: 1 << 20 });
-    const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>).filter((r) => r.codec === "gzip-worker");
+    const rows = (await benchRows(["codecs", "--json", "--quick", "--worker-gzip", inputFile()])).filter((r) => r.codec === "gzip-worker");
     expect(rows.map((r) => r.op)).toEqual(["compress", "decompress"]);
     for (const row of rows) {
       expect(row).toMatchObject({ quality: 6, dict: false, baseline: "node-zlib-gzip" });

@@ -9,21 +9,14 @@
  * CPU time it observes, so a badly overloaded machine could cost points.
  * On a timeout the bench gets SIGINT, on which chrome-launcher closes Chromium.
  */
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-
-const run = promisify(execFile);
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.url));
+import { benchRows } from "./support/run-bench.ts";
 
 type Row = Record<string, unknown>;
 
 describe("palimpsest bench dashboard --json", () => {
   it("audits every operator page signed in, each scoring at least 95 for performance and accessibility", { timeout: 180_000 }, async () => {
-    const { stdout } = await run(process.execPath, [CLI, "bench", "dashboard", "--json"], { cwd: REPO, maxBuffer: 1 << 20, timeout: 175_000, killSignal: "SIGINT" });
-    const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as Row);
+    const rows = await benchRows<Row>(["dashboard", "--json"], { timeout: 175_000, killSignal: "SIGINT" });
     const pages = rows.filter((r) => r.row === "page");
     expect(pages.map((r) => r.page)).toEqual(["front page (baseline)", "login", "purge form", "purge progress", "audit log", "tier health", "storage"]);
     expect(pages[0]!.vs_front_page).toBeNull();

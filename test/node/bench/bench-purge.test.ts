@@ -10,23 +10,16 @@
  * limit, the killed tier was really down, and every purge reached all 67
  * targets. Timings are only checked to be numbers.
  */
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { benchRows } from "./support/run-bench.ts";
 import { PURGE_ROW_KEYS } from "../../../src/bench/purge/run.ts";
-
-const run = promisify(execFile);
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.url));
 
 type Row = Record<string, unknown>;
 
 describe("palimpsest bench purge --json --quick", () => {
   it("prints fanout and direct, healthy and tier-killed, with every purge complete and none rate-limited", { timeout: 150_000 }, async () => {
-    const args = ["bench", "purge", "--json", "--quick", "--kinds", "files,everything", "--pages", "1", "--purges-per-kind", "3", "--kill-ms", "1500"];
-    const { stdout } = await run(process.execPath, [CLI, ...args], { cwd: REPO, maxBuffer: 1 << 20, timeout: 148_000 });
-    const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as Row);
+    const args = ["purge", "--json", "--quick", "--kinds", "files,everything", "--pages", "1", "--purges-per-kind", "3", "--kill-ms", "1500"];
+    const rows = await benchRows<Row>(args, { timeout: 148_000 });
     const of = (kind: string) => rows.filter((r) => r.row === kind);
 
     const [setup] = of("setup");

@@ -16,29 +16,19 @@
  * each): its row's shape, that both lengths hold revisions of the same
  * content size, and that its ratio is the ratio of its own medians.
  */
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { benchRows } from "./support/run-bench.ts";
 import { READ_SCALING_KEYS, READ_SCALING_LENGTH_KEYS, STORE_ROW_KEYS } from "../../../src/bench/store/run.ts";
 import { STORE_TARGETS } from "../../../src/bench/store/targets.ts";
 
-const run = promisify(execFile);
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.url));
 const HISTORY = fileURLToPath(new URL("../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
 
 /** Fields that are null only when git or xz is not installed, and the booleans. */
 const NOT_POSITIVE_NUMBERS = new Set(["history", "baseline_git_pack_ratio", "baseline_git_pack_only_ratio", "baseline_xz_ratio", "target_bytes", "target_bytes_met", "target_reads_met"]);
 
-async function benchStore(args: string[]): Promise<Record<string, unknown>[]> {
-  const { stdout } = await run(process.execPath, [CLI, "bench", "store", "--json", ...args], { cwd: REPO, maxBuffer: 1 << 20 });
-  return stdout
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const benchStore = (args: string[]) => benchRows(["store", "--json", ...args]);
 
 describe.skipIf(!existsSync(HISTORY))("palimpsest bench store --json (bip-0340)", () => {
   it("stores the history in fewer bytes than per-revision gzip, reports its parts, baselines and targets, and reads every sampled revision back verified", { timeout: 180_000 }, async () => {

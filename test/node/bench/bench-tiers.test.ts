@@ -9,23 +9,16 @@
  * edge's own renders, via GET /api/tiers): exactly one per read without the
  * tiers, fewer than the reads with them. Timings are only checked to be numbers.
  */
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { benchRows } from "./support/run-bench.ts";
 import { TIERS_ROW_KEYS } from "../../../src/bench/tiers/run.ts";
-
-const run = promisify(execFile);
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.url));
 
 describe("palimpsest bench tiers --json --quick", () => {
   it("prints tiered-fanout, tiered-direct and no-tier with no lost purge and no read beyond its staleness bound", { timeout: 90_000 }, async () => {
     // A small workload with short hops (purge delivery to every tier is what takes the time): every phase
     // still runs, every tier still takes every purge, and every purge is still audited.
-    const args = ["bench", "tiers", "--json", "--quick", "--reads", "100", "--pages", "4", "--burst-purges", "9", "--latency-ms", "5"];
-    const { stdout } = await run(process.execPath, [CLI, ...args], { cwd: REPO, maxBuffer: 1 << 20, timeout: 88_000 });
-    const rows = stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const args = ["tiers", "--json", "--quick", "--reads", "100", "--pages", "4", "--burst-purges", "9", "--latency-ms", "5"];
+    const rows = await benchRows(args, { timeout: 88_000 });
 
     expect(rows.map((r) => r.scenario)).toEqual(["tiered-fanout", "tiered-direct", "no-tier"]);
     for (const row of rows) {

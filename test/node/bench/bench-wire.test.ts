@@ -6,25 +6,17 @@
  * contract and what does not depend on the machine's speed: what each
  * encoding sends. Skipped when the shared corpus is absent.
  */
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { benchRows } from "./support/run-bench.ts";
 import type { WireEncodingRow, WireRow, WireTargetRow } from "../../../src/bench/wire/run.ts";
 
-const run = promisify(execFile);
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-const CLI = fileURLToPath(new URL("../../../src/cli/palimpsest.js", import.meta.url));
 const HISTORY = fileURLToPath(new URL("../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
 
 describe.skipIf(!existsSync(HISTORY))("palimpsest bench wire --json (bip-0340)", () => {
   it("walks every revision: gzip and br compress, dcb sends deltas against the revision before, all decode to the identity body", { timeout: 180_000 }, async () => {
-    const { stdout } = await run(process.execPath, [CLI, "bench", "wire", "--json", HISTORY], { cwd: REPO, maxBuffer: 1 << 20 });
-    const rows = stdout
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as WireRow);
+    const rows = await benchRows<WireRow>(["wire", "--json", HISTORY]);
     const encodings = rows.filter((r): r is WireEncodingRow => r.row === "encoding");
     const targets = rows.filter((r): r is WireTargetRow => r.row === "target");
     expect(encodings.map((r) => `${r.history}/${r.encoding}`)).toEqual(["bip-0340", "total"].flatMap((h) => ["identity", "gzip", "br", "dcb"].map((e) => `${h}/${e}`)));
