@@ -14,6 +14,8 @@
  * | lz4       | level 0 (fast) and 9 (HC), block API      | native-lz4 (see below); the `lz4` tool's `-b`         |
  * |           | + one `lz4_variants` line per level: each decoder variant, the bandit, the reference (lz4-variants.ts); |
  * |           |   the bandit is the module's own, so level 9's has learned from level 0's blocks too              |
+ * |           | decompress rows decode into a buffer per input made once (lz4DecompressInto), as native-lz4 and   |
+ * |           |   `lz4 -b` do; the `lz4_variants` line times lz4Decompress, which allocates its output per call   |
  * | lz4-frame | level 0, 4 MiB linked blocks              | native-lz4's frame API                                |
  * | gzip      | level 6 (fflate)                          | node:zlib gzipSync level 6 / gunzipSync               |
  *
@@ -194,8 +196,13 @@ interface Baselines {
 }
 
 function lz4Rows(items: readonly Uint8Array[], b: Baselines, o: CodecBenchOptions): CodecRow[] {
+  // Into a buffer per input, allocated once, as native-lz4 decodes into its own.
+  const outputs = items.map((x) => new Uint8Array(x.byteLength));
   const block = LZ4_LEVELS.flatMap(({ mode, level }) => {
-    const codec = { compress: (x: Uint8Array) => wasm.lz4Compress(x, { level }), decompress: (p: Uint8Array) => wasm.lz4Decompress(p) };
+    const codec = {
+      compress: (x: Uint8Array) => wasm.lz4Compress(x, { level }),
+      decompress: (p: Uint8Array, i: number) => outputs[i]!.subarray(0, wasm.lz4DecompressInto(p, outputs[i]!)),
+    };
     const rows = roundTrip({ codec: "lz4", quality: level, lgwin: null, dict: false }, items, codec, `lz4 level ${level}`);
     const out = [...againstNative(rows, b.lz4?.name, () => b.lz4?.speed(mode), o), ...againstNative(rows, b.lz4Cli?.name, () => b.lz4Cli?.speed(mode), o)];
     if (o.onVariants) o.onVariants({ lz4_variants: { level, bytes_out: sum(items), ...benchLz4Variants(rows[1].inputs, o.policy) } });

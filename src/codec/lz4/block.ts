@@ -14,7 +14,7 @@
 import { CodecError, invalidArgument } from "../errors.ts";
 import { LIMITS } from "../../limits.ts";
 import { resolveOutputCap, type OutputCapOptions } from "../output-cap.ts";
-import { withHeap, type WasmHeap } from "../runtime/heap.ts";
+import { heapOf, withHeap, type WasmHeap } from "../runtime/heap.ts";
 import { LZ4_SLACK, decodeBlockVariant, lz4VariantBandit, lz4VariantIndex, type Lz4Variant } from "./fast-block.ts";
 
 /** LZ4_MAX_INPUT_SIZE from lz4.h. */
@@ -68,17 +68,33 @@ export function lz4Compress(input: Uint8Array, options: Lz4CompressOptions = {})
 /** Reads the stored size without decoding; useful for sizing caches. */
 export function lz4StoredSize(input: Uint8Array): number {
   if (input.byteLength < SIZE_PREFIX) throw new CodecError("TRUNCATED_INPUT", `LZ4 block of ${input.byteLength} bytes has no size prefix`);
-  return new DataView(input.buffer, input.byteOffset, SIZE_PREFIX).getUint32(0, true);
+  return (input[0]! | (input[1]! << 8) | (input[2]! << 16) | (input[3]! << 24)) >>> 0;
 }
 
 export function lz4Decompress(input: Uint8Array, options: Lz4DecompressOptions = {}): Uint8Array {
-  return decompressBlock(input, options, (heap, src, srcLen, dst, size) =>
-    lz4VariantBandit.run(
-      (arm) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm),
-      (n) => (n === size ? size : 0),
-      () => Math.log(srcLen / size),
-    ),
-  );
+  return decompressBlock(input, options, banditDecode, copyOut);
+}
+
+/**
+ * lz4Decompress into the caller's buffer, which must have room for the
+ * block's stored size (lz4StoredSize): no allocation per call, as a native
+ * decoder writes into the buffer it is given. Returns the decoded size;
+ * `output` past it is left as it was, and so is all of it when the block is
+ * refused.
+ *
+ * @example
+ * const out = new Uint8Array(lz4StoredSize(packed));
+ * lz4DecompressInto(packed, out);
+ */
+export function lz4DecompressInto(input: Uint8Array, output: Uint8Array, options: Lz4DecompressOptions = {}): number {
+  const size = lz4StoredSize(input);
+  if (size > output.byteLength) {
+    throw new CodecError("OUTPUT_LIMIT", `LZ4 block holds ${size} bytes; the output buffer has room for ${output.byteLength}`);
+  }
+  return decompressBlock(input, options, banditDecode, (heap, dst, n) => {
+    output.set(heap.u8.subarray(dst, dst + n));
+    return n;
+  });
 }
 
 /**
@@ -87,44 +103,55 @@ export function lz4Decompress(input: Uint8Array, options: Lz4DecompressOptions =
  * "reference", upstream's LZ4_decompress_safe alone, as before our decoder.
  */
 export function lz4DecompressWith(input: Uint8Array, variant: Lz4Variant | "reference", options: Lz4DecompressOptions = {}): Uint8Array {
-  if (variant === "reference") return decompressBlock(input, options, () => -1);
+  if (variant === "reference") return decompressBlock(input, options, () => -1, copyOut);
   const arm = lz4VariantIndex(variant);
-  return decompressBlock(input, options, (heap, src, srcLen, dst, size) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm));
+  return decompressBlock(input, options, (heap, src, srcLen, dst, size) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm), copyOut);
 }
 
 type FastDecode = (heap: WasmHeap, src: number, srcLen: number, dst: number, size: number) => number;
+/** Hands the decoded bytes, heap.u8[dst, dst + n), to the caller before the heap is reused. */
+type Deliver<T> = (heap: WasmHeap, dst: number, n: number) => T;
 
-function decompressBlock(input: Uint8Array, options: Lz4DecompressOptions, fast: FastDecode): Uint8Array {
+const banditDecode: FastDecode = (heap, src, srcLen, dst, size) =>
+  lz4VariantBandit.run(
+    (arm) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm),
+    (n) => (n === size ? size : 0),
+    () => Math.log(srcLen / size),
+  );
+const copyOut: Deliver<Uint8Array> = (heap, dst, n) => heap.copyOut(dst, n);
+
+function decompressBlock<T>(input: Uint8Array, options: Lz4DecompressOptions, fast: FastDecode, deliver: Deliver<T>): T {
   const cap = resolveOutputCap(options.maxOutputBytes);
   const size = lz4StoredSize(input);
   if (size > cap || size > LZ4_MAX_INPUT_SIZE) {
     throw new CodecError("OUTPUT_LIMIT", `LZ4 block claims ${size} bytes, over the ${cap}-byte cap`);
   }
-  const body = input.subarray(SIZE_PREFIX);
+  const bodyBytes = input.byteLength - SIZE_PREFIX;
   if (size === 0) {
-    if (body.byteLength === 1 && body[0] === 0) return new Uint8Array(0);
+    if (bodyBytes === 1 && input[SIZE_PREFIX] === 0) return deliver(heapOf("lz4"), 0, 0);
     throw new CodecError("CORRUPT_INPUT", "LZ4 block of size 0 has an unexpected body");
   }
   // A block can expand at most 255x; a smaller input cannot honestly hold `size` bytes.
-  if (body.byteLength === 0 || size > body.byteLength * 255 + 16) {
-    throw new CodecError("CORRUPT_INPUT", `LZ4 block of ${body.byteLength} bytes cannot decode to the ${size} bytes it claims`);
+  if (bodyBytes === 0 || size > bodyBytes * 255 + 16) {
+    throw new CodecError("CORRUPT_INPUT", `LZ4 block of ${bodyBytes} bytes cannot decode to the ${size} bytes it claims`);
   }
   return withHeap("lz4", (heap) => {
-    // Both buffers carry the fast decoder's slack; the reference ignores it.
-    const src = heap.malloc(body.byteLength + LZ4_SLACK);
-    let dst = 0;
+    // One allocation per call, hot tier reads being many and small: the
+    // output, its slack, then the whole input (its size prefix included,
+    // which spares a subarray) and the input's slack. The fast decoder's wild
+    // writes stay within the output's slack; the reference ignores both.
+    const dst = heap.malloc(size + LZ4_SLACK + input.byteLength + LZ4_SLACK);
     try {
-      heap.u8.set(body, src);
-      dst = heap.malloc(size + LZ4_SLACK);
-      if (fast(heap, src, body.byteLength, dst, size) === size) return heap.copyOut(dst, size);
+      const src = dst + size + LZ4_SLACK + SIZE_PREFIX;
+      heap.u8.set(input, src - SIZE_PREFIX);
+      if (fast(heap, src, bodyBytes, dst, size) === size) return deliver(heap, dst, size);
       // Our decoder refused the block (or was not asked): the reference decides, with its own messages.
-      const n = heap.call("LZ4_decompress_safe", () => heap.fn.LZ4_decompress_safe!(src, dst, body.byteLength, size));
+      const n = heap.call("LZ4_decompress_safe", () => heap.fn.LZ4_decompress_safe!(src, dst, bodyBytes, size));
       if (n < 0) throw new CodecError("CORRUPT_INPUT", `LZ4 block is corrupt (decoder stopped at input byte ${-n - 1})`);
       if (n !== size) throw new CodecError("CORRUPT_INPUT", `LZ4 block decoded to ${n} bytes, but its header says ${size}`);
-      return heap.copyOut(dst, n);
+      return deliver(heap, dst, n);
     } finally {
       heap.free(dst);
-      heap.free(src);
     }
   });
 }

@@ -11,6 +11,7 @@ import {
   heapOf,
   lz4Compress,
   lz4Decompress,
+  lz4DecompressInto,
   lz4FrameCompress,
   lz4FrameDecompress,
   lz4StoredSize,
@@ -123,6 +124,28 @@ describe("LZ4 blocks", () => {
   it("rejects bytes after the block's last sequence as CORRUPT_INPUT", () => {
     const packed = lz4Compress(INPUTS["200 KiB html-like"]!);
     expectCodecError(() => lz4Decompress(concat([packed, Uint8Array.of(0, 0)])), "CORRUPT_INPUT");
+  });
+
+  it("decodes into the caller's buffer: the same bytes, the rest of the buffer untouched", () => {
+    for (const [what, input] of Object.entries(INPUTS)) {
+      const packed = lz4Compress(input, { level: 9 });
+      const out = new Uint8Array(input.byteLength + 7).fill(0xee);
+      expect(lz4DecompressInto(packed, out), what).toBe(input.byteLength);
+      expectSameBytes(out.subarray(0, input.byteLength), input, what);
+      expect(out.subarray(input.byteLength).every((b) => b === 0xee), what).toBe(true);
+    }
+  });
+
+  it("refuses a buffer too small for the stored size, and a corrupt block, leaving the buffer as it was", () => {
+    const input = INPUTS["200 KiB html-like"]!;
+    const packed = lz4Compress(input);
+    const small = new Uint8Array(input.byteLength - 1).fill(0xee);
+    expect(expectCodecError(() => lz4DecompressInto(packed, small), "OUTPUT_LIMIT").message).toContain(String(input.byteLength));
+    const bad = packed.subarray(0, packed.byteLength - 10);
+    const out = new Uint8Array(input.byteLength).fill(0xee);
+    expectCodecError(() => lz4DecompressInto(bad, out), "CORRUPT_INPUT");
+    expect([...small, ...out].every((b) => b === 0xee)).toBe(true);
+    expectCodecError(() => lz4DecompressInto(packed, new Uint8Array(input.byteLength), { maxOutputBytes: input.byteLength - 1 }), "OUTPUT_LIMIT");
   });
 
   it("returns the heap to idle after failures", () => {

@@ -133,13 +133,13 @@ describe("VariantBandit", () => {
     expect(untimed.every((a) => a === 0)).toBe(true);
   });
 
-  it("times only one call in four once every arm is known, reusing the choice in between", () => {
+  it("times only one call in 16 once every arm is known, reusing the choice in between", () => {
     let reads = 0;
     let t = 0;
     const bandit = new VariantBandit({ arms: 2, defaultArm: 0, random: prng(6).next, now: () => (reads++, t), tick: 1e-6 });
     for (let i = 0; i < 2; i++) bandit.run(() => (t += 1), () => 1000);
     const before = reads;
-    for (let i = 0; i < 40; i++) bandit.run(() => (t += 1), () => 1000);
+    for (let i = 0; i < 160; i++) bandit.run(() => (t += 1), () => 1000);
     expect(reads - before).toBe(20); // 10 timed calls, two reads each
   });
 
