@@ -19,6 +19,11 @@
  * | lz4-frame | level 0, 4 MiB linked blocks              | native-lz4's frame API                                |
  * | gzip      | level 6 (fflate)                          | node:zlib gzipSync level 6 / gunzipSync               |
  *
+ * Where a native harness decodes into a buffer per input made once
+ * (native-lz4, native-brotli's plain path), our row against it does the same
+ * (lz4DecompressInto, brotliDecompressInto); node:zlib allocates its output,
+ * and so do our rows against it.
+ *
  * native-brotli and native-lz4 are the very sources the wasm is built from
  * (the pinned sdists, brotli with build.sh's patch), built for this machine
  * with clang-16 -O2 (native-build.ts): the same code, without the wasm
@@ -232,9 +237,15 @@ function brotliRows(sample: BenchSample, quality: number, lgwin: number, b: Base
   };
   const plain = { compress: (x: Uint8Array) => wasm.brotliCompress(x, { quality, lgwin }), decompress: (p: Uint8Array) => wasm.brotliDecompress(p) };
   const plainRows = roundTrip({ codec: "br", quality, lgwin, dict: false }, items, plain, `br q${quality}`);
+  // native-brotli decodes into a buffer of the known size per input, made once; so do we against it.
+  const outputs = items.map((x) => new Uint8Array(x.byteLength));
+  const packed = plainRows[1].inputs;
+  const intoSpec: RowSpec = { ...plainRows[1], pass: () => packed.forEach((p, i) => wasm.brotliDecompressInto(p, outputs[i]!)) };
+  intoSpec.pass();
+  assertSame(outputs, items, `br q${quality} into a buffer`);
   const rows = [
     ...againstInProcess(plainRows, "node-zlib-brotli", zlib, o.policy),
-    ...againstNative(plainRows, b.brotli?.name, () => b.brotli?.plain({ quality, lgwin }).speed, o),
+    ...againstNative([plainRows[0], intoSpec], b.brotli?.name, () => b.brotli?.plain({ quality, lgwin }).speed, o),
   ];
   const { pairs } = sample;
   if (pairs.length === 0) return rows;

@@ -49,7 +49,7 @@ export {
   type TraceOptions,
   type TraceRecords,
 } from "./brotli/reduced-dictionary.ts";
-export { BrotliDecoder, brotliDecompress, brotliDecompressKnownSize, brotliDecompressStream, type BrotliDecompressOptions } from "./brotli/decoder.ts";
+export { BrotliDecoder, brotliDecompress, brotliDecompressInto, brotliDecompressKnownSize, brotliDecompressStream, type BrotliDecompressOptions } from "./brotli/decoder.ts";
 export { lz4Compress, lz4Decompress, lz4DecompressInto, lz4DecompressWith, lz4StoredSize, type Lz4CompressOptions, type Lz4DecompressOptions } from "./lz4/block.ts";
 export { LZ4_DEFAULT_VARIANT, LZ4_VARIANTS, lz4VariantChoice, type Lz4Variant, type Lz4VariantChoice } from "./lz4/fast-block.ts";
 export { lz4FrameCompress, lz4FrameDecompress, Lz4FrameDecoder, type Lz4FrameOptions } from "./lz4/frame.ts";

@@ -106,7 +106,10 @@ export class BrotliDecoder {
    * buffers and no chunks are joined. Returns what was decoded, which is
    * fewer bytes only if the stream ended sooner.
    */
-  decodeKnownSize(input: Uint8Array, outputBytes: number, whole: boolean): Uint8Array {
+  decodeKnownSize(input: Uint8Array, outputBytes: number, whole: boolean): Uint8Array;
+  /** The same, handing the decoded bytes (heap.u8[dst, dst + n)) to `deliver` instead of copying them out. */
+  decodeKnownSize<T>(input: Uint8Array, outputBytes: number, whole: boolean, deliver: (u8: Uint8Array, dst: number, n: number) => T): T;
+  decodeKnownSize<T>(input: Uint8Array, outputBytes: number, whole: boolean, deliver?: (u8: Uint8Array, dst: number, n: number) => T): T | Uint8Array {
     const { heap, state, lease, buffers: b } = this.#s;
     return lease.releaseOnThrow(() => {
       const src = lease.malloc(input.byteLength);
@@ -130,7 +133,7 @@ export class BrotliDecoder {
       } else if (whole) {
         throw new CodecError("TRUNCATED_INPUT", "brotli stream ended before its last block");
       }
-      return heap.copyOut(dst, produced);
+      return deliver ? deliver(heap.u8, dst, produced) : heap.copyOut(dst, produced);
     });
   }
 
@@ -202,6 +205,37 @@ export function brotliDecompressKnownSize(input: Uint8Array, outputBytes: number
   try {
     if (outputBytes > 0 && outputBytes <= LIMITS.codec.knownSizeDecodeBytes) return dec.decodeKnownSize(input, outputBytes, whole);
     return prefixByStreaming(dec, input, outputBytes, whole);
+  } finally {
+    dec.dispose();
+  }
+}
+
+/**
+ * Decodes a whole stream into the caller's buffer, which must have room for
+ * all of it: no output is allocated, and up to codec.knownSizeDecodeBytes
+ * nothing passes through the staging buffers either. Returns the decoded
+ * size. A stream that decodes to more than `output` holds is OUTPUT_LIMIT; a
+ * stream cut short, TRUNCATED_INPUT. On an error `output` may hold part of
+ * the stream.
+ *
+ * @example
+ * const page = new Uint8Array(storedSize);
+ * const n = brotliDecompressInto(blob, page, { dictionary: anchor });
+ */
+export function brotliDecompressInto(input: Uint8Array, output: Uint8Array, options: Omit<BrotliDecompressOptions, "maxOutputBytes"> = {}): number {
+  const room = output.byteLength;
+  resolveOutputCap(room);
+  const dec = new BrotliDecoder({ ...options, maxOutputBytes: room });
+  try {
+    if (room > 0 && room <= LIMITS.codec.knownSizeDecodeBytes) {
+      return dec.decodeKnownSize(input, room, true, (u8, dst, n) => {
+        output.set(u8.subarray(dst, dst + n));
+        return n;
+      });
+    }
+    const bytes = prefixByStreaming(dec, input, room, true);
+    output.set(bytes);
+    return bytes.byteLength;
   } finally {
     dec.dispose();
   }

@@ -6,7 +6,7 @@
  */
 import "../../../src/codec/install-worker.ts";
 import { describe, expect, it } from "vitest";
-import { brotliCompress, brotliDecompress, brotliDecompressKnownSize } from "../../../src/codec/index.ts";
+import { brotliCompress, brotliDecompress, brotliDecompressInto, brotliDecompressKnownSize } from "../../../src/codec/index.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { prng } from "./support/prng.ts";
 import { KiB, MiB, concat, expectCodecError, expectSameBytes, htmlLike } from "./support/inputs.ts";
@@ -50,5 +50,33 @@ describe("brotliDecompressKnownSize", () => {
   it("reads an empty stream whole", () => {
     expect(brotliDecompressKnownSize(brotliCompress(new Uint8Array(0)), 0).byteLength).toBe(0);
     expectCodecError(() => brotliDecompressKnownSize(concat([brotliCompress(new Uint8Array(0)), Uint8Array.of(9)]), 0), "TRAILING_DATA");
+  });
+});
+
+describe("brotliDecompressInto", () => {
+  it("decodes into the caller's buffer, with or without a dictionary, leaving the rest of it alone", () => {
+    const out = new Uint8Array(page.byteLength + 5).fill(0xee);
+    expect(brotliDecompressInto(packed, out)).toBe(page.byteLength);
+    expectSameBytes(out.subarray(0, page.byteLength), page);
+    expect(out.subarray(page.byteLength).every((b) => b === 0xee)).toBe(true);
+    const dictionary = page.subarray(0, 200 * KiB);
+    const delta = brotliCompress(page, { quality: 5, dictionary });
+    const again = new Uint8Array(page.byteLength);
+    expect(brotliDecompressInto(delta, again, { dictionary })).toBe(page.byteLength);
+    expectSameBytes(again, page);
+  });
+
+  it("refuses a buffer too small, a stream cut short and bytes after the end", () => {
+    expectCodecError(() => brotliDecompressInto(packed, new Uint8Array(page.byteLength - 1)), "OUTPUT_LIMIT");
+    expectCodecError(() => brotliDecompressInto(packed.subarray(0, packed.byteLength >> 1), new Uint8Array(page.byteLength)), "TRUNCATED_INPUT");
+    expectCodecError(() => brotliDecompressInto(concat([packed, Uint8Array.of(1)]), new Uint8Array(page.byteLength)), "TRAILING_DATA");
+    expect(brotliDecompressInto(brotliCompress(new Uint8Array(0)), new Uint8Array(0))).toBe(0);
+  });
+
+  it("streams into buffers past codec.knownSizeDecodeBytes, to the same bytes", () => {
+    const big = htmlLike(rand, LIMITS.codec.knownSizeDecodeBytes + MiB);
+    const out = new Uint8Array(big.byteLength);
+    expect(brotliDecompressInto(brotliCompress(big, { quality: 1 }), out)).toBe(big.byteLength);
+    expectSameBytes(out, big);
   });
 });
