@@ -20,8 +20,8 @@
  * | gzip      | level 6 (fflate)                          | node:zlib gzipSync level 6 / gunzipSync               |
  *
  * Where a native harness decodes into a buffer per input made once
- * (native-lz4, native-brotli's plain path), our row against it does the same
- * (lz4DecompressInto, brotliDecompressInto); node:zlib allocates its output,
+ * (native-lz4's block and frame paths, native-brotli's plain path), our row against it does the same
+ * (lz4DecompressInto, lz4FrameDecompressInto, brotliDecompressInto); node:zlib allocates its output,
  * and so do our rows against it.
  *
  * native-brotli and native-lz4 are the very sources the wasm is built from
@@ -213,7 +213,10 @@ function lz4Rows(items: readonly Uint8Array[], b: Baselines, o: CodecBenchOption
     if (o.onVariants) o.onVariants({ lz4_variants: { level, bytes_out: sum(items), ...benchLz4Variants(rows[1].inputs, o.policy) } });
     return out;
   });
-  const frame = { compress: (x: Uint8Array) => wasm.lz4FrameCompress(x), decompress: (p: Uint8Array) => wasm.lz4FrameDecompress(p) };
+  const frame = {
+    compress: (x: Uint8Array) => wasm.lz4FrameCompress(x),
+    decompress: (p: Uint8Array, i: number) => outputs[i]!.subarray(0, wasm.lz4FrameDecompressInto(p, outputs[i]!)),
+  };
   const frameRows = roundTrip({ codec: "lz4-frame", quality: 0, lgwin: null, dict: false }, items, frame, "lz4 frame");
   return [...block, ...againstNative(frameRows, b.lz4?.name, () => b.lz4?.speed("frame"), o)];
 }

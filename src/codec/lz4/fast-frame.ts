@@ -28,7 +28,16 @@ export type FastFrameResult = { ok: true; bytes: Uint8Array } | { ok: false; cod
 /** Frames are a workload of their own (checksums, block headers), so they get their own bandit. */
 export const lz4FrameVariantBandit = new VariantBandit({ arms: LZ4_VARIANTS.length, defaultArm: LZ4_VARIANTS.indexOf(LZ4_DEFAULT_VARIANT) });
 
-export function decodeFrameFast(input: Uint8Array, cap: number, variant: number): FastFrameResult {
+/**
+ * `deliver` gets the decoded bytes, heap.u8[dst, dst + n), before the heap is
+ * reused, and says what to return as `bytes`: by default a copy.
+ */
+export function decodeFrameFast(
+  input: Uint8Array,
+  cap: number,
+  variant: number,
+  deliver: (u8: Uint8Array, dst: number, n: number) => Uint8Array = (u8, dst, n) => u8.slice(dst, dst + n),
+): FastFrameResult {
   const limit = Math.min(cap, LIMITS.codec.lz4OneShotFrameBytes);
   // A frame decodes to about its own size or more: one bigger than the one-shot limit streams
   // through LZ4F without first being copied whole into the heap.
@@ -66,7 +75,7 @@ export function decodeFrameFast(input: Uint8Array, cap: number, variant: number)
         }
         if (r < 0) return { ok: false, code: r };
         if (written > limit) return { ok: false, code: FAST_FRAME_TOO_BIG };
-        return { ok: true, bytes: heap.copyOut(dst, written) };
+        return { ok: true, bytes: deliver(heap.u8, dst, written) };
       }
     } finally {
       heap.free(dst);

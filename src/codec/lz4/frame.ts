@@ -162,15 +162,37 @@ export class Lz4FrameDecoder {
  * refuses it, through LZ4F as a stream, whose verdict and errors stand.
  */
 export function lz4FrameDecompress(input: Uint8Array, options: Lz4DecompressOptions = {}): Uint8Array {
-  const cap = resolveOutputCap(options.maxOutputBytes);
+  return decompressFrame(input, resolveOutputCap(options.maxOutputBytes));
+}
+
+/**
+ * lz4FrameDecompress into the caller's buffer: no output allocated on the
+ * fast path. A frame that decodes to more than `output` holds (or than
+ * `maxOutputBytes`) is OUTPUT_LIMIT. Returns the decoded size; on an error
+ * `output` may hold part of the frame.
+ *
+ * @example
+ * const n = lz4FrameDecompressInto(frame, new Uint8Array(declaredSize));
+ */
+export function lz4FrameDecompressInto(input: Uint8Array, output: Uint8Array, options: Lz4DecompressOptions = {}): number {
+  const cap = Math.min(resolveOutputCap(options.maxOutputBytes), output.byteLength);
+  const bytes = decompressFrame(input, cap, (u8, dst, n) => {
+    output.set(u8.subarray(dst, dst + n));
+    return output.subarray(0, n);
+  });
+  if (bytes.buffer !== output.buffer || bytes.byteOffset !== output.byteOffset) output.set(bytes);
+  return bytes.byteLength;
+}
+
+function decompressFrame(input: Uint8Array, cap: number, deliver?: (u8: Uint8Array, dst: number, n: number) => Uint8Array): Uint8Array {
   const fast = lz4FrameVariantBandit.run(
-    (arm) => decodeFrameFast(input, cap, arm),
+    (arm) => decodeFrameFast(input, cap, arm, deliver),
     (r) => (r.ok ? r.bytes.byteLength : 0),
     (r) => (r.ok && r.bytes.byteLength > 0 ? Math.log(input.byteLength / r.bytes.byteLength) : 0),
   );
   if (fast.ok) return fast.bytes;
   try {
-    return streamWithLz4f(input, options);
+    return streamWithLz4f(input, { maxOutputBytes: cap });
   } catch (err) {
     // LZ4F decodes a frame that names a dictionary as if it had none; say why it failed.
     if (fast.code === FAST_FRAME_DICT_ID && err instanceof CodecError && err.code === "CORRUPT_INPUT") {

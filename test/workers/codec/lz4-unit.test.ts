@@ -14,6 +14,7 @@ import {
   lz4DecompressInto,
   lz4FrameCompress,
   lz4FrameDecompress,
+  lz4FrameDecompressInto,
   lz4StoredSize,
 } from "../../../src/codec/index.ts";
 import { LIMITS } from "../../../src/limits.ts";
@@ -256,6 +257,21 @@ describe("LZ4 frames", () => {
     expect(lz4FrameDecompress(frame, { maxOutputBytes: input.byteLength }).byteLength).toBe(input.byteLength);
     expectCodecError(() => lz4FrameDecompress(frame, { maxOutputBytes: input.byteLength - 1 }), "OUTPUT_LIMIT");
     expectCodecError(() => lz4FrameDecompress(frame, { maxOutputBytes: 64 * KiB }), "OUTPUT_LIMIT");
+  });
+
+  it("decodes a frame into the caller's buffer, on the fast path and through LZ4F, and refuses one too small", () => {
+    const input = INPUTS["200 KiB html-like"]!;
+    // Ours declares its content size; the lz4 tool's golden frames do not.
+    const golden = GOLDEN_VECTORS.filter((g) => g.codec === "lz4-frame").map((v) => ({ frame: fromHex(v.hex), input: utf8(GOLDEN_INPUTS[v.input]) }));
+    for (const { frame, input: expected } of [{ frame: lz4FrameCompress(input, { blockSize: 65536 }), input }, ...golden]) {
+      const out = new Uint8Array(expected.byteLength + 3).fill(0xee);
+      expect(lz4FrameDecompressInto(frame, out)).toBe(expected.byteLength);
+      expectSameBytes(out.subarray(0, expected.byteLength), expected);
+      expect(out.subarray(expected.byteLength).every((b) => b === 0xee)).toBe(true);
+      if (expected.byteLength > 0) expectCodecError(() => lz4FrameDecompressInto(frame, new Uint8Array(expected.byteLength - 1)), "OUTPUT_LIMIT");
+    }
+    // A skippable frame takes LZ4F's path, which decodes it to nothing.
+    expect(lz4FrameDecompressInto(fromHex("502a4d180400000001020304"), new Uint8Array(4))).toBe(0);
   });
 
   it("rejects an unsupported block size with INVALID_ARGUMENT", () => {
