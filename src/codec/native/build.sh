@@ -67,8 +67,9 @@ CFLAGS=(
 # so on wasm32 its bit reader refills 32 bits at a time and its match finder
 # compares 4 bytes at a time; wasm has native 64-bit integers, and forcing
 # the 64-bit paths changes no output (checked over q0-11) while decoding
-# faster. It also turns on the SIMD tag matcher (H58) at q5-6, which the
-# patch's matching_tag_mask.h hunk gives wasm SIMD instructions.
+# faster. It would also turn on the SIMD tag-matching hashers (H58, H68) at
+# q5-6, which write the same bytes as H5/H6 but ran slower in wasm; the
+# patch's platform.h hunk keeps them out of wasm builds.
 BROTLI_CFLAGS=(-DBROTLI_ENCODER_CLEANUP_ON_OOM -DBROTLI_BUILD_64_BIT)
 LDFLAGS=(
   --no-entry --strip-all --gc-sections --lto-O3
