@@ -116,7 +116,7 @@ const banditDecode: FastDecode = (heap, src, srcLen, dst, size) =>
   lz4VariantBandit.run(
     (arm) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm),
     (n) => (n === size ? size : 0),
-    () => Math.log(srcLen / size),
+    () => [Math.log(srcLen / size), Math.log(size)],
   );
 const copyOut: Deliver<Uint8Array> = (heap, dst, n) => heap.copyOut(dst, n);
 

@@ -188,7 +188,7 @@ function decompressFrame(input: Uint8Array, cap: number, deliver?: (u8: Uint8Arr
   const fast = lz4FrameVariantBandit.run(
     (arm) => decodeFrameFast(input, cap, arm, deliver),
     (r) => (r.ok ? r.bytes.byteLength : 0),
-    (r) => (r.ok && r.bytes.byteLength > 0 ? Math.log(input.byteLength / r.bytes.byteLength) : 0),
+    (r) => (r.ok && r.bytes.byteLength > 0 ? [Math.log(input.byteLength / r.bytes.byteLength), Math.log(r.bytes.byteLength)] : 0),
   );
   if (fast.ok) return fast.bytes;
   try {

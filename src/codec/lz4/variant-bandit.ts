@@ -3,8 +3,8 @@
  * operation, rewarded by time per byte: each call asks which arm to run,
  * times it and reports back. Per arm it keeps weighted sums of
  * x = log(time per byte) (log, because timings are skewed and a block's
- * content scales every arm alike) and of an optional covariate of the input
- * whose effect is fitted and removed (see record); an arm's mean is believed
+ * content scales every arm alike) and of up to two covariates of the input
+ * whose effects are fitted and removed (see record); an arm's mean is believed
  * to be Normal(mean, variance / weight), one draw per arm per choice, lowest
  * wins.
  *
@@ -56,6 +56,12 @@ export interface ArmStats {
   nsPerByte: number | null;
 }
 
+/** A number, or up to COVARIATES of them (see record). */
+export type Covariates = number | readonly number[];
+
+/** Covariates the model fits at most. */
+const COVARIATES = 2;
+
 /** Weight each earlier timing keeps per new timing: about the last 100 timings count. */
 const DECAY = 0.99;
 /** An arm with less weight than this is tried before any sampling. */
@@ -80,6 +86,8 @@ const TIME_ONE_IN = 16;
 const MIN_TICKS = 20;
 /** Clock reads spent looking for the tick; a clock that has not moved by then is taken to stand still. */
 const TICK_PROBES = 1000;
+/** Steps of the clock looked at for its tick (within TICK_PROBES reads). */
+const TICK_STEPS = 16;
 
 export class VariantBandit {
   readonly arms: number;
@@ -88,13 +96,19 @@ export class VariantBandit {
   readonly #now: () => number;
   /** Raw count of timings, for stats. */
   readonly #n: Float64Array;
-  /** Discounted weight and sums of x, c, x^2, x*c and c^2 (x = log time per byte, c = covariate). */
+  /**
+   * Discounted weight and sums of x, x^2, c, x*c and c*c' per arm (x = log
+   * time per byte, c = each of the COVARIATES covariates): #sc and #sxc hold
+   * COVARIATES per arm, #scc COVARIATES^2.
+   */
   readonly #w: Float64Array;
   readonly #sx: Float64Array;
-  readonly #sc: Float64Array;
   readonly #sxx: Float64Array;
+  readonly #sc: Float64Array;
   readonly #sxc: Float64Array;
   readonly #scc: Float64Array;
+  /** All of the above, to discount together. */
+  readonly #sums: readonly Float64Array[];
   #recorded = 0;
   #greedy: number;
   #untimed = 0;
@@ -113,10 +127,11 @@ export class VariantBandit {
     this.#n = new Float64Array(arms);
     this.#w = new Float64Array(arms);
     this.#sx = new Float64Array(arms);
-    this.#sc = new Float64Array(arms);
     this.#sxx = new Float64Array(arms);
-    this.#sxc = new Float64Array(arms);
-    this.#scc = new Float64Array(arms);
+    this.#sc = new Float64Array(arms * COVARIATES);
+    this.#sxc = new Float64Array(arms * COVARIATES);
+    this.#scc = new Float64Array(arms * COVARIATES * COVARIATES);
+    this.#sums = [this.#w, this.#sx, this.#sxx, this.#sc, this.#sxc, this.#scc];
   }
 
   choose(): number {
@@ -145,7 +160,7 @@ export class VariantBandit {
    * normal completion (an error path's time says nothing about the arm).
    * `covariate` describes the work (see record).
    */
-  run<T>(body: (arm: number) => T, bytes: (result: T) => number, covariate: (result: T) => number = () => 0): T {
+  run<T>(body: (arm: number) => T, bytes: (result: T) => number, covariate: (result: T) => Covariates = () => 0): T {
     if (this.#untimed > 0) {
       this.#untimed--;
       return body(this.#greedy);
@@ -165,34 +180,34 @@ export class VariantBandit {
 
   /**
    * One timing of `arm` over `bytes` bytes; elapsed in any unit, as long as
-   * it is always the same one. `covariate` is a property of the input that
-   * moves every arm's log time per byte alike (for LZ4, log of the
-   * compression ratio: a poorly compressed block is mostly literal copies and
-   * costs about half as much per byte in log terms). Its effect is fitted
-   * across arms and taken out, so one arm drawing harder inputs than
-   * another does not make it look slower; about half the spread between
-   * real pages goes with it. Leave it 0 when there is none.
+   * it is always the same one. A covariate is a property of the input that
+   * moves every arm's log time per byte alike; up to COVARIATES of them, one
+   * number or an array. For LZ4: the log of the compression ratio (a poorly
+   * compressed block is mostly literal copies and costs about half as much
+   * per byte in log terms) and the log of the size (a call's fixed cost
+   * weighs on small blocks). Their effects are fitted across arms and taken
+   * out, so one arm drawing harder or smaller inputs than another does not
+   * make it look slower. With the ratio alone, an arm first timed on big
+   * pages looked fastest and kept the untimed calls for good in about one
+   * run in two, costing 12 % on real pages. Leave them 0 when there are none.
    */
-  record(arm: number, elapsed: number, bytes: number, covariate = 0): void {
-    if (!(elapsed > 0) || !(bytes > 0) || !Number.isFinite(elapsed) || !Number.isFinite(covariate)) return;
+  record(arm: number, elapsed: number, bytes: number, covariate: Covariates = 0): void {
+    const c = typeof covariate === "number" ? [covariate] : covariate;
+    if (!(elapsed > 0) || !(bytes > 0) || !Number.isFinite(elapsed) || !c.every(Number.isFinite)) return;
     if (!Number.isInteger(arm) || arm < 0 || arm >= this.arms) throw new RangeError(`arm ${arm} is not one of 0..${this.arms - 1}`);
+    if (c.length > COVARIATES) throw new RangeError(`at most ${COVARIATES} covariates, got ${c.length}`);
     const x = Math.log(elapsed / bytes);
-    const c = covariate;
-    for (let a = 0; a < this.arms; a++) {
-      this.#w[a]! *= DECAY;
-      this.#sx[a]! *= DECAY;
-      this.#sc[a]! *= DECAY;
-      this.#sxx[a]! *= DECAY;
-      this.#sxc[a]! *= DECAY;
-      this.#scc[a]! *= DECAY;
-    }
+    for (const sums of this.#sums) for (let i = 0; i < sums.length; i++) sums[i]! *= DECAY;
     this.#n[arm]!++;
     this.#w[arm]! += 1;
     this.#sx[arm]! += x;
-    this.#sc[arm]! += c;
     this.#sxx[arm]! += x * x;
-    this.#sxc[arm]! += x * c;
-    this.#scc[arm]! += c * c;
+    for (let k = 0; k < c.length; k++) {
+      const ck = c[k]!;
+      this.#sc[arm * COVARIATES + k]! += ck;
+      this.#sxc[arm * COVARIATES + k]! += x * ck;
+      for (let l = 0; l < c.length; l++) this.#scc[(arm * COVARIATES + k) * COVARIATES + l]! += ck * c[l]!;
+    }
     this.#recorded++;
   }
 
@@ -216,33 +231,36 @@ export class VariantBandit {
 
   /** Forgets every timing, back to the default arm. */
   reset(): void {
-    for (const a of [this.#n, this.#w, this.#sx, this.#sc, this.#sxx, this.#sxc, this.#scc]) a.fill(0);
+    for (const a of [this.#n, ...this.#sums]) a.fill(0);
     this.#recorded = 0;
     this.#greedy = this.defaultArm;
     this.#untimed = 0;
   }
 
   /**
-   * One slope for the covariate, fitted within arms (analysis of
-   * covariance), and each arm's mean log time moved to the average
-   * covariate, with the squares of what the slope leaves unexplained.
+   * One slope per covariate, fitted within arms (analysis of covariance),
+   * and each arm's mean log time moved to the average covariates, with the
+   * squares of what the slopes leave unexplained.
    */
   #fit(): { means: number[]; residualSquares: number[] } {
-    let sxc = 0;
-    let scc = 0;
+    const K = COVARIATES;
+    const sxc = new Float64Array(K);
+    const scc = new Float64Array(K * K);
+    const cSum = new Float64Array(K);
     let w = 0;
-    let c = 0;
     for (let a = 0; a < this.arms; a++) {
       const wa = this.#w[a]!;
       if (wa <= 0) continue;
-      sxc += this.#sxc[a]! - (this.#sx[a]! * this.#sc[a]!) / wa;
-      scc += this.#scc[a]! - (this.#sc[a]! * this.#sc[a]!) / wa;
+      const sx = this.#sx[a]!;
+      for (let k = 0; k < K; k++) {
+        const sck = this.#sc[a * K + k]!;
+        sxc[k]! += this.#sxc[a * K + k]! - (sx * sck) / wa;
+        for (let l = 0; l < K; l++) scc[k * K + l]! += this.#scc[(a * K + k) * K + l]! - (sck * this.#sc[a * K + l]!) / wa;
+        cSum[k]! += sck;
+      }
       w += wa;
-      c += this.#sc[a]!;
     }
-    // Without spread in the covariate there is no slope to fit.
-    const slope = scc > 1e-9 * Math.max(w, 1) ? sxc / scc : 0;
-    const cMean = w > 0 ? c / w : 0;
+    const slope = solveSlopes(scc, sxc, K, 1e-9 * Math.max(w, 1));
     const means: number[] = [];
     const residualSquares: number[] = [];
     for (let a = 0; a < this.arms; a++) {
@@ -252,13 +270,17 @@ export class VariantBandit {
         residualSquares.push(0);
         continue;
       }
-      const xMean = this.#sx[a]! / wa;
-      const aMean = this.#sc[a]! / wa;
-      const sxx = this.#sxx[a]! - xMean * this.#sx[a]!;
-      const sxcA = this.#sxc[a]! - xMean * this.#sc[a]!;
-      const sccA = this.#scc[a]! - aMean * this.#sc[a]!;
-      means.push(xMean - slope * (aMean - cMean));
-      residualSquares.push(Math.max(0, sxx - 2 * slope * sxcA + slope * slope * sccA));
+      const sx = this.#sx[a]!;
+      let mean = sx / wa;
+      let residual = this.#sxx[a]! - (sx * sx) / wa;
+      for (let k = 0; k < K; k++) {
+        const sck = this.#sc[a * K + k]!;
+        mean -= slope[k]! * (sck / wa - (w > 0 ? cSum[k]! / w : 0));
+        residual -= 2 * slope[k]! * (this.#sxc[a * K + k]! - (sx * sck) / wa);
+        for (let l = 0; l < K; l++) residual += slope[k]! * slope[l]! * (this.#scc[(a * K + k) * K + l]! - (sck * this.#sc[a * K + l]!) / wa);
+      }
+      means.push(mean);
+      residualSquares.push(Math.max(0, residual));
     }
     return { means, residualSquares };
   }
@@ -276,11 +298,47 @@ export class VariantBandit {
  * never moves: a coarse clock's resolution, or a fine clock's own read cost,
  * either of which a timing must dwarf to mean anything.
  */
+/**
+ * Solves scc * slope = sxc (K x K, symmetric) for the slopes. A covariate
+ * without spread (its diagonal under `tiny`) gets no slope; the rest are
+ * solved by Gaussian elimination, a pivot under `tiny` (covariates that move
+ * together) leaving that slope at 0.
+ */
+function solveSlopes(scc: Float64Array, sxc: Float64Array, K: number, tiny: number): Float64Array {
+  const slope = new Float64Array(K);
+  const used: number[] = [];
+  for (let k = 0; k < K; k++) if (scc[k * K + k]! > tiny) used.push(k);
+  const n = used.length;
+  const m = used.map((k) => [...used.map((l) => scc[k * K + l]!), sxc[k]!]);
+  const solved = new Array<boolean>(n).fill(true);
+  for (let i = 0; i < n; i++) {
+    if (Math.abs(m[i]![i]!) <= tiny) {
+      solved[i] = false;
+      continue;
+    }
+    for (let r = i + 1; r < n; r++) {
+      const f = m[r]![i]! / m[i]![i]!;
+      for (let col = i; col <= n; col++) m[r]![col]! -= f * m[i]![col]!;
+    }
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    if (!solved[i]) continue;
+    let v = m[i]![n]!;
+    for (let j = i + 1; j < n; j++) v -= m[i]![j]! * slope[used[j]!]!;
+    slope[used[i]!] = v / m[i]![i]!;
+  }
+  return slope;
+}
+
 function measureTick(now: () => number): number {
   let tick = Infinity;
   let last = now();
-  // The smaller of two steps: one may be stretched by an interruption.
-  for (let i = 0, steps = 0; i < TICK_PROBES && steps < 2; i++) {
+  // The smallest of several steps: the first reads of a clock run cold (in
+  // Node 2-3 us apart, then 0.3-0.5 us), and any step may be stretched by an
+  // interruption. Taking the smaller of two, the tick came out near 2 us, so
+  // only calls over 40 us counted: none of a real page's, just the rare
+  // stalled one, which then branded its arm slow.
+  for (let i = 0, steps = 0; i < TICK_PROBES && steps < TICK_STEPS; i++) {
     const t = now();
     if (t > last) {
       tick = Math.min(tick, t - last);

@@ -49,6 +49,18 @@ describe("VariantBandit", () => {
     expect(reads).toBeGreaterThan(100); // it did look for a tick
   });
 
+  it("finds a clock's tick past its cold first reads, so calls of a few microseconds count", () => {
+    // Like Node's performance.now(): the first reads come 2.5 us apart, then 0.4 us.
+    let t = 0;
+    let reads = 0;
+    const now = () => (t += reads++ < 3 ? 0.0025 : 0.0004);
+    const bandit = new VariantBandit({ arms: 2, defaultArm: 0, random: prng(9).next, now });
+    // A 10 us call: 25 ticks of 0.4 us, but only 4 of 2.5 us.
+    // The first two calls are timed (one per arm); then one in 16 is.
+    for (let i = 0; i < 2; i++) bandit.run(() => (t += 0.01), () => 40_000);
+    expect(bandit.stats().map((s) => s.samples)).toEqual([1, 1]);
+  });
+
   it("ignores timings of a few ticks of a coarse clock (workerd's vitest pool moves in whole ms)", () => {
     let t = 0;
     // Every other call straddles a 1 ms tick: the arm looks like 1 ms, whatever it really took.
@@ -92,6 +104,34 @@ describe("VariantBandit", () => {
       if (i >= 3000) late.push(arm);
     }
     expect(late.filter((a) => a === 1).length / late.length).toBeGreaterThan(0.85);
+  });
+
+  it("takes two covariates' effects out, even when the slower arm drew the bigger inputs", () => {
+    const rand = prng(8);
+    let t = 0;
+    const bandit = new VariantBandit({ arms: 2, defaultArm: 0, random: rand.next, now: () => t, tick: 1e-6 });
+    // Arm 0 first, on big inputs only, where a call's fixed cost weighs least; arm 1 is 5 % faster.
+    const logNsPerByte = (a: number, ratio: number, logSize: number) => (a === 0 ? 0 : Math.log(0.95)) + 0.8 * ratio - 0.3 * (logSize - 10) + 0.01 * (rand.next() - 0.5);
+    const call = (force: number | null, ratio: number, logSize: number) =>
+      bandit.run(
+        (a) => {
+          const arm = force ?? a;
+          t += (Math.exp(logNsPerByte(arm, ratio, logSize)) * Math.exp(logSize)) / 1e6;
+          return arm;
+        },
+        () => Math.exp(logSize),
+        () => [ratio, logSize],
+      );
+    for (let i = 0; i < 200; i++) bandit.record(0, (Math.exp(logNsPerByte(0, 0, 13)) * Math.exp(13)) / 1e6, Math.exp(13), [0, 13]);
+    const late: number[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const arm = call(null, 2 * (rand.next() - 0.5), 7 + 6 * rand.next());
+      if (i >= 4000) late.push(arm);
+    }
+    expect(late.filter((a) => a === 1).length / late.length).toBeGreaterThan(0.85);
+    const [slow, fast] = bandit.stats();
+    expect(fast!.nsPerByte! / slow!.nsPerByte!).toBeGreaterThan(0.9);
+    expect(fast!.nsPerByte! / slow!.nsPerByte!).toBeLessThan(1);
   });
 
   it("takes a covariate's effect out: a 5 % difference under input-driven spread ten times larger", () => {
