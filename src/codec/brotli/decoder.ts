@@ -12,6 +12,7 @@ import { CodecError } from "../errors.ts";
 import { OutputBudget, resolveOutputCap, type OutputCapOptions } from "../output-cap.ts";
 import { hasCodecModule } from "../runtime/registry.ts";
 import { coderStream } from "../runtime/coder-stream.ts";
+import { NEW_BUFFER, intoBuffer, type OutputSink } from "../runtime/output-sink.ts";
 import { AVAIL_IN, AVAIL_OUT, NEXT_IN, NEXT_OUT, concatChunks } from "../runtime/stream-io.ts";
 import { LIMITS } from "../../limits.ts";
 import { checkDictionaryInput, type DictionaryInput } from "./dictionary.ts";
@@ -106,10 +107,7 @@ export class BrotliDecoder {
    * buffers and no chunks are joined. Returns what was decoded, which is
    * fewer bytes only if the stream ended sooner.
    */
-  decodeKnownSize(input: Uint8Array, outputBytes: number, whole: boolean): Uint8Array;
-  /** The same, handing the decoded bytes (heap.u8[dst, dst + n)) to `deliver` instead of copying them out. */
-  decodeKnownSize<T>(input: Uint8Array, outputBytes: number, whole: boolean, deliver: (u8: Uint8Array, dst: number, n: number) => T): T;
-  decodeKnownSize<T>(input: Uint8Array, outputBytes: number, whole: boolean, deliver?: (u8: Uint8Array, dst: number, n: number) => T): T | Uint8Array {
+  decodeKnownSize<T>(input: Uint8Array, outputBytes: number, whole: boolean, sink: OutputSink<T>): T {
     const { heap, state, lease, buffers: b } = this.#s;
     return lease.releaseOnThrow(() => {
       const src = lease.malloc(input.byteLength);
@@ -133,7 +131,7 @@ export class BrotliDecoder {
       } else if (whole) {
         throw new CodecError("TRUNCATED_INPUT", "brotli stream ended before its last block");
       }
-      return deliver ? deliver(heap.u8, dst, produced) : heap.copyOut(dst, produced);
+      return sink.fromHeap(heap.u8, dst, produced);
     });
   }
 
@@ -197,17 +195,7 @@ export function brotliDecompress(input: Uint8Array, options: BrotliDecompressOpt
  * input) before `outputBytes` is returned short, for the caller to judge.
  */
 export function brotliDecompressKnownSize(input: Uint8Array, outputBytes: number, options: Omit<BrotliDecompressOptions, "maxOutputBytes"> & { whole?: boolean } = {}): Uint8Array {
-  const whole = options.whole ?? true;
-  resolveOutputCap(outputBytes);
-  // A prefix may overshoot by the one staging chunk that completes it.
-  const cap = whole ? outputBytes : Math.min(outputBytes + LIMITS.codec.streamChunkBytes, LIMITS.codec.maxOutputBytes);
-  const dec = new BrotliDecoder({ ...options, maxOutputBytes: cap });
-  try {
-    if (outputBytes > 0 && outputBytes <= LIMITS.codec.knownSizeDecodeBytes) return dec.decodeKnownSize(input, outputBytes, whole);
-    return prefixByStreaming(dec, input, outputBytes, whole);
-  } finally {
-    dec.dispose();
-  }
+  return decodeKnown(input, outputBytes, options.whole ?? true, options, NEW_BUFFER);
 }
 
 /**
@@ -223,19 +211,18 @@ export function brotliDecompressKnownSize(input: Uint8Array, outputBytes: number
  * const n = brotliDecompressInto(blob, page, { dictionary: anchor });
  */
 export function brotliDecompressInto(input: Uint8Array, output: Uint8Array, options: Omit<BrotliDecompressOptions, "maxOutputBytes"> = {}): number {
-  const room = output.byteLength;
-  resolveOutputCap(room);
-  const dec = new BrotliDecoder({ ...options, maxOutputBytes: room });
+  return decodeKnown(input, output.byteLength, true, options, intoBuffer(output));
+}
+
+/** brotliDecompressKnownSize's work, its output going to `sink`. */
+function decodeKnown<T>(input: Uint8Array, outputBytes: number, whole: boolean, options: Omit<BrotliDecompressOptions, "maxOutputBytes">, sink: OutputSink<T>): T {
+  resolveOutputCap(outputBytes);
+  // A prefix may overshoot by the one staging chunk that completes it.
+  const cap = whole ? outputBytes : Math.min(outputBytes + LIMITS.codec.streamChunkBytes, LIMITS.codec.maxOutputBytes);
+  const dec = new BrotliDecoder({ ...options, maxOutputBytes: cap });
   try {
-    if (room > 0 && room <= LIMITS.codec.knownSizeDecodeBytes) {
-      return dec.decodeKnownSize(input, room, true, (u8, dst, n) => {
-        output.set(u8.subarray(dst, dst + n));
-        return n;
-      });
-    }
-    const bytes = prefixByStreaming(dec, input, room, true);
-    output.set(bytes);
-    return bytes.byteLength;
+    if (outputBytes > 0 && outputBytes <= LIMITS.codec.knownSizeDecodeBytes) return dec.decodeKnownSize(input, outputBytes, whole, sink);
+    return sink.fromBytes(prefixByStreaming(dec, input, outputBytes, whole));
   } finally {
     dec.dispose();
   }

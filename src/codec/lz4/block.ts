@@ -14,7 +14,8 @@
 import { CodecError, invalidArgument } from "../errors.ts";
 import { LIMITS } from "../../limits.ts";
 import { resolveOutputCap, type OutputCapOptions } from "../output-cap.ts";
-import { heapOf, withHeap, type WasmHeap } from "../runtime/heap.ts";
+import { withHeap, type WasmHeap } from "../runtime/heap.ts";
+import { NEW_BUFFER, intoBuffer, type OutputSink } from "../runtime/output-sink.ts";
 import { LZ4_SLACK, decodeBlockVariant, lz4VariantBandit, lz4VariantIndex, type Lz4Variant } from "./fast-block.ts";
 
 /** LZ4_MAX_INPUT_SIZE from lz4.h. */
@@ -72,7 +73,7 @@ export function lz4StoredSize(input: Uint8Array): number {
 }
 
 export function lz4Decompress(input: Uint8Array, options: Lz4DecompressOptions = {}): Uint8Array {
-  return decompressBlock(input, options, banditDecode, copyOut);
+  return decompressBlock(input, options, banditDecode, NEW_BUFFER);
 }
 
 /**
@@ -91,10 +92,7 @@ export function lz4DecompressInto(input: Uint8Array, output: Uint8Array, options
   if (size > output.byteLength) {
     throw new CodecError("OUTPUT_LIMIT", `LZ4 block holds ${size} bytes; the output buffer has room for ${output.byteLength}`);
   }
-  return decompressBlock(input, options, banditDecode, (heap, dst, n) => {
-    output.set(heap.u8.subarray(dst, dst + n));
-    return n;
-  });
+  return decompressBlock(input, options, banditDecode, intoBuffer(output));
 }
 
 /**
@@ -103,14 +101,12 @@ export function lz4DecompressInto(input: Uint8Array, output: Uint8Array, options
  * "reference", upstream's LZ4_decompress_safe alone, as before our decoder.
  */
 export function lz4DecompressWith(input: Uint8Array, variant: Lz4Variant | "reference", options: Lz4DecompressOptions = {}): Uint8Array {
-  if (variant === "reference") return decompressBlock(input, options, () => -1, copyOut);
+  if (variant === "reference") return decompressBlock(input, options, () => -1, NEW_BUFFER);
   const arm = lz4VariantIndex(variant);
-  return decompressBlock(input, options, (heap, src, srcLen, dst, size) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm), copyOut);
+  return decompressBlock(input, options, (heap, src, srcLen, dst, size) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm), NEW_BUFFER);
 }
 
 type FastDecode = (heap: WasmHeap, src: number, srcLen: number, dst: number, size: number) => number;
-/** Hands the decoded bytes, heap.u8[dst, dst + n), to the caller before the heap is reused. */
-type Deliver<T> = (heap: WasmHeap, dst: number, n: number) => T;
 
 const banditDecode: FastDecode = (heap, src, srcLen, dst, size) =>
   lz4VariantBandit.run(
@@ -118,9 +114,9 @@ const banditDecode: FastDecode = (heap, src, srcLen, dst, size) =>
     (n) => (n === size ? size : 0),
     () => [Math.log(srcLen / size), Math.log(size)],
   );
-const copyOut: Deliver<Uint8Array> = (heap, dst, n) => heap.copyOut(dst, n);
+const NOTHING = new Uint8Array(0);
 
-function decompressBlock<T>(input: Uint8Array, options: Lz4DecompressOptions, fast: FastDecode, deliver: Deliver<T>): T {
+function decompressBlock<T>(input: Uint8Array, options: Lz4DecompressOptions, fast: FastDecode, sink: OutputSink<T>): T {
   const cap = resolveOutputCap(options.maxOutputBytes);
   const size = lz4StoredSize(input);
   if (size > cap || size > LZ4_MAX_INPUT_SIZE) {
@@ -128,7 +124,7 @@ function decompressBlock<T>(input: Uint8Array, options: Lz4DecompressOptions, fa
   }
   const bodyBytes = input.byteLength - SIZE_PREFIX;
   if (size === 0) {
-    if (bodyBytes === 1 && input[SIZE_PREFIX] === 0) return deliver(heapOf("lz4"), 0, 0);
+    if (bodyBytes === 1 && input[SIZE_PREFIX] === 0) return sink.fromHeap(NOTHING, 0, 0);
     throw new CodecError("CORRUPT_INPUT", "LZ4 block of size 0 has an unexpected body");
   }
   // A block can expand at most 255x; a smaller input cannot honestly hold `size` bytes.
@@ -144,12 +140,12 @@ function decompressBlock<T>(input: Uint8Array, options: Lz4DecompressOptions, fa
     try {
       const src = dst + size + LZ4_SLACK + SIZE_PREFIX;
       heap.u8.set(input, src - SIZE_PREFIX);
-      if (fast(heap, src, bodyBytes, dst, size) === size) return deliver(heap, dst, size);
+      if (fast(heap, src, bodyBytes, dst, size) === size) return sink.fromHeap(heap.u8, dst, size);
       // Our decoder refused the block (or was not asked): the reference decides, with its own messages.
       const n = heap.call("LZ4_decompress_safe", () => heap.fn.LZ4_decompress_safe!(src, dst, bodyBytes, size));
       if (n < 0) throw new CodecError("CORRUPT_INPUT", `LZ4 block is corrupt (decoder stopped at input byte ${-n - 1})`);
       if (n !== size) throw new CodecError("CORRUPT_INPUT", `LZ4 block decoded to ${n} bytes, but its header says ${size}`);
-      return deliver(heap, dst, n);
+      return sink.fromHeap(heap.u8, dst, n);
     } finally {
       heap.free(dst);
     }

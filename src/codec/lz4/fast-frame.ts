@@ -14,6 +14,7 @@
  */
 import { LIMITS } from "../../limits.ts";
 import { withHeap } from "../runtime/heap.ts";
+import { NEW_BUFFER, type OutputSink } from "../runtime/output-sink.ts";
 import { LZ4_SLACK, LZ4_VARIANTS, LZ4_DEFAULT_VARIANT } from "./fast-block.ts";
 import { VariantBandit } from "./variant-bandit.ts";
 
@@ -23,26 +24,21 @@ export const FAST_FRAME_DICT_ID = -12;
 /** Not from C: the output would pass the caller's cap or codec.lz4OneShotFrameBytes. */
 export const FAST_FRAME_TOO_BIG = -100;
 
-export type FastFrameResult = { ok: true; bytes: Uint8Array } | { ok: false; code: number };
+/** `bytes` is what the sink made of the output; `size`, how many bytes that was. */
+export type FastFrameResult<T = Uint8Array> = { ok: true; bytes: T; size: number } | { ok: false; code: number };
 
 /** Frames are a workload of their own (checksums, block headers), so they get their own bandit. */
 export const lz4FrameVariantBandit = new VariantBandit({ arms: LZ4_VARIANTS.length, defaultArm: LZ4_VARIANTS.indexOf(LZ4_DEFAULT_VARIANT) });
 
-/**
- * `deliver` gets the decoded bytes, heap.u8[dst, dst + n), before the heap is
- * reused, and says what to return as `bytes`: by default a copy.
- */
-export function decodeFrameFast(
-  input: Uint8Array,
-  cap: number,
-  variant: number,
-  deliver: (u8: Uint8Array, dst: number, n: number) => Uint8Array = (u8, dst, n) => u8.slice(dst, dst + n),
-): FastFrameResult {
+/** `sink` takes the decoded bytes (by default, a fresh copy). */
+export function decodeFrameFast(input: Uint8Array, cap: number, variant: number): FastFrameResult;
+export function decodeFrameFast<T>(input: Uint8Array, cap: number, variant: number, sink: OutputSink<T>): FastFrameResult<T>;
+export function decodeFrameFast(input: Uint8Array, cap: number, variant: number, sink: OutputSink<unknown> = NEW_BUFFER): FastFrameResult<unknown> {
   const limit = Math.min(cap, LIMITS.codec.lz4OneShotFrameBytes);
   // A frame decodes to about its own size or more: one bigger than the one-shot limit streams
   // through LZ4F without first being copied whole into the heap.
   if (input.byteLength > limit) return { ok: false, code: FAST_FRAME_TOO_BIG };
-  return withHeap("lz4", (heap): FastFrameResult => {
+  return withHeap("lz4", (heap): FastFrameResult<unknown> => {
     const io = heap.malloc(16);
     const src = heap.malloc(input.byteLength + LZ4_SLACK);
     let dst = 0;
@@ -75,7 +71,7 @@ export function decodeFrameFast(
         }
         if (r < 0) return { ok: false, code: r };
         if (written > limit) return { ok: false, code: FAST_FRAME_TOO_BIG };
-        return { ok: true, bytes: deliver(heap.u8, dst, written) };
+        return { ok: true, bytes: sink.fromHeap(heap.u8, dst, written), size: written };
       }
     } finally {
       heap.free(dst);

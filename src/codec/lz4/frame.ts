@@ -13,6 +13,7 @@ import { LIMITS } from "../../limits.ts";
 import { OutputBudget, resolveOutputCap } from "../output-cap.ts";
 import { withHeap, type WasmHeap } from "../runtime/heap.ts";
 import { HeapLease } from "../runtime/heap-lease.ts";
+import { NEW_BUFFER, intoBuffer, type OutputSink } from "../runtime/output-sink.ts";
 import { concatChunks } from "../runtime/stream-io.ts";
 import { checkLz4Level, type Lz4DecompressOptions } from "./block.ts";
 import { FAST_FRAME_DICT_ID, decodeFrameFast, lz4FrameVariantBandit } from "./fast-frame.ts";
@@ -162,7 +163,7 @@ export class Lz4FrameDecoder {
  * refuses it, through LZ4F as a stream, whose verdict and errors stand.
  */
 export function lz4FrameDecompress(input: Uint8Array, options: Lz4DecompressOptions = {}): Uint8Array {
-  return decompressFrame(input, resolveOutputCap(options.maxOutputBytes));
+  return decompressFrame(input, resolveOutputCap(options.maxOutputBytes), NEW_BUFFER);
 }
 
 /**
@@ -175,24 +176,18 @@ export function lz4FrameDecompress(input: Uint8Array, options: Lz4DecompressOpti
  * const n = lz4FrameDecompressInto(frame, new Uint8Array(declaredSize));
  */
 export function lz4FrameDecompressInto(input: Uint8Array, output: Uint8Array, options: Lz4DecompressOptions = {}): number {
-  const cap = Math.min(resolveOutputCap(options.maxOutputBytes), output.byteLength);
-  const bytes = decompressFrame(input, cap, (u8, dst, n) => {
-    output.set(u8.subarray(dst, dst + n));
-    return output.subarray(0, n);
-  });
-  if (bytes.buffer !== output.buffer || bytes.byteOffset !== output.byteOffset) output.set(bytes);
-  return bytes.byteLength;
+  return decompressFrame(input, Math.min(resolveOutputCap(options.maxOutputBytes), output.byteLength), intoBuffer(output));
 }
 
-function decompressFrame(input: Uint8Array, cap: number, deliver?: (u8: Uint8Array, dst: number, n: number) => Uint8Array): Uint8Array {
+function decompressFrame<T>(input: Uint8Array, cap: number, sink: OutputSink<T>): T {
   const fast = lz4FrameVariantBandit.run(
-    (arm) => decodeFrameFast(input, cap, arm, deliver),
-    (r) => (r.ok ? r.bytes.byteLength : 0),
-    (r) => (r.ok && r.bytes.byteLength > 0 ? [Math.log(input.byteLength / r.bytes.byteLength), Math.log(r.bytes.byteLength)] : 0),
+    (arm) => decodeFrameFast(input, cap, arm, sink),
+    (r) => (r.ok ? r.size : 0),
+    (r) => (r.ok && r.size > 0 ? [Math.log(input.byteLength / r.size), Math.log(r.size)] : 0),
   );
   if (fast.ok) return fast.bytes;
   try {
-    return streamWithLz4f(input, { maxOutputBytes: cap });
+    return sink.fromBytes(streamWithLz4f(input, { maxOutputBytes: cap }));
   } catch (err) {
     // LZ4F decodes a frame that names a dictionary as if it had none; say why it failed.
     if (fast.code === FAST_FRAME_DICT_ID && err instanceof CodecError && err.code === "CORRUPT_INPUT") {
