@@ -151,7 +151,7 @@ export function nativeBrotliBaseline(
     compiler,
     options.log ?? (() => {}),
   );
-  const name = `native-brotli (${sdist.version} as build.sh patches it, ${describeCompiler(compiler)}; wasm ${WASM_OPT})`;
+  const name = `native-brotli (${sdist.version} as build.sh patches it, ${describeCompiler(compiler)}; wasm ${WASM_OPT.brotli})`;
   const scratch = scratchDir();
   try {
     const all = scratch.concat("items", items);

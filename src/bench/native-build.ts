@@ -34,8 +34,8 @@ export interface NativeCompiler {
 
 /** build.sh's compiler at the issue's -O2; -DNDEBUG as build.sh has it. */
 export const DEFAULT_COMPILER: NativeCompiler = { cc: "clang-16", flags: ["-O2", "-DNDEBUG"] };
-/** build.sh's optimisation level, for the baseline names. */
-export const WASM_OPT = "-O3";
+/** build.sh's optimisation levels, for the baseline names. */
+export const WASM_OPT = { lz4: "-O3", brotli: "-O3, decoder -O2" } as const;
 
 export function cacheRoot(): string {
   return process.env.PALIMPSEST_CACHE ?? join(homedir(), ".cache", "palimpsest");

@@ -90,7 +90,7 @@ export function nativeLz4Baseline(
       compiler,
       log,
     );
-    name = `native-lz4 (${sdist.version} lz4libs, ${describeCompiler(compiler)}; wasm ${WASM_OPT})`;
+    name = `native-lz4 (${sdist.version} lz4libs, ${describeCompiler(compiler)}; wasm ${WASM_OPT.lz4})`;
   } catch (err) {
     if (options.cliFallback === false) throw err;
     log(`bench: native LZ4 build unavailable (${(err as Error).message}); falling back to the lz4 CLI's -b mode`);

@@ -29,7 +29,7 @@ function inputFile(): string {
   return file;
 }
 
-const NATIVE_BROTLI = /^native-brotli \(brotli-[\d.]+ as build\.sh patches it, clang-16 [\d.]+ -O2 -DNDEBUG; wasm -O3\)/;
+const NATIVE_BROTLI = /^native-brotli \(brotli-[\d.]+ as build\.sh patches it, clang-16 [\d.]+ -O2 -DNDEBUG; wasm -O3, decoder -O2\)/;
 const NATIVE_LZ4 = /^native-lz4 \(lz4-[\d.]+ lz4libs, clang-16 [\d.]+ -O2 -DNDEBUG; wasm -O3\)$/;
 
 /** Every setting, once per baseline it is compared with. */

@@ -58,7 +58,7 @@ describe.skipIf(!ready)(`native brotli harness${ready ? "" : ` (skipped: ${why})
   it("builds with clang-16 -O2 and compresses exactly as the wasm rows do, with and without a dictionary", { timeout: BUILD_TIMEOUT }, () => {
     const base = nativeBrotliBaseline(items, pairs, QUICK_POLICY);
     try {
-      expect(base.name).toMatch(/^native-brotli \(brotli-1\.2\.1 .*clang-16 \d+\.\d+\.\d+ -O2 -DNDEBUG; wasm -O3\)$/);
+      expect(base.name).toMatch(/^native-brotli \(brotli-1\.2\.1 .*clang-16 \d+\.\d+\.\d+ -O2 -DNDEBUG; wasm -O3, decoder -O2\)$/);
       for (const [quality, lgwin] of [[5, 22], [9, 24]] as const) {
         const plain = base.plain({ quality, lgwin });
         expect(plain.bytes).toBe(total(items));
