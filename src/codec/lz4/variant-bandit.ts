@@ -294,11 +294,6 @@ export class VariantBandit {
 }
 
 /**
- * The smallest step `now` takes between successive reads, or Infinity if it
- * never moves: a coarse clock's resolution, or a fine clock's own read cost,
- * either of which a timing must dwarf to mean anything.
- */
-/**
  * Solves scc * slope = sxc (K x K, symmetric) for the slopes. A covariate
  * without spread (its diagonal under `tiny`) gets no slope; the rest are
  * solved by Gaussian elimination, a pivot under `tiny` (covariates that move
@@ -330,6 +325,11 @@ function solveSlopes(scc: Float64Array, sxc: Float64Array, K: number, tiny: numb
   return slope;
 }
 
+/**
+ * The smallest step `now` takes between successive reads, or Infinity if it
+ * never moves: a coarse clock's resolution, or a fine clock's own read cost,
+ * either of which a timing must dwarf to mean anything.
+ */
 function measureTick(now: () => number): number {
   let tick = Infinity;
   let last = now();
