@@ -103,6 +103,17 @@ export const LIMITS = {
     compareMaxEditLength: 1_000,
     /** Lines (changed and context) a compare page shows; the rest is summarised. */
     compareMaxShownLines: 4_000,
+    /**
+     * Diff steps one comparison may take in all, its line diff and every word
+     * diff together (src/browse/myers.ts: a step is a diagonal visited or two
+     * interned lines or words compared, the same cost at any length). The
+     * line diff past it answers "too big"; word marks stop where it runs out.
+     * Why: a bound per line let 500 long changed lines cost 2 s of CPU per
+     * request (issue 25).
+     */
+    compareMaxWork: 4_000_000,
+    /** Characters of line text a compare page shows in all; past it the table stops and says so. Bounds the answer the tiers keep (and the HTML) near 1 MB. */
+    compareMaxShownChars: 256 * 1024,
   },
   tiers: {
     /** Bytes of LZ4-compressed entries a TierCache keeps in memory. */

@@ -15,6 +15,8 @@ export type OriginQuery =
   | { kind: "delta"; ref: PageRef; id: number; dictionary: string }
   /** A memento's place in time (src/origin/memento-answers.ts): by revision id, or the revision current at `at` (epoch seconds). */
   | { kind: "memento"; ref: PageRef; which: { id: number } | { at: number } }
+  /** What changed between revisions `from` and `to` of the page (src/origin/compare.ts). */
+  | { kind: "compare"; ref: PageRef; from: number; to: number }
   /** A TimeMap page; `base` is the origin its absolute URIs start with. */
   | { kind: "timemap"; ref: PageRef; format: "link" | "json"; base: string; cursor: { after?: number; before?: number } };
 

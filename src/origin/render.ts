@@ -13,6 +13,7 @@ import { servedContentType } from "../page/content-model.ts";
 import { pageExists } from "../page/directory.ts";
 import type { RevisionSelector } from "../page/types.ts";
 import type { Answer, OriginQuery } from "./answer.ts";
+import { renderCompare } from "./compare.ts";
 import { renderDelta } from "./delta.ts";
 import { readRevision } from "./page-origin.ts";
 import { renderMementoInfo, renderTimemap } from "./memento-answers.ts";
@@ -53,6 +54,7 @@ export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer
   try {
     if (query.kind === "memento") return await renderMementoInfo(env, query);
     if (query.kind === "timemap") return await renderTimemap(env, query);
+    if (query.kind === "compare") return await renderCompare(env, query);
     if (query.kind === "delta") return await renderDelta(env, query, () => renderRevision(env, { kind: "revision", ref: query.ref, id: query.id }, false));
     return query.kind === "history" ? await renderHistory(env, query) : await renderRevision(env, query);
   } catch (err) {

@@ -14,7 +14,8 @@ import { LIMITS } from "../limits.ts";
 import { ProblemError } from "../http/problem.ts";
 import { atQuery, historyQuery, revisionParam, timemapParam, timemapQuery } from "../read-api/queries.ts";
 import { pageRef } from "../page/page-ref.ts";
-import { historyKey, latestKey, revisionKey, timemapKey } from "../tiers/cache-key.ts";
+import { compareKey, historyKey, latestKey, revisionKey, timemapKey } from "../tiers/cache-key.ts";
+import { compareRange } from "../browse/compare-range.ts";
 import { CONTROL } from "./tag-syntax.ts";
 
 export type Resolved<T> = { ok: true; value: T } | { ok: false; refused: string } | { ok: false; dropped: string };
@@ -81,6 +82,7 @@ export function keyOfUrl(raw: string, served: ServedHosts): Resolved<string> {
   const parts = segments(url.pathname);
   if (!parts) return { ok: false, refused: PATH_REFUSAL };
   if (parts[0] === "timemap") return timemapKeyOfUrl(url, parts);
+  if (parts[0] === "page" && parts.length === 4 && parts[2] === "compare") return compareKeyOfUrl(parts);
   if (parts[0] !== "page" || parts.length < 2 || parts.length > 3 || !parts[1]) return { ok: false, dropped: NOT_CACHED };
   const page = pageKeyOf(parts[1]);
   if ("dropped" in page) return { ok: false, ...page };
@@ -97,6 +99,14 @@ export function keyOfUrl(raw: string, served: ServedHosts): Resolved<string> {
   }
   const revision = revisionParam.safeParse({ title: parts[1], revid: parts[2] });
   return revision.success ? { ok: true, value: revisionKey(page.key, revision.data.revid).key } : { ok: false, dropped: NOT_CACHED };
+}
+
+/** A compare page's key (`/page/{title}/compare/{from}...{to}`), parsed as its route parses it. */
+function compareKeyOfUrl(parts: string[]): Resolved<string> {
+  const page = pageKeyOf(parts[1]!);
+  if ("dropped" in page) return { ok: false, ...page };
+  const range = compareRange.safeParse(parts[3]);
+  return range.success ? { ok: true, value: compareKey(page.key, range.data.from, range.data.to).key } : { ok: false, dropped: NOT_CACHED };
 }
 
 /** A TimeMap URL's key: TimeMaps are kept per origin their links are written for, the URL's own. */

@@ -42,6 +42,11 @@ export function timemapKey(page: string, format: "link" | "json", base: string, 
   return { key: `${path(page)}/timemap/${format}?base=${encodeURIComponent(base)}${at}`, page, mutable: true };
 }
 
+/** What changed between two revisions (a compare page): as immutable as they are; a removal drops it with the page's other keys. */
+export function compareKey(page: string, from: number, to: number): CacheKey {
+  return { key: `${path(page)}/compare/${from}...${to}`, page, mutable: false };
+}
+
 /** A revision coded against a dictionary (RFC 9842 dcb): as immutable as the revision, one entry per dictionary, under the revision's key. */
 export function deltaKey(page: string, id: number, dictionary: string): CacheKey {
   return { key: `${revisionKey(page, id).key}?dcb=${dictionary}`, page, mutable: false };
@@ -57,6 +62,7 @@ export function variantBase(key: string): string | undefined {
  * The cache tag every dcb variant of a revision carries, so purging the
  * revision by URL reaches its variants where only tags and exact URLs
  * can be purged (Cloudflare's purge API for the production lower tier).
+ * Compare answers carry it for both their revisions (src/origin/compare.ts).
  */
 export function variantsTag(revisionKey: string): string {
   return `variants:${revisionKey}`;
@@ -73,6 +79,7 @@ export function cacheKeyOf(query: OriginQuery): CacheKey {
   if (query.kind === "latest") return latestKey(query.ref.key, query.at);
   if (query.kind === "memento") return mementoKey(query.ref.key, query.which);
   if (query.kind === "timemap") return timemapKey(query.ref.key, query.format, query.base, query.cursor);
+  if (query.kind === "compare") return compareKey(query.ref.key, query.from, query.to);
   return historyKey(query.ref.key, query.limit, query.cursor);
 }
 

@@ -17,10 +17,11 @@
 import { Hono } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
-import { compareTexts } from "../../src/browse/compare.ts";
+import type { CompareAnswer } from "../../src/browse/compare.ts";
+import { compareRange } from "../../src/browse/compare-range.ts";
 import { prefersHtml } from "../../src/browse/negotiate.ts";
 import { htmlResponse, varyAccept } from "../../src/browse/render.ts";
-import { CompareView, type CompareModel, type RevisionSide } from "../../src/browse/views/compare.tsx";
+import { CompareView } from "../../src/browse/views/compare.tsx";
 import { HistoryView } from "../../src/browse/views/history.tsx";
 import { HomeView } from "../../src/browse/views/home.tsx";
 import { Layout } from "../../src/browse/views/layout.tsx";
@@ -136,28 +137,7 @@ browseRoutes.get(
   },
 );
 
-const compareParam = z.object({
-  title: z.string(),
-  range: z
-    .string()
-    .regex(/^[1-9]\d*\.\.\.[1-9]\d*$/, "is not {from}...{to}, two revision ids")
-    .transform((s, ctx) => {
-      const [from, to] = s.split("...").map((id) => revisionId.safeParse(id));
-      if (from?.success && to?.success) return { from: from.data, to: to.data };
-      ctx.addIssue({ code: "custom", message: `revision ids go up to ${Number.MAX_SAFE_INTEGER}`, params: { status: 422, code: "revision_id_out_of_range" } });
-      return z.NEVER;
-    }),
-});
-
-function sideOf(id: number, headers: Record<string, string>, bytes: number): RevisionSide {
-  const modified = headers["last-modified"];
-  return { id, bytes, timestamp: modified ? new Date(modified).toISOString().replace("T", " ").replace(/\.\d{3}Z$/, " UTC") : null };
-}
-
-/** Text a person can read line by line; anything else is not compared. */
-function isText(contentType: string | undefined): boolean {
-  return /^(text\/|application\/(json|xml|javascript)|[^;]*\+(json|xml))/i.test(contentType ?? "");
-}
+const compareParam = z.object({ title: z.string(), range: compareRange });
 
 browseRoutes.get(
   "/page/:title/compare/:range",
@@ -166,29 +146,16 @@ browseRoutes.get(
   async (c) => {
     const { range } = c.req.valid("param");
     const ref = c.get("ref");
-    const [a, b] = await Promise.all([readOk(c, { kind: "revision", ref, id: range.from }), readOk(c, { kind: "revision", ref, id: range.to })]);
-    const from = sideOf(range.from, a.through.entry.headers, a.body.byteLength);
-    const to = sideOf(range.to, b.through.entry.headers, b.body.byteLength);
-    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-    let result: CompareModel["result"];
-    if (!isText(a.through.entry.headers["content-type"]) || !isText(b.through.entry.headers["content-type"])) {
-      result = { kind: "not_text", detail: "These revisions are not text, so they are not compared line by line." };
-    } else {
-      try {
-        const before = from.bytes > LIMITS.browse.compareMaxRevisionBytes ? "" : decoder.decode(a.body);
-        const after = to.bytes > LIMITS.browse.compareMaxRevisionBytes ? "" : decoder.decode(b.body);
-        result = compareTexts(before, after, { before: from.bytes, after: to.bytes });
-      } catch {
-        result = { kind: "not_text", detail: "A revision is not valid UTF-8 text, so they are not compared line by line." };
-      }
-    }
+    // The origin diffs the pair once (src/origin/compare.ts); the tiers keep its answer, and a removal purges it.
+    const { through, body } = await readOk(c, { kind: "compare", ref, from: range.from, to: range.to });
+    const answer = JSON.parse(new TextDecoder().decode(body)) as CompareAnswer;
     const title = titleOf(ref.key);
     // Two specific revisions never change; private, so no shared cache keeps a copy a suppression could not purge.
     return htmlResponse(
       <Layout title={`${title}: ${range.from} compared with ${range.to}`}>
-        <CompareView model={{ key: ref.key, title, from, to, result }} />
+        <CompareView model={{ key: ref.key, title, ...answer }} />
       </Layout>,
-      { cacheControl: "private, max-age=300" },
+      { cacheControl: "private, max-age=300", headers: { "x-palimpsest-tier": through.servedBy, "x-palimpsest-colo": through.colo } },
     );
   },
 );

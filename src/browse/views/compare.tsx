@@ -6,22 +6,13 @@
  */
 import type { FC } from "hono/jsx";
 import { formatBytes, formatCount } from "../../dashboard/format.ts";
-import type { Comparison, Part, Row } from "../compare.ts";
+import type { CompareAnswer, Part, RevisionSide, Row } from "../compare.ts";
 import { historyUrl, revisionUrl } from "./links.ts";
 
-export interface RevisionSide {
-  id: number;
-  bytes: number;
-  /** Last-Modified of the revision: when it was made. */
-  timestamp: string | null;
-}
-
-export interface CompareModel {
+/** The origin's answer for the pair, and the page it belongs to. */
+export interface CompareModel extends CompareAnswer {
   key: string;
   title: string;
-  from: RevisionSide;
-  to: RevisionSide;
-  result: Comparison | { kind: "not_text"; detail: string };
 }
 
 const Parts: FC<{ parts: Part[]; mark: "ins" | "del" }> = ({ parts, mark }) => (
