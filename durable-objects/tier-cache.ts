@@ -1,12 +1,13 @@
 /**
  * TierCache: a regional or upper cache tier. This class is storage and RPC
- * only: what it keeps is src/tiers/tier-store.ts, how a read goes through it
+ * only: what it keeps, within `LIMITS.tiers.storedBytes`, is src/tiers/tier-store.ts, how a read goes through it
  * (hit, coalesced fill from the hops below) is src/tiers/chain.ts, and how a
  * purge applies to it is src/purge/apply.ts.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { TierIdentity } from "../src/bindings.ts";
 import { topologyOf } from "../src/config/topology.ts";
+import { LIMITS } from "../src/limits.ts";
 import { applyBatchesToTier, type Applied, type QueuedBatch } from "../src/purge/apply.ts";
 import { readAtTier } from "../src/tiers/chain.ts";
 import type { TierRead, TierRequest } from "../src/tiers/request.ts";
@@ -25,7 +26,7 @@ export class TierCache extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#store = new TierStore(ctx.storage, topologyOf(env).notFoundSeconds);
+    this.#store = new TierStore(ctx.storage, topologyOf(env).notFoundSeconds, LIMITS.tiers.storedBytes);
   }
 
   /** Serves a read from this tier, filling from the hops below on a miss. */
@@ -44,6 +45,15 @@ export class TierCache extends DurableObject<Env> {
   /** Sets the test hook from outside the Worker's isolate: only the development-only route in workers/admin/dev-fault-routes.ts calls this. */
   setFaults(faults: TierFaults): void {
     this.faults = { ...faults };
+  }
+
+  /**
+   * Test hook: lowers this tier's storage budget (never above
+   * `LIMITS.tiers.storedBytes`), so a test fills a tier past its budget
+   * without writing a gigabyte. Until the object restarts; no route calls it.
+   */
+  lowerStorageBudget(bytes: number): void {
+    this.#store.lowerBudget(bytes);
   }
 
   stats(): TierStats {

@@ -141,6 +141,15 @@ export const LIMITS = {
      * goes in the next round, one application per tier for every queue's purges. A batch that finds
      * no round started this recently is delivered at once; otherwise it waits at most this long.
      */
+    /**
+     * Bytes of entries one TierCache keeps in SQLite (key, meta, LZ4 body and tag rows;
+     * src/tiers/tier-store.ts). A put past it evicts the least recently read entries.
+     * Why: every answer a tier serves used to stay for good, so one reader walking old
+     * revisions filled every tier it reached, towards a SQLite Durable Object's 10 GB
+     * and storage billed per GB-month for every copy. 256 MiB holds thousands of large
+     * revisions per tier, and wrangler.toml's 30 tiers stay within 7.5 GiB together.
+     */
+    storedBytes: 256 * 1024 * 1024,
     fanoutRoundGapMs: 25,
     /** Longest `?wait=` a purge status request may block, in seconds. */
     maxWaitSeconds: 60,

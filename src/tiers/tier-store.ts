@@ -1,8 +1,31 @@
 /**
  * A TierCache's storage: answers LZ4-compressed in a byte-bounded memory LRU
- * and persisted in SQLite, the page floors purges have raised, the last
- * purge applied per queue, and hit/miss counters. The reading policy is
- * the chain's (src/tiers/chain.ts); applying purges is src/purge/apply.ts.
+ * and persisted in SQLite within a byte budget, the page floors purges have
+ * raised, the last purge applied per queue, and hit/miss counters. The
+ * reading policy is the chain's (src/tiers/chain.ts); applying purges is
+ * src/purge/apply.ts.
+ *
+ * SQLite tables (a tier holds copies only: losing any entry costs a refill):
+ *
+ * | table | row | kept until |
+ * |---|---|---|
+ * | entries | one answer: key, page, mutable, version, meta (JSON), body (LZ4 of the packed bodies) | purged, or evicted for room |
+ * | entry_tags | (tag, key) for every purge tag of an entry | its entry goes |
+ * | entry_use | per entry, the bytes it stores and when it was last read (ms) | its entry goes |
+ * | usage | one row: bytes and entries in `entry_use`, summed as they change | always |
+ * | page_floors, marks, applied | what purges raised, and the last sequence applied per queue | never evicted |
+ * | counters | hit, miss, evicted, ... | always |
+ * | schema_version | one row: how many of {@link MIGRATIONS} have run | always |
+ *
+ * The budget: an entry's bytes are its key, meta, LZ4 body and tag rows.
+ * A put that would take `usage.bytes` past the budget first evicts the
+ * least recently read entries (with their tag rows, and from memory). An
+ * entry's read time is set when it is stored, and a read moves it on only
+ * when it is more than {@link TOUCH_MS} old, in a batch with the counters
+ * (at most once a second): a hit costs no SQLite write. Read times live in
+ * `entry_use`, not `entries`, because updating any column of a row rewrites
+ * the row, body and all. Floors and marks are not entries: eviction never
+ * touches them, so what remains is purged as before.
  */
 import { lz4Compress, lz4Decompress } from "../codec/index.ts";
 import { LIMITS } from "../limits.ts";
@@ -16,7 +39,8 @@ import { packBodies, unpackBodies, type PackedMeta } from "./entry-bodies.ts";
 import { Lz4Lru } from "./lz4-lru.ts";
 import type { TierRead } from "./request.ts";
 
-const SCHEMA = `
+/** The tables as they were before the budget (schema version 0), and the version's own row. IF NOT EXISTS: it runs over a database that has them. */
+const BASE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries (
   key TEXT PRIMARY KEY,
   page TEXT NOT NULL,
@@ -32,14 +56,55 @@ CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS entry_tags (tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tag, key)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS entry_tags_by_key ON entry_tags (key);
 CREATE TABLE IF NOT EXISTS marks (selector TEXT PRIMARY KEY, hard INTEGER NOT NULL, soft INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+INSERT OR IGNORE INTO schema_version (id, version) VALUES (1, 0);
 `;
 
-/** In memory, a 404 also carries when it stops being served. */
-type EntryMeta = PackedMeta & { expiresAt?: number };
+/**
+ * Numbered schema changes past {@link BASE_SCHEMA}: `schema_version.version`
+ * counts those applied (SQLite's `PRAGMA user_version` would, but a Durable
+ * Object's SQLite refuses it: SQLITE_AUTH), and each runs once, in order, in
+ * one transaction with the version it sets, over a new database and over one
+ * a tier has held for years alike. To change the schema, append one; never
+ * edit one that has shipped.
+ */
+const MIGRATIONS: string[] = [
+  // 1: the byte budget. What each entry already stored costs, counted as a put counts it, read long ago.
+  `CREATE TABLE entry_use (key TEXT PRIMARY KEY, size INTEGER NOT NULL, read_at INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE INDEX entry_use_by_read ON entry_use (read_at);
+   INSERT INTO entry_use (key, size, read_at)
+     SELECT key, length(CAST(key AS BLOB)) + length(CAST(meta AS BLOB)) + length(body)
+       + coalesce((SELECT sum(length(CAST(t.tag AS BLOB)) + length(CAST(t.key AS BLOB))) FROM entry_tags t WHERE t.key = entries.key), 0), 0
+     FROM entries;
+   CREATE TABLE usage (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL, entries INTEGER NOT NULL);
+   INSERT INTO usage (id, bytes, entries) SELECT 1, coalesce(sum(size), 0), count(*) FROM entry_use;`,
+];
+
+/** A read moves an entry's stored read time on only when it is older than this, in ms: a hit writes nothing, and eviction is least recently read to within a minute. */
+const TOUCH_MS = 60_000;
+
+const utf8 = new TextEncoder();
+/** What an entry costs against the budget: its row's key, meta and body, and a row per tag. */
+function entrySize(key: string, meta: string, body: Uint8Array, tags: readonly string[]): number {
+  const keyBytes = utf8.encode(key).byteLength;
+  return keyBytes + utf8.encode(meta).byteLength + body.byteLength + tags.reduce((n, tag) => n + utf8.encode(tag).byteLength + keyBytes, 0);
+}
+
+/** In memory, a 404 also carries when it stops being served, and a stored entry the read time SQLite holds for it. */
+type EntryMeta = PackedMeta & { expiresAt?: number; readAt?: number };
 
 export interface TierStats {
   counters: Record<string, number>;
+  /** Entries in SQLite. */
   entries: number;
+  /** Bytes those entries cost against the budget (key, meta, LZ4 body, tag rows). */
+  storedBytes: number;
+  /** This tier's budget for `storedBytes` (`LIMITS.tiers.storedBytes`). */
+  budgetBytes: number;
+  /** Entries evicted for room since the tier began counting. */
+  evictions: number;
+  /** SQLite's own size of this tier's database, in bytes: entries, floors, marks, indexes and free pages. */
+  databaseBytes: number;
   memoryBytes: number;
   applied: Record<string, { seq: number; at: number }>;
 }
@@ -60,18 +125,38 @@ export class TierStore {
   readonly inflight = new Map<string, Promise<TierRead>>();
   /** Counts not yet written: a read must not pay a SQLite write for a counter, so they go at most once a second (a restart may lose that second). */
   readonly #pending = new Map<string, number>();
+  /** Read times not yet written, by key: they go with the counters. */
+  readonly #touches = new Map<string, number>();
   #flushedAt = 0;
+  /** The `usage` row, in memory: every put asks. */
+  #usage!: { bytes: number; entries: number };
+  #budget: number;
 
+  /** `budgetBytes`: what entries may cost in SQLite; TierCache gives `LIMITS.tiers.storedBytes`. */
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly notFoundSeconds: number,
+    budgetBytes: number = LIMITS.tiers.storedBytes,
   ) {
-    storage.sql.exec(SCHEMA);
-    this.#loadPurgeState();
+    this.#budget = budgetBytes;
+    storage.sql.exec(BASE_SCHEMA);
+    this.#migrate();
+    this.#loadState();
   }
 
-  /** The marks and applied sequences, as SQLite holds them: at start, and after a transaction that changed them rolled back. */
-  #loadPurgeState(): void {
+  #migrate(): void {
+    const { version } = this.#sql.exec<{ version: number }>("SELECT version FROM schema_version WHERE id = 1").one();
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      this.storage.transactionSync(() => {
+        this.#sql.exec(MIGRATIONS[v]!);
+        this.#sql.exec("UPDATE schema_version SET version = ? WHERE id = 1", v + 1);
+      });
+    }
+  }
+
+  /** The marks, applied sequences and usage, as SQLite holds them: at start, and after a transaction that changed them rolled back. */
+  #loadState(): void {
+    this.#usage = this.#sql.exec<{ bytes: number; entries: number }>("SELECT bytes, entries FROM usage WHERE id = 1").one();
     this.#marks = new PurgeMarks(
       this.#sql.exec<{ selector: string; hard: number; soft: number }>("SELECT selector, hard, soft FROM marks").toArray().map((r) => [r.selector, { hard: r.hard, soft: r.soft }]),
     );
@@ -87,20 +172,23 @@ export class TierStore {
     try {
       return this.storage.transactionSync(fn);
     } catch (err) {
-      this.#loadPurgeState();
+      this.#loadState();
       throw err;
     }
   }
 
-  count(name: string): void {
-    this.#pending.set(name, (this.#pending.get(name) ?? 0) + 1);
-    if (Date.now() - this.#flushedAt >= 1_000) this.#flushCounters();
+  count(name: string, by = 1): void {
+    this.#pending.set(name, (this.#pending.get(name) ?? 0) + by);
+    if (Date.now() - this.#flushedAt >= 1_000) this.#flush();
   }
 
-  #flushCounters(): void {
+  /** Writes the counts and read times held back. */
+  #flush(): void {
     this.#flushedAt = Date.now();
     for (const [name, n] of this.#pending) this.#sql.exec("INSERT INTO counters (name, n) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET n = n + excluded.n", name, n);
     this.#pending.clear();
+    for (const [key, at] of this.#touches) this.#sql.exec("UPDATE entry_use SET read_at = ? WHERE key = ?", at, key);
+    this.#touches.clear();
   }
 
   floor(page: string): PageFloor {
@@ -133,16 +221,28 @@ export class TierStore {
   #find(key: string): Answer | undefined {
     const hot = this.#memory.get(key);
     if (hot) {
-      const { expiresAt, ...meta } = hot.meta;
+      const { expiresAt, readAt, ...meta } = hot.meta;
       if (expiresAt !== undefined && expiresAt <= Date.now()) return undefined;
+      // The memory LRU hands back the meta it holds: the new read time stays with it.
+      if (readAt !== undefined) hot.meta.readAt = this.#touch(key, readAt);
       return unpackBodies(meta, hot.body);
     }
-    const row = this.#sql.exec<{ meta: string; body: ArrayBuffer }>("SELECT meta, body FROM entries WHERE key = ?", key).toArray()[0];
+    const row = this.#sql.exec<{ meta: string; body: ArrayBuffer; read_at: number | null }>(
+      "SELECT e.meta, e.body, u.read_at FROM entries e LEFT JOIN entry_use u ON u.key = e.key WHERE e.key = ?", key,
+    ).toArray()[0];
     if (!row) return undefined;
     const meta = JSON.parse(row.meta) as EntryMeta;
     const bytes = lz4Decompress(new Uint8Array(row.body));
-    this.#memory.set(key, meta, bytes);
+    this.#memory.set(key, { ...meta, readAt: this.#touch(key, row.read_at ?? 0) }, bytes);
     return unpackBodies(meta, bytes);
+  }
+
+  /** A read of a stored entry: its read time moves on (with the next flush) if older than TOUCH_MS. Returns the read time SQLite will hold. */
+  #touch(key: string, readAt: number): number {
+    const now = Date.now();
+    if (now - readAt < TOUCH_MS) return readAt;
+    this.#touches.set(key, now);
+    return now;
   }
 
   /**
@@ -169,13 +269,48 @@ export class TierStore {
       return;
     }
     if (answer.status !== 200) return;
-    this.#memory.set(key, meta, body);
+    const metaText = JSON.stringify(meta);
+    const packed = lz4Compress(body);
+    const tags = tagsOf(answer);
+    const size = entrySize(key, metaText, packed, tags);
+    // An answer bigger than the whole budget passes through; an older one under its key must not stay behind.
+    if (size > this.#budget) return this.#dropKeys([key]);
+    const old = this.#sql.exec<{ size: number }>("SELECT size FROM entry_use WHERE key = ?", key).toArray()[0];
+    this.#makeRoom(size - (old?.size ?? 0), key);
+    const now = Date.now();
     this.#sql.exec(
       "INSERT OR REPLACE INTO entries (key, page, mutable, version, meta, body) VALUES (?, ?, ?, ?, ?, ?)",
-      key, answer.page, answer.mutable ? 1 : 0, answer.version, JSON.stringify(meta), lz4Compress(body),
+      key, answer.page, answer.mutable ? 1 : 0, answer.version, metaText, packed,
     );
     this.#sql.exec("DELETE FROM entry_tags WHERE key = ?", key);
-    for (const tag of tagsOf(answer)) this.#sql.exec("INSERT OR IGNORE INTO entry_tags (tag, key) VALUES (?, ?)", tag, key);
+    for (const tag of tags) this.#sql.exec("INSERT OR IGNORE INTO entry_tags (tag, key) VALUES (?, ?)", tag, key);
+    this.#sql.exec("INSERT OR REPLACE INTO entry_use (key, size, read_at) VALUES (?, ?, ?)", key, size, now);
+    this.#touches.delete(key);
+    this.#saveUsage(size - (old?.size ?? 0), old ? 0 : 1);
+    this.#memory.set(key, { ...meta, readAt: now }, body);
+  }
+
+  /** Evicts the least recently read entries (never `keep`) until `growth` more bytes fit in the budget. */
+  #makeRoom(growth: number, keep: string): void {
+    if (this.#usage.bytes + growth <= this.#budget) return;
+    // Reads held back count: a just-read entry must not go as if unread.
+    this.#flush();
+    let evicted = 0;
+    while (this.#usage.bytes + growth > this.#budget) {
+      const victims = this.#sql.exec<{ key: string }>("SELECT key FROM entry_use WHERE key <> ? ORDER BY read_at LIMIT 16", keep).toArray().map((r) => r.key);
+      if (victims.length === 0) break;
+      for (const victim of victims) {
+        if (this.#usage.bytes + growth <= this.#budget) break;
+        this.#dropKeys([victim]);
+        evicted++;
+      }
+    }
+    if (evicted > 0) this.count("evicted", evicted);
+  }
+
+  #saveUsage(bytes: number, entries: number): void {
+    this.#usage = { bytes: this.#usage.bytes + bytes, entries: this.#usage.entries + entries };
+    this.#sql.exec("UPDATE usage SET bytes = ?, entries = ? WHERE id = 1", this.#usage.bytes, this.#usage.entries);
   }
 
   /**
@@ -211,12 +346,19 @@ export class TierStore {
     return keys("SELECT key FROM entries WHERE key = ? OR (key >= ? AND key < ?) OR (key >= ? AND key < ?)", value, `${value}/`, `${value}0`, `${value}?`, `${value}@`);
   }
 
+  /** Drops entries from SQLite and memory alike, and takes what they cost off the usage. */
   #dropKeys(keys: string[]): void {
+    let bytes = 0;
+    let entries = 0;
     for (const key of keys) {
+      const gone = this.#sql.exec<{ size: number }>("DELETE FROM entry_use WHERE key = ? RETURNING size", key).toArray()[0];
       this.#sql.exec("DELETE FROM entries WHERE key = ?", key);
       this.#sql.exec("DELETE FROM entry_tags WHERE key = ?", key);
       this.#memory.delete(key);
+      this.#touches.delete(key);
+      if (gone) [bytes, entries] = [bytes + gone.size, entries + 1];
     }
+    if (entries > 0) this.#saveUsage(-bytes, -entries);
   }
 
   raiseFloor(page: string, to: Partial<PageFloor>): void {
@@ -226,15 +368,27 @@ export class TierStore {
 
   /** Drops a page's entries: its mutable ones, or all of them. */
   dropPage(page: string, mutableOnly: boolean): void {
-    this.#sql.exec(`DELETE FROM entry_tags WHERE key IN (SELECT key FROM entries WHERE page = ?${mutableOnly ? " AND mutable = 1" : ""})`, page);
-    this.#sql.exec(`DELETE FROM entries WHERE page = ?${mutableOnly ? " AND mutable = 1" : ""}`, page);
+    this.#dropKeys(this.#sql.exec<{ key: string }>(`SELECT key FROM entries WHERE page = ?${mutableOnly ? " AND mutable = 1" : ""}`, page).toArray().map((r) => r.key));
+    // Brief 404s live in memory only.
     this.#memory.deleteWhere((_, m) => m.page === page && (!mutableOnly || m.mutable));
   }
 
   dropAll(): void {
     this.#sql.exec("DELETE FROM entries");
     this.#sql.exec("DELETE FROM entry_tags");
+    this.#sql.exec("DELETE FROM entry_use");
+    this.#saveUsage(-this.#usage.bytes, -this.#usage.entries);
     this.#memory.clear();
+    this.#touches.clear();
+  }
+
+  /**
+   * Lowers the budget (never above `LIMITS.tiers.storedBytes`) and evicts
+   * down to it: a test fills a tier past its budget without writing a gigabyte.
+   */
+  lowerBudget(bytes: number): void {
+    this.#budget = Math.max(0, Math.min(bytes, LIMITS.tiers.storedBytes));
+    this.#makeRoom(0, "");
   }
 
   appliedSeq(queue: string): number {
@@ -248,11 +402,20 @@ export class TierStore {
   }
 
   stats(): TierStats {
-    this.#flushCounters();
+    this.#flush();
     const counters = Object.fromEntries(this.#sql.exec<{ name: string; n: number }>("SELECT name, n FROM counters").toArray().map((r) => [r.name, r.n]));
     const applied = Object.fromEntries(
       this.#sql.exec<{ queue: string; seq: number; at: number }>("SELECT queue, seq, at FROM applied").toArray().map((r) => [r.queue, { seq: r.seq, at: r.at }]),
     );
-    return { counters, entries: this.#sql.exec<{ n: number }>("SELECT count(*) AS n FROM entries").one().n, memoryBytes: this.#memory.bytes, applied };
+    return {
+      counters,
+      entries: this.#usage.entries,
+      storedBytes: this.#usage.bytes,
+      budgetBytes: this.#budget,
+      evictions: counters.evicted ?? 0,
+      databaseBytes: this.#sql.databaseSize,
+      memoryBytes: this.#memory.bytes,
+      applied,
+    };
   }
 }
