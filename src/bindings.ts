@@ -10,6 +10,8 @@
  *                  `size` of them (the region's QueuePool says how many) take new purges
  *   Fanout         one per region, named by the region
  *   QueuePool      one per region, named by the region: the autoscaler
+ *   PurgeAudit     one, `audit`
+ *   DashboardSessions  one, `sessions`
  *
  * A purge id is `<queue>:<seq>`: the queue that logged it and its place in
  * that queue's log.
@@ -168,4 +170,9 @@ export function fanoutOf(env: Env, region: Region) {
 /** The purge audit log: one, near the upper tier (purges are rare; one place keeps pagination simple). */
 export function purgeAuditOf(env: Env) {
   return env.PURGE_AUDIT.get(env.PURGE_AUDIT.idFromName("audit"), hint(topologyOf(env).upperRegion));
+}
+
+/** The dashboard's sessions: one, near the upper tier, so a logout is seen everywhere at once. */
+export function dashboardSessionsOf(env: Env) {
+  return env.DASHBOARD_SESSIONS.get(env.DASHBOARD_SESSIONS.idFromName("sessions"), hint(topologyOf(env).upperRegion));
 }

@@ -21,12 +21,27 @@ export const LIMITS = {
     maxUrlLength: 8_192,
     /** Largest body, in bytes, of the small JSON requests (suppression, purge status). */
     maxSmallBodyBytes: 64 * 1024,
+    /**
+     * Most containers (objects, arrays) open at once in a JSON request body, checked as its bytes
+     * arrive, before anything parses them. The deepest body the API takes (a revision's tags, a
+     * purged file's headers) nests 4 deep; 24 MiB of `[` would otherwise nest twelve million deep.
+     */
+    maxJsonDepth: 16,
+    /**
+     * Most values (objects, arrays, strings, numbers, literals) in a JSON request body without a
+     * bound of its own, counted as its bytes arrive: a purge of 500 files (purge.maxFiles), each
+     * an object with its URL and up to 13 headers, is 500 × 16. Without it 1.5 MiB of `{}` parses
+     * into 780,000 objects.
+     */
+    maxJsonValues: 8_192,
     /** Largest body, in bytes, the development-only codec timing route takes (`bench codecs --worker-gzip`). */
     maxDevCodecBodyBytes: 4 * 1024 * 1024,
     /** Most rounds one request to the development-only codec timing route runs. */
     maxDevCodecRounds: 200,
     /** Largest output, in bytes, that route's decompression may produce before it is refused. */
     maxDevCodecOutputBytes: 64 * 1024 * 1024,
+    /** Clients over the failed-authentication limit an isolate remembers (src/http/auth-failures.ts); past it the oldest are forgotten. */
+    authFailureClientsRemembered: 10_000,
   },
   page: {
     /** Longest title, in bytes of UTF-8 (MediaWiki's own limit). */
@@ -59,6 +74,12 @@ export const LIMITS = {
     maxMetaRecordBytes: 4 * 1024 * 1024,
     /** Revisions accepted in one write request. */
     maxBatchRevisions: 500,
+    /**
+     * Most JSON values in one write request, counted as its bytes arrive: maxBatchRevisions × 28,
+     * for a revision's object, its ten fields and 16 tags (page.maxTagsPerRevision), with one to
+     * spare. 24 MiB of `{}` would otherwise parse into twelve million objects (4 s of CPU, 1 GB).
+     */
+    maxJsonValues: 14_000,
     /**
      * Body size, in bytes, accepted by one write request, counted as it is
      * read (chunked bodies too). Below Durable Object RPC's 32 MiB argument
@@ -120,6 +141,15 @@ export const LIMITS = {
     memoryBytes: 16 * 1024 * 1024,
     /** Largest entry body, in bytes, a tier stores (bigger ones pass through uncached). */
     maxEntryBytes: 8 * 1024 * 1024,
+    /**
+     * Bytes of entries one TierCache keeps in SQLite (key, meta, LZ4 body and tag rows;
+     * src/tiers/tier-store.ts). A put past it evicts the least recently read entries.
+     * Why: every answer a tier serves used to stay for good, so one reader walking old
+     * revisions filled every tier it reached, towards a SQLite Durable Object's 10 GB
+     * and storage billed per GB-month for every copy. 256 MiB holds thousands of large
+     * revisions per tier, and wrangler.toml's 30 tiers stay within 7.5 GiB together.
+     */
+    storedBytes: 256 * 1024 * 1024,
     /** How long, in milliseconds, a read waits on a regional or upper tier before going around it. */
     hopTimeoutMs: 5_000,
   },
@@ -141,15 +171,6 @@ export const LIMITS = {
      * goes in the next round, one application per tier for every queue's purges. A batch that finds
      * no round started this recently is delivered at once; otherwise it waits at most this long.
      */
-    /**
-     * Bytes of entries one TierCache keeps in SQLite (key, meta, LZ4 body and tag rows;
-     * src/tiers/tier-store.ts). A put past it evicts the least recently read entries.
-     * Why: every answer a tier serves used to stay for good, so one reader walking old
-     * revisions filled every tier it reached, towards a SQLite Durable Object's 10 GB
-     * and storage billed per GB-month for every copy. 256 MiB holds thousands of large
-     * revisions per tier, and wrangler.toml's 30 tiers stay within 7.5 GiB together.
-     */
-    storedBytes: 256 * 1024 * 1024,
     fanoutRoundGapMs: 25,
     /** Longest `?wait=` a purge status request may block, in seconds. */
     maxWaitSeconds: 60,

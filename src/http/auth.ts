@@ -2,10 +2,13 @@
  * Bearer-token scopes, on Hono's bearer-auth. Who a token belongs to is
  * src/http/tokens.ts; this turns the answer into the request's principal or
  * a problem: 401 without a usable token (none, unknown, expired), 403 with a
- * token that carries none of the scopes the route accepts.
+ * token that carries none of the scopes the route accepts, 429 for a client
+ * that has sent too many unknown or expired tokens lately
+ * (src/http/auth-failures.ts), before its token is looked at.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
+import { clientOf, recordFailure, refuseIfBlocked } from "./auth-failures.ts";
 import { ProblemError } from "./problem.ts";
 import { authenticateToken, type Principal, type Scope, type TokenCheck } from "./tokens.ts";
 
@@ -23,8 +26,11 @@ export function requireScope(...scopes: [Scope, ...Scope[]]): MiddlewareHandler<
     new ProblemError({ status: 401, code: "unauthenticated", title: "Unauthorized", detail: `send Authorization: Bearer <token> with a ${wanted}-scope token`, extensions: { scope: scopes } }).toResponse();
   return bearerAuth({
     verifyToken: async (token, c) => {
+      const client = clientOf(c.req.raw);
+      refuseIfBlocked(client);
       const check = await authenticateToken(c.env as Env, token);
       c.set(CHECK as never, check as never);
+      if (!check.ok) await recordFailure(c.env as Env, client);
       if (!check.ok || !check.principal.scopes.some((s) => scopes.includes(s))) return false;
       c.set("principal" as never, check.principal as never);
       return true;

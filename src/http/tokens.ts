@@ -11,6 +11,12 @@
  * one matched.
  */
 import { z } from "zod";
+import { ProblemError } from "./problem.ts";
+
+/** A token configuration this archive cannot use: every authenticated route answers 503 until it is fixed. */
+function misconfigured(detail: string): ProblemError {
+  return new ProblemError({ status: 503, code: "tokens_misconfigured", title: "Tokens misconfigured", detail });
+}
 
 export const SCOPES = ["write", "purge"] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -31,10 +37,33 @@ interface TokenEntry {
   expiresAt: number | null;
 }
 
+/**
+ * A token must be too random to guess: at least 32 characters, at least 16
+ * different ones, and at least 128 bits by its alphabet (32 hex digits, 22
+ * base64url characters' worth). `openssl rand -base64 32` or the one
+ * `npm start` writes pass; a word, a date or `aaaa…` does not.
+ */
+export const MIN_TOKEN_CHARS = 32;
+const MIN_TOKEN_DISTINCT = 16;
+const MIN_TOKEN_BITS = 128;
+
+export function tokenStrength(token: string): { ok: true } | { ok: false; reason: string } {
+  if (token.length < MIN_TOKEN_CHARS) return { ok: false, reason: `tokens are at least ${MIN_TOKEN_CHARS} characters (make one with: openssl rand -base64 32)` };
+  if (new Set(token).size < MIN_TOKEN_DISTINCT) return { ok: false, reason: `a token must use at least ${MIN_TOKEN_DISTINCT} different characters` };
+  const alphabet = (/[a-z]/.test(token) ? 26 : 0) + (/[A-Z]/.test(token) ? 26 : 0) + (/[0-9]/.test(token) ? 10 : 0) + (/[^a-zA-Z0-9]/.test(token) ? 32 : 0);
+  const bits = token.length * Math.log2(Math.max(alphabet, 2));
+  return bits >= MIN_TOKEN_BITS ? { ok: true } : { ok: false, reason: `a token must carry at least ${MIN_TOKEN_BITS} bits (about ${Math.floor(bits)} here)` };
+}
+
+const strongToken = z.string().superRefine((t, ctx) => {
+  const strength = tokenStrength(t);
+  if (!strength.ok) ctx.addIssue({ code: "custom", message: strength.reason });
+});
+
 const tokenListSchema = z.array(
   z.object({
     name: z.string().regex(/^[\w.@-]{1,64}$/, "names are 1–64 letters, digits, _ . @ -"),
-    token: z.string().min(16, "tokens are at least 16 characters"),
+    token: strongToken,
     scopes: z.array(z.enum(SCOPES)).min(1),
     expires: z.iso.datetime({ offset: true }).optional(),
   }),
@@ -53,12 +82,12 @@ export function configuredTokens(env: Env): TokenEntry[] {
     try {
       json = JSON.parse(raw.API_TOKENS);
     } catch {
-      throw new Error("the API_TOKENS secret is not JSON");
+      throw misconfigured("the API_TOKENS secret is not JSON");
     }
     const result = tokenListSchema.safeParse(json);
     if (!result.success) {
       const issue = result.error.issues[0]!;
-      throw new Error(`the API_TOKENS secret is invalid at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+      throw misconfigured(`the API_TOKENS secret is invalid at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
     }
     for (const t of result.data) entries.push({ name: t.name, token: t.token, scopes: t.scopes, expiresAt: t.expires ? Date.parse(t.expires) : null });
   }
@@ -66,7 +95,11 @@ export function configuredTokens(env: Env): TokenEntry[] {
     .split(",")
     .map((t) => t.trim())
     .filter(Boolean)
-    .forEach((token, i) => entries.push({ name: `write-token-${i + 1}`, token, scopes: ["write"], expiresAt: null }));
+    .forEach((token, i) => {
+      const strength = tokenStrength(token);
+      if (!strength.ok) throw misconfigured(`the WRITE_TOKENS secret's token ${i + 1} is too weak: ${strength.reason}`);
+      entries.push({ name: `write-token-${i + 1}`, token, scopes: ["write"], expiresAt: null });
+    });
   parsed.set(env, entries);
   return entries;
 }
@@ -75,7 +108,9 @@ async function digest(value: string): Promise<ArrayBuffer> {
   return crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
 }
 
-export type TokenCheck = { ok: true; principal: Principal } | { ok: false; reason: "unknown" | "expired" };
+export type TokenCheck = { ok: true; principal: Principal; credential: string } | { ok: false; reason: "unknown" | "expired" };
+
+const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 /**
  * The configured tokens' digests, computed once per configuration rather
@@ -101,5 +136,18 @@ export async function authenticateToken(env: Env, presented: string, now = Date.
   }
   if (!match) return { ok: false, reason: "unknown" };
   if (match.expiresAt !== null && match.expiresAt <= now) return { ok: false, reason: "expired" };
-  return { ok: true, principal: { name: match.name, scopes: match.scopes, via: "token", expiresAt: match.expiresAt } };
+  return { ok: true, principal: { name: match.name, scopes: match.scopes, via: "token", expiresAt: match.expiresAt }, credential: hex(got) };
+}
+
+/**
+ * The token a session was started with, as configured now: found by its
+ * digest (the `credential` of a {@link TokenCheck}) and its holder's name.
+ * Null once the token is rotated or removed; its scopes and expiry are
+ * today's, so a scope cut or a new expiry applies at once.
+ */
+export async function tokenByCredential(env: Env, name: string, credential: string): Promise<{ scopes: Scope[]; expiresAt: number | null } | null> {
+  for (const { entry, digest: known } of await configuredDigests(env)) {
+    if (entry.name === name && hex(known) === credential) return { scopes: entry.scopes, expiresAt: entry.expiresAt };
+  }
+  return null;
 }

@@ -163,7 +163,10 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   try {
     // Imported here, not above: wrangler takes seconds to load, and every CLI command loads this module.
     const { unstable_startWorker: start } = await import("wrangler");
-    worker = await start(workerInput(options, token, persistDir, options.port ?? (await freePort())));
+    const port = options.port ?? (await freePort());
+    // Production refuses to serve without PUBLIC_ORIGIN (src/http/deployment-guard.ts): a local Worker's is its own address.
+    const vars = { PUBLIC_ORIGIN: `http://127.0.0.1:${port}`, ...options.vars };
+    worker = await start(workerInput({ ...options, vars }, token, persistDir, port));
     await worker.ready;
     const url = (await worker.url).origin;
     await waitForHealthy(url);

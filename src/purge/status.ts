@@ -7,6 +7,7 @@ import { parsePurgeId, purgeQueueOf } from "../bindings.ts";
 import { topologyOf } from "../config/topology.ts";
 import { ProblemError } from "../http/problem.ts";
 import { LIMITS } from "../limits.ts";
+import type { Scope } from "../http/tokens.ts";
 import { backoffMs, sleep } from "../retry/backoff.ts";
 import type { PurgeStatus } from "../../durable-objects/purge-queue.ts";
 
@@ -45,4 +46,32 @@ export async function purgeView(env: Env, id: string, waitSeconds = 0): Promise<
     if ((await queue.completedAt([parsed.seq]))[0] !== null) break;
   }
   return once(env, id, parsed);
+}
+
+/**
+ * The one rule for who sees a purge, on the API and the dashboard alike:
+ * an operator's purge belongs to the audit log (who purged what), which
+ * only the purge scope reads; a write's purge, which names nothing but the
+ * page written, any holder of write or purge may follow.
+ */
+export function mayView(view: PurgeView, scopes: readonly Scope[]): boolean {
+  return scopes.includes("purge") || !view.event?.operator;
+}
+
+export function auditForbidden(name: string): ProblemError {
+  return new ProblemError({
+    status: 403,
+    code: "forbidden",
+    title: "Forbidden",
+    detail: `operators' purges are the audit log, which needs the purge scope; ${name} does not carry it`,
+    extensions: { scope: ["purge"] },
+  });
+}
+
+/** The purge's status, or 403 if `scopes` may not see it (see {@link mayView}). */
+export async function purgeViewFor(env: Env, id: string, who: { name: string; scopes: readonly Scope[] }, waitSeconds = 0): Promise<PurgeView> {
+  // Checked before any wait: a refused caller never holds a request open.
+  const view = await purgeView(env, id, 0);
+  if (!mayView(view, who.scopes)) throw auditForbidden(who.name);
+  return waitSeconds > 0 && view.state !== "complete" ? purgeView(env, id, waitSeconds) : view;
 }

@@ -6,7 +6,8 @@
  *   GET  /api/purges?before=…     the audit log, newest first (purge scope)
  *
  * A write's purge ids (from the write API) can be followed with a write-scope
- * token too.
+ * token too; an operator's purge, like the audit log, needs the purge scope
+ * (src/purge/status.ts, mayView).
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -17,7 +18,7 @@ import { validated } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { listAudit } from "../../src/purge/audit.ts";
 import { ingestPurge } from "../../src/purge/ingest.ts";
-import { purgeView } from "../../src/purge/status.ts";
+import { purgeViewFor } from "../../src/purge/status.ts";
 import { withColo } from "../../src/sim/colo.ts";
 
 type PurgeEnv = AppEnv & { Variables: AuthVariables };
@@ -41,7 +42,7 @@ const waitQuery = z.object({
 
 purgeRoutes.get("/purges/:id", requireScope("purge", "write"), validated("query", waitQuery, "wait", { wait: { status: 400, code: "invalid_wait", limit: "purge.maxWaitSeconds" } }), async (c) => {
   const { wait = 0 } = c.req.valid("query");
-  return c.json(await purgeView(c.env, c.req.param("id"), wait));
+  return c.json(await purgeViewFor(c.env, c.req.param("id"), c.get("principal"), wait));
 });
 
 purgeRoutes.get("/purges", requireScope("purge"), validated("query", z.object({ before: z.string().optional() }), "audit"), async (c) => {

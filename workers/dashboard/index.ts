@@ -2,7 +2,7 @@
  * The operator dashboard, mounted at /dashboard: server-rendered pages
  * (Hono JSX) that work without JavaScript, one small script for live purge
  * progress. Every response carries a CSP that allows only our own script
- * and the inline stylesheet under its nonce; every form POST passes Hono's
+ * and the inline stylesheet, each under the response's nonce; every form POST passes Hono's
  * origin check (csrf) and carries the session's CSRF token.
  *
  * @example
@@ -24,7 +24,8 @@ dashboardRoutes.use(
   secureHeaders({
     contentSecurityPolicy: {
       defaultSrc: ["'none'"],
-      scriptSrc: ["'self'"],
+      // By nonce, not 'self': 'self' would admit any archived javascript revision under /page/ as a script.
+      scriptSrc: [NONCE],
       styleSrc: [NONCE],
       connectSrc: ["'self'"],
       imgSrc: ["'self'"],

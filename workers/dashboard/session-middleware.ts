@@ -9,30 +9,31 @@ import type { Context, MiddlewareHandler } from "hono";
 import { accessPrincipal } from "../../src/dashboard/access.ts";
 import { csrfMatches, csrfToken, readSession, sessionSecret, startSession, type Session } from "../../src/dashboard/session.ts";
 import { ProblemError } from "../../src/http/problem.ts";
-import { configuredTokens } from "../../src/http/tokens.ts";
 import type { DashboardEnv } from "./env.ts";
 
+/** The session secret, or 503 saying how to set one: unset and weak secrets alike (src/dashboard/session.ts). */
 export function requireSecret(env: Env): string {
-  const secret = sessionSecret(env);
-  if (secret) return secret;
+  const check = sessionSecret(env);
+  if (check.ok) return check.secret;
   throw new ProblemError({
     status: 503,
-    code: "session_secret_unset",
+    code: check.reason === "unset" ? "session_secret_unset" : "session_secret_weak",
     title: "Dashboard not configured",
-    detail: "Set the SESSION_SECRET secret (npx wrangler secret put SESSION_SECRET, or SESSION_SECRET=… in .dev.vars) to use the dashboard.",
+    detail: check.detail,
   });
 }
 
 /**
  * The signed-in session, starting one from a Cloudflare Access assertion if
- * there is none. A session from a token lasts only while that token is
- * configured: removing it from API_TOKENS ends its sessions at once.
+ * there is none. A session from a token lasts only while that very token is
+ * configured with a scope: rotating, removing or cutting it ends or narrows
+ * its sessions at once (src/dashboard/session.ts).
  */
 export async function currentSession(c: Context<DashboardEnv>, secret: string): Promise<Session | null> {
   const session = await readSession(c, secret);
-  if (session && (session.via === "access" || configuredTokens(c.env).some((t) => t.name === session.name))) return session;
+  if (session) return session;
   const who = await accessPrincipal(c.env, c.req.raw);
-  return who ? startSession(c, secret, who) : null;
+  return who ? startSession(c, secret, who, who.name) : null;
 }
 
 export const requireSession: MiddlewareHandler<DashboardEnv> = async (c, next) => {

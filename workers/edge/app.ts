@@ -12,6 +12,7 @@ import { Hono } from "hono";
 import { requestId, type RequestIdVariables } from "hono/request-id";
 import { version } from "../../package.json";
 import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
+import { deploymentGuard } from "../../src/http/deployment-guard.ts";
 import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
 import { compress } from "../../src/representation/compress.ts";
 import { LIMITS } from "../../src/limits.ts";
@@ -43,6 +44,9 @@ app.use(async (c, next) => {
   }
   await next();
 });
+
+// Production: only PUBLIC_ORIGIN's host, and no debug headers for anonymous clients.
+app.use(deploymentGuard);
 
 // Every response a route builds in full is negotiated and compressed here (br, gzip), with its
 // preconditions and Range answered against the coded body; see src/representation/compress.ts.

@@ -12,5 +12,6 @@ export { Fanout } from "../../durable-objects/fanout.ts";
 export { PageDirectory } from "../../durable-objects/page-directory.ts";
 export { QueuePool } from "../../durable-objects/queue-pool.ts";
 export { PurgeAudit } from "../../durable-objects/purge-audit.ts";
+export { DashboardSessions } from "../../durable-objects/dashboard-sessions.ts";
 
 export default { fetch: app.fetch } satisfies ExportedHandler<Env>;

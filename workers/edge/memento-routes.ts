@@ -32,6 +32,7 @@ import type { AppEnv } from "../app-env.ts";
 import { settingsOf } from "../../src/config/settings.ts";
 import { ProblemError } from "../../src/http/problem.ts";
 import { timemapParam, timemapQuery, waybackParam } from "../../src/read-api/queries.ts";
+import { sandboxArchived } from "../../src/representation/archived-content.ts";
 import { addVary } from "../../src/representation/vary.ts";
 import { validated } from "../../src/http/validate.ts";
 import { formatHttpDate, parseHttpDate } from "../../src/memento/datetime.ts";
@@ -59,6 +60,7 @@ function send(c: Context<AppEnv>, through: ReadThrough): Response {
   headers.set("x-palimpsest-tier", through.servedBy);
   headers.set("x-palimpsest-colo", through.colo);
   headers.set("x-request-id", c.get("requestId"));
+  sandboxArchived(headers);
   let body = entry.body;
   if (entry.status >= 500) {
     // The origin's problem, plus this request's id for the report; the details stay in the log.

@@ -23,6 +23,7 @@ import { isCompressible } from "../../src/representation/compressible.ts";
 import { codedEtag } from "../../src/representation/etag.ts";
 import { serveCoded } from "../../src/representation/serve-coded.ts";
 import { serveRepresentation } from "../../src/representation/serve.ts";
+import { sandboxArchived } from "../../src/representation/archived-content.ts";
 import { addVary } from "../../src/representation/vary.ts";
 import { validated } from "../../src/http/validate.ts";
 import { sha256Hex } from "../../src/hash/digests.ts";
@@ -52,6 +53,8 @@ function answerHeaders(c: Context<ReadEnv>, through: ReadThrough): Headers {
   headers.set("x-palimpsest-colo", through.colo);
   headers.set("age", String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))));
   headers.set("x-request-id", c.get("requestId"));
+  // Archived bytes never run as the archive (src/representation/archived-content.ts).
+  sandboxArchived(headers);
   // Every text revision offers itself as the dictionary for the page's other revisions (RFC 9842): even
   // one too small to be worth compressing makes its successor's delta tiny.
   if (entry.status === 200 && entry.revisionId !== undefined && isCompressible(entry.headers["content-type"] ?? "")) {

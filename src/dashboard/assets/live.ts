@@ -1,6 +1,6 @@
 /**
  * The dashboard's only script, served as /dashboard/live.js (CSP
- * `script-src 'self'`, no inline script). On a pending purge's page it
+ * `script-src 'nonce-…'`: loaded under the page's nonce, no inline script). On a pending purge's page it
  * polls the purge's JSON and copies each tier's state into its row, until
  * the purge is complete. Without it, the page refreshes itself instead.
  * Text only (textContent), never markup.

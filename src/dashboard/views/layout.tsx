@@ -50,7 +50,7 @@ export const Layout: FC<{
           </noscript>
         ) : null}
         <style nonce={chrome.nonce}>{raw(STYLE)}</style>
-        {live ? <script src="/dashboard/live.js" defer></script> : null}
+        {live ? <script nonce={chrome.nonce} src="/dashboard/live.js" defer></script> : null}
       </head>
       <body>
         <a class="skip" href="#main">

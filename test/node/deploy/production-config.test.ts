@@ -8,17 +8,61 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
-import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
+import { freePort, REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
 import { PALIMPSEST_CLI, startPalimpsestDev } from "../support/palimpsest-dev.ts";
 
 const colo = { "x-palimpsest-colo": "SYD" };
 
+describe("the committed wrangler.toml, as wrangler deploy ships it (no PUBLIC_ORIGIN)", () => {
+  let bare: LocalWorker;
+  beforeAll(async () => {
+    bare = await startLocalWorker({ vars: { PUBLIC_ORIGIN: "" } });
+  }, 60_000);
+  afterAll(() => bare?.stop());
+
+  it("refuses to serve until PUBLIC_ORIGIN is set, so a forged Host never reaches a Location", async () => {
+    for (const path of ["/page/Vellum", "/web/2013/Vellum", "/timemap/link/Vellum", "/dashboard/login"]) {
+      const res = await fetch(`${bare.url}${path}`, { headers: { host: "evil.example" }, redirect: "manual" });
+      expect(res.status, path).toBe(503);
+      expect(res.headers.get("location"), path).toBeNull();
+      const body = await res.json();
+      expect(body, path).toMatchObject({ code: "public_origin_unset" });
+      expect(JSON.stringify(body)).not.toContain("evil.example");
+    }
+    // Still probeable.
+    expect((await fetch(`${bare.url}/healthz`)).status).toBe(200);
+  });
+});
+
 describe("the committed wrangler.toml is the production configuration", () => {
   let archive: LocalWorker;
   beforeAll(async () => {
-    archive = await startLocalWorker();
+    // As an operator deploys it: PUBLIC_ORIGIN names the one host it serves.
+    const port = await freePort();
+    archive = await startLocalWorker({ port, vars: { PUBLIC_ORIGIN: `http://127.0.0.1:${port}` } });
   }, 60_000);
   afterAll(() => archive?.stop());
+
+  it("answers only for PUBLIC_ORIGIN's host, and sends anonymous clients no debug headers", async () => {
+    const misdirected = await fetch(`${archive.url}/page/Anything`, { headers: { host: "evil.example" }, redirect: "manual" });
+    expect(misdirected.status).toBe(421);
+    expect(misdirected.headers.get("location")).toBeNull();
+    const auth = { authorization: `Bearer ${archive.token}`, "content-type": "application/json" };
+    const write = await fetch(`${archive.url}/api/pages/Guarded/revisions`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ revisions: [{ id: 1, parentId: null, timestamp: "2020-01-01T00:00:00Z", contributor: "A", comment: "", model: "wikitext", text: "hello" }] }),
+    });
+    expect(write.status).toBe(201);
+    const anonymous = await fetch(`${archive.url}/page/Guarded/1`);
+    expect(anonymous.status).toBe(200);
+    for (const h of ["x-palimpsest-tier", "x-palimpsest-colo", "x-read-cost"]) expect(anonymous.headers.get(h), h).toBeNull();
+    const operator = await fetch(`${archive.url}/page/Guarded/1`, { headers: { authorization: auth.authorization } });
+    expect(operator.headers.get("x-palimpsest-tier")).not.toBeNull();
+    const gate = await fetch(`${archive.url}/web/2021/Guarded`, { redirect: "manual" });
+    expect(gate.status).toBe(302);
+    expect(gate.headers.get("location")).toBe(`${archive.url}/page/Guarded/1`);
+  });
 
   it("says production, and names no placeholder KV namespace (wrangler deploy provisions it)", () => {
     const config = unstable_readConfig({ config: join(REPO_ROOT, "wrangler.toml") }, { hideWarnings: true });

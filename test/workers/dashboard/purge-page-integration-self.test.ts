@@ -31,7 +31,10 @@ describe("a purge's page", () => {
       expect(tiersOnPage(html)).toEqual(EVERY_TIER);
       expect(EVERY_TIER.length).toBeGreaterThan(60);
       expect(html).toMatch(/<noscript><meta http-equiv="refresh" content="2"\/?><\/noscript>/);
-      expect(html).toContain('<script src="/dashboard/live.js" defer="">');
+      // Loaded under this response's nonce, the only way the dashboard's CSP admits a script.
+      const nonce = /script-src 'nonce-([^']+)'/.exec(res.headers.get("content-security-policy") ?? "")?.[1];
+      expect(nonce).toBeTruthy();
+      expect(html).toContain(`<script nonce="${nonce}" src="/dashboard/live.js" defer="">`);
       expect(html).toMatch(/data-field="overall" class="pending">pending</);
       expect(html).toMatch(/<div hidden="">\s*<dt>Time to completion/);
 
@@ -68,14 +71,15 @@ describe("a purge's page", () => {
     expect(anonymous.headers.get("content-type")).toBe("application/problem+json");
   });
 
-  it("serves the live script as a same-origin file under a CSP that allows no inline script", async () => {
+  it("serves the live script as a same-origin file under a CSP that admits scripts by nonce only, no inline script", async () => {
     const res = await dashboard("/dashboard/live.js");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/javascript/);
     expect(await res.text()).toContain("data-purge-status");
     const s = await login();
     const csp = (await get("/dashboard", s)).headers.get("content-security-policy")!;
-    expect(csp).toMatch(/script-src 'self'(;|$)/);
+    expect(csp).toMatch(/script-src 'nonce-[^']+'(;|$)/);
+    expect(csp).not.toMatch(/script-src[^;]*'self'/);
     expect(csp).not.toContain("unsafe-inline");
   });
 });

@@ -261,7 +261,7 @@ describe("after a write, through the tiers", () => {
 
     const write = await request("/api/pages/Md_write/revisions", {
       method: "POST",
-      headers: { authorization: "Bearer test-write-token", "content-type": "application/json" },
+      headers: { authorization: "Bearer test-write-token-5c1f9a7e3b8d2f60a4c9e1b7", "content-type": "application/json" },
       body: JSON.stringify({ revisions: [{ ...linearHistory(4)[3]!, timestamp: "2020-01-01T00:01:00Z" }] }),
     });
     expect(write.status).toBe(201);

@@ -26,7 +26,7 @@ describe("blob collection", () => {
     expect((await request(`/api/pages/${key}/revisions`, { method: "POST" })).status).toBe(401);
     const failed = await request(`/api/pages/${key}/revisions`, {
       method: "POST",
-      headers: { authorization: "Bearer test-write-token", "content-type": "application/json" },
+      headers: { authorization: "Bearer test-write-token-5c1f9a7e3b8d2f60a4c9e1b7", "content-type": "application/json" },
       body: JSON.stringify({ revisions: [revs[20]] }),
     });
     expect(failed.status).toBe(500);

@@ -9,7 +9,7 @@ import "../../../src/codec/install-worker.ts";
 import { app } from "../../../workers/edge/app.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
 
-export const TOKEN = "test-write-token";
+export const TOKEN = "test-write-token-5c1f9a7e3b8d2f60a4c9e1b7";
 const ORIGIN = "http://archive.test";
 
 export function request(path: string, init: RequestInit = {}): Promise<Response> {

@@ -1,13 +1,13 @@
 /** The tokens vitest.config.ts gives the workerd tests, by what they can do. */
 export const TOKENS = {
   /** write-scope only (WRITE_TOKENS). */
-  write: "test-write-token",
+  write: "test-write-token-5c1f9a7e3b8d2f60a4c9e1b7",
   /** write and purge: the operator of the tests. */
-  operator: "test-operator-token",
+  operator: "test-operator-token-8e2d4b6f0a1c3e5d7f9b2a4c",
   /** purge only. */
-  purge: "test-purge-token",
+  purge: "test-purge-token-3a7c9e1f5b2d8a4c6e0f1b3d",
   /** purge, but expired in 2020. */
-  expired: "test-expired-token",
+  expired: "test-expired-token-9b1d3f5a7c2e4b6d8f0a1c3e",
 } as const;
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

@@ -1,0 +1,64 @@
+/**
+ * What a production deployment must not do, checked on every request:
+ *
+ * - Build an absolute URL (Location, Link, TimeMaps, cursors) from the
+ *   request's Host. Without PUBLIC_ORIGIN a forged `Host: evil.example`
+ *   would be echoed into cacheable redirects, so production refuses to
+ *   serve at all until PUBLIC_ORIGIN is set (503 `public_origin_unset`,
+ *   saying what to set), and with it set answers only requests for that
+ *   host (421 `misdirected_request`). /healthz answers either way, so a
+ *   deploy can be probed before it is configured.
+ * - Tell anonymous clients how it works inside: the debug headers (which
+ *   tier answered, the colo, the origin's read cost) go only to
+ *   development and to requests carrying a valid token.
+ *
+ * Development (`ENVIRONMENT=development`, as `npm start` and the tests run)
+ * takes the request's own origin and sends the debug headers to everyone.
+ *
+ * @example
+ * app.use(deploymentGuard);
+ */
+import type { MiddlewareHandler } from "hono";
+import { settingsOf } from "../config/settings.ts";
+import { ProblemError } from "./problem.ts";
+import { authenticateToken } from "./tokens.ts";
+
+/** Headers that describe the archive's insides, for developers and operators only. */
+export const DEBUG_HEADERS = ["x-palimpsest-tier", "x-palimpsest-colo", "x-read-cost"] as const;
+
+/** Paths a misconfigured production deployment still answers. */
+const ALWAYS = new Set(["/healthz"]);
+
+async function isOperator(env: Env, authorization: string | undefined): Promise<boolean> {
+  const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
+  return m ? (await authenticateToken(env, m[1]!)).ok : false;
+}
+
+export const deploymentGuard: MiddlewareHandler<{ Bindings: Env }> = async (c, next) => {
+  const { development, publicOrigin } = settingsOf(c.env);
+  if (development) return next();
+  if (!ALWAYS.has(c.req.path)) {
+    if (publicOrigin === null) {
+      throw new ProblemError({
+        status: 503,
+        code: "public_origin_unset",
+        title: "Archive not configured",
+        detail: "PUBLIC_ORIGIN is not set, so this archive cannot build its own URLs safely. Set it in wrangler.toml's [vars] (e.g. PUBLIC_ORIGIN = \"https://archive.example.org\") and deploy again.",
+      });
+    }
+    if (new URL(c.req.url).host !== new URL(publicOrigin).host) {
+      throw new ProblemError({ status: 421, code: "misdirected_request", title: "Misdirected Request", detail: `this archive answers only for ${publicOrigin}` });
+    }
+  }
+  await next();
+  if (!DEBUG_HEADERS.some((h) => c.res.headers.has(h))) return;
+  if (await isOperator(c.env, c.req.header("authorization"))) return;
+  try {
+    for (const h of DEBUG_HEADERS) c.res.headers.delete(h);
+  } catch {
+    // Immutable headers (a response passed through as fetched): copy it.
+    const copy = new Response(c.res.body, c.res);
+    for (const h of DEBUG_HEADERS) copy.headers.delete(h);
+    c.res = copy;
+  }
+};
