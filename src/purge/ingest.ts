@@ -1,8 +1,9 @@
 /**
  * An operator's purge, in the design's order: (1) the caller is already
- * authenticated and in scope; its rate is checked here; (2) the body is
- * validated, with an error per item; (3) what this archive never caches is
- * dropped, and the answer says which and why; (4) the receiving colo's
+ * authenticated and in scope; (2) the body is validated, with an error per
+ * item; (3) what this archive never caches is dropped, and the answer says
+ * which and why; then the purge is charged to the caller's rate, so a
+ * refused request costs none of it; (4) the receiving colo's
  * lower tier applies it at once; (5) canonical cache keys are computed once
  * and travel in the event; (6) it is appended to a PurgeQueue of the
  * receiving region's pool; (7) the caller gets the purge id.
@@ -140,16 +141,17 @@ async function checkRate(env: Env, who: Principal): Promise<void> {
 
 /**
  * Ingests one purge; `requestUrl` is the URL the purge request came to,
- * whose host counts as served (as does PUBLIC_ORIGIN's). Every request
- * counts against the caller's rate, refused ones too: a flood of bad
- * requests costs as much to check as good ones.
+ * whose host counts as served (as does PUBLIC_ORIGIN's). Only a purge that
+ * will be applied counts against the caller's rate: a refused one (400,
+ * 413, 422) is answered first, so a typo never locks an operator out, and
+ * checking one costs no more than the body limit lets it.
  */
 export async function ingestPurge(env: Env, at: Colo, who: Principal, body: unknown, requestUrl?: string): Promise<PurgeReceipt> {
-  await checkRate(env, who);
   const { kind, items, soft } = shapeOf(body);
   const publicOrigin = settingsOf(env).publicOrigin;
   const served = new ServedHosts(requestUrl ? new URL(requestUrl).host : null, publicOrigin ? new URL(publicOrigin).host : null);
   const { scope, accepted, dropped } = resolve(kind, items, served);
+  await checkRate(env, who);
   const mark = { at: Date.now(), soft };
   const request: PurgeRequest = { page: null, scope, version: 0, region: at.region, mark, operator: { by: who.name, kind } };
   await applyToLower(await LowerTier.open(env, at.colo), { ...request, createdAt: mark.at });

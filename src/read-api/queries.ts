@@ -18,7 +18,7 @@ export const atQuery = z.object({
 export const historyQuery = z.object({
   limit: z
     .string()
-    .regex(/^\d+$/, "must be digits")
+    .regex(/^\d+$/, { message: "must be digits", abort: true })
     .transform(Number)
     .refine((n) => n >= 1 && n <= LIMITS.history.maxPageSize, `must be 1..${LIMITS.history.maxPageSize}`)
     .default(LIMITS.history.defaultPageSize),
@@ -26,12 +26,23 @@ export const historyQuery = z.object({
   newer: z.string().regex(/^a\d+$/, "is not a cursor this API issued").optional(),
 });
 
+const MAX_ID_DIGITS = String(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Whether digits without leading zeros name at most 2^53 − 1, compared as
+ * text: no BigInt or Number of unchecked input, so no string can throw here
+ * (zod 4 runs a refinement even after a failed regex unless the regex aborts).
+ */
+export function isSafeIdDigits(digits: string): boolean {
+  return /^[1-9]\d*$/.test(digits) && (digits.length < MAX_ID_DIGITS.length || (digits.length === MAX_ID_DIGITS.length && digits <= MAX_ID_DIGITS));
+}
+
 export const revisionParam = z.object({
   title: z.string(),
   revid: z
     .string()
-    .regex(/^[1-9]\d*$/, "is not a revision id")
-    .refine((s) => s.length <= 16 && BigInt(s) <= BigInt(Number.MAX_SAFE_INTEGER), {
+    .regex(/^[1-9]\d*$/, { message: "is not a revision id", abort: true })
+    .refine(isSafeIdDigits, {
       message: `revision ids go up to ${Number.MAX_SAFE_INTEGER}`,
       params: { status: 422, code: "revision_id_out_of_range" },
     })
@@ -40,8 +51,8 @@ export const revisionParam = z.object({
 
 const mementoId = z
   .string()
-  .regex(/^[1-9]\d{0,15}$/, "is not a revision id")
-  .refine((s) => Number(s) <= Number.MAX_SAFE_INTEGER, `revision ids go up to ${Number.MAX_SAFE_INTEGER}`)
+  .regex(/^[1-9]\d{0,15}$/, { message: "is not a revision id", abort: true })
+  .refine(isSafeIdDigits, `revision ids go up to ${Number.MAX_SAFE_INTEGER}`)
   .transform(Number);
 
 /** A TimeMap page: the oldest (no cursor), or the page after or before a memento (the ids its prev/next links carry). */

@@ -16,11 +16,12 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
+import { CodecError } from "../../src/codec/errors.ts";
 import { platformGunzip, platformGzip } from "../../src/codec/gzip-platform.ts";
 import { settingsOf } from "../../src/config/settings.ts";
 import { requireScope } from "../../src/http/auth.ts";
 import { limitBody } from "../../src/http/json-body.ts";
-import { notFound } from "../../src/http/problem.ts";
+import { notFound, ProblemError } from "../../src/http/problem.ts";
 import { validated } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";
 
@@ -39,6 +40,13 @@ devCodecRoutes.post("/dev/codec/gzip", requireScope("write"), limitBody("http.ma
   const input = new Uint8Array(await c.req.arrayBuffer());
   const run = op === "compress" ? platformGzip : (body: Uint8Array) => platformGunzip(body, { maxOutputBytes: LIMITS.http.maxDevCodecOutputBytes });
   let bytesOut = 0;
-  for (let i = 0; i < rounds; i++) bytesOut = (await run(input)).byteLength;
+  try {
+    for (let i = 0; i < rounds; i++) bytesOut = (await run(input)).byteLength;
+  } catch (err) {
+    // Input the codec refuses is the caller's mistake, not the Worker's: say what the codec said.
+    if (!(err instanceof CodecError)) throw err;
+    if (err.code === "OUTPUT_LIMIT") throw new ProblemError({ status: 413, code: "gzip_output_too_large", title: "Content Too Large", detail: err.message, limit: "http.maxDevCodecOutputBytes" });
+    throw new ProblemError({ status: 422, code: "invalid_gzip", title: "Unprocessable Content", detail: `${err.code}: ${err.message}` });
+  }
   return c.json({ op, rounds, bytesIn: input.byteLength, bytesOut });
 });

@@ -28,12 +28,21 @@ export const devFaultRoutes = new Hono<AppEnv>();
 // Before authentication: in production the route does not exist, whoever asks.
 devFaultRoutes.use("/dev/*", async (c, next) => (settingsOf(c.env).development ? next() : notFound(c)));
 
+/** The tier's name from its path segment, or null when its escapes are not UTF-8 (`%ff`): no tier has such a name. */
+function decodedTier(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
 const faults = z.strictObject({ unavailable: z.boolean().optional(), delayMs: z.number().int().min(0).max(60_000).optional() });
 
 devFaultRoutes.put("/dev/faults/tiers/:tier{.+}", requireScope("purge"), jsonBody("http.maxSmallBodyBytes"), validated("json", faults, "tier faults"), async (c) => {
-  const name = decodeURIComponent(c.req.param("tier"));
-  const tier = allTiers(c.env).find((t) => tierName(t) === name);
-  if (!tier) throw new ProblemError({ status: 404, code: "unknown_tier", title: "Not Found", detail: `no TierCache ${name.slice(0, 80)} in TOPOLOGY` });
+  const name = decodedTier(c.req.param("tier"));
+  const tier = name === null ? undefined : allTiers(c.env).find((t) => tierName(t) === name);
+  if (!tier) throw new ProblemError({ status: 404, code: "unknown_tier", title: "Not Found", detail: `no TierCache ${(name ?? c.req.param("tier")).slice(0, 80)} in TOPOLOGY` });
   const set = c.req.valid("json");
   await tierCacheOf(c.env, tier).setFaults(set);
   return c.json({ tier: name, faults: set });

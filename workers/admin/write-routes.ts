@@ -20,6 +20,7 @@ import { storeProblem } from "../../src/page/store-problem.ts";
 import { validated } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { CONTENT_MODELS, isContentModel } from "../../src/page/content-model.ts";
+import { isSafeIdDigits } from "../../src/read-api/queries.ts";
 import { pageExists } from "../../src/page/directory.ts";
 import { pageRef, type PageRef } from "../../src/page/page-ref.ts";
 import type { StoreRevision } from "../../src/page/types.ts";
@@ -46,8 +47,8 @@ const revisionSchema = z.object({
 /** A revision id in a path: digits only, and never one that would round (2^53 − 1 at most). */
 const revisionIdParam = z
   .string()
-  .regex(/^\d{1,20}$/, "must be digits")
-  .refine((s) => BigInt(s) >= 1n && BigInt(s) <= BigInt(Number.MAX_SAFE_INTEGER), `must be an integer in 1..${Number.MAX_SAFE_INTEGER}`)
+  .regex(/^\d{1,20}$/, { message: "must be digits", abort: true })
+  .refine((s) => isSafeIdDigits(s.replace(/^0+/, "")), { message: `must be an integer in 1..${Number.MAX_SAFE_INTEGER}`, params: { status: 422, code: "invalid_field" } })
   .transform(Number);
 
 /** A batch over the revision count limit is too large (413), whatever else is wrong with it. */
@@ -92,7 +93,7 @@ writeRoutes.post(
 
 writeRoutes.put(
   "/pages/:title/revisions/:id/suppression",
-  validated("param", z.object({ title: z.string(), id: revisionIdParam }), "revision id"),
+  validated("param", z.object({ title: z.string(), id: revisionIdParam }), "revision id", { id: { status: 400, code: "invalid_revision_id" } }),
   jsonBody("http.maxSmallBodyBytes"),
   validated("json", z.object({ suppressed: z.boolean() }), "suppression"),
   async (c) => {

@@ -10,6 +10,7 @@ import { StorageView } from "../../src/dashboard/views/storage.tsx";
 import { healthSeries } from "../../src/operator/health-series.ts";
 import { storageOverview } from "../../src/operator/storage.ts";
 import { tierOverview } from "../../src/operator/tier-overview.ts";
+import { formBody } from "../../src/http/form-body.ts";
 import type { DashboardEnv } from "./env.ts";
 import { page } from "./render.tsx";
 import { requireSession } from "./session-middleware.ts";
@@ -17,8 +18,9 @@ import { requireSession } from "./session-middleware.ts";
 const STORAGE_PAGE_SIZE = 50;
 
 export const operatorRoutes = new Hono<DashboardEnv>();
-operatorRoutes.use("/health", requireSession);
-operatorRoutes.use("/storage", requireSession);
+// A POST here is refused, but its form is counted and parsed first, as requireSession reads it (src/http/form-body.ts).
+operatorRoutes.use("/health", formBody("http.maxSmallBodyBytes"), requireSession);
+operatorRoutes.use("/storage", formBody("http.maxSmallBodyBytes"), requireSession);
 
 operatorRoutes.get("/health", async (c) => {
   const [series, overview] = await Promise.all([healthSeries(c.env), tierOverview(c.env)]);

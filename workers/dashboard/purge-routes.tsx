@@ -15,7 +15,7 @@ import type { Session } from "../../src/dashboard/session.ts";
 import { EMPTY_PURGE, PurgeForm, type PurgeRefusal } from "../../src/dashboard/views/purge-form.tsx";
 import { PurgeList, PurgeTable } from "../../src/dashboard/views/purge-list.tsx";
 import { PurgePage } from "../../src/dashboard/views/purge-page.tsx";
-import { limitBody } from "../../src/http/json-body.ts";
+import { formBody } from "../../src/http/form-body.ts";
 import { ProblemError } from "../../src/http/problem.ts";
 import type { Principal } from "../../src/http/tokens.ts";
 import { listAudit } from "../../src/purge/audit.ts";
@@ -70,12 +70,12 @@ function refusalOf(problem: ProblemError, request: { lines: number[]; body: Reco
 }
 
 export const purgeRoutes = new Hono<DashboardEnv>();
-purgeRoutes.use("/", requireSession);
-// Counted before the session check reads the form: a signed-in browser may still send too much.
-purgeRoutes.use("/purges", limitBody("purge.maxRequestBytes"));
-purgeRoutes.use("/purges", requireSession);
-purgeRoutes.use("/purges/*", requireSession);
-purgeRoutes.use("/api/purges/*", requireSession);
+// Counted and parsed before the session check reads the form: a signed-in browser may still send too
+// much, or a form no parser can read (400, not a 500). Only /purges takes a form; the rest, a small one.
+purgeRoutes.use("/", formBody("http.maxSmallBodyBytes"), requireSession);
+purgeRoutes.use("/purges", formBody("purge.maxRequestBytes"), requireSession);
+purgeRoutes.use("/purges/*", formBody("http.maxSmallBodyBytes"), requireSession);
+purgeRoutes.use("/api/purges/*", formBody("http.maxSmallBodyBytes"), requireSession);
 
 purgeRoutes.get("/", (c) => home(c, EMPTY_PURGE, null));
 
