@@ -1,5 +1,6 @@
 /**
- * What GET /api/tiers shows: every tier's counters and purge lag, every
+ * What GET /api/tiers shows: every tier's counters, purge lag and storage
+ * against its budget (stored bytes, budget, entries, evictions, SQLite size), every
  * queue's load (those taking new purges and those still draining after the
  * pool shrank), and each region's pool with its autoscaler's recent
  * decisions. Asking wakes every region's sampler.

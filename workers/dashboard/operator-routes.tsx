@@ -1,7 +1,7 @@
 /**
  * What the archive is doing and holding (signed in).
  *
- *   GET /dashboard/health    tier health over the last hour, as small charts
+ *   GET /dashboard/health    tier health over the last hour, as small charts; each tier's storage against its budget
  *   GET /dashboard/storage   pages, revisions, raw and stored bytes (?after= cursor)
  */
 import { Hono } from "hono";
@@ -24,7 +24,7 @@ operatorRoutes.use("/storage", formBody("http.maxSmallBodyBytes"), requireSessio
 
 operatorRoutes.get("/health", async (c) => {
   const [series, overview] = await Promise.all([healthSeries(c.env), tierOverview(c.env)]);
-  return page(c, "Tier health", <HealthView series={series} pools={overview.pools} />, { current: "/dashboard/health" });
+  return page(c, "Tier health", <HealthView series={series} tiers={overview.tiers} pools={overview.pools} />, { current: "/dashboard/health" });
 });
 
 operatorRoutes.get("/storage", async (c) => {

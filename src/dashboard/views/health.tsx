@@ -2,13 +2,14 @@
  * Tier health over the last hour: per tier its hit ratio, stale serves and
  * purge lag; per region its purge queues' depth, pool size and load. Each
  * cell is a sparkline with its latest value written beside it, so the
- * table reads as text too. Below them, each region's queue pool now and
- * its autoscaler's latest decisions. A pure function of its data.
+ * table reads as text too. Then each tier's storage now against its budget
+ * (`LIMITS.tiers.storedBytes`), and each region's queue pool now and its
+ * autoscaler's latest decisions. A pure function of its data.
  */
 import type { FC } from "hono/jsx";
 import type { HealthSeries } from "../../operator/health-series.ts";
 import type { TierOverview } from "../../operator/tier-overview.ts";
-import { formatCount, formatPercent, formatTime } from "../format.ts";
+import { formatBytes, formatCount, formatPercent, formatTime } from "../format.ts";
 import { Sparkline, type SeriesPoint } from "./chart.tsx";
 
 const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, "-");
@@ -66,7 +67,51 @@ const PoolsTable: FC<{ pools: TierOverview["pools"] }> = ({ pools }) => (
   </div>
 );
 
-export const HealthView: FC<{ series: HealthSeries; pools: TierOverview["pools"] }> = ({ series, pools }) => {
+/** Per tier, now: what its SQLite holds against its budget, and what it evicted for room. */
+const StorageTable: FC<{ tiers: TierOverview["tiers"] }> = ({ tiers }) => (
+  <div class="scroll">
+    <table aria-labelledby="storage-heading">
+      <thead>
+        <tr>
+          <th scope="col">Tier</th>
+          <th scope="col" class="n">
+            Stored
+          </th>
+          <th scope="col" class="n">
+            Budget
+          </th>
+          <th scope="col">Use</th>
+          <th scope="col" class="n">
+            Entries
+          </th>
+          <th scope="col" class="n">
+            Evictions
+          </th>
+          <th scope="col" class="n">
+            SQLite size
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {tiers.map((t) => (
+          <tr>
+            <th scope="row">{t.tier}</th>
+            <td class="n">{formatBytes(t.storedBytes)}</td>
+            <td class="n">{formatBytes(t.budgetBytes)}</td>
+            <td>
+              <meter min={0} max={t.budgetBytes} value={t.storedBytes} aria-label={`Storage of ${t.tier} against its budget`} /> {formatPercent(t.budgetBytes > 0 ? t.storedBytes / t.budgetBytes : null)}
+            </td>
+            <td class="n">{formatCount(t.entries)}</td>
+            <td class="n">{formatCount(t.evictions)}</td>
+            <td class="n">{formatBytes(t.databaseBytes)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </div>
+);
+
+export const HealthView: FC<{ series: HealthSeries; tiers: TierOverview["tiers"]; pools: TierOverview["pools"] }> = ({ series, tiers, pools }) => {
   const { from, to } = series;
   return (
     <>
@@ -101,6 +146,9 @@ export const HealthView: FC<{ series: HealthSeries; pools: TierOverview["pools"]
           </tbody>
         </table>
       </div>
+      <h2 id="storage-heading">Tier storage</h2>
+      <p>Each tier keeps what it serves in SQLite up to its budget, then evicts what was read least recently. Purge floors and marks are not counted and never evicted.</p>
+      <StorageTable tiers={tiers} />
       <h2 id="queues-heading">Purge queues</h2>
       <div class="scroll">
         <table aria-labelledby="queues-heading">

@@ -48,13 +48,26 @@ describe("the tier health view", () => {
     { region: "enam", size: 3, min: 1, max: 8, queues: 3, lastTick: null, decisions: [{ at: MIN, region: "enam", from: 2, to: 3, reason: "busiest queue above the band", loads: [] }] },
   ];
 
+  const tier = { level: "regional", region: "enam", purgeLag: 0, counters: {}, memoryBytes: 0, applied: {} };
+  const tiers: TierOverview["tiers"] = [
+    { ...tier, tier: "enam/enam-a", entries: 1_234, storedBytes: 192 * 1024 * 1024, budgetBytes: 256 * 1024 * 1024, evictions: 56, databaseBytes: 200 * 1024 * 1024 },
+    { ...tier, tier: "upper/enam-b", level: "upper", entries: 0, storedBytes: 0, budgetBytes: 256 * 1024 * 1024, evictions: 0, databaseBytes: 64 * 1024 },
+  ];
+
   it("plots each tier's hit ratio, stale serves and purge lag and each region's pool size, depth and load, with latest values as text", async () => {
-    const html = await render(jsx(HealthView, { series, pools }));
+    const html = await render(jsx(HealthView, { series, tiers, pools }));
     expect(html.match(/<svg /g)?.length).toBe(2 * 3 + 1 * 3);
     expect(html).toMatch(/<th scope="row">enam\/enam-a<\/th>.*?<\/svg><span>90.0 %<\/span>.*?<\/svg><span>3<\/span>.*?<\/svg><span>7<\/span>/s);
     expect(html).toMatch(/<th scope="row">upper\/enam-b<\/th>.*?<\/svg><span>no reads<\/span>/s);
     expect(html).toMatch(/<th scope="row">enam<\/th>.*?<\/svg><span>3<\/span>.*?<\/svg><span>12<\/span>.*?<\/svg><span>4.3\/s<\/span>/s);
     expect(html).toContain("2 → 3, busiest queue above the band");
     expect(html).toContain('<title id="lag-enam-enam-a-t">Purge lag of enam/enam-a</title>');
+  });
+
+  it("shows each tier's stored bytes against its budget, its entries and its evictions", async () => {
+    const html = await render(jsx(HealthView, { series, tiers, pools }));
+    const storage = html.slice(html.indexOf('id="storage-heading"'), html.indexOf('id="queues-heading"'));
+    expect(storage).toMatch(/<th scope="row">enam\/enam-a<\/th><td class="n">192 MiB<\/td><td class="n">256 MiB<\/td><td><meter min="0" max="268435456" value="201326592"[^>]*><\/meter> 75.0 %<\/td><td class="n">1,234<\/td><td class="n">56<\/td><td class="n">200 MiB<\/td>/);
+    expect(storage).toMatch(/<th scope="row">upper\/enam-b<\/th><td class="n">0 B<\/td><td class="n">256 MiB<\/td>.*?0.0 %.*?<td class="n">64 KiB<\/td>/s);
   });
 });

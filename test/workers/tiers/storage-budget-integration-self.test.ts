@@ -14,6 +14,7 @@ import { revisionKey } from "../../../src/tiers/cache-key.ts";
 import type { TierOverview } from "../../../src/operator/tier-overview.ts";
 import { TierStore } from "../../../src/tiers/tier-store.ts";
 import { TOKEN, appendOk, linearHistory } from "../support/archive.ts";
+import { get, login } from "../dashboard/support.ts";
 import { readFrom, tierCache, waitForAck } from "../support/tiers.ts";
 
 const BUDGET = 128 * 1024;
@@ -108,6 +109,11 @@ describe("a tier's storage budget", () => {
     // The revisions before it are still served right.
     for (const rev of revs.slice(-4, -1)) expect(await (await readFrom("FRA", `/page/${PAGE}/${rev.id}`)).text()).toBe(rev.text);
     for (const [name, t] of await tierStats()) if (walked.has(name)) expect(t.storedBytes, name).toBeLessThanOrEqual(BUDGET);
+
+    // The dashboard's health page shows each tier's use against the budget.
+    const html = await (await get("/dashboard/health", await login())).text();
+    const storage = html.slice(html.indexOf('id="storage-heading"'), html.indexOf('id="queues-heading"'));
+    for (const name of walked) expect(storage).toMatch(new RegExp(`<th scope="row">${name}</th><td class="n">[^<]+</td><td class="n">128 KiB</td>`));
   });
 
   it("a tier's database from before the budget is counted in full when it opens", { timeout: 60_000 }, async () => {
