@@ -12,8 +12,8 @@
  */
 import { SaxesParser, type SaxesTagPlain } from "saxes";
 import { LIMITS } from "../limits.ts";
-import { isContentModel, CONTENT_MODELS, type ContentModel } from "../page/content-model.ts";
-import { normalizeTitle } from "../page/title.ts";
+import { isContentModel, CONTENT_MODELS, formatRefusal, type ContentModel } from "../page/content-model.ts";
+import { cleanName, normalizeTitle } from "../page/title.ts";
 import type { NewRevision } from "../page/types.ts";
 import { heldBy, takeHeld } from "./saxes-held.ts";
 import { TextBuffer } from "./text-buffer.ts";
@@ -89,6 +89,8 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
   if (!validTimestamp(timestamp)) return problem(`bad <timestamp> ${JSON.stringify(timestamp)} (expected YYYY-MM-DDTHH:MM:SSZ)`);
   const model = f.get("model") ?? "wikitext";
   if (!isContentModel(model)) return problem(`unknown content model ${JSON.stringify(model)} (known: ${Object.keys(CONTENT_MODELS).join(", ")})`);
+  const refusedFormat = formatRefusal(model, f.get("format"));
+  if (refusedFormat) return problem(refusedFormat);
   if (draft.textDeleted) return problem("text was deleted in the export (<text deleted>)");
   if (draft.textOversized) return problem(`text exceeds page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
   const text = f.get("text");
@@ -100,7 +102,9 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
   }
   const comment = f.get("comment") ?? "";
   if (new TextEncoder().encode(comment).byteLength > LIMITS.page.maxCommentBytes) return problem(`comment exceeds page.maxCommentBytes (${LIMITS.page.maxCommentBytes})`);
-  const contributor = draft.contributor ?? "";
+  const named = cleanName(draft.contributor ?? "");
+  if (!named.ok) return problem(`the contributor's name ${named.reason}`);
+  const contributor = named.value;
   if (new TextEncoder().encode(contributor).byteLength > LIMITS.page.maxContributorBytes) {
     return problem(`contributor exceeds page.maxContributorBytes (${LIMITS.page.maxContributorBytes})`);
   }

@@ -15,19 +15,33 @@ export function isContentModel(model: string): model is ContentModel {
   return Object.hasOwn(CONTENT_MODELS, model);
 }
 
-const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i;
+/**
+ * The formats MediaWiki allows for each model (its ContentHandler's
+ * getSupportedFormats): one each. A writer cannot pick the Content-Type a
+ * revision is served with by naming another format (a `text` page as
+ * `image/svg+xml`, a `css` page as `text/html`): the write API and the
+ * importer refuse it, naming what is allowed.
+ */
+export function allowedFormats(model: ContentModel): readonly string[] {
+  return [CONTENT_MODELS[model].format];
+}
+
+/** Why `format` is refused for `model`, or null when it is allowed (absent means the model's own). */
+export function formatRefusal(model: ContentModel, format: string | undefined): string | null {
+  if (format === undefined) return null;
+  const allowed = allowedFormats(model);
+  return allowed.includes(format) ? null : `format ${JSON.stringify(format.slice(0, 64))} is not allowed for content model ${model}; allowed: ${allowed.join(", ")}`;
+}
 
 /**
- * The Content-Type a revision is served with: wikitext as plain text, HTML
- * as HTML, any other model by the format recorded with it (all revision
- * text is UTF-8), falling back to the model's own type.
+ * The Content-Type a revision is served with: its model's, whatever format
+ * was recorded with it (all revision text is UTF-8). Revisions stored before
+ * formats were checked are served by their model too.
  *
  * @example
  * servedContentType("wikitext", "text/x-wiki");   // "text/plain; charset=utf-8"
- * servedContentType("css", "text/css");           // "text/css; charset=utf-8"
+ * servedContentType("text", "text/html");         // "text/plain; charset=utf-8"
  */
-export function servedContentType(model: string, format: string | undefined): string {
-  if (model === "wikitext" || model === "html") return CONTENT_MODELS[model].contentType;
-  if (format && MEDIA_TYPE.test(format)) return `${format.toLowerCase()}; charset=utf-8`;
+export function servedContentType(model: string, _format?: string): string {
   return isContentModel(model) ? CONTENT_MODELS[model].contentType : "application/octet-stream";
 }

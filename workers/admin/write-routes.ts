@@ -9,7 +9,7 @@
  * Each change answers with its purge ids; the colo that took it applies the
  * purge to its own lower tier before answering, so it serves the change at once.
  */
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono } from "hono";
 import { z } from "zod";
 import { pageStoreOf } from "../../src/bindings.ts";
 import type { AppEnv } from "../app-env.ts";
@@ -19,10 +19,11 @@ import { ProblemError } from "../../src/http/problem.ts";
 import { storeProblem } from "../../src/page/store-problem.ts";
 import { validated } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";
-import { CONTENT_MODELS, isContentModel } from "../../src/page/content-model.ts";
+import { CONTENT_MODELS, formatRefusal, isContentModel } from "../../src/page/content-model.ts";
 import { isSafeIdDigits } from "../../src/read-api/queries.ts";
 import { pageExists } from "../../src/page/directory.ts";
 import { pageRef, type PageRef } from "../../src/page/page-ref.ts";
+import { cleanName } from "../../src/page/title.ts";
 import type { StoreRevision } from "../../src/page/types.ts";
 import { purgeHere } from "../../src/purge/apply.ts";
 import { cacheTag } from "../../src/purge/tag-syntax.ts";
@@ -35,13 +36,26 @@ const revisionSchema = z.object({
   id: revisionId,
   parentId: revisionId.nullable(),
   timestamp: z.string().regex(isoSecond, "must be YYYY-MM-DDTHH:MM:SSZ").refine((s) => !Number.isNaN(Date.parse(s)) && new Date(s).toISOString().replace(".000Z", "Z") === s, "is not a real date and time"),
-  contributor: z.string().max(LIMITS.page.maxContributorBytes),
+  // A name as MediaWiki keeps one: directional controls stripped, invisible characters refused (src/page/title.ts).
+  contributor: z
+    .string()
+    .max(LIMITS.page.maxContributorBytes)
+    .transform((name, ctx) => {
+      const clean = cleanName(name);
+      if (clean.ok) return clean.value;
+      ctx.addIssue({ code: "custom", message: `the contributor's name ${clean.reason}`, params: { status: 422, code: "invalid_contributor" } });
+      return z.NEVER;
+    }),
   comment: z.string().max(LIMITS.page.maxCommentBytes),
   model: z.string().refine(isContentModel, `must be one of ${Object.keys(CONTENT_MODELS).join(", ")}`),
   format: z.string().max(64).optional(),
   text: z.string(),
   sha1: z.string().regex(/^[0-9a-z]{31}$/, "must be a 31-digit base-36 SHA-1").nullable().optional(),
   tags: z.array(cacheTag).max(LIMITS.page.maxTagsPerRevision, `at most ${LIMITS.page.maxTagsPerRevision} tags`).optional(),
+}).superRefine((r, ctx) => {
+  // The format decides nothing about how a revision is served, but a wrong one is refused, as MediaWiki does.
+  const refusal = isContentModel(r.model) ? formatRefusal(r.model, r.format) : null;
+  if (refusal) ctx.addIssue({ code: "custom", path: ["format"], message: `revision ${r.id}: ${refusal}`, params: { status: 422, code: "format_not_allowed" } });
 });
 
 /** A revision id in a path: digits only, and never one that would round (2^53 − 1 at most). */
@@ -51,15 +65,15 @@ const revisionIdParam = z
   .refine((s) => isSafeIdDigits(s.replace(/^0+/, "")), { message: `must be an integer in 1..${Number.MAX_SAFE_INTEGER}`, params: { status: 422, code: "invalid_field" } })
   .transform(Number);
 
-/** A batch over the revision count limit is too large (413), whatever else is wrong with it. */
-const batchCount: MiddlewareHandler = async (c, next) => {
-  const body = (await c.req.json()) as { revisions?: unknown };
-  const count = Array.isArray(body?.revisions) ? body.revisions.length : 0;
-  if (count > LIMITS.storage.maxBatchRevisions) {
-    throw new ProblemError({ status: 413, code: "batch_too_large", title: "Content Too Large", detail: `${count} revisions in one request`, limit: "storage.maxBatchRevisions" });
-  }
-  await next();
-};
+/**
+ * A write's body, bounded as it streams in: a batch over the revision count is too large (413)
+ * from its 501st element, whatever else is wrong with it, and no body parses into more values
+ * than a full batch holds.
+ */
+const writeBody = jsonBody("storage.maxRequestBytes", {
+  values: "storage.maxJsonValues",
+  arrays: { revisions: { limit: "storage.maxBatchRevisions", code: "batch_too_large", what: "revisions" } },
+});
 
 /** The page's PageStore, if the page was ever written; asking never creates one. */
 async function existingStore(env: Env, ref: PageRef) {
@@ -74,8 +88,7 @@ writeRoutes.use("/pages/*", requireScope("write"), withColo);
 
 writeRoutes.post(
   "/pages/:title/revisions",
-  jsonBody("storage.maxRequestBytes"),
-  batchCount,
+  writeBody,
   validated("json", z.object({ revisions: z.array(revisionSchema).min(1) }), "revisions"),
   async (c) => {
     const ref = pageRef(c.req.param("title"));

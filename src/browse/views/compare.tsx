@@ -80,7 +80,10 @@ export const CompareView: FC<{ model: CompareModel }> = ({ model }) => {
   const { key, title, from, to, result } = model;
   return (
     <>
-      <h1>{`${title}: revision ${from.id} compared with ${to.id}`}</h1>
+      <h1>
+        <bdi>{title}</bdi>
+        {`: revision ${from.id} compared with ${to.id}`}
+      </h1>
       <dl class="facts">
         <Side label="From" page={key} side={from} />
         <Side label="To" page={key} side={to} />
@@ -138,7 +141,9 @@ export const CompareView: FC<{ model: CompareModel }> = ({ model }) => {
         </section>
       )}
       <p>
-        <a href={historyUrl(key)}>{`History of ${title}`}</a>
+        <a href={historyUrl(key)}>
+          History of <bdi>{title}</bdi>
+        </a>
       </p>
     </>
   );

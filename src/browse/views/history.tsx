@@ -52,7 +52,9 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
   const [newest, second] = revisions;
   return (
     <>
-      <h1>{`History of ${title}`}</h1>
+      <h1>
+        History of <bdi>{title}</bdi>
+      </h1>
       <p>
         {`${formatCount(model.total)} revision${model.total === 1 ? "" : "s"} archived; this page lists ${revisions.length}, newest first. `}
         <a href={pageUrl(key)}>Read the latest revision</a>.
@@ -127,8 +129,12 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
                       <td>
                         <time datetime={r.timestamp}>{when(r.timestamp)}</time>
                       </td>
-                      <td>{r.contributor}</td>
-                      <td>{r.comment}</td>
+                      <td>
+                        <bdi>{r.contributor}</bdi>
+                      </td>
+                      <td>
+                        <bdi>{r.comment}</bdi>
+                      </td>
                       <td class="n">
                         <data value={String(r.bytes)}>{formatBytes(r.bytes)}</data>
                       </td>

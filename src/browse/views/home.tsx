@@ -79,7 +79,9 @@ export const HomeView: FC<{ overview: DirectoryOverview }> = ({ overview: { tota
         <ul class="plain">
           {recent.map((p) => (
             <li>
-              <a href={historyUrl(p.key)}>{titleOf(p.key)}</a>{" "}
+              <a href={historyUrl(p.key)}>
+                <bdi>{titleOf(p.key)}</bdi>
+              </a>{" "}
               <span class="meta">
                 {`${formatCount(p.revisions)} revision${p.revisions === 1 ? "" : "s"}, changed `}
                 <time datetime={new Date(p.changedAt).toISOString()}>{formatTime(p.changedAt)}</time> ·{" "}

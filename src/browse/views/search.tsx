@@ -18,7 +18,9 @@ export const SearchView: FC<{ q: string; error?: string; matches: TitleMatch[]; 
           <ul class="plain">
             {matches.map((m) => (
               <li>
-                <a href={historyUrl(m.key)}>{titleOf(m.key)}</a>{" "}
+                <a href={historyUrl(m.key)}>
+                  <bdi>{titleOf(m.key)}</bdi>
+                </a>{" "}
                 <span class="meta">
                   {m.deleted ? "deleted" : m.revisions === null ? "" : `${formatCount(m.revisions)} revision${m.revisions === 1 ? "" : "s"}`}
                 </span>

@@ -75,7 +75,9 @@ export const Layout: FC<{
               </nav>
               <form method="post" action="/dashboard/logout">
                 <CsrfField token={chrome.session.csrf} />
-                <span>{chrome.session.session.name} </span>
+                <span>
+                  <bdi>{chrome.session.session.name}</bdi>{" "}
+                </span>
                 <button type="submit" class="link">
                   Log out
                 </button>

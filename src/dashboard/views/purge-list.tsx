@@ -40,12 +40,14 @@ export const PurgeTable: FC<{ entries: AuditEntry[]; caption: string }> = ({ ent
                 <a href={`/dashboard/purges/${encodeURIComponent(e.id)}`}>{e.id}</a>
               </th>
               <td>{formatTime(e.createdAt)}</td>
-              <td>{e.by}</td>
+              <td>
+                <bdi>{e.by}</bdi>
+              </td>
               <td>
                 {e.soft ? "soft " : ""}
                 {e.kind}
                 {e.items.length > 0 ? ": " : ""}
-                {items(e.items)}
+                <bdi>{items(e.items)}</bdi>
               </td>
               <td class="n">{formatCount(e.keys)}</td>
               <td class="n">{formatCount(e.dropped)}</td>

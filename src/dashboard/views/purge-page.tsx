@@ -19,7 +19,9 @@ export const PurgePage: FC<{ purge: PurgeDisplay }> = ({ purge }) => (
       {purge.by ? (
         <>
           <dt>By</dt>
-          <dd>{purge.by}</dd>
+          <dd>
+            <bdi>{purge.by}</bdi>
+          </dd>
         </>
       ) : null}
       <dt>Logged</dt>

@@ -78,9 +78,13 @@ export const StorageView: FC<{ overview: StorageOverview; first: boolean }> = ({
                 <tr data-page={key}>
                   <th scope="row">
                     {f?.deleted ? (
-                      <>{f.title} (deleted)</>
+                      <>
+                        <bdi>{f.title}</bdi> (deleted)
+                      </>
                     ) : (
-                      <a href={`/page/${encodeURIComponent(key)}`}>{f?.title ?? key.replace(/_/g, " ")}</a>
+                      <a href={`/page/${encodeURIComponent(key)}`}>
+                        <bdi>{f?.title ?? key.replace(/_/g, " ")}</bdi>
+                      </a>
                     )}
                   </th>
                   {f ? (

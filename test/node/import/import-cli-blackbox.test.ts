@@ -120,6 +120,18 @@ describe.concurrent("palimpsest import against a local archive", () => {
     await expectReadsBack(title, revs.filter((r) => stored.includes(r.id)));
   }, 90_000);
 
+  it("a revision whose <format> its model does not allow (a css page as text/html) is refused, naming the page and the revision", async () => {
+    const title = "Format refused";
+    const revs = generateHistory(3, { firstId: 75_000, seed: 75 });
+    const inputs: ExportRevisionInput[] = revs.map((r, i) => ({ ...r, model: "css", format: i === 1 ? "text/html" : "text/css" }));
+    const file = await writeExport("format-refused", exportXml({ pages: [{ title, revisions: inputs }] }));
+    const result = await runImport(file, "--on-error=skip");
+    expect(result.stderr.trimEnd().split("\n")).toEqual([
+      `palimpsest: skipped page "Format refused" revision ${revs[1]!.id}: format "text/html" is not allowed for content model css; allowed: text/css`,
+    ]);
+    expect(((await history(title)) ?? []).map((r) => r.id)).toEqual([revs[2]!.id, revs[0]!.id]);
+  }, 90_000);
+
   it("malformed XML exits non-zero with the line and column", async () => {
     const title = "Malformed";
     const xml = exportXml({ pages: [{ title, revisions: generateHistory(3, { firstId: 80_000 }) }] }).replace("</comment>", "</coment>");
