@@ -1,27 +1,38 @@
 /**
  * JSON request bodies: the bytes counted as they arrive, chunked or not, so
- * an oversized body is refused with 413 before anything is written (Hono's
- * body-limit); the media type parsed properly (parameters and case as RFC
- * 9110 allows; `text/plain; note=application/json` is not JSON); and a
- * malformed body refused with 400 before validation sees it.
+ * an oversized body is refused with 413 before anything is written; the
+ * media type parsed properly (parameters and case as RFC 9110 allows;
+ * `text/plain; note=application/json` is not JSON); the structure bounded
+ * while it streams in (json-scan.ts: nesting depth, values in all, and the
+ * elements of a named array such as a write's `revisions`), so no request
+ * makes JSON.parse build millions of objects; and a malformed body refused
+ * with 400 before validation sees it.
+ *
+ * @example
+ * ```ts
+ * app.post("/purges", jsonBody("purge.maxRequestBytes"), async (c) => ingest(await c.req.json()));
+ * app.post("/pages/:title/revisions", jsonBody("storage.maxRequestBytes", {
+ *   values: "storage.maxJsonValues",
+ *   arrays: { revisions: { limit: "storage.maxBatchRevisions", code: "batch_too_large", what: "revisions" } },
+ * }), validated("json", schema, "revisions"), handler);
+ * ```
  */
 import { parse as parseContentType } from "content-type";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { every } from "hono/combine";
-import { LIMITS, type LimitName } from "../limits.ts";
+import { limitValue, type LimitName } from "../limits.ts";
+import { JsonScanner, type JsonScanRefusal } from "./json-scan.ts";
 import { ProblemError } from "./problem.ts";
 
-/** Counts the body's bytes against `limit` (a LIMITS entry) as they are read. */
-export function limitBody(limit: LimitName & `${string}Bytes`): MiddlewareHandler {
-  const [group, key] = limit.split(".") as [keyof typeof LIMITS, string];
-  const maxSize = (LIMITS[group] as Record<string, number>)[key]!;
-  return bodyLimit({
-    maxSize,
-    onError: () => {
-      throw new ProblemError({ status: 413, code: "request_too_large", title: "Content Too Large", detail: `the request body is larger than ${maxSize} bytes`, limit });
-    },
-  });
+type BytesLimit = LimitName & `${string}Bytes`;
+
+/** Counts a body that is not JSON against `limit` (a LIMITS entry) as it is read (Hono's body-limit). */
+export function limitBody(limit: BytesLimit): MiddlewareHandler {
+  return bodyLimit({ maxSize: limitValue(limit), onError: () => { throw tooLarge(limit); } });
+}
+
+function tooLarge(limit: BytesLimit): ProblemError {
+  return new ProblemError({ status: 413, code: "request_too_large", title: "Content Too Large", detail: `the request body is larger than ${limitValue(limit)} bytes`, limit });
 }
 
 export function isJson(contentType: string | undefined): boolean {
@@ -34,20 +45,107 @@ export function isJson(contentType: string | undefined): boolean {
   }
 }
 
-/** Requires a JSON body and parses it once (Hono keeps the parse for the validator that follows). */
-const parsedJson: MiddlewareHandler = async (c, next) => {
-  if (!isJson(c.req.header("content-type"))) {
-    throw new ProblemError({ status: 415, code: "unsupported_media_type", title: "Unsupported Media Type", detail: "send the body as application/json" });
-  }
-  try {
-    await c.req.json();
-  } catch {
-    throw new ProblemError({ status: 400, code: "malformed_json", title: "Bad Request", detail: "the body is not valid JSON" });
-  }
-  await next();
-};
+/** A top-level array counted element by element, and how passing its limit is reported (413). */
+export interface CountedArray {
+  limit: LimitName;
+  code: string;
+  /** What its elements are, for the detail: "revisions". */
+  what: string;
+}
 
-/** A JSON body of at most `limit` bytes, parsed; validate it next with `validated("json", …)`. */
-export function jsonBody(limit: LimitName & `${string}Bytes`): MiddlewareHandler {
-  return every(limitBody(limit), parsedJson);
+/** The structure a route's body may have, beyond the depth every JSON body keeps to (http.maxJsonDepth). */
+export interface JsonShape {
+  /** Most values in the body; default http.maxJsonValues. */
+  values?: LimitName;
+  /** Arrays under top-level keys, counted element by element. */
+  arrays?: Record<string, CountedArray>;
+}
+
+function refusalProblem(refusal: JsonScanRefusal, values: LimitName, arrays: Record<string, CountedArray>): ProblemError {
+  const at = { offset: refusal.offset };
+  if (refusal.kind === "depth") {
+    const limit: LimitName = "http.maxJsonDepth";
+    return new ProblemError({ status: 400, code: "json_too_deep", title: "Bad Request", detail: `the body nests more than ${limitValue(limit)} objects or arrays deep`, limit, extensions: at });
+  }
+  if (refusal.kind === "values") {
+    return new ProblemError({ status: 413, code: "json_too_many_values", title: "Content Too Large", detail: `the body holds more than ${limitValue(values)} JSON values`, limit: values, extensions: at });
+  }
+  const array = arrays[refusal.key]!;
+  return new ProblemError({ status: 413, code: array.code, title: "Content Too Large", detail: `more than ${limitValue(array.limit)} ${array.what} in one request`, limit: array.limit, extensions: at });
+}
+
+/**
+ * Reads the body, scanning each chunk as it arrives. Once a bound is passed
+ * nothing more is scanned or kept, and what was kept is let go; the rest of
+ * the body is still read and dropped (up to the byte limit), because workerd
+ * answers a client that is still sending only once its body has been read:
+ * wrangler dev's proxy answers 503 "worker restarted" otherwise.
+ */
+async function readScanned(body: ReadableStream<Uint8Array> | null, bytes: BytesLimit, scanner: JsonScanner, refuse: (r: JsonScanRefusal) => ProblemError): Promise<string> {
+  const maxSize = limitValue(bytes);
+  let buffer = new Uint8Array(0);
+  let size = 0;
+  let seen = 0;
+  let refusal: ProblemError | undefined;
+  if (body) {
+    const reader = body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        seen += value.byteLength;
+        if (seen > maxSize) {
+          refusal ??= tooLarge(bytes);
+          break;
+        }
+        if (refusal) continue;
+        const passed = scanner.push(value);
+        if (passed) {
+          refusal = refuse(passed);
+          buffer = new Uint8Array(0);
+          continue;
+        }
+        if (size + value.byteLength > buffer.byteLength) {
+          // Grown by doubling, never far ahead of the bytes that came: a refused body allocates little.
+          const grown = new Uint8Array(Math.min(maxSize, Math.max(size + value.byteLength, buffer.byteLength * 2, 64 * 1024)));
+          grown.set(buffer.subarray(0, size));
+          buffer = grown;
+        }
+        buffer.set(value, size);
+        size += value.byteLength;
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  }
+  if (refusal) throw refusal;
+  return new TextDecoder().decode(buffer.subarray(0, size));
+}
+
+/**
+ * A JSON body of at most `limit` bytes and of the given shape, parsed; read it
+ * with `c.req.json()` or validate it next with `validated("json", …)`.
+ */
+export function jsonBody(limit: BytesLimit, shape: JsonShape = {}): MiddlewareHandler {
+  const values = shape.values ?? "http.maxJsonValues";
+  const arrays = shape.arrays ?? {};
+  const counted = Object.fromEntries(Object.entries(arrays).map(([key, array]) => [key, limitValue(array.limit)]));
+  return async (c, next) => {
+    const declared = c.req.header("content-length");
+    if (declared !== undefined && Number(declared) > limitValue(limit)) throw tooLarge(limit);
+    if (!isJson(c.req.header("content-type"))) {
+      throw new ProblemError({ status: 415, code: "unsupported_media_type", title: "Unsupported Media Type", detail: "send the body as application/json" });
+    }
+    const scanner = new JsonScanner({ maxDepth: limitValue("http.maxJsonDepth"), maxValues: limitValue(values), arrays: counted });
+    const text = await readScanned(c.req.raw.body, limit, scanner, (refusal) => refusalProblem(refusal, values, arrays));
+    try {
+      JSON.parse(text);
+    } catch {
+      throw new ProblemError({ status: 400, code: "malformed_json", title: "Bad Request", detail: "the body is not valid JSON" });
+    }
+    // The stream is spent: what follows (c.req.json(), the validator) reads the text from Hono's
+    // body cache, which holds promises at run time (its declared type says plain values).
+    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
+    await next();
+  };
 }
