@@ -42,7 +42,10 @@ export class ServedHosts {
 
 const NOT_CACHED = "never cached: only /page/… and /timemap/… answers are kept in the tiers";
 
-/** Splits a path into decoded segments; null if it climbs (`..`) or hides control characters. */
+/** Half of a UTF-16 surrogate pair on its own: no URL can carry it (encodeURIComponent throws on one). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Splits a path into decoded segments; null if it climbs (`..`), or hides control characters or unpaired surrogates. */
 function segments(path: string): string[] | null {
   let decoded: string[];
   try {
@@ -50,11 +53,11 @@ function segments(path: string): string[] | null {
   } catch {
     return null;
   }
-  if (decoded.some((s) => s === ".." || s === "." || CONTROL.test(s))) return null;
+  if (decoded.some((s) => s === ".." || s === "." || CONTROL.test(s) || LONE_SURROGATE.test(s))) return null;
   return decoded;
 }
 
-const PATH_REFUSAL = "contains .., an unreadable escape or a control character in its path";
+const PATH_REFUSAL = "contains .., an unreadable escape or character, or a control character in its path";
 
 /** The page key of a title segment, or why it has none. */
 function pageKeyOf(segment: string): { key: string } | { dropped: string } {

@@ -10,7 +10,7 @@ import { accessConfig } from "../../src/dashboard/access.ts";
 import { endSession, startSession } from "../../src/dashboard/session.ts";
 import { clientOf, recordFailure, refuseIfBlocked } from "../../src/http/auth-failures.ts";
 import { LoginView } from "../../src/dashboard/views/login.tsx";
-import { limitBody } from "../../src/http/json-body.ts";
+import { formBody } from "../../src/http/form-body.ts";
 import { authenticateToken } from "../../src/http/tokens.ts";
 import type { DashboardEnv } from "./env.ts";
 import { page } from "./render.tsx";
@@ -28,7 +28,7 @@ loginRoutes.get("/login", async (c) => {
   return page(c, "Log in", <LoginView access={accessConfig(c.env) !== null} />);
 });
 
-loginRoutes.post("/login", limitBody("http.maxSmallBodyBytes"), async (c) => {
+loginRoutes.post("/login", formBody("http.maxSmallBodyBytes"), async (c) => {
   const secret = requireSecret(c.env);
   // Per client address, before the token is even looked at: guessing tokens is what this slows down.
   const client = clientOf(c.req.raw);
@@ -45,7 +45,7 @@ loginRoutes.post("/login", limitBody("http.maxSmallBodyBytes"), async (c) => {
   return c.redirect("/dashboard", 303);
 });
 
-loginRoutes.post("/logout", limitBody("http.maxSmallBodyBytes"), requireSession, async (c) => {
+loginRoutes.post("/logout", formBody("http.maxSmallBodyBytes"), requireSession, async (c) => {
   await endSession(c, requireSecret(c.env));
   return c.redirect("/dashboard/login", 303);
 });

@@ -62,6 +62,13 @@ describe("a revision id that is not a number", () => {
     expect(await mixed.json()).toMatchObject({ accepted: [`${ORIGIN}/page/${PAGE}/2`], dropped: [{ item: `${ORIGIN}/page/${PAGE}/1.5` }] });
   });
 
+  it("the purge API refuses a prefix holding half a surrogate pair with 400, as it does a bad escape", async () => {
+    // JSON can carry "\ud83d" alone; no URL can, and encoding one for the cache key threw.
+    const res = await request("/api/purges", { method: "POST", headers: { ...bearer(TOKENS.operator), "content-type": "application/json" }, body: '{"prefixes":["archive.test/page/\\ud83d/1"]}' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: "invalid_items", errors: [{ index: 0 }] });
+  });
+
   it("the dashboard's purge form shows the refusal against the line, not an error page", async () => {
     const s = await login();
     const res = await post("/dashboard/purges", { csrf: s.csrf, kind: "files", items: `${ORIGIN}/page/${PAGE}/abc` }, { cookie: s.cookie });
