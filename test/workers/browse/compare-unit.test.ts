@@ -55,3 +55,36 @@ describe("compareTexts", () => {
     expect(run(lines(10), lines(10, (i) => (i === 5 ? "x" : `line ${i}`)))).toMatchObject({ truncated: false });
   });
 });
+
+describe("the line diff", () => {
+  /** Longest common subsequence by dynamic programming: the edit count a shortest diff must reach. */
+  function lcs(a: string[], b: string[]): number {
+    const row = new Array<number>(b.length + 1).fill(0);
+    for (const x of a) {
+      let diag = 0;
+      for (let j = 1; j <= b.length; j++) {
+        const up = row[j]!;
+        row[j] = x === b[j - 1] ? diag + 1 : Math.max(row[j]!, row[j - 1]!);
+        diag = up;
+      }
+    }
+    return row[b.length]!;
+  }
+
+  it("finds a shortest edit, and its rows rebuild both texts, on random texts", () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    for (let n = 0; n < 300; n++) {
+      const pick = () => Array.from({ length: Math.floor(rand() * 12) }, () => "abcd"[Math.floor(rand() * 4)]!);
+      const [a, b] = [pick(), pick()];
+      const result = run(a.map((l) => `${l}\n`).join(""), b.map((l) => `${l}\n`).join(""));
+      if (result.kind !== "diff") throw new Error(result.detail);
+      expect(result.removed + result.added, `${a} → ${b}`).toBe(a.length + b.length - 2 * lcs(a, b));
+      // A fold hides unchanged lines: only a diff without one can be read back whole.
+      if (result.rows.some((r) => r.kind === "gap")) continue;
+      const oldSide = result.rows.flatMap((r) => (r.kind === "same" || r.kind === "del" ? [r.text] : []));
+      const newSide = result.rows.flatMap((r) => (r.kind === "same" || r.kind === "add" ? [r.text] : []));
+      expect([oldSide, newSide], `${a} → ${b}`).toEqual([a, b]);
+    }
+  });
+});
