@@ -31,7 +31,6 @@ import { CHROMIUM, launchChromium } from "../support/chromium.ts";
 /** What the functions run in the page use of the DOM; the project's tsconfig types Workers, not the DOM. */
 interface DomElement {
   textContent: string | null;
-  nonce?: string;
   src: string;
   onload: (() => void) | null;
   onerror: (() => void) | null;
@@ -41,7 +40,6 @@ interface DomElement {
 declare const document: {
   documentElement: DomElement;
   head: DomElement;
-  querySelector(selector: string): DomElement | null;
   createElement(tag: string): DomElement;
   addEventListener(type: "securitypolicyviolation", listener: (e: { blockedURI: string; effectiveDirective: string }) => void): void;
 };
@@ -128,10 +126,22 @@ async function write(title: string, revisions: ReturnType<typeof revision>[]): P
 }
 
 /** The audit log, through the API with the operator token. */
-async function auditLog(): Promise<Array<{ kind: string; by: string; items: string[] }>> {
+async function auditLog(): Promise<Array<{ id: string; kind: string; by: string; items: string[] }>> {
   const res = await api("/api/purges");
   expect(res.status).toBe(200);
-  return ((await res.json()) as { entries: Array<{ kind: string; by: string; items: string[] }> }).entries;
+  return ((await res.json()) as { entries: Array<{ id: string; kind: string; by: string; items: string[] }> }).entries;
+}
+
+/**
+ * The purges in the audit log that were not there when `since` was taken, as
+ * "kind by name" to read in a failure; so each test counts only its own.
+ */
+async function purges(since: ReadonlySet<string> = new Set()): Promise<string[]> {
+  return (await auditLog()).filter((e) => !since.has(e.id)).map((e) => `${e.kind} by ${e.by}`);
+}
+
+async function auditIds(): Promise<Set<string>> {
+  return new Set((await auditLog()).map((e) => e.id));
 }
 
 function expectSandboxed(headers: Headers | Record<string, string>, what: string): void {
@@ -216,7 +226,7 @@ describe.skipIf(NO_CHROMIUM !== null && !CI)(`archived HTML attacking the dashbo
     await write(GONE_PAGE, [revision(IDS.gone, null, ATTACK_AT, "html", "text/html", archivedHtml("Field notes", `<script>${ATTACK_JS}</script>`))]);
     const suppress = await api(`/api/pages/${GONE_PAGE}/revisions/${IDS.gone}/suppression`, { method: "PUT", body: JSON.stringify({ suppressed: true }) });
     expect(suppress.status).toBe(200);
-    expect(await auditLog(), "no purge before the attack").toEqual([]);
+    expect(await purges(), "no purge before the attack").toEqual([]);
   }, 120_000);
 
   afterAll(async () => {
@@ -245,15 +255,18 @@ describe.skipIf(NO_CHROMIUM !== null && !CI)(`archived HTML attacking the dashbo
       ["/web/ (redirects to the revision)", `/web/20210601000000/${PAGE}`, byId],
     ];
     for (const [what, path, landsOn] of reads) {
+      const before = await auditIds();
       const v = await visit(page, path);
+      expect(await purges(before), `${what}: new purges in the audit log`).toEqual([]);
       await expectRenderedInert(page, v, landsOn, what);
-      expect(await auditLog(), `${what}: the audit log`).toEqual([]);
     }
   });
 
   it("a revision loading a javascript revision with <script src> renders and runs none of it", { timeout: 30_000 }, async () => {
     const path = `/page/${LOADER_PAGE}/${IDS.loader}`;
+    const before = await auditIds();
     const v = await visit(page, path);
+    expect(await purges(before), "new purges in the audit log").toEqual([]);
     expect(v.status).toBe(200);
     expectSandboxed(v.documentHeaders, "the loader, as Chromium received it");
     expect(await page.locator("#styled").evaluate((e: DomElement) => getComputedStyle(e).color)).toBe(STYLED_COLOUR);
@@ -263,7 +276,6 @@ describe.skipIf(NO_CHROMIUM !== null && !CI)(`archived HTML attacking the dashbo
     // Chromium's preload scanner may fetch the script; it never runs it, so nothing else is asked for.
     expect(v.requests.filter((r) => r !== `GET ${path}` && r !== `GET /page/${SCRIPT_PAGE}/${IDS.script}` && r !== "GET /favicon.ico")).toEqual([]);
     expect(v.console.some((m) => /sandboxed and the 'allow-scripts' permission is not set/.test(m)), `Chromium blocked the script (console: ${v.console.join(" | ")})`).toBe(true);
-    expect(await auditLog()).toEqual([]);
   });
 
   it("the dashboard's nonce-only CSP refuses a javascript revision as a script", { timeout: 30_000 }, async () => {
@@ -275,6 +287,7 @@ describe.skipIf(NO_CHROMIUM !== null && !CI)(`archived HTML attacking the dashbo
     expectSandboxed(served.headers, "the javascript revision");
 
     // As an HTML injection into the dashboard would: a <script src> naming the revision, without the nonce.
+    const before = await auditIds();
     await page.goto(`${worker.url}/dashboard`);
     expect(new URL(page.url()).pathname).toBe("/dashboard");
     const outcome = await page.evaluate(
@@ -290,11 +303,12 @@ describe.skipIf(NO_CHROMIUM !== null && !CI)(`archived HTML attacking the dashbo
         }),
       src,
     );
+    // Long enough for the attack's round trips, were it running.
+    await page.waitForTimeout(1_500);
+    expect(await purges(before), "new purges in the audit log").toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.dataset.attack ?? null), "the script never started").toBeNull();
     expect(outcome.loaded, "the script loaded").toBe(false);
     expect(outcome.violations).toEqual([{ blocked: `${worker.url}${src}`, directive: "script-src-elem" }]);
-    await page.waitForTimeout(1_500);
-    expect(await page.evaluate(() => document.documentElement.dataset.attack ?? null)).toBeNull();
-    expect(await auditLog()).toEqual([]);
   });
 
   it("every answer carrying archived bytes says sandbox and nosniff: GET, HEAD, Range, br, gzip, dcb, 304, 410, /web/ and ?at=", { timeout: 30_000 }, async () => {
@@ -341,6 +355,7 @@ describe.skipIf(NO_CHROMIUM !== null && !CI)(`archived HTML attacking the dashbo
       await route.fulfill({ response, headers });
     });
     try {
+      const before = await auditIds();
       await page.goto(`${worker.url}${path}`);
       await expect.poll(() => page.evaluate(() => document.documentElement.dataset.attack ?? null), { timeout: 15_000 }).toBe("done");
       const report = JSON.parse((await page.locator("#report").textContent()) ?? "{}") as Record<string, unknown>;
@@ -349,9 +364,8 @@ describe.skipIf(NO_CHROMIUM !== null && !CI)(`archived HTML attacking the dashbo
       expect(report.purge).toMatch(/^200 \/dashboard\/purges\/\S+$/);
       expect(new URL(page.url()).pathname, "the address bar says login").toBe("/dashboard/login");
       expect(await page.locator("#phish").count()).toBe(1);
-      const log = await auditLog();
-      expect(log).toHaveLength(1);
-      expect(log[0]).toMatchObject({ kind: "everything", by: "local-operator" });
+      // Recorded under the operator's name, as the issue's repro found.
+      expect(await purges(before)).toEqual(["everything by local-operator"]);
     } finally {
       await page.unroute(`${worker.url}${path}`);
     }
