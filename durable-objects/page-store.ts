@@ -15,6 +15,7 @@
  * const found = await store.locate({ kind: "latest" });
  */
 import { DurableObject } from "cloudflare:workers";
+import { dictionaryInWindow } from "../src/page-store/dictionary-window.ts";
 import { settingsOf } from "../src/config/settings.ts";
 import { topologyOf } from "../src/config/topology.ts";
 import { collectBlobs, collectionDueAt } from "../src/page-store/collection.ts";
@@ -165,11 +166,10 @@ export class PageStore extends DurableObject<Env> {
   }
 
   /**
-   * The newest unsuppressed revision whose body has this SHA-256 (hex): the
-   * revision an RFC 9842 `Available-Dictionary` names, through the
-   * revs_by_content index.
+   * The unsuppressed revision whose body has this SHA-256 (hex), if it is one a
+   * dcb answer for `targetId` may be made against (src/page-store/dictionary-window.ts).
    */
-  revisionWithContent(sha256: string): number | null {
-    return this.#db.withContent(sha256, "AND suppressed = 0").next().value?.rev_id ?? null;
+  dictionaryFor(sha256: string, targetId: number): number | null {
+    return dictionaryInWindow(this.#db, sha256, targetId);
   }
 }

@@ -208,6 +208,16 @@ export const LIMITS = {
     decisionsShown: 20,
   },
   wire: {
+    /**
+     * A dcb answer is made against a revision the client holds only if it is one of the target's
+     * this-many nearest predecessors or the page's latest (src/page-store/dictionary-window.ts); any
+     * other dictionary gets br. Bounds the (revision, dictionary) variants per revision to this plus one.
+     */
+    dcbPredecessors: 8,
+    /** Seconds an edge isolate remembers that a (revision, dictionary) pair has no dcb answer, so repeats never reach the origin. */
+    dcbRefusalMemorySeconds: 300,
+    /** (revision, dictionary) pairs an isolate remembers as refused; past it the oldest are forgotten. */
+    dcbRefusalsRemembered: 10_000,
     /** Bodies shorter than this, in bytes, go out as they are: a coding's framing would eat the saving. */
     minCompressBytes: 1024,
     /** brotli quality for bodies made per request (latest, history, timemaps, pages, problems): mid quality, cheap enough to run on every miss. */
@@ -223,8 +233,13 @@ export const LIMITS = {
      * a 36-42 MiB wasm heap, which reaches 72 MiB for inputs of about 6 MiB); bigger ones at q5.
      */
     revisionBrotliQ9MaxBytes: 1024 * 1024,
-    /** Largest body, in bytes, compressed on the way out; bigger ones go identity rather than hold the isolate's CPU. */
-    maxCompressBytes: 16 * 1024 * 1024,
+    /**
+     * Largest body, in bytes, compressed per request on the way out (br or gzip made now, not stored);
+     * bigger ones go identity rather than hold the isolate's CPU on every request. Every dynamic answer
+     * (history, TimeMap and browse pages) is far smaller; a revision up to tiers.maxEntryBytes has its br
+     * made once and stored, and a bigger one is sent identity: q5 of 16 MiB took 1.2 s of CPU a request.
+     */
+    maxCompressBytes: 1024 * 1024,
   },
   codec: {
     /** Default cap on any decoder's output, in bytes; callers may lower it, never raise it past this. */

@@ -1,12 +1,13 @@
 /**
  * The origin's answer for a revision coded as RFC 9842 `dcb` against a
  * dictionary the client holds: the page's revision whose body has the
- * SHA-256 the client named. Made once per (revision, dictionary) and kept
+ * SHA-256 the client named, if it is one of the target's nearest
+ * predecessors or the latest (src/page-store/dictionary-window.ts). Made once per (revision, dictionary) and kept
  * in the tiers under its own key (src/tiers/cache-key.ts deltaKey), with
  * the revision's own headers and only its dcb body. A hash that names no
  * revision of this page, or bodies too big to code against each other,
- * answer 404 `dictionary_not_usable`, which the tiers do not keep and the
- * edge turns into plain br.
+ * answer 404 `dictionary_not_usable`, which the tiers keep briefly
+ * (TOPOLOGY.notFoundSeconds) and the edge turns into plain br.
  */
 import { pageStoreOf } from "../bindings.ts";
 import { BROTLI_DEFAULTS, dcbCompress } from "../codec/index.ts";
@@ -24,8 +25,8 @@ function notUsable(detail: string): ProblemError {
 
 /** `revisionAnswer` renders the target revision's answer without coded bodies (render.ts). */
 export async function renderDelta(env: Env, query: DeltaQuery, revisionAnswer: () => Promise<Answer>): Promise<Answer> {
-  const dictionaryId = await pageStoreOf(env, query.ref.key).revisionWithContent(query.dictionary);
-  if (dictionaryId === null) throw notUsable("no revision of this page has a body with that SHA-256");
+  const dictionaryId = await pageStoreOf(env, query.ref.key).dictionaryFor(query.dictionary, query.id);
+  if (dictionaryId === null) throw notUsable(`no revision among the ${LIMITS.wire.dcbPredecessors} before this one, nor the latest, has a body with that SHA-256`);
   const [target, dictionary] = await Promise.all([revisionAnswer(), readRevision(env, query.ref, { kind: "id", id: dictionaryId })]);
   const size = target.body.byteLength;
   if (size > LIMITS.tiers.maxEntryBytes || dictionary.body.byteLength > LIMITS.codec.brotliMaxDictionaryBytes || dictionary.body.byteLength === 0) {

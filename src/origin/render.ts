@@ -59,6 +59,8 @@ export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer
     return query.kind === "history" ? await renderHistory(env, query) : await renderRevision(env, query);
   } catch (err) {
     // Problems travel as (uncached) answers: across Durable Object RPC an exception would lose its type.
+    // A refused dcb pair is kept briefly, like an unwritten title, so its repeats stop at the tiers.
+    if (err instanceof ProblemError && err.code === "dictionary_not_usable") return problemAnswer(err, query, topologyOf(env).notFoundSeconds);
     if (err instanceof ProblemError) return problemAnswer(err, query);
     throw err;
   }

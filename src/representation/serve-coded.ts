@@ -24,11 +24,20 @@ export interface StoredCodings {
   br?: Uint8Array;
 }
 
-/** The codings offered for a body: none but identity for one too small to gain, too big to code now, or not text. */
+/**
+ * The codings offered for a body: a stored br, plus whatever is cheap enough to make now (nothing for a
+ * body too small to gain, too big to code per request, or not text), then identity.
+ */
 export function offeredCodings(headers: Headers, size: number, stored?: StoredCodings): Coding[] {
-  if (stored?.br) return ["br", "gzip", "identity"];
-  if (!isCompressible(headers.get("content-type"))) return ["identity"];
-  return size < LIMITS.wire.minCompressBytes || size > LIMITS.wire.maxCompressBytes ? ["identity"] : ["br", "gzip", "identity"];
+  const makeable = isCompressible(headers.get("content-type")) && size >= LIMITS.wire.minCompressBytes && size <= LIMITS.wire.maxCompressBytes;
+  if (stored?.br) return makeable ? ["br", "gzip", "identity"] : ["br", "identity"];
+  return makeable ? ["br", "gzip", "identity"] : ["identity"];
+}
+
+/** A Range asks for a slice: it is cut from a stored body or from identity, never from a body coded only to cut it. */
+function readyForRange(request: Request, offered: Coding[], stored?: StoredCodings): Coding[] {
+  if (!request.headers.has("range") || request.method !== "GET") return offered;
+  return offered.filter((c) => c === "identity" || (c === "br" && stored?.br));
 }
 
 export function notAcceptable(): ProblemError {
@@ -45,7 +54,7 @@ export async function serveCoded(request: Request, identity: Representation, sto
   const offered = offeredCodings(headers, identity.body.byteLength, stored);
   // A body sent as is to everyone needs no Vary.
   if (offered.length > 1) addVary(headers, "Accept-Encoding");
-  const coding = chooseCoding(clientAcceptEncoding(request), offered);
+  const coding = chooseCoding(clientAcceptEncoding(request), readyForRange(request, offered, stored)) ?? chooseCoding(clientAcceptEncoding(request), offered);
   if (coding === undefined) throw notAcceptable();
   if (coding === "identity") return serveRepresentation(request, { status: identity.status, headers, body: identity.body });
   headers.set("content-encoding", coding);

@@ -18,6 +18,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { atQuery, historyQuery, revisionParam } from "../../src/read-api/queries.ts";
+import { dcbRefused, rememberDcbRefusal } from "../../src/representation/dcb-refusals.ts";
 import { offeredDictionary, useAsDictionary } from "../../src/representation/dictionary.ts";
 import { isCompressible } from "../../src/representation/compressible.ts";
 import { codedEtag } from "../../src/representation/etag.ts";
@@ -138,11 +139,13 @@ readRoutes.get(
     const { revid } = c.req.valid("param");
     const ref = c.get("ref");
     // A client holding another revision of this page gets the difference from it; an unknown dictionary, plain br.
+    // Only against a revision a browser would hold (src/page-store/dictionary-window.ts); a refused pair is remembered.
     const dictionary = offeredDictionary(c.req.raw);
-    if (dictionary) {
+    if (dictionary && !dcbRefused(ref.key, revid, dictionary)) {
       const delta = await read(c, { kind: "delta", ref, id: revid, dictionary });
       const dcb = delta.entry.status === 200 ? delta.entry.encoded?.dcb : undefined;
       if (dcb) return respondDelta(c, delta, dictionary, dcb);
+      if (delta.entry.status === 404) rememberDcbRefusal(ref.key, revid, dictionary);
     }
     return respond(c, await read(c, { kind: "revision", ref, id: revid }));
   },

@@ -55,7 +55,7 @@ describe("a store written in format 1", () => {
       const fresh = new PageStore(state, env);
       const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray().map((t) => t.name).sort();
       const history = fresh.history({}, 100);
-      return { tables, history, stats: fresh.stats(), latest: fresh.locate({ kind: "latest" }), byContent: fresh.revisionWithContent((fresh.locate({ kind: "id", id: 1020 }) as { revision: { sha256: string } }).revision.sha256) };
+      return { tables, history, stats: fresh.stats(), latest: fresh.locate({ kind: "latest" }), byContent: fresh.dictionaryFor((fresh.locate({ kind: "id", id: 1020 }) as { revision: { sha256: string } }).revision.sha256, 1021) };
     });
     // sqlite_sequence stays: format 1's outbox is kept as it was, AUTOINCREMENT and all.
     expect(converted.tables).toEqual(["blobs", "kv", "meta", "outbox", "page", "revs", "sqlite_sequence"]);

@@ -4,7 +4,8 @@ import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
 import { parsePurgeId, purgeQueueOf, tierCacheOf, type TierIdentity } from "../../../src/bindings.ts";
 import { topologyOf } from "../../../src/config/topology.ts";
-import { TOKEN, request } from "./archive.ts";
+import { request } from "./archive.ts";
+import { TOKENS } from "./tokens.ts";
 
 export function readFrom(colo: string, path: string, init: RequestInit = {}): Promise<Response> {
   return request(path, { ...init, headers: { ...(init.headers as Record<string, string>), "x-palimpsest-colo": colo } });
@@ -16,7 +17,8 @@ export interface PurgeStatusBody {
 }
 
 export async function purgeStatus(id: string): Promise<PurgeStatusBody> {
-  const res = await request(`/api/purges/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  // The operator's token: writes' purges and operators' purges alike (an operator's needs the purge scope).
+  const res = await request(`/api/purges/${id}`, { headers: { authorization: `Bearer ${TOKENS.operator}` } });
   if (res.status !== 200) throw new Error(`purge ${id}: ${res.status} ${await res.text()}`);
   return (await res.json()) as PurgeStatusBody;
 }
