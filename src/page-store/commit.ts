@@ -9,13 +9,13 @@ import { CONTENT_MODELS } from "../page/content-model.ts";
 import { listPage } from "../page/directory.ts";
 import type { PageRef } from "../page/page-ref.ts";
 import { sha1Base36, sha256Hex } from "../hash/digests.ts";
-import type { AppendResult, StoreProblem, StoreRevision } from "../page/types.ts";
+import type { AppendResult, FieldDifference, StoreProblem, StoreRevision } from "../page/types.ts";
 import { recordPurge } from "../purge/outbox.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import { DEFAULT_LAYOUT, type LayoutParams } from "../storage/layout.ts";
 import { LayoutWriter, type LayoutCommit } from "../storage/layout-writer.ts";
 import type { MetaEntry } from "./meta-records.ts";
-import { contentKey, KV, refusal, type PageDb, type PageRow, type Revision } from "./rows.ts";
+import { contentKey, KV, refusal, toMeta, type PageDb, type PageRow, type Revision } from "./rows.ts";
 
 export type CommitResult = Omit<Extract<AppendResult, { ok: true }>, "purges"> | StoreProblem;
 
@@ -37,6 +37,29 @@ interface Fresh {
   ts: number;
 }
 
+/**
+ * What a re-sent revision (same id, same text) says differently from the stored one. A re-send
+ * is idempotent only when it is the same revision: anything else would be answered `existing`
+ * while the archive kept the old metadata. Tags are a set; a format left out is the model's.
+ */
+function metadataDifferences(row: Revision, sent: StoreRevision): FieldDifference[] {
+  const stored = toMeta(row);
+  const differences: FieldDifference[] = [];
+  const compare = (field: FieldDifference["field"], was: FieldDifference["stored"], now: FieldDifference["sent"], same = was === now) => {
+    if (!same) differences.push({ field, stored: was, sent: now });
+  };
+  compare("parentId", stored.parentId, sent.parentId);
+  compare("timestamp", stored.timestamp, sent.timestamp, row.ts === Math.floor(Date.parse(sent.timestamp) / 1000));
+  compare("contributor", stored.contributor, sent.contributor);
+  compare("comment", stored.comment, sent.comment);
+  compare("model", stored.model, sent.model);
+  compare("format", stored.format, sent.format ?? CONTENT_MODELS[sent.model].format);
+  const tags = [...new Set(sent.tags ?? [])].sort();
+  const storedTags = [...new Set(stored.tags)].sort();
+  compare("tags", stored.tags, sent.tags ?? [], tags.length === storedTags.length && tags.every((t, i) => t === storedTags[i]));
+  return differences;
+}
+
 /** Splits the batch into revisions already stored (same content) and new ones that extend the chain; refuses anything else. */
 async function checkBatch(db: PageDb, latest: Revision | null, revisions: StoreRevision[]): Promise<{ fresh: Fresh[]; existing: number[] } | StoreProblem> {
   let expectedParent: number | null = latest?.rev_id ?? null;
@@ -55,6 +78,18 @@ async function checkBatch(db: PageDb, latest: Revision | null, revisions: StoreR
     if (stored) {
       if (stored.sha256 !== sha256) {
         return refusal(409, "revision_id_reused", `revision ${rev.id} already exists with different content`, { revisionId: rev.id, latestId: latest?.rev_id ?? null });
+      }
+      if (rev.sha1 && rev.sha1 !== stored.sha1) {
+        return refusal(422, "sha1_mismatch", `revision ${rev.id}: the given SHA-1 ${rev.sha1} does not match its text (${stored.sha1})`, { revisionId: rev.id });
+      }
+      const differences = metadataDifferences(stored, rev);
+      if (differences.length > 0) {
+        const each = differences.map((d) => `${d.field} ${JSON.stringify(d.stored)} stored, ${JSON.stringify(d.sent)} sent`).join("; ");
+        return refusal(409, "revision_metadata_conflict", `revision ${rev.id} already exists with the same text but other metadata: ${each}`, {
+          revisionId: rev.id,
+          latestId: latest?.rev_id ?? null,
+          differences,
+        });
       }
       existing.push(rev.id);
       continue;

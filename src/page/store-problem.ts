@@ -21,6 +21,7 @@ export function storeProblem(p: StoreProblem, page: string): ProblemError {
       page,
       ...(p.revisionId === undefined ? {} : { revision: p.revisionId }),
       ...(p.latestId === undefined ? {} : { latest: p.latestId }),
+      ...(p.differences === undefined ? {} : { differences: p.differences }),
     },
   });
 }

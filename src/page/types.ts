@@ -47,6 +47,15 @@ export interface StoreProblem {
   detail: string;
   latestId?: number | null;
   revisionId?: number;
+  /** Which fields of a re-sent revision differ from the stored one. */
+  differences?: FieldDifference[];
+}
+
+/** One field of a re-sent revision that differs from the stored one: both values, as the write API spells them. */
+export interface FieldDifference {
+  field: "parentId" | "timestamp" | "contributor" | "comment" | "model" | "format" | "tags";
+  stored: string | number | null | string[];
+  sent: string | number | null | string[];
 }
 
 export type LocateResult = { ok: true; title: string; revision: RevisionMeta; location: ContentLocation; version: number } | StoreProblem;
