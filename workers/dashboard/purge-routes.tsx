@@ -20,7 +20,7 @@ import { ProblemError } from "../../src/http/problem.ts";
 import type { Principal } from "../../src/http/tokens.ts";
 import { listAudit } from "../../src/purge/audit.ts";
 import { ingestPurge } from "../../src/purge/ingest.ts";
-import { purgeView } from "../../src/purge/status.ts";
+import { auditForbidden, purgeViewFor } from "../../src/purge/status.ts";
 import { coloOf } from "../../src/sim/colo.ts";
 import type { DashboardEnv } from "./env.ts";
 import { page } from "./render.tsx";
@@ -35,7 +35,8 @@ const canPurge = (s: Session) => s.scopes.includes("purge");
 
 async function home(c: Context<DashboardEnv>, values: PurgeFormValues, refusal: PurgeRefusal | null, status: ContentfulStatusCode = 200) {
   const session = c.get("session")!;
-  const { entries } = await listAudit(c.env, { limit: RECENT_PURGES });
+  // The audit log is the purge scope's (src/purge/status.ts, mayView).
+  const { entries } = canPurge(session) ? await listAudit(c.env, { limit: RECENT_PURGES }) : { entries: null };
   const form = canPurge(session) ? (
     <PurgeForm csrf={c.get("csrf")!} values={values} refusal={refusal} />
   ) : (
@@ -49,11 +50,15 @@ async function home(c: Context<DashboardEnv>, values: PurgeFormValues, refusal: 
     "Purge",
     <>
       {form}
-      <h2>Latest purges</h2>
-      <PurgeTable entries={entries} caption={`The ${RECENT_PURGES} latest purges`} />
-      <p>
-        <a href="/dashboard/purges">All purges and the audit log</a>
-      </p>
+      {entries ? (
+        <>
+          <h2>Latest purges</h2>
+          <PurgeTable entries={entries} caption={`The ${RECENT_PURGES} latest purges`} />
+          <p>
+            <a href="/dashboard/purges">All purges and the audit log</a>
+          </p>
+        </>
+      ) : null}
     </>,
     { status, current: "/dashboard" },
   );
@@ -98,18 +103,20 @@ purgeRoutes.post("/purges", async (c) => {
 });
 
 purgeRoutes.get("/purges", async (c) => {
+  const session = c.get("session")!;
+  if (!canPurge(session)) throw auditForbidden(session.name);
   const before = c.req.query("before");
   const { entries, next } = await listAudit(c.env, before ? { before } : {});
   return page(c, "Purges and audit log", <PurgeList entries={entries} next={next} first={!before} />, { current: "/dashboard/purges" });
 });
 
 purgeRoutes.get("/purges/:id", async (c) => {
-  const purge = purgeDisplay(await purgeView(c.env, c.req.param("id"), 0));
+  const purge = purgeDisplay(await purgeViewFor(c.env, c.req.param("id"), c.get("session")!));
   const pending = purge.state !== "complete";
   return page(c, `Purge ${purge.id}`, <PurgePage purge={purge} />, { refreshSeconds: pending ? REFRESH_SECONDS : undefined, live: pending });
 });
 
 purgeRoutes.get("/api/purges/:id", async (c) => {
   c.header("cache-control", "no-store");
-  return c.json(purgeDisplay(await purgeView(c.env, c.req.param("id"), 0)));
+  return c.json(purgeDisplay(await purgeViewFor(c.env, c.req.param("id"), c.get("session")!)));
 });
