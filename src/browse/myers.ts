@@ -3,9 +3,10 @@
  * Variations", 1986) over tokens interned as numbers, counting every step
  * against a caller's budget. Here rather than jsdiff's because jsdiff's
  * inner loop allocates a path object per diagonal and keeps them in an
- * array indexed by negative numbers: about 1 µs a step in workerd, against
- * a few nanoseconds here, so a budget measured in steps is also one in CPU
- * time. A step is one diagonal visited or one pair of tokens compared.
+ * array indexed by negative numbers: about 0.3 µs a step in Node 20,
+ * against about 5 ns here (each round's furthest points go into one typed
+ * array), so a budget measured in steps is also one in CPU time. A step is
+ * one diagonal visited or one pair of tokens compared.
  *
  * @example
  * const budget = { steps: 1_000 };
@@ -33,13 +34,18 @@ export interface StepBudget {
 export function diffIds(a: Int32Array, b: Int32Array, maxEdits: number, budget: StepBudget): Edit[] | undefined | "spent" {
   const [n, m] = [a.length, b.length];
   const max = Math.min(n + m, maxEdits);
-  const offset = max + 1;
-  const v = new Int32Array(2 * max + 3);
-  // trace[d] holds v[-d..d] as round d left it: what backtracking needs.
-  const trace: Int32Array[] = [];
+  // Round d's furthest x on each diagonal k (-d..d) at trace[d² + d + k]: what the next round and backtracking read.
+  let trace = new Int32Array(64);
   for (let d = 0; d <= max; d++) {
+    const base = d * d + d;
+    const prev = (d - 1) * (d - 1) + d - 1;
+    if (base + d >= trace.length) {
+      const grown = new Int32Array(Math.max(trace.length * 2, base + d + 1));
+      grown.set(trace);
+      trace = grown;
+    }
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
+      let x = d === 0 ? 0 : k === -d || (k !== d && trace[prev + k - 1]! < trace[prev + k + 1]!) ? trace[prev + k + 1]! : trace[prev + k - 1]! + 1;
       let y = x - k;
       const start = x;
       while (x < n && y < m && a[x] === b[y]) {
@@ -49,36 +55,28 @@ export function diffIds(a: Int32Array, b: Int32Array, maxEdits: number, budget: 
       // Counted per diagonal, so one round of long snakes cannot overrun the budget by more than one snake.
       budget.steps -= x - start + 1;
       if (budget.steps < 0) return "spent";
-      v[offset + k] = x;
-      if (x >= n && y >= m) {
-        trace.push(v.slice(offset - d, offset + d + 1));
-        return backtrack(trace, n, m);
-      }
+      trace[base + k] = x;
+      if (x >= n && y >= m) return backtrack(trace, d, n, m);
     }
-    trace.push(v.slice(offset - d, offset + d + 1));
   }
   return undefined;
 }
 
-/** Walks the trace back from (n, m) to (0, 0), then orders each changed run removals first. */
-function backtrack(trace: Int32Array[], n: number, m: number): Edit[] {
-  const steps: Array<"keep" | "add" | "del"> = [];
+/** Walks the trace back from (n, m) at round `last` to (0, 0): each round is one edit after a run of kept tokens. */
+function backtrack(trace: Int32Array, last: number, n: number, m: number): Edit[] {
+  // From the end backwards: kept tokens, then the edit that came before them.
+  const backwards: Array<{ kept: number; edit: "add" | "del" | null }> = [];
   let [x, y] = [n, m];
-  for (let d = trace.length - 1; d > 0; d--) {
-    const prev = trace[d - 1]!;
-    const at = (k: number) => prev[k + d - 1]!;
+  for (let d = last; d > 0; d--) {
+    const prev = (d - 1) * (d - 1) + d - 1;
     const k = x - y;
-    const down = k === -d || (k !== d && at(k - 1) < at(k + 1));
+    const down = k === -d || (k !== d && trace[prev + k - 1]! < trace[prev + k + 1]!);
     const prevK = down ? k + 1 : k - 1;
-    const prevX = at(prevK);
-    const prevY = prevX - prevK;
-    const snakeStart = down ? prevX : prevX + 1;
-    for (; x > snakeStart; x--) steps.push("keep");
-    steps.push(down ? "add" : "del");
-    [x, y] = [prevX, prevY];
+    const prevX = trace[prev + prevK]!;
+    backwards.push({ kept: x - (down ? prevX : prevX + 1), edit: down ? "add" : "del" });
+    [x, y] = [prevX, prevX - prevK];
   }
-  for (; x > 0; x--) steps.push("keep");
-  steps.reverse();
+  backwards.push({ kept: x, edit: null });
 
   const edits: Edit[] = [];
   let [removed, added] = [0, 0];
@@ -87,15 +85,16 @@ function backtrack(trace: Int32Array[], n: number, m: number): Edit[] {
     if (added > 0) edits.push({ count: added, added: true });
     removed = added = 0;
   };
-  for (const step of steps) {
-    if (step === "del") removed++;
-    else if (step === "add") added++;
-    else {
-      flush();
-      const last = edits[edits.length - 1];
-      if (last && !last.added && !last.removed) last.count++;
-      else edits.push({ count: 1 });
-    }
+  for (let i = backwards.length - 1; i >= 0; i--) {
+    const { kept, edit } = backwards[i]!;
+    // Read forwards, round i's edit comes before the tokens kept after it.
+    if (edit === "del") removed++;
+    else if (edit === "add") added++;
+    if (kept === 0) continue;
+    flush();
+    const lastEdit = edits[edits.length - 1];
+    if (lastEdit && !lastEdit.added && !lastEdit.removed) lastEdit.count += kept;
+    else edits.push({ count: kept });
   }
   flush();
   return edits;
