@@ -1,6 +1,6 @@
 /**
  * `palimpsest bench ...`: the performance checks, one subcommand per bench
- * (`codecs`, `store`, `tiers`, `purge`, `wire`, `dict`, `dashboard`). Each prints one JSON object per row with
+ * (`codecs`, `store`, `tiers`, `purge`, `wire`, `dict`, `dashboard`, `hostile`). Each prints one JSON object per row with
  * `--json`, else a table (src/bench/harness/report.ts).
  *
  * @example
@@ -11,6 +11,7 @@ import type { Command } from "commander";
 import { registerBenchCodecs } from "./codecs.ts";
 import { registerBenchDashboard } from "./dashboard.ts";
 import { registerBenchDict } from "./dict.ts";
+import { registerBenchHostile } from "./hostile.ts";
 import { registerBenchPurge } from "./purge.ts";
 import { registerBenchStore } from "./store.ts";
 import { registerBenchTiers } from "./tiers.ts";
@@ -25,4 +26,5 @@ export function registerBenchCommands(program: Command): void {
   registerBenchWire(bench);
   registerBenchDict(bench);
   registerBenchDashboard(bench);
+  registerBenchHostile(bench);
 }
