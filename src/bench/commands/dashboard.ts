@@ -5,18 +5,20 @@
  * src/bench/dashboard/lighthouse.ts for every field.
  *
  * @example
- * npx palimpsest bench dashboard --json          # about a minute
+ * npx palimpsest bench dashboard --json                    # about a minute
+ * npx palimpsest bench dashboard --json --cpu-slowdown 16  # as a slower phone (or a loaded machine) would score
  */
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { printLine } from "../harness/index.ts";
 import type { DashboardBenchRow } from "../dashboard/lighthouse.ts";
 import { CHROMIUM } from "../../local/chromium.ts";
-import { logLine, UsageError } from "../../local/output.ts";
+import { logLine, parseIntOption, UsageError } from "../../local/output.ts";
 
 interface DashboardFlags {
   json?: boolean;
   chrome: string;
+  cpuSlowdown?: number;
 }
 
 function printRow(json: boolean): (row: DashboardBenchRow) => void {
@@ -35,10 +37,12 @@ export function registerBenchDashboard(bench: Command): void {
     .description("Lighthouse performance and accessibility of every dashboard page in Chromium, against the front page")
     .option("--json", "one JSON object per line: a page row per page, then targets")
     .option("--chrome <path>", "the Chromium to drive", CHROMIUM)
+    .option("--cpu-slowdown <n>", "Lighthouse's simulated CPU slowdown (default its own, 4)", parseIntOption("cpu-slowdown", 1, 100))
     .action(async (flags: DashboardFlags) => {
       if (!existsSync(flags.chrome)) throw new UsageError(`no Chromium at ${flags.chrome}: apt-get install chromium, or pass --chrome <path>`);
       // Imported when run: it loads wrangler and Lighthouse, which take seconds.
       const { benchDashboard } = await import("../dashboard/lighthouse.ts");
-      await benchDashboard({ chromePath: flags.chrome, log: logLine }, printRow(flags.json ?? false));
+      const options = { chromePath: flags.chrome, log: logLine, ...(flags.cpuSlowdown === undefined ? {} : { cpuSlowdown: flags.cpuSlowdown }) };
+      await benchDashboard(options, printRow(flags.json ?? false));
     });
 }
