@@ -29,7 +29,7 @@ import { migrateFromV1 } from "../src/page-store/migrate-v1.ts";
 import { PageDb } from "../src/page-store/rows.ts";
 import { reportFigures } from "../src/page/directory.ts";
 import type { PageRef } from "../src/page/page-ref.ts";
-import type { AppendResult, HistoryPage, LocateResult, PageStats, RevisionMeta, RevisionSelector, StoreProblem, StoreRevision } from "../src/page/types.ts";
+import type { AppendResult, HistoryPage, ListedRevision, LocateResult, PageStats, RevisionSelector, StoreProblem, StoreRevision } from "../src/page/types.ts";
 import { drainOutbox, outboxDueAt } from "../src/purge/outbox.ts";
 import { BlobStore } from "../src/storage/blob-store.ts";
 import { PAGE_STORE_COLUMNS, PAGE_STORE_SCHEMA } from "./page-store-schema.ts";
@@ -123,7 +123,7 @@ export class PageStore extends DurableObject<Env> {
   }
 
   /** Hides (or restores) a revision's content; its metadata stays listed. */
-  setSuppressed(ref: PageRef, revisionId: number, suppressed: boolean, region = topologyOf(this.env).upperRegion): Promise<Changed<{ revision: RevisionMeta }>> {
+  setSuppressed(ref: PageRef, revisionId: number, suppressed: boolean, region = topologyOf(this.env).upperRegion): Promise<Changed<{ revision: ListedRevision }>> {
     return this.#serialized(() => this.#issued(suppressRevision(this.#db, ref, revisionId, suppressed, region)));
   }
 

@@ -1,6 +1,12 @@
-/** Listing: a page's revisions newest first, in cursor pages, and its storage figures. */
-import type { HistoryPage, PageStats, StoreProblem } from "../page/types.ts";
-import { refusal, pageNotFound, toMeta, type PageDb } from "./rows.ts";
+/**
+ * Listing: a page's revisions newest first, in cursor pages, and its storage
+ * figures. A suppressed revision is listed without what its content
+ * determines (size, hashes), and the revision after it names the nearest
+ * earlier one whose content is visible, so "what changed" never points at a
+ * 410.
+ */
+import type { HistoryEntry, HistoryPage, PageStats, StoreProblem } from "../page/types.ts";
+import { refusal, pageNotFound, toListed, type PageDb, type RevRow } from "./rows.ts";
 
 export function historyPage(db: PageDb, cursor: { before?: number; after?: number }, limit: number): HistoryPage | StoreProblem {
   const page = db.page();
@@ -15,12 +21,39 @@ export function historyPage(db: PageDb, cursor: { before?: number; after?: numbe
   const exists = (sql: string, seq: number | undefined) => seq !== undefined && db.sql.exec(sql, seq).toArray().length > 0;
   return {
     title: page.title,
-    revisions: db.withMeta(rows).map(toMeta),
+    revisions: withPreviousVisible(db, rows, db.withMeta(rows).map(toListed)),
     older: exists("SELECT 1 FROM revs WHERE seq < ? LIMIT 1", last) ? `b${last}` : null,
     newer: exists("SELECT 1 FROM revs WHERE seq > ? LIMIT 1", first) ? `a${first}` : null,
     total: page.latest_seq ?? 0,
     version: db.version(),
   };
+}
+
+/**
+ * Adds `previousVisibleId` to each entry whose parent is suppressed. The
+ * history is linear (a revision's parent is the one before it, seq - 1), so
+ * the listed rows, newest first, answer it themselves; below the oldest of
+ * them, one step back along the primary key, past suppressed revisions only.
+ */
+function withPreviousVisible(db: PageDb, rows: RevRow[], entries: HistoryEntry[]): HistoryEntry[] {
+  const oldest = rows[rows.length - 1];
+  let below: { id: number | null } | undefined;
+  const visibleBelowOldest = (): number | null =>
+    (below ??= { id: oldest ? (db.rows("WHERE seq < ? AND suppressed = 0 ORDER BY seq DESC LIMIT 1", oldest.seq)[0]?.rev_id ?? null) : null }).id;
+  const parentSuppressed = (i: number): boolean => {
+    const parent = rows[i + 1];
+    if (parent) return parent.suppressed !== 0;
+    const row = rows[i]!;
+    return row.seq > 1 && db.rows("WHERE seq = ?", row.seq - 1)[0]?.suppressed === 1;
+  };
+  // The nearest visible revision among the listed rows older than row i, if any is.
+  let previous: number | undefined;
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const entry = entries[i]!;
+    if (parentSuppressed(i)) entry.previousVisibleId = previous === undefined ? visibleBelowOldest() : previous;
+    if (rows[i]!.suppressed === 0) previous = entry.id;
+  }
+  return entries;
 }
 
 export function pageStats(db: PageDb): PageStats {

@@ -5,11 +5,11 @@
  * touches, in the same transaction.
  */
 import type { PageRef } from "../page/page-ref.ts";
-import type { RevisionMeta, StoreProblem } from "../page/types.ts";
+import type { ListedRevision, StoreProblem } from "../page/types.ts";
 import { recordPurge } from "../purge/outbox.ts";
-import { KV, pageNotFound, refusal, toMeta, type PageDb, type RevRow } from "./rows.ts";
+import { KV, pageNotFound, refusal, toListed, type PageDb, type RevRow } from "./rows.ts";
 
-export function suppressRevision(db: PageDb, ref: PageRef, revisionId: number, suppressed: boolean, region: string): { ok: true; revision: RevisionMeta } | StoreProblem {
+export function suppressRevision(db: PageDb, ref: PageRef, revisionId: number, suppressed: boolean, region: string): { ok: true; revision: ListedRevision } | StoreProblem {
   const page = db.livePage();
   if (!page) return pageNotFound();
   const row = db.transaction(() => {
@@ -18,7 +18,8 @@ export function suppressRevision(db: PageDb, ref: PageRef, revisionId: number, s
     return updated;
   });
   if (!row) return refusal(404, "revision_not_found", `${page.title} has no revision ${revisionId}`);
-  return { ok: true, revision: toMeta(db.withMeta([row])[0]!) };
+  // Listed as every listing lists it: a suppressed revision without its size and hashes.
+  return { ok: true, revision: toListed(db.withMeta([row])[0]!) };
 }
 
 export function deletePage(db: PageDb, ref: PageRef, region: string): { ok: true; revisions: number } | StoreProblem {

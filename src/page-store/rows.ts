@@ -2,7 +2,7 @@
  * The PageStore's SQLite rows, as the modules that share them read them.
  * The tables themselves are described once, in durable-objects/page-store.md.
  */
-import type { RevisionMeta, StoreProblem } from "../page/types.ts";
+import type { ListedRevision, RevisionMeta, StoreProblem } from "../page/types.ts";
 import { blockOf, decodeMetaRecord, encodeMetaRecord, META_BLOCK, slotOf, type MetaEntry } from "./meta-records.ts";
 
 /** Keys of the `kv` table (durable-objects/page-store-schema.ts). */
@@ -71,6 +71,14 @@ export function toMeta(r: Revision): RevisionMeta {
     suppressed: r.suppressed !== 0,
     tags: r.tags,
   };
+}
+
+/** A revision as listings show it: a suppressed one without its size and hashes (ListedRevision). */
+export function toListed(r: Revision): ListedRevision {
+  const meta = toMeta(r);
+  if (!meta.suppressed) return { ...meta, suppressed: false };
+  const { bytes: _bytes, sha1: _sha1, sha256: _sha256, ...kept } = meta;
+  return { ...kept, suppressed: true };
 }
 
 const REV_COLUMNS = "seq, rev_id, ts, u, h, suppressed";

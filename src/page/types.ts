@@ -37,6 +37,25 @@ export interface RevisionMeta {
   tags: string[];
 }
 
+/** What is derived from a revision's content: a suppressed revision's listings leave it out. */
+export type ContentFacts = "bytes" | "sha1" | "sha256";
+
+/**
+ * A revision as a listing shows it (the history, the write API's
+ * suppression answer). A suppressed one keeps its id, time, contributor,
+ * comment, parent, model, format and tags, and carries nothing derived from
+ * its content: with its neighbours public, a size or a hash would let anyone
+ * check a guess of the hidden text (MediaWiki's `sha1hidden`).
+ */
+export type ListedRevision = (Omit<RevisionMeta, "suppressed"> & { suppressed: false }) | (Omit<RevisionMeta, "suppressed" | ContentFacts> & { suppressed: true });
+
+/**
+ * A history entry. `previousVisibleId` is there when the revision's parent
+ * is suppressed: the nearest earlier revision whose content is visible (null
+ * if there is none), what "what this revision changed" compares against.
+ */
+export type HistoryEntry = ListedRevision & { previousVisibleId?: number | null };
+
 export type RevisionSelector = { kind: "latest" } | { kind: "id"; id: number } | { kind: "at"; epochSeconds: number };
 
 /** An expected failure, mapped by the route to a problem response. */
@@ -66,7 +85,7 @@ export type AppendResult =
 
 export interface HistoryPage {
   title: string;
-  revisions: RevisionMeta[];
+  revisions: HistoryEntry[];
   /** Cursor for the next older page, if any. */
   older: string | null;
   /** Cursor for the next newer page, if any. */

@@ -33,7 +33,7 @@ import { invalid, validated } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { archiveOverview, searchTitles } from "../../src/page/directory.ts";
 import { normalizeTitle } from "../../src/page/title.ts";
-import type { RevisionMeta } from "../../src/page/types.ts";
+import type { HistoryEntry } from "../../src/page/types.ts";
 import { canonicalPage, readOk, type BrowseEnv } from "./read.ts";
 
 export const browseRoutes = new Hono<BrowseEnv>();
@@ -114,7 +114,7 @@ browseRoutes.get("/page/:title/history", async (c, next) => {
     const ref = c.get("ref");
     // The JSON route's query, so the same cached answer serves both.
     const { through, body } = await readOk(c, { kind: "history", ref, limit, cursor: older ?? newer });
-    const page = JSON.parse(new TextDecoder().decode(body)) as { page: string; total: number; revisions: RevisionMeta[]; cursors: { older: string | null; newer: string | null } };
+    const page = JSON.parse(new TextDecoder().decode(body)) as { page: string; total: number; revisions: HistoryEntry[]; cursors: { older: string | null; newer: string | null } };
     const link = (key: "older" | "newer", cursor: string | null) => (cursor === null ? null : `${historyUrl(ref.key)}?${new URLSearchParams({ limit: String(limit), [key]: cursor })}`);
     c.res = await htmlResponse(
       <Layout title={`History of ${page.page}`} description={`Every archived revision of ${page.page}, by year.`}>

@@ -1,25 +1,28 @@
 /**
  * A page's history as a timeline by year (newest first, a cursor page at a
  * time, like the JSON), every revision linked, each beside a link to what it
- * changed, a form to compare any two, and the page's Memento URLs.
+ * changed, a form to compare any two, and the page's Memento URLs. A
+ * suppressed revision shows its id, time, contributor and comment only, and
+ * the revision after it shows what changed since the nearest earlier
+ * revision whose content is visible.
  */
 import type { FC } from "hono/jsx";
 import { formatBytes, formatCount } from "../../dashboard/format.ts";
-import type { RevisionMeta } from "../../page/types.ts";
+import type { HistoryEntry } from "../../page/types.ts";
 import { compareUrl, historyUrl, pageUrl, revisionUrl, timemapUrl } from "./links.ts";
 
 export interface HistoryModel {
   key: string;
   title: string;
   total: number;
-  revisions: RevisionMeta[];
+  revisions: HistoryEntry[];
   /** Relative URLs of the neighbouring cursor pages. */
   older: string | null;
   newer: string | null;
 }
 
-function byYear(revisions: RevisionMeta[]): Array<{ year: string; revisions: RevisionMeta[] }> {
-  const years: Array<{ year: string; revisions: RevisionMeta[] }> = [];
+function byYear(revisions: HistoryEntry[]): Array<{ year: string; revisions: HistoryEntry[] }> {
+  const years: Array<{ year: string; revisions: HistoryEntry[] }> = [];
   for (const r of revisions) {
     const year = r.timestamp.slice(0, 4);
     const last = years[years.length - 1];
@@ -30,6 +33,20 @@ function byYear(revisions: RevisionMeta[]): Array<{ year: string; revisions: Rev
 }
 
 const when = (timestamp: string) => timestamp.replace("T", " ").replace(/Z$/, " UTC");
+
+/** What "changes" compares a revision with: its parent, or past a suppressed parent the nearest visible revision before it. */
+const changesFrom = (r: HistoryEntry): number | null => (r.previousVisibleId === undefined ? r.parentId : r.previousVisibleId);
+
+const Changes: FC<{ page: string; r: HistoryEntry }> = ({ page, r }) => {
+  if (r.parentId === null) return <span class="meta">first</span>;
+  const from = changesFrom(r);
+  if (r.suppressed || from === null) return null;
+  return (
+    <a href={compareUrl(page, from, r.id)}>
+      changes<span class="visually-hidden">{` made by revision ${r.id}${from === r.parentId ? "" : ` and the suppressed revisions before it`}`}</span>
+    </a>
+  );
+};
 
 const Pager: FC<{ model: HistoryModel; label: string }> = ({ model, label }) =>
   model.older || model.newer ? (
@@ -135,17 +152,9 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
                       <td>
                         <bdi>{r.comment}</bdi>
                       </td>
-                      <td class="n">
-                        <data value={String(r.bytes)}>{formatBytes(r.bytes)}</data>
-                      </td>
+                      <td class="n">{r.suppressed ? <span class="meta">hidden</span> : <data value={String(r.bytes)}>{formatBytes(r.bytes)}</data>}</td>
                       <td>
-                        {r.parentId !== null && !r.suppressed ? (
-                          <a href={compareUrl(key, r.parentId, r.id)}>
-                            changes<span class="visually-hidden">{` made by revision ${r.id}`}</span>
-                          </a>
-                        ) : r.parentId === null ? (
-                          <span class="meta">first</span>
-                        ) : null}
+                        <Changes page={key} r={r} />
                       </td>
                       <td>
                         <input type="radio" name="from" value={String(r.id)} aria-label={`Compare from revision ${r.id}`} checked={r === second} />
