@@ -1,8 +1,9 @@
 /**
- * SQLite schema of the PageStore Durable Object, format 2. Documented in
+ * SQLite schema of the PageStore Durable Object, format 3. Documented in
  * `page-store.md` (with its byte budget); keep the two in step. Stores
  * written in format 1 are converted on first access
- * (src/page-store/migrate-v1.ts).
+ * (src/page-store/migrate-v1.ts), then those in format 2
+ * (src/page-store/migrate-v2.ts: effective times and their index).
  *
  * Every table is a page of SQLite (4 KiB) before it holds a row, so there
  * are as few as the queries allow: one narrow indexed row per revision, and
@@ -32,7 +33,9 @@ CREATE TABLE IF NOT EXISTS revs (
   ts INTEGER NOT NULL,
   u INTEGER NOT NULL,
   h INTEGER NOT NULL,
-  suppressed INTEGER NOT NULL DEFAULT 0
+  suppressed INTEGER NOT NULL DEFAULT 0,
+  -- Effective time (src/page-store/effective-time.ts); indexed as revs_by_effective by src/page-store/migrate-v2.ts.
+  eff_ts INTEGER
 );
 CREATE UNIQUE INDEX IF NOT EXISTS revs_by_id ON revs (rev_id);
 CREATE INDEX IF NOT EXISTS revs_by_time ON revs (ts, seq);

@@ -26,6 +26,7 @@ import { mementoInfo, timemapPage } from "../src/page-store/mementos.ts";
 import type { MementoInfo, TimemapCursor, TimemapPage } from "../src/memento/types.ts";
 import { deletePage, suppressRevision } from "../src/page-store/removal.ts";
 import { migrateFromV1 } from "../src/page-store/migrate-v1.ts";
+import { migrateFromV2 } from "../src/page-store/migrate-v2.ts";
 import { PageDb } from "../src/page-store/rows.ts";
 import { reportFigures } from "../src/page/directory.ts";
 import type { PageRef } from "../src/page/page-ref.ts";
@@ -56,8 +57,9 @@ export class PageStore extends DurableObject<Env> {
       if (ctx.storage.sql.exec("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column).toArray().length === 0) ctx.storage.sql.exec(add);
     }
     this.#db = new PageDb(ctx.storage);
-    // A store written in format 1 is converted once, before anything reads it.
+    // A store written in format 1, then one in format 2, is converted once, before anything reads it.
     migrateFromV1(this.#db);
+    migrateFromV2(this.#db);
     // Blob keys live under this object's id: see page-store.md, "Collection".
     this.#blobs = new BlobStore(env.BLOBS, ctx.id.toString());
   }

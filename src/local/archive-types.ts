@@ -15,6 +15,8 @@ export interface AppendResult {
   latestId: number | null;
   /** Purge ids the write committed, one per affected queue; none when nothing was created. */
   purges: string[];
+  /** What the archive accepted but says the writer should know (a revision dated before its parent); absent from older archives. */
+  warnings?: Array<{ code: string; revisionId: number; detail: string }>;
 }
 
 /** `GET /api/pages/{key}/stats`. */

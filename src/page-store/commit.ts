@@ -14,6 +14,7 @@ import { recordPurge } from "../purge/outbox.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import { DEFAULT_LAYOUT, type LayoutParams } from "../storage/layout.ts";
 import { LayoutWriter, type LayoutCommit } from "../storage/layout-writer.ts";
+import { childrenBeforeParents, effectiveTimeOf, effectiveTimes } from "./effective-time.ts";
 import type { MetaEntry } from "./meta-records.ts";
 import { contentKey, KV, refusal, toMeta, type PageDb, type PageRow, type Revision } from "./rows.ts";
 
@@ -140,12 +141,12 @@ async function writeBlobs(ctx: CommitContext, commit: LayoutCommit): Promise<voi
   await Promise.all([...commit.blobs.values()].map((bytes) => ctx.blobs.put(bytes)));
 }
 
-function insertRevisions(db: PageDb, fresh: Fresh[], contentOf: number[], firstSeq: number): number {
+function insertRevisions(db: PageDb, fresh: Fresh[], contentOf: number[], effective: number[], firstSeq: number): number {
   let seq = firstSeq;
   const entries: MetaEntry[] = fresh.map((f, i) => {
     seq++;
     const r = f.rev;
-    db.sql.exec("INSERT INTO revs (seq, rev_id, ts, u, h) VALUES (?, ?, ?, ?, ?)", seq, r.id, f.ts, contentOf[i]!, contentKey(f.sha256));
+    db.sql.exec("INSERT INTO revs (seq, rev_id, ts, u, h, eff_ts) VALUES (?, ?, ?, ?, ?, ?)", seq, r.id, f.ts, contentOf[i]!, contentKey(f.sha256), effective[i]!);
     return {
       parentId: r.parentId,
       contributor: r.contributor,
@@ -188,7 +189,10 @@ export async function commitRevisions(ctx: CommitContext, ref: PageRef, revision
   if ("ok" in checked) return checked;
   const { fresh, existing } = checked;
   const latestId = fresh.at(-1)?.rev.id ?? latest?.rev_id ?? null;
-  if (fresh.length === 0) return { ok: true, created: [], existing, latestId, storedBytes: 0, version: db.version() };
+  if (fresh.length === 0) return { ok: true, created: [], existing, latestId, storedBytes: 0, version: db.version(), warnings: [] };
+  // A child dated before its parent is kept as dated, and exists for time travel only from its effective time.
+  const effective = effectiveTimes(effectiveTimeOf(db, page?.latest_seq ?? null), fresh.map((f) => f.ts));
+  const warnings = childrenBeforeParents(latest && { id: latest.rev_id, timestamp: toMeta(latest).timestamp, ts: latest.ts }, fresh.map((f, i) => ({ ...f, effectiveTs: effective[i]! })));
 
   const params: LayoutParams = page ? (JSON.parse(page.layout) as LayoutParams) : DEFAULT_LAYOUT;
   const contentCount = page?.content_count ?? 0;
@@ -206,7 +210,7 @@ export async function commitRevisions(ctx: CommitContext, ref: PageRef, revision
   const now = Date.now();
   db.transaction(() => {
     if (!page) db.sql.exec("INSERT INTO page (id, title, content_count, layout) VALUES (1, ?, 0, ?)", ref.title, JSON.stringify(params));
-    const seq = insertRevisions(db, fresh, contentOf, page?.latest_seq ?? 0);
+    const seq = insertRevisions(db, fresh, contentOf, effective, page?.latest_seq ?? 0);
     recordLayout(db, commit, now);
     const rawBytes = fresh.reduce((n, f) => n + f.bytes.byteLength, 0);
     db.sql.exec(
@@ -216,5 +220,5 @@ export async function commitRevisions(ctx: CommitContext, ref: PageRef, revision
     recordPurge(db.sql, { page: ref.key, scope: { kind: "mutable" }, version: db.bumpVersion(), region }, now);
   });
   const storedBytes = [...commit.blobs.values()].reduce((n, b) => n + b.byteLength, 0);
-  return { ok: true, created: fresh.map((f) => f.rev.id), existing, latestId, storedBytes, version: db.version() };
+  return { ok: true, created: fresh.map((f) => f.rev.id), existing, latestId, storedBytes, version: db.version(), warnings };
 }

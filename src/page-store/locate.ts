@@ -10,7 +10,8 @@ export function locateRevision(db: PageDb, selector: RevisionSelector): LocateRe
   let row: Revision | undefined;
   if (selector.kind === "latest") row = db.latestRow(page) ?? undefined;
   else if (selector.kind === "id") row = db.revisionById(selector.id);
-  else row = db.withMeta(db.rows("WHERE ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1", selector.epochSeconds))[0];
+  // The revision current then: the last whose effective time is at or before it (src/page-store/effective-time.ts).
+  else row = db.withMeta(db.rows("WHERE eff_ts <= ? ORDER BY eff_ts DESC, seq DESC LIMIT 1", selector.epochSeconds))[0];
   if (!row) {
     const what = selector.kind === "id" ? `revision ${selector.id}` : selector.kind === "at" ? "a revision at or before that time" : "any revision";
     return refusal(404, "revision_not_found", `${page.title} has no ${what}`, { latestId: db.latestRow(page)?.rev_id ?? null });

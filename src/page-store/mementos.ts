@@ -45,7 +45,7 @@ export function mementoInfo(db: PageDb, which: { id: number } | { at: number }):
   const self =
     "id" in which
       ? one(db, `SELECT ${COLUMNS} FROM revs WHERE rev_id = ?`, which.id)
-      : (one(db, `SELECT ${COLUMNS} FROM revs WHERE ts <= ? ORDER BY ts DESC, seq DESC LIMIT 1`, which.at) ?? first);
+      : (one(db, `SELECT ${COLUMNS} FROM revs WHERE eff_ts <= ? ORDER BY eff_ts DESC, seq DESC LIMIT 1`, which.at) ?? first);
   if (!self) return refusal(404, "revision_not_found", `${page.title} has no revision ${"id" in which ? which.id : ""}`.trim());
   const prev = before(db, self);
   const next = after(db, self);

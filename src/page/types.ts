@@ -79,8 +79,24 @@ export interface FieldDifference {
 
 export type LocateResult = { ok: true; title: string; revision: RevisionMeta; location: ContentLocation; version: number } | StoreProblem;
 
+/**
+ * What a write accepted but its writer should know. `dated_before_parent`: the revision's timestamp
+ * is before its parent's; it is stored with it, and time travel answers it only from its effective
+ * time (src/page-store/effective-time.ts).
+ */
+export interface RevisionWarning {
+  code: "dated_before_parent";
+  revisionId: number;
+  timestamp: string;
+  parentId: number;
+  parentTimestamp: string;
+  /** From when `?at=`, the TimeGate and `/web/` answer it. */
+  effectiveTimestamp: string;
+  detail: string;
+}
+
 export type AppendResult =
-  | { ok: true; created: number[]; existing: number[]; latestId: number | null; storedBytes: number; version: number; purges: string[] }
+  | { ok: true; created: number[]; existing: number[]; latestId: number | null; storedBytes: number; version: number; purges: string[]; warnings: RevisionWarning[] }
   | StoreProblem;
 
 export interface HistoryPage {

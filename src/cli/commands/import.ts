@@ -46,6 +46,8 @@ interface Summary {
   created: number;
   existing: number;
   skipped: number;
+  /** Revisions the archive stored with a warning (dated before their parent). */
+  warnings: number;
   rawBytes: number;
 }
 
@@ -127,6 +129,11 @@ class PageImporter {
         const result = await this.client.append(this.#key, () => requestBodyStream(batch, bytes));
         this.summary.created += result.created.length;
         this.summary.existing += result.existing.length;
+        // Stored all the same (MediaWiki imports them too); the writer is told, and the import goes on.
+        for (const warning of result.warnings ?? []) {
+          this.warn(`warning: page ${JSON.stringify(this.#title)} revision ${warning.revisionId}: ${warning.detail}`);
+          this.summary.warnings++;
+        }
         this.#lastStored = result.latestId;
         this.#batch = [];
         this.#sizes = [];
@@ -195,7 +202,7 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
   const token = writeToken(flags);
   const size = await fileSize(file);
   const client = new ArchiveClient({ url: flags.url, token });
-  const summary: Summary = { pages: new Set(), created: 0, existing: 0, skipped: 0, rawBytes: 0 };
+  const summary: Summary = { pages: new Set(), created: 0, existing: 0, skipped: 0, warnings: 0, rawBytes: 0 };
   const bar = flags.progress && process.stderr.isTTY ? new cliProgress.SingleBar({ format: "importing [{bar}] {percentage}% | {revisions} revisions | {eta_formatted} left", stream: process.stderr }, cliProgress.Presets.shades_classic) : null;
   let read = 0;
   bar?.start(size, 0, { revisions: 0 });
@@ -238,6 +245,7 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
     created: summary.created,
     already_stored: summary.existing,
     skipped: summary.skipped,
+    warnings: summary.warnings,
     raw_bytes: summary.rawBytes,
     stored_bytes: stored,
     seconds: Math.round((Date.now() - started) / 100) / 10,
