@@ -54,6 +54,13 @@ CREATE TABLE IF NOT EXISTS blobs (
   state TEXT NOT NULL CHECK (state IN ('pending', 'live', 'dead')),
   since INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- Revision ids of deleted incarnations of the page, with their content key: a URL
+-- /page/{title}/{id} never serves other bytes than it once did (an id comes back only
+-- with the same content, as MediaWiki's undelete restores it).
+CREATE TABLE IF NOT EXISTS retired (
+  rev_id INTEGER PRIMARY KEY,
+  h INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS outbox (
   id INTEGER PRIMARY KEY,
   request TEXT NOT NULL,

@@ -1,12 +1,15 @@
 /**
  * A browse view as a Response: the HTML, its status, and the headers every
  * public page carries (a CSP that allows only the inline stylesheet by its
- * hash, no scripts at all; nosniff; no framing).
+ * hash, no scripts at all; nosniff; no framing), and, as the JSON answers
+ * have, a strong ETag (the body's SHA-256), so a cache revalidates with a
+ * 304 (answered by the compression middleware, src/representation/compress.ts).
  *
  * @example
  * return htmlResponse(<Layout title="Search">…</Layout>, { status: 200, cacheControl: "public, max-age=30" });
  */
 import type { JSX } from "hono/jsx/jsx-runtime";
+import { sha256Hex } from "../hash/digests.ts";
 import { styleHash } from "./style.ts";
 
 export interface HtmlInit {
@@ -52,5 +55,6 @@ export async function htmlResponse(node: JSX.Element, init: HtmlInit = {}): Prom
   if (init.varyAccept && !variesOnAccept(headers)) headers.append("vary", "Accept");
   const body = new TextEncoder().encode(await renderHtml(node));
   headers.set("content-length", String(body.byteLength));
+  if ((init.status ?? 200) === 200) headers.set("etag", `"${await sha256Hex(body)}"`);
   return new Response(body, { status: init.status ?? 200, headers });
 }

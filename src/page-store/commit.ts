@@ -95,6 +95,12 @@ async function checkBatch(db: PageDb, latest: Revision | null, revisions: StoreR
       existing.push(rev.id);
       continue;
     }
+    const retired = db.sql.exec<{ h: number }>("SELECT h FROM retired WHERE rev_id = ?", rev.id).toArray()[0];
+    if (retired && retired.h !== contentKey(sha256)) {
+      return refusal(409, "revision_id_retired", `revision ${rev.id} belonged to a deleted version of this page with other content; its URL may not serve different bytes, so give it a new id`, {
+        revisionId: rev.id,
+      });
+    }
     if (rev.parentId !== expectedParent) {
       const detail = `revision ${rev.id} names parent ${rev.parentId ?? "none"}, but the page's latest revision is ${expectedParent ?? "none"}`;
       return refusal(409, "parent_mismatch", detail, { revisionId: rev.id, latestId: latest?.rev_id ?? null });

@@ -1,12 +1,12 @@
 /**
  * RFC 9842 Compression Dictionary Transport, the header side. A revision
- * response offers itself as a dictionary for the rest of its page's
- * revisions (`Use-As-Dictionary: match="/page/{title}/*"`); a later request
+ * response offers itself as a dictionary for its page's latest and other
+ * revisions (`Use-As-Dictionary: match="/page/{title}{/*}?"`); a later request
  * names the one it holds by SHA-256 (`Available-Dictionary: :base64:`, a
  * structured-field byte sequence) and offers `dcb` in Accept-Encoding.
  *
  * @example
- * useAsDictionary("Help:Contents/Editing");   // 'match="/page/Help\\:Contents%2FEditing/*"'
+ * useAsDictionary("Help:Contents/Editing");   // 'match="/page/Help\\:Contents%2FEditing{/*}?"'
  * offeredDictionary(request);                 // "9f86d0…" (hex) or undefined
  */
 import { toHex } from "../hash/digests.ts";
@@ -16,9 +16,12 @@ import { clientAcceptEncoding, codingWeight } from "./accept-encoding.ts";
 /** URL pattern syntax characters (a title's `:` would start a named group), escaped with a backslash. */
 const PATTERN_SYNTAX = /[\\:*?+(){}]/g;
 
-/** The Use-As-Dictionary value for a page: every revision URL of that page, and nothing else. */
+/**
+ * The Use-As-Dictionary value for a page: its latest (`/page/{title}`, with or without `?at=`) and every
+ * revision URL of that page (`/page/{title}/…`), and nothing else: `{/*}?` is an optional URL-pattern group.
+ */
 export function useAsDictionary(pageKey: string): string {
-  const pattern = `/page/${titleSegment(pageKey).replace(PATTERN_SYNTAX, "\\$&")}/*`;
+  const pattern = `/page/${titleSegment(pageKey).replace(PATTERN_SYNTAX, "\\$&")}{/*}?`;
   // A structured-field string escapes backslash and quote.
   return `match="${pattern.replace(/[\\"]/g, "\\$&")}"`;
 }

@@ -34,9 +34,16 @@ import { LIMITS } from "../../src/limits.ts";
 import { archiveOverview, searchTitles } from "../../src/page/directory.ts";
 import { normalizeTitle } from "../../src/page/title.ts";
 import type { HistoryEntry } from "../../src/page/types.ts";
+import type { ReadThrough } from "../../src/tiers/chain.ts";
 import { canonicalPage, readOk, type BrowseEnv } from "./read.ts";
 
 export const browseRoutes = new Hono<BrowseEnv>();
+
+/** What a page read through the tiers says about where it came from, and the Cache-Tag its JSON carries (so a purge by tag reaches it). */
+function tierHeaders(through: ReadThrough): Record<string, string> {
+  const tag = through.entry.headers["cache-tag"];
+  return { "x-palimpsest-tier": through.servedBy, "x-palimpsest-colo": through.colo, ...(tag ? { "cache-tag": tag } : {}) };
+}
 
 /** How long a browser or cache may keep a page that changes with every write. */
 const DYNAMIC = "public, max-age=30";
@@ -120,7 +127,7 @@ browseRoutes.get("/page/:title/history", async (c, next) => {
       <Layout title={`History of ${page.page}`} description={`Every archived revision of ${page.page}, by year.`}>
         <HistoryView model={{ key: ref.key, title: page.page, total: page.total, revisions: page.revisions, older: link("older", page.cursors.older), newer: link("newer", page.cursors.newer) }} />
       </Layout>,
-      { cacheControl: CACHE_CONTROL.changing, varyAccept: true, headers: { "x-palimpsest-tier": through.servedBy, "x-palimpsest-colo": through.colo } },
+      { cacheControl: CACHE_CONTROL.changing, varyAccept: true, headers: { ...tierHeaders(through) } },
     );
   });
 });
@@ -155,7 +162,7 @@ browseRoutes.get(
       <Layout title={`${title}: ${range.from} compared with ${range.to}`}>
         <CompareView model={{ key: ref.key, title, ...answer }} />
       </Layout>,
-      { cacheControl: "private, max-age=300", headers: { "x-palimpsest-tier": through.servedBy, "x-palimpsest-colo": through.colo } },
+      { cacheControl: "private, max-age=300", headers: { ...tierHeaders(through) } },
     );
   },
 );

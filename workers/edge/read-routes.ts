@@ -52,7 +52,9 @@ function answerHeaders(c: Context<ReadEnv>, through: ReadThrough): Headers {
   const headers = new Headers(entry.headers);
   headers.set("x-palimpsest-tier", through.servedBy);
   headers.set("x-palimpsest-colo", through.colo);
-  headers.set("age", String(Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000))));
+  // No Age (RFC 9111 §4.2.3): every tier's copy is kept current by purges, so to a cache downstream the
+  // answer is as fresh as if the origin had just confirmed it. Its time in a tier would make the latest,
+  // history and TimeMaps look stale on arrival ("Age: 1302" beside "max-age=60").
   headers.set("x-request-id", c.get("requestId"));
   // Archived bytes never run as the archive (src/representation/archived-content.ts).
   sandboxArchived(headers);
@@ -101,7 +103,19 @@ readRoutes.use("/page/*", timeTravel);
 
 readRoutes.get("/page/:title", canonical(), validated("query", atQuery, "at", { at: { status: 400, code: "invalid_timestamp" } }), async (c) => {
   const { at } = c.req.valid("query");
-  return respond(c, await read(c, { kind: "latest", ref: c.get("ref"), at }));
+  const ref = c.get("ref");
+  const latest = await read(c, { kind: "latest", ref, at });
+  // Most readers fetch the latest: a client holding an earlier revision gets it as a delta too, under the
+  // latest's own headers (its Cache-Control), the body being the revision's dcb against what it holds.
+  const dictionary = offeredDictionary(c.req.raw);
+  const id = latest.entry.revisionId;
+  if (dictionary && latest.entry.status === 200 && id !== undefined && !dcbRefused(ref.key, id, dictionary)) {
+    const delta = await read(c, { kind: "delta", ref, id, dictionary });
+    const dcb = delta.entry.status === 200 ? delta.entry.encoded?.dcb : undefined;
+    if (dcb) return respondDelta(c, latest, dictionary, dcb);
+    if (delta.entry.status === 404) rememberDcbRefusal(ref.key, id, dictionary);
+  }
+  return respond(c, latest);
 });
 
 readRoutes.get(

@@ -14,7 +14,7 @@ describe("a page's history as HTML", () => {
     const html = await htmlOf(res);
     expect(res.headers.get("vary")).toMatch(/\bAccept\b/);
     expect(html).toContain('<html lang="en">');
-    expect(html).toContain("<h1>History of Hist html years</h1>");
+    expect(html).toContain("<h1>History of <bdi>Hist html years</bdi></h1>");
     const years = [...html.matchAll(/<h3 id="y(\d{4})">/g)].map((m) => m[1]);
     expect(years).toEqual(["2017", "2016", "2015"]);
     const hrefs = links(html);

@@ -30,7 +30,7 @@ describe("If-None-Match and If-Modified-Since", () => {
       expect([inm, res.status]).toEqual([inm, 304]);
       expect(res.headers.get("etag")).toBe(etag);
       expect(res.headers.get("last-modified")).toBe(lastModified);
-      expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      expect(res.headers.get("cache-control")).toBe("public, max-age=600, stale-while-revalidate=86400");
       expect(res.headers.get("content-length")).toBeNull();
       expect(await res.text()).toBe("");
     }

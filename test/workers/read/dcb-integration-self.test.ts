@@ -39,12 +39,12 @@ describe("dcb", () => {
     await appendOk("Dcb_offer", linearHistory(2, 1, prose));
     const res = await request("/page/Dcb_offer/1", { headers: { "accept-encoding": DCB } });
     expect(res.headers.get("content-encoding")).toBe("br");
-    expect(res.headers.get("use-as-dictionary")).toBe('match="/page/Dcb_offer/*"');
+    expect(res.headers.get("use-as-dictionary")).toBe('match="/page/Dcb_offer{/*}?"');
     expect(res.headers.get("vary")).toBe("Accept-Encoding, Available-Dictionary");
     await appendOk("Help:Dcb_offer", linearHistory(1, 1, prose));
     const colon = await request("/page/Help:Dcb_offer/1");
     // In a URL pattern, ":Dcb_offer" would be a named group matching anything: the colon is escaped.
-    expect(colon.headers.get("use-as-dictionary")).toBe('match="/page/Help\\\\:Dcb_offer/*"');
+    expect(colon.headers.get("use-as-dictionary")).toBe('match="/page/Help\\\\:Dcb_offer{/*}?"');
   });
 
   it("sends the next revision as a delta against the one the client holds, far smaller than br, cached in the tiers", async () => {
@@ -57,7 +57,7 @@ describe("dcb", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-encoding")).toBe("dcb");
     expect(res.headers.get("vary")).toBe("Accept-Encoding, Available-Dictionary");
-    expect(res.headers.get("use-as-dictionary")).toBe('match="/page/Dcb_next/*"');
+    expect(res.headers.get("use-as-dictionary")).toBe('match="/page/Dcb_next{/*}?"');
     const body = await bytes(res);
     expect(Number(res.headers.get("content-length"))).toBe(body.byteLength);
     expect(body.subarray(0, 4)).toEqual(DCB_MAGIC);
