@@ -126,7 +126,12 @@ export class PageStore extends DurableObject<Env> {
 
   /** Hides (or restores) a revision's content; its metadata stays listed. */
   setSuppressed(ref: PageRef, revisionId: number, suppressed: boolean, region = topologyOf(this.env).upperRegion): Promise<Changed<{ revision: ListedRevision }>> {
-    return this.#serialized(() => this.#issued(suppressRevision(this.#db, ref, revisionId, suppressed, region)));
+    return this.#serialized(() => {
+      const result = suppressRevision(this.#db, ref, revisionId, suppressed, region);
+      // Its raw bytes leave (or rejoin) the page's figures.
+      if (result.ok) this.#reportFigures(ref.key);
+      return this.#issued(result);
+    });
   }
 
   /** Deletes the page: its metadata goes now, its blobs after the grace period. */

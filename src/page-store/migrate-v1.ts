@@ -49,7 +49,8 @@ export function migrateFromV1(db: PageDb): boolean {
       const entries: MetaEntry[] = rows.map((r) => {
         const sha256 = toHex(new Uint8Array(r.sha256));
         db.sql.exec("INSERT INTO revs (seq, rev_id, ts, u, h, suppressed) VALUES (?, ?, ?, ?, ?, ?)", r.seq, r.rev_id, r.ts, r.u, contentKey(sha256), r.suppressed);
-        rawBytes += r.bytes;
+        // Visible contents only, as suppressRevision keeps it (src/page-store/removal.ts).
+        if (!r.suppressed) rawBytes += r.bytes;
         return { parentId: r.parent_id, contributor: r.contributor, comment: r.comment, model: r.model, format: r.format, bytes: r.bytes, sha1: r.sha1, sha256, tags: r.tags ? r.tags.split(",") : [] };
       });
       if (rows[0]!.seq !== from + 1 || rows.at(-1)!.seq !== from + rows.length) {

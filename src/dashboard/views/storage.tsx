@@ -1,6 +1,6 @@
 /**
  * What the archive stores, in total and per page: revisions, raw bytes
- * (the texts as written), stored bytes (the live blobs in KV) and SQLite
+ * (the texts as written, less suppressed ones), stored bytes (the live blobs in KV) and SQLite
  * metadata. Exact byte counts ride in <data value>, the shown ones are
  * rounded. Pages are `?after=` cursors in title order.
  */

@@ -128,11 +128,28 @@ describe("a suppressed revision's listings carry nothing derived from its conten
     }
   });
 
-  it("a restored revision is listed with its size and hashes again", async () => {
+  it("the page's raw bytes (write API stats, dashboard storage row) leave the hidden size out, and a restore lists size, hashes and bytes again", async () => {
     const key = "Phone_restored";
     const texts = ["one\n", `two ${PHONE}`, "three\n"];
     await appendOk(key, history(texts));
+    const s = await login();
+    const rawBytes = async () => ((await (await request(`/api/pages/${key}/stats`, { headers: bearer(TOKENS.write) })).json()) as { rawBytes: number }).rawBytes;
+    /** The storage row's raw bytes once the page's report (sent after the change answers) shows `n`. */
+    const rowShows = async (n: number) => {
+      for (const until = Date.now() + 5_000; ; await new Promise((r) => setTimeout(r, 25))) {
+        const row = new RegExp(`<tr data-page="${key}">(.*?)</tr>`, "s").exec(await (await get("/dashboard/storage", s)).text())?.[1] ?? "";
+        if (row.includes(`<data value="${n}">`) || Date.now() > until) return row;
+      }
+    };
+    const sizes = texts.map((t) => utf8(t).byteLength);
+    expect(await rawBytes()).toBe(sizes[0]! + sizes[1]! + sizes[2]!);
     expect((await suppress(key, 2)).status).toBe(200);
+    // Otherwise the total less the listed sizes is the hidden one's.
+    expect(await rawBytes()).toBe(sizes[0]! + sizes[2]!);
+    expect(await rowShows(sizes[0]! + sizes[2]!)).toContain(`<data value="${sizes[0]! + sizes[2]!}">`);
+    // Suppressing again changes nothing.
+    expect((await suppress(key, 2)).status).toBe(200);
+    expect(await rawBytes()).toBe(sizes[0]! + sizes[2]!);
     const restore = await request(`/api/pages/${key}/revisions/2/suppression`, {
       method: "PUT",
       headers: { ...bearer(TOKENS.write), "content-type": "application/json" },
@@ -141,6 +158,8 @@ describe("a suppressed revision's listings carry nothing derived from its conten
     const own = await fingerprints(texts[1]!);
     expect(((await restore.json()) as { revision: Entry }).revision).toMatchObject({ suppressed: false, bytes: own.bytes, sha1: own.sha1, sha256: own.sha256 });
     expect((await historyJson(key)).find((r) => r.id === 2)).toMatchObject({ suppressed: false, bytes: own.bytes, sha1: own.sha1 });
+    expect(await rawBytes()).toBe(sizes[0]! + sizes[1]! + sizes[2]!);
+    expect(await rowShows(sizes[0]! + sizes[1]! + sizes[2]!)).toContain(`<data value="${sizes[0]! + sizes[1]! + sizes[2]!}">`);
   });
 });
 
