@@ -1,6 +1,6 @@
 /**
  * TimeMap serialisations of one TimeMap page: `application/link-format`
- * (RFC 6690 syntax, as RFC 7089 §5 shows it) and the JSON TimeMap of
+ * and the JSON TimeMap of
  * mementoweb.org's guide. A history longer than a page
  * (`LIMITS.memento.timemapPageSize`) is paged: each page names itself
  * (`rel="self"`, with `from` and `until`, RFC 7089 §5) and links the page
@@ -8,10 +8,14 @@
  * type), as the Memento aggregator's paged TimeMaps do; the JSON form
  * carries the same links under `pages`.
  *
+ * The link-format body is strict RFC 6690: link-values joined by a bare
+ * `,`, no whitespace after `;`, no newline anywhere (RFC 7089 §5's
+ * examples break lines for the page, which a strict parser refuses).
+ *
  * @example
  * renderLinkTimemap(mementoUrls(base, "Vellum"), page, {});
- * // <…/page/Vellum>; rel="original", <…/page/Vellum>; rel="timegate",
- * // <…/timemap/link/Vellum>; rel="self"; type="application/link-format"; from="…"; until="…", …
+ * // <…/page/Vellum>;rel="original",<…/page/Vellum>;rel="timegate",
+ * // <…/timemap/link/Vellum>;rel="self";type="application/link-format";from="…";until="…",…
  */
 import { formatHttpDate } from "./datetime.ts";
 import { LINK_FORMAT, linkValue, type MementoUrls } from "./links.ts";
@@ -46,7 +50,7 @@ export function renderLinkTimemap(urls: MementoUrls, page: TimemapPage, cursor: 
     ...(around.next ? [linkValue(urls.timemap("link", around.next), ["next"], { type: LINK_FORMAT })] : []),
     ...page.mementos.map((ref) => linkValue(urls.memento(ref.id), rels(ref, page), { datetime: formatHttpDate(ref.ts) })),
   ];
-  return `${lines.join(",\n")}\n`;
+  return lines.join(",");
 }
 
 /** The JSON TimeMap; `datetime`s are ISO-8601 (UTC), as the guide's examples give them. */

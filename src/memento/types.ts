@@ -11,12 +11,18 @@ export interface MementoRef {
   ts: number;
 }
 
-/** One memento and where it sits in its page's time line. */
+/**
+ * One memento and where it sits in its page's time line. Its neighbours and
+ * ends are visible mementos only: navigation never leads to a suppressed one
+ * (a 410). `self` is suppressed only when asked for by id; then `first` and
+ * `last` are null if no revision of the page is visible.
+ */
 export interface MementoInfo {
   title: string;
   self: MementoRef;
-  first: MementoRef;
-  last: MementoRef;
+  suppressed: boolean;
+  first: MementoRef | null;
+  last: MementoRef | null;
   prev: MementoRef | null;
   next: MementoRef | null;
 }

@@ -18,6 +18,8 @@ import { renderDelta } from "./delta.ts";
 import { readRevision } from "./page-origin.ts";
 import { renderMementoInfo, renderTimemap } from "./memento-answers.ts";
 import { answerTags } from "./tags.ts";
+import { formatHttpDate } from "../memento/datetime.ts";
+import { titleSegment } from "../page/page-ref.ts";
 
 
 function problemAnswer(err: ProblemError, query: OriginQuery, negativeTtl?: number): Answer {
@@ -87,6 +89,8 @@ async function renderRevision(env: Env, query: Extract<OriginQuery, { kind: "rev
       "x-revision-id": String(r.id),
       "cache-control": immutable ? CACHE_CONTROL.revision : CACHE_CONTROL.changing,
       "x-read-cost": `blob-reads=${read.stats.blobReads}; decodes=${read.stats.decodes}; decoded-bytes=${read.stats.decodedBytes}`,
+      // `?at=` answers a memento (RFC 7089 §2.1.2): its datetime, and the revision's own URL (RFC 9110 §8.7).
+      ...(selector.kind === "at" ? { "memento-datetime": formatHttpDate(Date.parse(r.timestamp) / 1000), "content-location": `/page/${titleSegment(query.ref.key)}/${r.id}` } : {}),
     },
     body: read.body,
     ...(encode ? { encoded: revisionEncodings(read.body, contentType) } : {}),

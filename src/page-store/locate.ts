@@ -1,6 +1,7 @@
 /** Reading: which stored record holds a revision, for the origin to fetch and decode. */
 import type { LocateResult, RevisionSelector } from "../page/types.ts";
 import { recordOf, type LayoutParams } from "../storage/layout.ts";
+import { visibleAt } from "./mementos.ts";
 import { KV, refusal, pageNotFound, toMeta, type PageDb, type Revision } from "./rows.ts";
 
 export function locateRevision(db: PageDb, selector: RevisionSelector): LocateResult {
@@ -10,10 +11,13 @@ export function locateRevision(db: PageDb, selector: RevisionSelector): LocateRe
   let row: Revision | undefined;
   if (selector.kind === "latest") row = db.latestRow(page) ?? undefined;
   else if (selector.kind === "id") row = db.revisionById(selector.id);
-  // The revision current then: the last whose effective time is at or before it (src/page-store/effective-time.ts).
-  else row = db.withMeta(db.rows("WHERE eff_ts <= ? ORDER BY eff_ts DESC, seq DESC LIMIT 1", selector.epochSeconds))[0];
+  else {
+    // The revision current then, as the TimeGate and /web/ choose it: never a suppressed one.
+    const current = visibleAt(db, selector.epochSeconds);
+    row = current && db.revisionById(current.rev_id);
+  }
   if (!row) {
-    const what = selector.kind === "id" ? `revision ${selector.id}` : selector.kind === "at" ? "a revision at or before that time" : "any revision";
+    const what = selector.kind === "id" ? `revision ${selector.id}` : selector.kind === "at" ? "revision that is not suppressed" : "any revision";
     return refusal(404, "revision_not_found", `${page.title} has no ${what}`, { latestId: db.latestRow(page)?.rev_id ?? null });
   }
   const revision = toMeta(row);

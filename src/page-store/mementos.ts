@@ -4,14 +4,22 @@
  * and TimeMap pages. Every query walks the `revs_by_time (ts, seq)`
  * index (row-value comparisons, `LIMIT`): O(log n) however long the history,
  * never a scan or a count.
+ *
+ * Navigation never leads to a suppressed revision (it answers 410): the
+ * revision current at a time and a memento's first/prev/next/last are the
+ * nearest visible ones. Those walks step over suppressed rows one by one,
+ * so they cost O(log n + the suppressed rows in the way); suppression is an
+ * operator's rare act, and an index of visible rows would cost every page
+ * bytes per revision for it. TimeMaps still list every revision (its id and
+ * time stay public, as the history's do).
  */
 import type { StoreProblem } from "../page/types.ts";
 import type { MementoInfo, MementoRef, TimemapCursor, TimemapPage } from "../memento/types.ts";
 import { pageNotFound, refusal, type PageDb, type PageRow } from "./rows.ts";
 
-type Row = { rev_id: number; ts: number; seq: number; [key: string]: SqlStorageValue };
+type Row = { rev_id: number; ts: number; seq: number; suppressed: number; [key: string]: SqlStorageValue };
 
-const COLUMNS = "rev_id, ts, seq";
+const COLUMNS = "rev_id, ts, seq, suppressed";
 const ref = (r: Row): MementoRef => ({ id: r.rev_id, ts: r.ts });
 
 function one(db: PageDb, sql: string, ...args: number[]): Row | undefined {
@@ -23,6 +31,28 @@ const lastRow = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs ORDER BY ts
 const before = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT 1`, r.ts, r.seq);
 const after = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT 1`, r.ts, r.seq);
 
+/** The same walks, over visible (not suppressed) revisions only. */
+const VISIBLE = "suppressed = 0";
+const firstVisible = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs WHERE ${VISIBLE} ORDER BY ts, seq LIMIT 1`);
+const lastVisible = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs WHERE ${VISIBLE} ORDER BY ts DESC, seq DESC LIMIT 1`);
+const visibleBefore = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) AND ${VISIBLE} ORDER BY ts DESC, seq DESC LIMIT 1`, r.ts, r.seq);
+const visibleAfter = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) AND ${VISIBLE} ORDER BY ts, seq LIMIT 1`, r.ts, r.seq);
+
+/**
+ * The revision current at a time, as the TimeGate, `/web/` and `?at=` all
+ * choose it: the latest visible revision that existed at the time (what a
+ * reader of the wiki saw then; existence from the effective time,
+ * src/page-store/effective-time.ts), else the first visible one after it
+ * (before the first revision, the closest there is). RFC 7089 leaves
+ * "best" to the server. Undefined if no revision is visible.
+ */
+export function visibleAt(db: PageDb, at: number): Row | undefined {
+  return (
+    one(db, `SELECT ${COLUMNS} FROM revs WHERE eff_ts <= ? AND ${VISIBLE} ORDER BY eff_ts DESC, seq DESC LIMIT 1`, at) ??
+    one(db, `SELECT ${COLUMNS} FROM revs WHERE ${VISIBLE} ORDER BY eff_ts, seq LIMIT 1`)
+  );
+}
+
 function livePage(db: PageDb): PageRow | StoreProblem {
   const page = db.page();
   if (!page) return pageNotFound();
@@ -33,25 +63,31 @@ function livePage(db: PageDb): PageRow | StoreProblem {
 const isProblem = (p: PageRow | StoreProblem): p is StoreProblem => "ok" in p && p.ok === false;
 
 /**
- * A memento in its time line: a revision by id, or the one current at a
- * time (the latest at or before it; before the first revision, the first:
- * see workers/edge/memento-routes.ts for why).
+ * A memento in its time line: a revision by id (a suppressed one too, so
+ * its 410 can still link its visible neighbours), or the one current at a
+ * time ({@link visibleAt}). First, prev, next and last are visible ones.
  */
 export function mementoInfo(db: PageDb, which: { id: number } | { at: number }): (MementoInfo & { version: number }) | StoreProblem {
   const page = livePage(db);
   if (isProblem(page)) return page;
-  const first = firstRow(db);
-  if (!first) return refusal(404, "revision_not_found", `${page.title} has no revision`);
-  const self =
-    "id" in which
-      ? one(db, `SELECT ${COLUMNS} FROM revs WHERE rev_id = ?`, which.id)
-      : (one(db, `SELECT ${COLUMNS} FROM revs WHERE eff_ts <= ? ORDER BY eff_ts DESC, seq DESC LIMIT 1`, which.at) ?? first);
-  if (!self) return refusal(404, "revision_not_found", `${page.title} has no revision ${"id" in which ? which.id : ""}`.trim());
-  const prev = before(db, self);
-  const next = after(db, self);
-  // The last is only looked up when this one is not it.
-  const last = next ? lastRow(db)! : self;
-  return { title: page.title, self: ref(self), first: ref(first), last: ref(last), prev: prev ? ref(prev) : null, next: next ? ref(next) : null, version: db.version() };
+  const self = "id" in which ? one(db, `SELECT ${COLUMNS} FROM revs WHERE rev_id = ?`, which.id) : visibleAt(db, which.at);
+  if (!self) return refusal(404, "revision_not_found", "id" in which ? `${page.title} has no revision ${which.id}` : `${page.title} has no revision that is not suppressed`);
+  const suppressed = self.suppressed !== 0;
+  const prev = visibleBefore(db, self);
+  const next = visibleAfter(db, self);
+  // The ends are only looked up when this one is not one of them.
+  const first = prev ? firstVisible(db)! : suppressed ? undefined : self;
+  const last = next ? lastVisible(db)! : suppressed ? undefined : self;
+  return {
+    title: page.title,
+    self: ref(self),
+    suppressed,
+    first: first ? ref(first) : null,
+    last: last ? ref(last) : null,
+    prev: prev ? ref(prev) : null,
+    next: next ? ref(next) : null,
+    version: db.version(),
+  };
 }
 
 /** A TimeMap page of up to `limit` mementos, oldest first: the oldest ones, or those just after or just before a memento. */

@@ -10,12 +10,17 @@
  *   GET /timemap/json/{title}              the same as JSON (mementoweb.org's JSON TimeMap)
  *   GET /web/{timestamp}/{title}           Wayback-style: 302 to the memento current then
  *
- * "Current then" is the latest revision at or before the requested time:
- * what a reader of the wiki saw at that instant. RFC 7089 asks a TimeGate
- * for the "best" memento and leaves the choice to the server; a revision
- * after the time did not exist yet, so it is never chosen, except before
- * the first revision, where the first is the closest there is (a 404 would
- * leave a client with nothing to navigate from).
+ * "Current then" is the latest visible revision at or before the requested
+ * time: what a reader of the wiki saw at that instant. RFC 7089 asks a
+ * TimeGate for the "best" memento and leaves the choice to the server; a
+ * revision after the time did not exist yet, so it is never chosen, except
+ * where none visible existed yet (before the first revision), where the
+ * first visible one is the closest there is (a 404 would leave a client
+ * with nothing to navigate from). A suppressed revision is never chosen,
+ * nor linked as first/prev/next/last: its URL answers 410, which still
+ * names its datetime, the original, the TimeGate and the TimeMaps.
+ * `/page/{title}?at=` chooses the same way (src/page-store/mementos.ts)
+ * and answers as a memento: Memento-Datetime, Content-Location, Link.
  *
  * A memento's place in time comes from a small mutable answer (the
  * `memento` query, cached through the tiers like history), read beside
@@ -106,8 +111,12 @@ const SERVED = new Set([200, 206, 304]);
 
 /** `/page/{title}`: the TimeGate with Accept-Datetime; without it, the current state, which names its TimeGate and TimeMaps. */
 async function timeGate(c: Context<AppEnv>, next: () => Promise<void>, ref: PageRef): Promise<Response | void> {
-  // `?at=` names its time in the URL: no negotiation there.
-  if (c.req.query("at") !== undefined) return next();
+  // `?at=` names its time in the URL: no negotiation there. Its answer is a memento (Memento-Datetime from the origin).
+  if (c.req.query("at") !== undefined) {
+    await next();
+    if (SERVED.has(c.res.status)) c.res.headers.append("link", pageLinks(mementoUrls(baseOf(c), ref.key)).join(", "));
+    return;
+  }
   const asked = c.req.header("accept-datetime");
   if (asked !== undefined) {
     const at = parseHttpDate(asked);
@@ -128,7 +137,11 @@ async function timeGate(c: Context<AppEnv>, next: () => Promise<void>, ref: Page
   c.res.headers.append("link", pageLinks(mementoUrls(baseOf(c), ref.key)).join(", "));
 }
 
-/** `/page/{title}/{revid}`: the revision as a Memento, its place in time read beside it. */
+/**
+ * `/page/{title}/{revid}`: the revision as a Memento, its place in time read
+ * beside it. A suppressed one's 410 keeps its datetime and links (its id and
+ * time are public, as in the history), so a client can go on from it.
+ */
 async function mementoHeaders(c: Context<AppEnv>, next: () => Promise<void>, ref: PageRef, id: number): Promise<void> {
   const info = read(c, { kind: "memento", ref, which: { id } }).catch((err: unknown) => {
     console.warn("memento links unavailable", ref.key, id, (err as Error)?.message ?? err);
@@ -136,8 +149,9 @@ async function mementoHeaders(c: Context<AppEnv>, next: () => Promise<void>, ref
   });
   await next();
   const through = await info;
-  if (!SERVED.has(c.res.status) || !through || through.entry.status !== 200) return;
+  if (!through || through.entry.status !== 200) return;
   const memento = infoOf(through);
+  if (!SERVED.has(c.res.status) && !(c.res.status === 410 && memento.suppressed)) return;
   c.res.headers.set("memento-datetime", formatHttpDate(memento.self.ts));
   c.res.headers.append("link", mementoLinkHeader(mementoUrls(baseOf(c), ref.key), memento));
 }
