@@ -8,9 +8,14 @@
  * history's "changes" links skip suppressed revisions instead of pointing at
  * a 410.
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sha1Base36, sha256Hex } from "../../../src/hash/digests.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
+import type { PurgeEvent } from "../../../src/purge/events.ts";
+import { zonePurgeBodies } from "../../../src/purge/zone-purge.ts";
+import { cacheTagsOf, deltaKey } from "../../../src/tiers/cache-key.ts";
+import { LowerTier } from "../../../src/tiers/lower-tier.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
 import { get, login } from "../dashboard/support.ts";
@@ -200,5 +205,25 @@ describe("the history's changes links skip suppressed revisions", () => {
     expect(html).not.toMatch(/\/compare\/\d+\.\.\.3"/);
     expect((await historyJson(key)).find((r) => r.id === 3)).toMatchObject({ previousVisibleId: null });
     expect((await historyJson(key, "?limit=1")).find((r) => r.id === 3)).toMatchObject({ previousVisibleId: null });
+  });
+});
+
+describe("a dcb answer coded against a revision that is later suppressed", () => {
+  it("carries its dictionary's variants tag, which the suppression's Cloudflare purge names, so no colo keeps answering dcb to that hash", async () => {
+    const key = "Phone_dictionary";
+    const texts = ["Ana Lima is a translator in Leeds.\n".repeat(20), `Ana Lima is a translator in Leeds. ${PHONE}`.repeat(20), "Ana Lima is a translator in Leeds, retired.\n".repeat(20)];
+    await appendOk(key, history(texts));
+    const hidden = await fingerprints(texts[1]!);
+    // Before the suppression a reader holding revision 2 gets 3 as a delta against it, kept in LHR's lower tier.
+    const res = await request(`/page/${key}/3`, { headers: { "accept-encoding": "br, dcb", "available-dictionary": `:${hidden.sha256b64}:`, "x-palimpsest-colo": "LHR" } });
+    expect(res.headers.get("content-encoding")).toBe("dcb");
+    await new Promise((r) => setTimeout(r, 50));
+    const { hit } = await (await LowerTier.open(env, "LHR")).get(deltaKey(key, 3, hidden.sha256));
+    expect(hit).toBeTruthy();
+    // What Cloudflare's purge API is sent for the suppression of revision 2 (the production lower tier's only way in).
+    const event: PurgeEvent = { page: key, scope: { kind: "revisions", revisions: [2] }, version: 9, region: "weur", seq: 1, id: "weur-q0:1", queue: "weur-q0", createdAt: Date.now() };
+    const purged = zonePurgeBodies([event], "http://archive.test").flatMap((b) => (b.tags as string[] | undefined) ?? []);
+    const reached = cacheTagsOf(hit!.entry).filter((t) => purged.includes(t));
+    expect(reached).toContain(`variants:/page/${key}/2`);
   });
 });
