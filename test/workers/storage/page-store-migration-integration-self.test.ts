@@ -58,7 +58,7 @@ describe("a store written in format 1", () => {
       return { tables, history, stats: fresh.stats(), latest: fresh.locate({ kind: "latest" }), byContent: fresh.dictionaryFor((fresh.locate({ kind: "id", id: 1020 }) as { revision: { sha256: string } }).revision.sha256, 1021) };
     });
     // sqlite_sequence stays: format 1's outbox is kept as it was, AUTOINCREMENT and all.
-    expect(converted.tables).toEqual(["blobs", "kv", "meta", "outbox", "page", "revs", "sqlite_sequence"]);
+    expect(converted.tables).toEqual(["blobs", "kv", "meta", "outbox", "page", "retired", "revs", "sqlite_sequence"]);
     const history = converted.history as { total: number; version: number; revisions: Array<{ id: number; contributor: string; comment: string; suppressed: boolean; tags: string[]; sha1?: string; parentId: number | null }> };
     expect(history.total).toBe(40);
     expect(history.version).toBe(v1.rows.counters![0]!.value);
