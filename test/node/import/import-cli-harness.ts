@@ -40,6 +40,8 @@ export interface ImportSummary {
   created: number;
   already_stored: number;
   skipped: number;
+  /** Revisions stored with a warning (dated before their parent), each named on stderr. */
+  warnings: number;
   raw_bytes: number;
   stored_bytes: number;
   seconds: number;
@@ -70,7 +72,7 @@ export function summaryOf(result: CliResult): ImportSummary {
   const lines = result.stdout.trim().split("\n");
   expect(lines).toHaveLength(1);
   const summary = JSON.parse(lines[0]!) as ImportSummary;
-  expect(Object.keys(summary)).toEqual(["pages", "revisions", "created", "already_stored", "skipped", "raw_bytes", "stored_bytes", "seconds"]);
+  expect(Object.keys(summary)).toEqual(["pages", "revisions", "created", "already_stored", "skipped", "warnings", "raw_bytes", "stored_bytes", "seconds"]);
   expect(summary.seconds).toBeGreaterThanOrEqual(0);
   return summary;
 }
