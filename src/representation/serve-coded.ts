@@ -52,8 +52,9 @@ export function notAcceptable(): ProblemError {
 export async function serveCoded(request: Request, identity: Representation, stored?: StoredCodings): Promise<Response> {
   const headers = new Headers(identity.headers);
   const offered = offeredCodings(headers, identity.body.byteLength, stored);
-  // A body sent as is to everyone needs no Vary.
-  if (offered.length > 1) addVary(headers, "Accept-Encoding");
+  // A body sent as is to everyone needs no Vary, unless it is text: a front line codes that for clients
+  // asking for it (Cloudflare's compresses JSON and HTML it is handed as identity), so caches must key on it.
+  if (offered.length > 1 || isCompressible(headers.get("content-type"))) addVary(headers, "Accept-Encoding");
   const coding = chooseCoding(clientAcceptEncoding(request), readyForRange(request, offered, stored)) ?? chooseCoding(clientAcceptEncoding(request), offered);
   if (coding === undefined) throw notAcceptable();
   if (coding === "identity") return serveRepresentation(request, { status: identity.status, headers, body: identity.body });
