@@ -11,9 +11,9 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeNeeding } from "../support/requirements.ts";
+import { describeNeeding, fileMissing, firstMissing } from "../support/requirements.ts";
 import { NO_PYTHON_VENV, PIP_INSTALL_TIMEOUT_MS, pypiVenv, type PypiVenv } from "../support/pypi-venv.ts";
-import { PAGE, around, askedTimes, currentAt, sha256, startArchive, type Archive } from "./support.ts";
+import { BIP_0340, PAGE, around, askedTimes, currentAt, sha256, startArchive, type Archive } from "./support.ts";
 
 const run = promisify(execFile);
 
@@ -43,7 +43,9 @@ interface Found {
   mementos: Record<string, { uri: string; datetime: string | null; status?: number }>;
 }
 
-describeNeeding(NO_PYTHON_VENV, "memento-client finds the archive's mementos", () => {
+const NEEDS = firstMissing(NO_PYTHON_VENV, fileMissing(BIP_0340, "the shared corpus history bip-0340"));
+
+describeNeeding(NEEDS, "memento-client finds the archive's mementos", () => {
   let archive: Archive;
   let venv: PypiVenv;
 

@@ -16,9 +16,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freePort } from "../../../src/local/local-worker.ts";
-import { describeNeeding } from "../support/requirements.ts";
+import { describeNeeding, fileMissing, firstMissing } from "../support/requirements.ts";
 import { NO_PYTHON_VENV, PIP_INSTALL_TIMEOUT_MS, pypiVenv } from "../support/pypi-venv.ts";
-import { PAGE, around, askedTimes, currentAt, sha256, startArchive, wayback, type Archive, type Rev } from "./support.ts";
+import { BIP_0340, PAGE, around, askedTimes, currentAt, sha256, startArchive, wayback, type Archive, type Rev } from "./support.ts";
 
 /** The memento pywb replays for `at`: the closest of the candidates the TimeGate's redirect links, loaded through `?at=`. */
 function pywbChoice(revs: Rev[], at: number): Rev {
@@ -30,7 +30,9 @@ function pywbChoice(revs: Rev[], at: number): Rev {
   return currentAt(revs, best.ts);
 }
 
-describeNeeding(NO_PYTHON_VENV, "pywb replays the archive as a Memento source", () => {
+const NEEDS = firstMissing(NO_PYTHON_VENV, fileMissing(BIP_0340, "the shared corpus history bip-0340"));
+
+describeNeeding(NEEDS, "pywb replays the archive as a Memento source", () => {
   let archive: Archive;
   let pywb: ChildProcess | undefined;
   let pywbUrl = "";
