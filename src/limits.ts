@@ -126,7 +126,7 @@ export const LIMITS = {
     compareMaxShownLines: 4_000,
     /**
      * Diff steps one comparison may take in all, its line diff and every word
-     * diff together (src/browse/myers.ts: a step is a diagonal visited or two
+     * diff together (src/compare/myers.ts: a step is a diagonal visited or two
      * interned lines or words compared, the same cost at any length). The
      * line diff past it answers "too big"; word marks stop where it runs out.
      * Why: a bound per line let 500 long changed lines cost 2 s of CPU per

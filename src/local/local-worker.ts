@@ -23,7 +23,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { unstable_startWorker } from "wrangler";
+import type { Unstable_Config, unstable_startWorker } from "wrangler";
 import { sleep } from "../retry/backoff.ts";
 import { operatorTokens, TOKEN_VAR, type ApiToken } from "./dev-token.ts";
 import type { WorkerBundle } from "./worker-bundle.ts";
@@ -123,10 +123,27 @@ function bindingsOf(token: string, extraTokens: readonly ApiToken[], vars: Recor
   return bindings;
 }
 
-function workerInput(o: LocalWorkerOptions, token: string, persist: string, port: number): Parameters<typeof unstable_startWorker>[0] {
+type StartInput = Parameters<typeof unstable_startWorker>[0];
+
+/**
+ * The Node.js compatibility mode wrangler.toml asks for, as `wrangler dev` and `wrangler deploy` derive it
+ * (miniflare's getNodeCompat): `nodejs_compat` with a compatibility date from 2024-09-23 on is "v2".
+ * `unstable_startWorker` does not derive it: left out, it bundles as if the flag were off and warns that
+ * `node:zlib` needs `nodejs_compat`, though the flag is set (issue 26 item 12).
+ */
+function nodejsCompatMode(config: Unstable_Config): "v2" | "v1" | null {
+  if (!config.compatibility_flags.includes("nodejs_compat")) return null;
+  return (config.compatibility_date ?? "") >= "2024-09-23" ? "v2" : "v1";
+}
+
+function workerInput(o: LocalWorkerOptions, token: string, persist: string, port: number): StartInput {
   return {
     config: WRANGLER_CONFIG,
-    ...(o.bundle ? { entrypoint: o.bundle.entry, build: { bundle: false, findAdditionalModules: true, moduleRoot: o.bundle.dir } } : {}),
+    build: {
+      nodejsCompatMode,
+      ...(o.bundle ? { bundle: false, findAdditionalModules: true, moduleRoot: o.bundle.dir } : {}),
+    },
+    ...(o.bundle ? { entrypoint: o.bundle.entry } : {}),
     // Only the bindings given here, unless a developer's .dev.vars is wanted.
     ...(o.developer ? {} : { envFiles: [] }),
     bindings: bindingsOf(token, o.extraTokens ?? [], o.vars ?? {}),
@@ -164,7 +181,7 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
     // Imported here, not above: wrangler takes seconds to load, and every CLI command loads this module.
     const { unstable_startWorker: start } = await import("wrangler");
     const port = options.port ?? (await freePort());
-    // Production refuses to serve without PUBLIC_ORIGIN (src/http/deployment-guard.ts): a local Worker's is its own address.
+    // Production refuses to serve without PUBLIC_ORIGIN (workers/edge/deployment-guard.ts): a local Worker's is its own address.
     const vars = { PUBLIC_ORIGIN: `http://127.0.0.1:${port}`, ...options.vars };
     worker = await start(workerInput({ ...options, vars }, token, persistDir, port));
     await worker.ready;

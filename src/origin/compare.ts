@@ -1,6 +1,6 @@
 /**
  * The origin's answer for a compare page: what changed between two
- * revisions of a page, as JSON (src/browse/compare.ts CompareAnswer), which
+ * revisions of a page, as JSON (src/compare/diff.ts CompareAnswer), which
  * the edge renders as HTML. The diff is computed here once per pair and the
  * answer is kept in every tier, like the revisions it is made of: immutable,
  * so only a removal drops it.
@@ -15,13 +15,12 @@
  *   the revision's `variants:` tag, which this answer carries for both of its
  *   revisions, and a deletion purges the page's tag, which it carries too.
  */
-import { compareRevisions, type ComparedRevision } from "../browse/compare.ts";
+import { compareRevisions, type ComparedRevision } from "../compare/diff.ts";
 import { servedContentType } from "../page/content-model.ts";
 import { CACHE_CONTROL } from "../representation/cache-control.ts";
-import { revisionKey, variantsTag } from "../tiers/cache-key.ts";
 import type { Answer, OriginQuery } from "./answer.ts";
 import { readRevision, type RevisionRead } from "./page-origin.ts";
-import { answerTags } from "./tags.ts";
+import { answerTags, revisionVariantsTag } from "./tags.ts";
 
 type CompareQuery = Extract<OriginQuery, { kind: "compare" }>;
 
@@ -35,7 +34,7 @@ export async function renderCompare(env: Env, query: CompareQuery): Promise<Answ
   const { ref, from, to } = query;
   const [a, b] = await Promise.all([readRevision(env, ref, { kind: "id", id: from }), readRevision(env, ref, { kind: "id", id: to })]);
   const body = new TextEncoder().encode(JSON.stringify(compareRevisions(compared(a), compared(b))));
-  const tags = [...new Set([...answerTags(ref.key, "application/json"), variantsTag(revisionKey(ref.key, from).key), variantsTag(revisionKey(ref.key, to).key)])];
+  const tags = [...new Set([...answerTags(ref.key, "application/json"), revisionVariantsTag(ref.key, from), revisionVariantsTag(ref.key, to)])];
   return {
     status: 200,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": CACHE_CONTROL.revision, "cache-tag": tags.join(",") },

@@ -16,8 +16,7 @@ import { revisionBrotliQuality } from "./revision-encodings.ts";
 import { LIMITS } from "../limits.ts";
 import type { Answer, OriginQuery } from "./answer.ts";
 import { readRevision } from "./page-origin.ts";
-import { tagsOf } from "./tags.ts";
-import { revisionKey, variantsTag } from "../tiers/cache-key.ts";
+import { revisionVariantsTag, tagsOf } from "./tags.ts";
 
 type DeltaQuery = Extract<OriginQuery, { kind: "delta" }>;
 
@@ -38,6 +37,6 @@ export async function renderDelta(env: Env, query: DeltaQuery, revisionAnswer: (
   const dcb = await dcbCompress(target.body, dictionary.body, { quality: revisionBrotliQuality(size), lgwin });
   // Its Cache-Tag also names its revision (src/tiers/cache-key.ts cacheTagsOf), so a purge of the revision's URL reaches it where tags are all there is,
   // and its dictionary's: once that is suppressed, a cached dcb answer would tell whoever names a guessed text's SHA-256 that the guess is right.
-  const tags = [...tagsOf(target), variantsTag(revisionKey(query.ref.key, dictionaryId).key)];
+  const tags = [...tagsOf(target), revisionVariantsTag(query.ref.key, dictionaryId)];
   return { ...target, headers: { ...target.headers, "cache-tag": tags.join(",") }, tags, body: new Uint8Array(0), encoded: { dcb } };
 }

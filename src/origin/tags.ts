@@ -12,6 +12,17 @@ export const pageTag = (pageKey: string) => `page:${titleSegment(pageKey)}`;
 /** Only a page's mutable answers (latest, history, time resolution): what a write purges at Cloudflare. */
 export const mutableTag = (pageKey: string) => `mutable:${titleSegment(pageKey)}`;
 
+/**
+ * A revision's variants (its dcb bodies, the compare answers made from it): what a purge of the
+ * revision's URL names at Cloudflare, where tags are all a purge can reach by.
+ */
+export function variantsTag(revisionPath: string): string {
+  return `variants:${revisionPath}`;
+}
+
+/** The variants tag of revision `id` of a page: its path as a cache key (`/page/{title}/{id}`). */
+export const revisionVariantsTag = (pageKey: string, id: number) => variantsTag(`/page/${encodeURIComponent(pageKey)}/${id}`);
+
 export function answerTags(pageKey: string, contentType: string, writerTags: readonly string[] = []): string[] {
   const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();
   return [...new Set([pageTag(pageKey), `ns:${namespaceOf(pageKey)}`, `type:${mediaType}`, ...writerTags])];

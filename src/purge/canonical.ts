@@ -15,7 +15,7 @@ import { ProblemError } from "../http/problem.ts";
 import { atQuery, historyQuery, revisionParam, timemapParam, timemapQuery } from "../read-api/queries.ts";
 import { pageRef } from "../page/page-ref.ts";
 import { compareKey, historyKey, latestKey, revisionKey, timemapKey } from "../tiers/cache-key.ts";
-import { compareRange } from "../browse/compare-range.ts";
+import { compareRange } from "../compare/range.ts";
 import { CONTROL } from "./tag-syntax.ts";
 
 export type Resolved<T> = { ok: true; value: T } | { ok: false; refused: string } | { ok: false; dropped: string };

@@ -9,7 +9,7 @@
  * prefix purge of the page covers them all.
  */
 import type { Answer, OriginQuery } from "../origin/answer.ts";
-import { mutableTag, tagsOf } from "../origin/tags.ts";
+import { mutableTag, tagsOf, variantsTag } from "../origin/tags.ts";
 
 export interface CacheKey {
   key: string;
@@ -64,9 +64,7 @@ export function variantBase(key: string): string | undefined {
  * can be purged (Cloudflare's purge API for the production lower tier).
  * Compare answers carry it for both their revisions (src/origin/compare.ts).
  */
-export function variantsTag(revisionKey: string): string {
-  return `variants:${revisionKey}`;
-}
+export { variantsTag };
 
 /** Whether a key is a specific revision's (`/page/{title}/{id}`), the only kind with variants. */
 export function isRevisionKey(key: string): boolean {

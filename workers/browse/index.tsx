@@ -17,8 +17,8 @@
 import { Hono } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
-import type { CompareAnswer } from "../../src/browse/compare.ts";
-import { compareRange } from "../../src/browse/compare-range.ts";
+import type { CompareAnswer } from "../../src/compare/diff.ts";
+import { compareRange } from "../../src/compare/range.ts";
 import { prefersHtml } from "../../src/browse/negotiate.ts";
 import { htmlResponse, varyAccept } from "../../src/browse/render.ts";
 import { CompareView } from "../../src/browse/views/compare.tsx";

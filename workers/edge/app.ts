@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import { requestId, type RequestIdVariables } from "hono/request-id";
 import { version } from "../../package.json";
 import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
-import { deploymentGuard } from "../../src/http/deployment-guard.ts";
+import { deploymentGuard } from "./deployment-guard.ts";
 import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
 import { compress } from "../../src/representation/compress.ts";
 import { LIMITS } from "../../src/limits.ts";

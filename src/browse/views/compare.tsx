@@ -6,7 +6,7 @@
  */
 import type { FC } from "hono/jsx";
 import { formatBytes, formatCount } from "../../dashboard/format.ts";
-import type { CompareAnswer, Part, RevisionSide, Row } from "../compare.ts";
+import type { CompareAnswer, Part, RevisionSide, Row } from "../../compare/diff.ts";
 import { historyUrl, revisionUrl } from "./links.ts";
 
 /** The origin's answer for the pair, and the page it belongs to. */

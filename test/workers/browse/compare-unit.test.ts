@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareTexts, type Row } from "../../../src/browse/compare.ts";
+import { compareTexts, type Row } from "../../../src/compare/diff.ts";
 import { LIMITS } from "../../../src/limits.ts";
 
 const lines = (n: number, f = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1)).join("\n") + "\n";

@@ -19,9 +19,9 @@
  * app.use(deploymentGuard);
  */
 import type { MiddlewareHandler } from "hono";
-import { settingsOf } from "../config/settings.ts";
-import { ProblemError } from "./problem.ts";
-import { authenticateToken } from "./tokens.ts";
+import { settingsOf } from "../../src/config/settings.ts";
+import { ProblemError } from "../../src/http/problem.ts";
+import { authenticateToken } from "../../src/http/tokens.ts";
 
 /** Headers that describe the archive's insides, for developers and operators only. */
 export const DEBUG_HEADERS = ["x-palimpsest-tier", "x-palimpsest-colo", "x-read-cost"] as const;

@@ -1,5 +1,5 @@
 /**
- * Two revisions' texts compared line by line (Myers' diff, src/browse/myers.ts),
+ * Two revisions' texts compared line by line (Myers' diff, src/compare/myers.ts),
  * with one budget for the whole comparison, so no pair of revisions can hold
  * the isolate however its work is spread over lines:
  * - characters read: each text once (at most `compareMaxRevisionBytes`), and
