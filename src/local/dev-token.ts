@@ -3,6 +3,12 @@
  * wrangler dev loads as secrets) if there is none, with every scope, and
  * a session secret for the dashboard; the CLI reads the token from there,
  * so a developer never copies tokens by hand.
+ *
+ * It also names the Worker's other secrets there, empty (unset), in
+ * `.dev.vars.example`'s order: wrangler dev checks the committed
+ * `worker-configuration.d.ts` against types it makes from `.dev.vars`
+ * (ignoring the `--env-file=.dev.vars.example` they were made with), and
+ * would otherwise say on every start that the types may be out of date.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -54,18 +60,28 @@ export function readDevToken(dir = process.cwd()): string | undefined {
   return tokenIn(parseDevVars(readFileSync(file, "utf8")));
 }
 
-/** Makes sure `.dev.vars` holds an operator token and a session secret; returns the token, whether it was created now, and the file. */
+/** The Worker's secret names, in the order `.dev.vars.example` lists them (the repository's, beside src/). */
+export function secretNames(example: string | URL = new URL("../../.dev.vars.example", import.meta.url)): string[] {
+  return [...parseDevVars(readFileSync(example, "utf8")).keys()];
+}
+
+/**
+ * Makes sure `.dev.vars` holds an operator token and a session secret, and names every other secret
+ * (empty: unset); returns the token, whether it was created now, and the file.
+ */
 export function ensureDevToken(dir = process.cwd()): { token: string; created: boolean; file: string } {
   const file = `${dir}/${DEV_VARS_FILE}`;
   const vars = existsSync(file) ? parseDevVars(readFileSync(file, "utf8")) : new Map<string, string>();
   const existing = vars.has(TOKEN_VAR) ? tokenIn(vars) : undefined;
-  if (existing && vars.get(SESSION_VAR)) return { token: existing, created: false, file };
   const token = existing ?? `pal_dev_${randomBytes(24).toString("base64url")}`;
-  const before = existsSync(file) ? readFileSync(file, "utf8").replace(/\n*$/, "\n") : "";
+  const others = secretNames().filter((name) => name !== TOKEN_VAR && name !== SESSION_VAR && !vars.has(name));
   const lines = [
     ...(existing ? [] : ["# Local operator token, every scope (created by npm start; never commit).", `${TOKEN_VAR}='${operatorTokens(token)}'`]),
     ...(vars.get(SESSION_VAR) ? [] : ["# Signs dashboard sessions.", `${SESSION_VAR}="${randomBytes(32).toString("base64url")}"`]),
+    ...(others.length ? ["# The Worker's other secrets, unset (.dev.vars.example names them all).", ...others.map((name) => `${name}=`)] : []),
   ];
+  if (lines.length === 0) return { token, created: false, file };
+  const before = existsSync(file) ? readFileSync(file, "utf8").replace(/\n*$/, "\n") : "";
   writeFileSync(file, `${before}${lines.join("\n")}\n`, { mode: 0o600 });
   return { token, created: !existing, file };
 }

@@ -1,6 +1,7 @@
 /**
  * `palimpsest dev` (what `npm start` runs) as a user runs it: a child process
- * in its own process group, in a scratch working directory (its `.dev.vars`)
+ * in its own process group, in a scratch working directory (its `.dev.vars`),
+ * or in the root of a copy of the repository (`checkout`), as `npm start` runs,
  * with `--persist-to` a scratch state directory, so a developer's own
  * `.dev.vars` and `.wrangler/state` are never touched. Its output is kept:
  * the operator token is read from the line it prints, and a failure shows
@@ -59,12 +60,14 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
  * resolves once `/healthz` answers and, unless `ready` says otherwise, the
  * command has printed that line (e.g. the demo pages being ready).
  */
-export async function startPalimpsestDev(args: string[] = [], options: { ready?: RegExp; timeoutMs?: number } = {}): Promise<PalimpsestDev> {
+export async function startPalimpsestDev(args: string[] = [], options: { ready?: RegExp; timeoutMs?: number; checkout?: string } = {}): Promise<PalimpsestDev> {
   const timeoutMs = options.timeoutMs ?? 90_000;
   const dir = mkdtempSync(join(tmpdir(), "palimpsest-dev-"));
   const port = await freePort();
-  const child = spawn(process.execPath, [PALIMPSEST_CLI, "dev", "--port", String(port), "--persist-to", join(dir, "state"), ...args], {
-    cwd: dir,
+  // `checkout`: a copy of the repository to run `npm start` in, as a developer does (its CLI, in its root, its .dev.vars).
+  const cli = options.checkout ? join(options.checkout, "src/cli/palimpsest.js") : PALIMPSEST_CLI;
+  const child = spawn(process.execPath, [cli, "dev", "--port", String(port), "--persist-to", join(dir, "state"), ...args], {
+    cwd: options.checkout ?? dir,
     env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
