@@ -3,8 +3,10 @@
 #
 #   npm run build:wasm            rebuild in place
 #   npm run build:wasm -- --check rebuild into a temp dir and fail if the bytes differ
+#   npm run build:wasm -- --fetch only download the pinned sdists into the cache
+#                                 (the native bench baselines build from them; .ci/pretest runs this)
 #
-# Needs Debian's clang-16, lld-16 and wasi-libc (see .ci/run). No emscripten:
+# Needs Debian's clang-16, lld-16 and wasi-libc (see .ci/pretest). No emscripten:
 # we link with wasm-ld-16 directly so clang never runs Debian's old wasm-opt,
 # which rejects bulk-memory instructions.
 set -euo pipefail
@@ -13,17 +15,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
 out="$repo/src/codec/wasm"
 check=0
-[[ "${1:-}" == "--check" ]] && check=1
+fetch_only=0
+case "${1:-}" in
+  --check) check=1 ;;
+  --fetch) fetch_only=1 ;;
+  "") ;;
+  *) echo "build-wasm: unknown option $1 (--check or --fetch)" >&2; exit 2 ;;
+esac
 
 # shellcheck source=sources.env
 source "$here/sources.env"
-
-CC=${CC:-clang-16}
-LD=${LD:-wasm-ld-16}
-SYSROOT=${WASI_SYSROOT:-/usr}
-command -v "$CC" >/dev/null || { echo "build-wasm: $CC not found (apt-get install clang-16 lld-16 wasi-libc)" >&2; exit 1; }
-command -v "$LD" >/dev/null || { echo "build-wasm: $LD not found (apt-get install lld-16)" >&2; exit 1; }
-[[ -f "$SYSROOT/lib/wasm32-wasi/libc.a" ]] || { echo "build-wasm: wasi-libc not found under $SYSROOT (apt-get install wasi-libc)" >&2; exit 1; }
 
 cache="${PALIMPSEST_CACHE:-$HOME/.cache/palimpsest}/sdist"
 mkdir -p "$cache"
@@ -38,6 +39,14 @@ fetch() { # spec file sha256
 }
 fetch "$BROTLI_SDIST" "$BROTLI_FILE" "$BROTLI_SHA256"
 fetch "$LZ4_SDIST" "$LZ4_FILE" "$LZ4_SHA256"
+(( fetch_only )) && exit 0
+
+CC=${CC:-clang-16}
+LD=${LD:-wasm-ld-16}
+SYSROOT=${WASI_SYSROOT:-/usr}
+command -v "$CC" >/dev/null || { echo "build-wasm: $CC not found (apt-get install clang-16 lld-16 wasi-libc)" >&2; exit 1; }
+command -v "$LD" >/dev/null || { echo "build-wasm: $LD not found (apt-get install lld-16)" >&2; exit 1; }
+[[ -f "$SYSROOT/lib/wasm32-wasi/libc.a" ]] || { echo "build-wasm: wasi-libc not found under $SYSROOT (apt-get install wasi-libc)" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

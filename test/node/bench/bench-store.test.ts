@@ -16,21 +16,23 @@
  * each): its row's shape, that both lengths hold revisions of the same
  * content size, and that its ratio is the ratio of its own medians.
  */
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
+import { commandMissing, describeNeeding, fileMissing, firstMissing } from "../support/requirements.ts";
 import { benchRows } from "./support/run-bench.ts";
 import { READ_SCALING_KEYS, READ_SCALING_LENGTH_KEYS, STORE_ROW_KEYS } from "../../../src/bench/store/run.ts";
 import { STORE_TARGETS } from "../../../src/bench/store/targets.ts";
 
 const HISTORY = fileURLToPath(new URL("../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
 
-/** Fields that are null only when git or xz is not installed, and the booleans. */
+/** Fields that are null only when git or xz is not installed (this test needs both), and the booleans. */
 const NOT_POSITIVE_NUMBERS = new Set(["history", "baseline_git_pack_ratio", "baseline_git_pack_only_ratio", "baseline_xz_ratio", "target_bytes", "target_bytes_met", "target_reads_met"]);
 
 const benchStore = (args: string[]) => benchRows(["store", "--json", ...args]);
 
-describe.skipIf(!existsSync(HISTORY))("palimpsest bench store --json (bip-0340)", () => {
+const MISSING = firstMissing(fileMissing(HISTORY, "the shared bip-0340 history"), commandMissing("git"), commandMissing("xz"));
+
+describeNeeding(MISSING, "palimpsest bench store --json (bip-0340)", () => {
   it("stores the history in fewer bytes than per-revision gzip, reports its parts, baselines and targets, and reads every sampled revision back verified", { timeout: 180_000 }, async () => {
     // 40 random revisions (plus the first and the last) are read back, not all 198: the same checks, fewer reads.
     const rows = await benchStore(["--read-sample", "40", HISTORY]);
@@ -56,27 +58,18 @@ describe.skipIf(!existsSync(HISTORY))("palimpsest bench store --json (bip-0340)"
     expect(num("max_decoded_bytes_per_read")).toBeGreaterThanOrEqual(num("mean_decoded_bytes_per_read"));
     expect(row.target_reads_met).toBe(num("max_blob_reads_per_read") <= STORE_TARGETS.maxBlobReads && num("max_decode_amplification") <= STORE_TARGETS.maxDecodeAmplification);
 
-    // The anchors are null only where git or xz is not installed.
-    if (row.baseline_xz_ratio !== null) {
-      // Solid xz sees the whole history; gzip one revision at a time.
-      expect(num("baseline_xz_ratio")).toBeGreaterThan(0);
-      expect(num("baseline_xz_ratio")).toBeLessThan(num("baseline_per_rev_gzip_ratio"));
-    }
-    if (row.baseline_git_pack_ratio !== null) {
-      expect(num("baseline_git_pack_only_ratio")).toBeGreaterThan(0);
-      // Pack + idx, so more than the pack alone.
-      expect(num("baseline_git_pack_ratio")).toBeGreaterThan(num("baseline_git_pack_only_ratio"));
-    }
-    if (row.baseline_xz_ratio === null || row.baseline_git_pack_ratio === null) {
-      expect(row.target_bytes).toBeNull();
-      expect(row.target_bytes_met).toBeNull();
-    } else {
-      const raw = num("raw_bytes");
-      const expected = Math.max(STORE_TARGETS.gitPackFactor * num("baseline_git_pack_ratio") * raw, STORE_TARGETS.xzFactor * num("baseline_xz_ratio") * raw);
-      // The ratios keep 4 significant digits, target_bytes is exact.
-      expect(Math.abs(num("target_bytes") - expected) / expected).toBeLessThan(1e-3);
-      expect(row.target_bytes_met).toBe(num("stored_bytes") <= num("target_bytes"));
-    }
+    // The anchors (null only where git or xz is not installed, and both are here).
+    // Solid xz sees the whole history; gzip one revision at a time.
+    expect(num("baseline_xz_ratio")).toBeGreaterThan(0);
+    expect(num("baseline_xz_ratio")).toBeLessThan(num("baseline_per_rev_gzip_ratio"));
+    expect(num("baseline_git_pack_only_ratio")).toBeGreaterThan(0);
+    // Pack + idx, so more than the pack alone.
+    expect(num("baseline_git_pack_ratio")).toBeGreaterThan(num("baseline_git_pack_only_ratio"));
+    const raw = num("raw_bytes");
+    const expected = Math.max(STORE_TARGETS.gitPackFactor * num("baseline_git_pack_ratio") * raw, STORE_TARGETS.xzFactor * num("baseline_xz_ratio") * raw);
+    // The ratios keep 4 significant digits, target_bytes is exact.
+    expect(Math.abs(num("target_bytes") - expected) / expected).toBeLessThan(1e-3);
+    expect(row.target_bytes_met).toBe(num("stored_bytes") <= num("target_bytes"));
   });
 
   it("--read-scaling --read-scaling-lengths 10,100 adds one row per run with p50/p99 per length", { timeout: 180_000 }, async () => {

@@ -4,17 +4,17 @@
  * four ways, every body decoded and checked byte for byte by the bench
  * itself (a wrong body ends it with an error). This checks the output
  * contract and what does not depend on the machine's speed: what each
- * encoding sends. Skipped when the shared corpus is absent.
+ * encoding sends. Needs the shared corpus (fails under CI=true without it).
  */
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
+import { describeNeeding, fileMissing } from "../support/requirements.ts";
 import { benchRows } from "./support/run-bench.ts";
 import type { WireEncodingRow, WireRow, WireTargetRow } from "../../../src/bench/wire/run.ts";
 
 const HISTORY = fileURLToPath(new URL("../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
 
-describe.skipIf(!existsSync(HISTORY))("palimpsest bench wire --json (bip-0340)", () => {
+describeNeeding(fileMissing(HISTORY, "the shared bip-0340 history"), "palimpsest bench wire --json (bip-0340)", () => {
   it("walks every revision: gzip and br compress, dcb sends deltas against the revision before, all decode to the identity body", { timeout: 180_000 }, async () => {
     const rows = await benchRows<WireRow>(["wire", "--json", HISTORY]);
     const encodings = rows.filter((r): r is WireEncodingRow => r.row === "encoding");

@@ -5,8 +5,7 @@
  * speed when a decoded item differs, and say which of compiler or sdist is
  * missing when it cannot be built.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -16,11 +15,11 @@ import { QUICK_POLICY } from "../../../src/bench/harness/index.ts";
 import { cacheRoot, DEFAULT_COMPILER, fnv1a64, type NativeSpeed } from "../../../src/bench/native-build.ts";
 import { nativeBrotliBaseline, type DictionaryPair } from "../../../src/bench/native-brotli.ts";
 import { generateHistory } from "../support/mediawiki-export.ts";
+import { commandMissing, describeNeeding, fileMissing, firstMissing, itNeeding } from "../support/requirements.ts";
 
 const SDIST = join(cacheRoot(), "sdist", "brotli-1.2.1.tar.gz");
-const HAVE_CLANG = spawnSync(DEFAULT_COMPILER.cc, ["--version"], { stdio: "ignore" }).status === 0;
-const ready = HAVE_CLANG && existsSync(SDIST);
-const why = HAVE_CLANG ? `${SDIST} not cached (npm run build:wasm)` : `${DEFAULT_COMPILER.cc} not installed`;
+const NO_SDIST = fileMissing(SDIST, "the pinned sdist (npm run build:wasm -- --fetch caches it)");
+const MISSING = firstMissing(commandMissing(DEFAULT_COMPILER.cc), NO_SDIST);
 // The first build of brotli takes about 30 s on two busy cores; later runs reuse it.
 const BUILD_TIMEOUT = 300_000;
 
@@ -54,7 +53,7 @@ function expectSane(speed: NativeSpeed): void {
   expect(speed.passes!.compress).toBeLessThanOrEqual(QUICK_POLICY.maxPasses);
 }
 
-describe.skipIf(!ready)(`native brotli harness${ready ? "" : ` (skipped: ${why})`}`, () => {
+describeNeeding(MISSING, "native brotli harness", () => {
   it("builds with clang-16 -O2 and compresses exactly as the wasm rows do, with and without a dictionary", { timeout: BUILD_TIMEOUT }, () => {
     const base = nativeBrotliBaseline(items, pairs, QUICK_POLICY);
     try {
@@ -126,7 +125,7 @@ describe("native brotli harness prerequisites", () => {
     }
   });
 
-  it.skipIf(!existsSync(SDIST))("names the compiler when it cannot be run", () => {
+  itNeeding(NO_SDIST, "names the compiler when it cannot be run", {}, () => {
     expect(() => nativeBrotliBaseline(items, pairs, QUICK_POLICY, { compiler: { cc: "clang-no-such-version", flags: ["-O2"] } })).toThrow(
       /C compiler clang-no-such-version not found/,
     );

@@ -5,24 +5,22 @@
  * not an API, so the parser is pinned to real lz4 1.9.4 output and, where
  * lz4 is installed, run.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cacheRoot, DEFAULT_COMPILER } from "../../../src/bench/native-build.ts";
 import { lz4CliBaseline, nativeLz4Baseline, parseLz4CliBench } from "../../../src/bench/native-lz4.ts";
 import { QUICK_POLICY } from "../../../src/bench/harness/index.ts";
+import { commandMissing, describeNeeding, fileMissing, firstMissing, itNeeding, present } from "../support/requirements.ts";
 
 const SDIST = join(cacheRoot(), "sdist", "lz4-4.4.5.tar.gz");
-const HAVE_CLANG = spawnSync(DEFAULT_COMPILER.cc, ["--version"], { stdio: "ignore" }).status === 0;
-const ready = HAVE_CLANG && existsSync(SDIST);
-const why = HAVE_CLANG ? `${SDIST} not cached (npm run build:wasm)` : `${DEFAULT_COMPILER.cc} not installed`;
+const NO_SDIST = fileMissing(SDIST, "the pinned sdist (npm run build:wasm -- --fetch caches it)");
+const MISSING = firstMissing(commandMissing(DEFAULT_COMPILER.cc), NO_SDIST);
 const text = new TextEncoder().encode("the quick brown fox jumps over the lazy dog. ".repeat(2000));
 const items = [text, text.subarray(0, 30_000)];
 const noLog = () => {};
-const hasLz4 = spawnSync("lz4", ["--version"], { stdio: "ignore" }).status === 0;
+const NO_LZ4 = commandMissing("lz4");
 
-describe.skipIf(!ready)(`native LZ4 harness${ready ? "" : ` (skipped: ${why})`}`, () => {
+describeNeeding(MISSING, "native LZ4 harness", () => {
   it("builds with clang-16 -O2 and reports the median and best pass of every mode", { timeout: 120_000 }, () => {
     const base = nativeLz4Baseline(items, QUICK_POLICY, noLog, { cliFallback: false });
     try {
@@ -53,7 +51,7 @@ describe.skipIf(!ready)(`native LZ4 harness${ready ? "" : ` (skipped: ${why})`}`
   it("names the missing compiler, or falls back to the CLI saying why", () => {
     const compiler = { cc: "clang-no-such-version", flags: ["-O2"] };
     expect(() => nativeLz4Baseline(items, QUICK_POLICY, noLog, { compiler, cliFallback: false })).toThrow(/C compiler clang-no-such-version not found/);
-    if (!hasLz4) return;
+    if (!present(NO_LZ4, "the fall-back to the lz4 CLI")) return;
     const said: string[] = [];
     const base = nativeLz4Baseline(items, QUICK_POLICY, (m) => said.push(m), { compiler });
     base.dispose();
@@ -79,7 +77,7 @@ describe("lz4 CLI baseline", () => {
     expect(() => parseLz4CliBench("Error 12 : not enough memory\n")).toThrow(/MB\/s/);
   });
 
-  it.runIf(hasLz4)("measures all three modes with the installed lz4", { timeout: 60_000 }, () => {
+  itNeeding(NO_LZ4, "measures all three modes with the installed lz4", { timeout: 60_000 }, () => {
     const base = lz4CliBaseline(items, QUICK_POLICY);
     try {
       expect(base.name).toMatch(/^lz4-cli \d+\.\d+\.\d+ -b/);

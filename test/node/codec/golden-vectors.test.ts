@@ -12,14 +12,18 @@ import { brotliCompress, brotliDecompress } from "../../../src/codec/index.ts";
 import { GOLDEN_VECTORS } from "../../fixtures/codec/golden-vectors.ts";
 import { BROTLI_HANDCRAFTED } from "../../fixtures/codec/handcrafted-vectors.ts";
 import { GOLDEN_RECIPES, renderGoldenVectors, runRecipe, toolVersions } from "../../fixtures/codec/make-golden-vectors.ts";
-import { HAVE_TOOLS, NO_TOOLS_REASON, tool } from "./support/corpus.ts";
+import { describeNeeding, firstMissing, present } from "../support/requirements.ts";
+import { NO_TOOLS, tool } from "./support/corpus.ts";
 
 const committed = readFileSync(new URL("../../fixtures/codec/golden-vectors.ts", import.meta.url), "utf8");
 const committedTools = /^\/\/ Tools: (.*)\.$/m.exec(committed)?.[1];
-const sameTools = HAVE_TOOLS && committedTools === toolVersions();
-const why = !HAVE_TOOLS ? NO_TOOLS_REASON : `installed tools (${toolVersions()}) differ from the ones that made the vectors (${committedTools})`;
+// Debian 12's brotli, lz4 and gzip made the vectors; other versions may write other (valid) bytes.
+const notSameTools = () => {
+  const installed = toolVersions();
+  return installed === committedTools ? null : `installed tools (${installed}) differ from the ones that made the vectors (${committedTools})`;
+};
 
-describe.skipIf(!sameTools)(`golden vectors match the reference tools${sameTools ? "" : ` (skipped: ${why})`}`, () => {
+describeNeeding(firstMissing(NO_TOOLS, NO_TOOLS === null && notSameTools()), "golden vectors match the reference tools", () => {
   it("has one committed vector per recipe", () => {
     expect(GOLDEN_VECTORS.map((v) => v.name)).toEqual(GOLDEN_RECIPES.map((r) => r.name));
   });
@@ -41,7 +45,7 @@ describe("hand-written brotli streams", () => {
       const stream = Buffer.from(v.hex, "hex");
       expect(brotliDecompressSync(stream).toString("utf8")).toBe(v.text);
       expect(Buffer.from(brotliDecompress(stream)).toString("utf8")).toBe(v.text);
-      if (HAVE_TOOLS) expect((await tool("brotli", ["-d", "-c"], stream)).toString("utf8")).toBe(v.text);
+      if (present(NO_TOOLS, `\`brotli -d\` on ${v.name}`)) expect((await tool("brotli", ["-d", "-c"], stream)).toString("utf8")).toBe(v.text);
     });
   }
 });

@@ -19,11 +19,10 @@ import {
   lz4FrameCompress,
   lz4FrameDecompress,
 } from "../../../src/codec/index.ts";
+import { describeNeeding, firstMissing } from "../support/requirements.ts";
 import {
-  HAVE_CORPUS,
-  HAVE_TOOLS,
-  NO_CORPUS_REASON,
-  NO_TOOLS_REASON,
+  NO_CORPUS,
+  NO_TOOLS,
   historyExcerpt,
   palimpsest,
   tool,
@@ -31,15 +30,15 @@ import {
   type CorpusFile,
 } from "./support/corpus.ts";
 
-const ready = HAVE_CORPUS && HAVE_TOOLS;
-const why = !HAVE_CORPUS ? NO_CORPUS_REASON : NO_TOOLS_REASON;
+const missing = firstMissing(NO_CORPUS, NO_TOOLS);
+const ready = missing === null;
 
 function expectSame(actual: Uint8Array, expected: Uint8Array, what: string): void {
   expect(actual.byteLength, `${what}: length`).toBe(expected.byteLength);
   expect(Buffer.compare(Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength), Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength)), `${what}: bytes`).toBe(0);
 }
 
-describe.skipIf(!ready)(`reference tools <-> library API on corpus files${ready ? "" : ` (skipped: ${why})`}`, () => {
+describeNeeding(missing, "reference tools <-> library API on corpus files", () => {
   const files: CorpusFile[] = ready ? [...webSample(), historyExcerpt()] : [];
 
   it("samples 15 web files and a 2 MB history excerpt", () => {
@@ -123,7 +122,7 @@ describe.skipIf(!ready)(`reference tools <-> library API on corpus files${ready 
   });
 });
 
-describe.skipIf(!ready)(`reference tools <-> \`palimpsest codec\` CLI${ready ? "" : ` (skipped: ${why})`}`, () => {
+describeNeeding(missing, "reference tools <-> `palimpsest codec` CLI", () => {
   const history = ready ? historyExcerpt() : { name: "", bytes: new Uint8Array(0) };
   const page = ready ? webSample()[2]! : history;
   const dir = mkdtempSync(join(tmpdir(), "palimpsest-cli-"));

@@ -18,7 +18,7 @@ import {
   gzipSync,
   inflateRawSync,
 } from "node:zlib";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import {
   brotliCompress,
   brotliDecompress,
@@ -28,7 +28,8 @@ import {
   gzipDecompress,
   type BrotliMode,
 } from "../../../src/codec/index.ts";
-import { HAVE_CORPUS, NO_CORPUS_REASON, historyExcerpt, webSample, type CorpusFile } from "./support/corpus.ts";
+import { describeNeeding } from "../support/requirements.ts";
+import { HAVE_CORPUS, NO_CORPUS, historyExcerpt, webSample, type CorpusFile } from "./support/corpus.ts";
 
 const MODES: Record<BrotliMode, number> = { generic: z.BROTLI_MODE_GENERIC, text: z.BROTLI_MODE_TEXT, font: z.BROTLI_MODE_FONT };
 
@@ -47,7 +48,7 @@ function nodeBrotli(input: Uint8Array, quality: number, lgwin: number, mode: Bro
 const hexOf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
 
-describe.skipIf(!HAVE_CORPUS)(`Node's zlib <-> ours on corpus files${HAVE_CORPUS ? "" : ` (skipped: ${NO_CORPUS_REASON})`}`, () => {
+describeNeeding(NO_CORPUS, "Node's zlib <-> ours on corpus files", () => {
   const files: CorpusFile[] = HAVE_CORPUS ? [...webSample(), historyExcerpt()] : [];
   // q11 in wasm runs at about 1 MB/s; keep it to the files under 100 KB.
   const small = files.filter((f) => f.bytes.byteLength < 100_000);

@@ -6,14 +6,15 @@
  * lz4FrameDecompress; a damaged checksum still reads as CHECKSUM_MISMATCH.
  */
 import "../../../src/codec/install-node.ts";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { CodecError, LZ4_VARIANTS, lz4FrameDecompress } from "../../../src/codec/index.ts";
 import { decodeFrameFast } from "../../../src/codec/lz4/fast-frame.ts";
 import { LIMITS } from "../../../src/limits.ts";
-import { HAVE_CORPUS, HAVE_TOOLS, NO_CORPUS_REASON, NO_TOOLS_REASON, historyExcerpt, tool, webSample } from "./support/corpus.ts";
+import { firstMissing, describeNeeding } from "../support/requirements.ts";
+import { NO_CORPUS, NO_TOOLS, historyExcerpt, tool, webSample } from "./support/corpus.ts";
 
-const ready = HAVE_CORPUS && HAVE_TOOLS;
-const why = !HAVE_CORPUS ? NO_CORPUS_REASON : NO_TOOLS_REASON;
+const missing = firstMissing(NO_CORPUS, NO_TOOLS);
+const ready = missing === null;
 
 const LAYOUTS = [
   ["-B4", "-BD", "--content-size"],
@@ -26,7 +27,7 @@ const LAYOUTS = [
 
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
 
-describe.skipIf(!ready)(`lz4 tool frames through the fast decoder${ready ? "" : ` (skipped: ${why})`}`, () => {
+describeNeeding(missing, "lz4 tool frames through the fast decoder", () => {
   const files = ready ? [...webSample().slice(0, 6), historyExcerpt(1_500_000)] : [];
 
   for (const level of ["-1", "-9"]) {

@@ -9,14 +9,15 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { brotliDecompressSync } from "node:zlib";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { ReducedDictionary, brotliCompress, dictionaryWord, DICTIONARY_WORD_BITS } from "../../../src/codec/index.ts";
 import { prng } from "../../workers/codec/support/prng.ts";
-import { CORPUS_DIR, HAVE_CORPUS, HAVE_TOOLS, NO_CORPUS_REASON, NO_TOOLS_REASON, tool, webSample } from "./support/corpus.ts";
+import { describeNeeding, firstMissing } from "../support/requirements.ts";
+import { CORPUS_DIR, NO_CORPUS, NO_TOOLS, tool, webSample } from "./support/corpus.ts";
 import { STOCK_FILES, STOCK_HASHES } from "./reduced-dictionary-stock.fixture.ts";
 
-const ready = HAVE_CORPUS && HAVE_TOOLS;
-const why = !HAVE_CORPUS ? NO_CORPUS_REASON : NO_TOOLS_REASON;
+const missing = firstMissing(NO_CORPUS, NO_TOOLS);
+const ready = missing === null;
 
 const WEB_TRANSFORMS = [0, 1, 2, 6, 9, 4, 19, 20, 21, 22];
 
@@ -47,7 +48,7 @@ function expectSame(actual: Uint8Array, expected: Uint8Array, what: string): voi
   expect(Buffer.compare(Buffer.from(actual), Buffer.from(expected)), `${what}: bytes`).toBe(0);
 }
 
-describe.skipIf(!ready)(`reduced dictionary output decodes with zlib and brotli -d${ready ? "" : ` (skipped: ${why})`}`, () => {
+describeNeeding(missing, "reduced dictionary output decodes with zlib and brotli -d", () => {
   const rd = ready ? ReducedDictionary.prepare(allWordsTable(WEB_TRANSFORMS)) : undefined;
 
   it("corpus HTML, CSS and JS at q5, q6 and q9", { timeout: SLOW }, async () => {
@@ -82,7 +83,7 @@ describe.skipIf(!ready)(`reduced dictionary output decodes with zlib and brotli 
   });
 });
 
-describe.skipIf(!HAVE_CORPUS)(`no table: byte-identical to the unpatched encoder${HAVE_CORPUS ? "" : ` (skipped: ${NO_CORPUS_REASON})`}`, () => {
+describeNeeding(NO_CORPUS, "no table: byte-identical to the unpatched encoder", () => {
   it("9 corpus files x q5-9 x lgwin 16 and 22, and 1.3 MB at q5/7/9 (the H6 hasher)", { timeout: SLOW }, () => {
     let checked = 0;
     for (const path of STOCK_FILES) {

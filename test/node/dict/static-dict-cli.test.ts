@@ -17,7 +17,8 @@ import { reducedDictionary, STATIC_DICT_TYPES, staticDictTable } from "../../../
 import { mulberry32 } from "../../../src/random/mulberry32.ts";
 import { typeOfPath } from "../../../src/dict/corpus.ts";
 import { LIMITS } from "../../../src/limits.ts";
-import { HAVE_CORPUS, HAVE_TOOLS, NO_CORPUS_REASON, NO_TOOLS_REASON, palimpsest, tool, webSample } from "../codec/support/corpus.ts";
+import { NO_CORPUS, NO_TOOLS, palimpsest, tool, webSample } from "../codec/support/corpus.ts";
+import { describeNeeding, firstMissing } from "../support/requirements.ts";
 
 describe("the committed tables", () => {
   for (const type of STATIC_DICT_TYPES) {
@@ -64,8 +65,10 @@ describe("fuzzed inputs with the committed tables", () => {
   }
 });
 
-describe.skipIf(!HAVE_CORPUS)(`codec compress --static-dict on corpus files${HAVE_CORPUS ? "" : ` (skipped: ${NO_CORPUS_REASON})`}`, () => {
-  const files = HAVE_CORPUS ? webSample() : [];
+const CORPUS_AND_TOOLS = firstMissing(NO_CORPUS, NO_TOOLS);
+
+describeNeeding(CORPUS_AND_TOOLS, "codec compress --static-dict on corpus files", () => {
+  const files = CORPUS_AND_TOOLS === null ? webSample() : [];
 
   it("decodes byte-exactly with Node's zlib and with `brotli -d`, and is no bigger than stock q5", { timeout: 120_000 }, async () => {
     let reducedTotal = 0;
@@ -75,14 +78,14 @@ describe.skipIf(!HAVE_CORPUS)(`codec compress --static-dict on corpus files${HAV
       const cli = await palimpsest(["codec", "compress", "--codec", "br", "--static-dict", type, "--lgwin", "22"], file.bytes);
       expect(cli.status, cli.stderr).toBe(0);
       expect(Buffer.from(brotliDecompressSync(cli.stdout)).equals(Buffer.from(file.bytes)), `${file.name}: zlib`).toBe(true);
-      if (HAVE_TOOLS) expect((await tool("brotli", ["-d", "-c"], cli.stdout)).equals(Buffer.from(file.bytes)), `${file.name}: brotli -d`).toBe(true);
+      expect((await tool("brotli", ["-d", "-c"], cli.stdout)).equals(Buffer.from(file.bytes)), `${file.name}: brotli -d`).toBe(true);
       reducedTotal += cli.stdout.byteLength;
       stockTotal += brotliCompress(file.bytes, { quality: 5, lgwin: 22 }).byteLength;
     }
     expect(reducedTotal).toBeLessThan(stockTotal);
   });
 
-  it.skipIf(!HAVE_TOOLS)(`decodes at every quality it accepts (5-9)${HAVE_TOOLS ? "" : ` (skipped: ${NO_TOOLS_REASON})`}`, { timeout: 60_000 }, async () => {
+  it("decodes at every quality it accepts (5-9)", { timeout: 60_000 }, async () => {
     const page = files.find((f) => f.name.startsWith("html/"))!;
     for (const quality of [5, 7, 9]) {
       const cli = await palimpsest(["codec", "compress", "--codec", "br", "--static-dict", "html", "--quality", String(quality)], page.bytes);

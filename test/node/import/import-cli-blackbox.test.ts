@@ -4,7 +4,6 @@
  * a random write token). Every test works on its own page, so they run
  * concurrently against one archive.
  */
-import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,7 +12,8 @@ import { decodeUtf8, readMediaWikiExport } from "../../../src/import/mediawiki-r
 import { openExport } from "../../../src/import/open-export.ts";
 import { exportXml, generateHistory, mediaWikiSha1, type ExportRevisionInput, type GeneratedRevision } from "../support/mediawiki-export.ts";
 import { freePort } from "../../../src/local/local-worker.ts";
-import { BZIP2, oneLineReason, rawBytes, importHarnessForThisFile, summaryOf, type Compression, type HistoryEntry } from "./import-cli-harness.ts";
+import { fileMissing, itNeeding } from "../support/requirements.ts";
+import { NO_BZIP2, oneLineReason, rawBytes, importHarnessForThisFile, summaryOf, type Compression, type HistoryEntry } from "./import-cli-harness.ts";
 
 const BIP_0340 = fileURLToPath(new URL("../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
 
@@ -30,7 +30,7 @@ describe.concurrent("palimpsest import against a local archive", () => {
   const FORMATS: Compression[] = ["plain", "gz", "br", "bz2"];
   FORMATS.forEach((compression, n) => {
     const resume = compression === "plain"; // resuming does not depend on the compression
-    it.skipIf(compression === "bz2" && !BZIP2)(`imports a ${compression} export and reads it back byte-exact${resume ? ", then resumes" : ""}`, async () => {
+    itNeeding(compression === "bz2" ? NO_BZIP2 : null, `imports a ${compression} export and reads it back byte-exact${resume ? ", then resumes" : ""}`, { timeout: 90_000 }, async () => {
       const title = `Import ${compression}`;
       const revs = generateHistory(30, { firstId: 10_000 * (n + 1), seed: n + 1 });
       const file = await writeExport(`import-${compression}`, exportXml({ version: "0.11", pages: [{ title, revisions: revs }] }), compression);
@@ -50,7 +50,7 @@ describe.concurrent("palimpsest import against a local archive", () => {
       expect(again).toMatchObject({ pages: 1, revisions: 30, created: 0, already_stored: 30, skipped: 0, raw_bytes: 0 });
       expect(again.stored_bytes).toBe(first.stored_bytes);
       expect((await history(title))!).toHaveLength(30);
-    }, 90_000);
+    });
   });
 
   it("resumes a partial import, and refuses an export that lacks the archive's latest revision", async () => {
@@ -204,7 +204,7 @@ describe.concurrent("palimpsest import against a local archive", () => {
     }, 60_000);
   });
 
-  it.skipIf(!existsSync(BIP_0340))("imports the shared bip-0340 history: 198 revisions, byte-exact, paged history", async () => {
+  itNeeding(fileMissing(BIP_0340, "the shared bip-0340 history"), "imports the shared bip-0340 history: 198 revisions, byte-exact, paged history", { timeout: 120_000 }, async () => {
     const exported: Array<{ id: number; text: string; sha1: string | null }> = [];
     for await (const item of readMediaWikiExport(decodeUtf8(await openExport(BIP_0340)))) {
       if (item.kind === "revision") exported.push({ id: item.revision.id, text: item.revision.text, sha1: item.revision.sha1 });
@@ -242,5 +242,5 @@ describe.concurrent("palimpsest import against a local archive", () => {
     const redirect = await fetch(`${h.archive.url}/page/BIP%200340/${exported[0]!.id}`, { redirect: "manual" });
     expect(redirect.status).toBe(301);
     expect(redirect.headers.get("location")).toBe(`${h.archive.url}/page/BIP_0340/${exported[0]!.id}`);
-  }, 120_000);
+  });
 });

@@ -19,6 +19,7 @@ import { promisify } from "node:util";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, expect } from "vitest";
 import { mediaWikiSha1 } from "../support/mediawiki-export.ts";
+import { commandMissing } from "../support/requirements.ts";
 import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
 
 const CLI = join(REPO_ROOT, "src/cli/palimpsest.js");
@@ -56,16 +57,8 @@ export interface HistoryEntry {
 
 export type Compression = "plain" | "gz" | "br" | "bz2";
 
-async function hasBzip2(): Promise<boolean> {
-  try {
-    await promisify(execFile)("bzip2", ["--help"]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-/** Whether the `bzip2` command is there to make .bz2 exports. */
-export const BZIP2 = await hasBzip2();
+/** Null when the `bzip2` command is there to make .bz2 exports; else why not (test/node/support/requirements.ts). */
+export const NO_BZIP2 = commandMissing("bzip2", ["--help"]);
 
 export function summaryOf(result: CliResult): ImportSummary {
   expect(result.code, `import failed: ${result.stderr}`).toBe(0);

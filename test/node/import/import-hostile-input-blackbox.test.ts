@@ -14,7 +14,8 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../../src/limits.ts";
 import { exportXml, generateHistory } from "../support/mediawiki-export.ts";
-import { BZIP2, oneLineReason, importHarnessForThisFile, summaryOf } from "./import-cli-harness.ts";
+import { itNeeding } from "../support/requirements.ts";
+import { NO_BZIP2, oneLineReason, importHarnessForThisFile, summaryOf } from "./import-cli-harness.ts";
 
 const RSS_LIMIT = 256 * 1024 * 1024;
 const HOSTILE_MB = 300;
@@ -85,7 +86,7 @@ describe.concurrent("palimpsest import: one huge node in a small bzip2", () => {
     return out.stdout;
   };
 
-  it.skipIf(!BZIP2)(`a ${HOSTILE_MB} MB CDATA section in 1 KB of bzip2 (blocks of 45 MB): --on-error=stop names the revision and the limit, under 256 MB of RSS`, async () => {
+  itNeeding(NO_BZIP2, `a ${HOSTILE_MB} MB CDATA section in 1 KB of bzip2 (blocks of 45 MB): --on-error=stop names the revision and the limit, under 256 MB of RSS`, { timeout: 60_000 }, async () => {
     const title = "Hostile bzip2";
     const revisions = [
       { id: 50_000, text: "first" },
@@ -99,7 +100,7 @@ describe.concurrent("palimpsest import: one huge node in a small bzip2", () => {
     const result = await h.runImport(file, ["--on-error=stop"], { peakRss: true });
     expect(oneLineReason(result)).toBe(`palimpsest: page "${title}" revision 50001: text exceeds page.maxRevisionBytes (${LIMIT} bytes)`);
     expect(result.peakRss!, `peak RSS ${(result.peakRss! / 2 ** 20).toFixed(0)} MiB`).toBeLessThan(RSS_LIMIT);
-  }, 60_000);
+  });
 });
 
 describe.concurrent("palimpsest import: a truncated compressed export", () => {
@@ -109,7 +110,7 @@ describe.concurrent("palimpsest import: a truncated compressed export", () => {
     { compression: "bz2", name: "bzip2" },
   ] as const;
   FORMATS.forEach(({ compression, name }, n) => {
-    it.skipIf(compression === "bz2" && !BZIP2)(`a .${compression} cut in half: one line naming the file, the offset and the revisions imported; then the complete file carries on`, async () => {
+    itNeeding(compression === "bz2" ? NO_BZIP2 : null, `a .${compression} cut in half: one line naming the file, the offset and the revisions imported; then the complete file carries on`, { timeout: 90_000 }, async () => {
       const title = `Truncated ${compression}`;
       // About 3 MB of XML: several bzip2 blocks, so the first half decodes to whole revisions.
       const revs = generateHistory(250, { firstId: 100_000 * (n + 1), seed: n + 7 });
@@ -134,7 +135,7 @@ describe.concurrent("palimpsest import: a truncated compressed export", () => {
       const resumed = summaryOf(await h.runImport(full));
       expect(resumed).toMatchObject({ pages: 1, revisions: revs.length, already_stored: imported, created: revs.length - imported, skipped: 0 });
       expect((await h.history(title))!.map((r) => r.id)).toEqual(revs.map((r) => r.id).reverse());
-    }, 90_000);
+    });
   });
 
 });

@@ -2,19 +2,19 @@
  * Memory bound on a large export: streams the shared w3c-aria history
  * (622 MB of XML, 877 revisions, brotli-compressed) through the same
  * pipeline the import uses (openExport → decodeUtf8 → readMediaWikiExport)
- * and checks the process's resident set stays small. Skipped without the
- * shared corpus.
+ * and checks the process's resident set stays small. Needs the shared
+ * corpus (test/node/support/requirements.ts: fails under CI without it).
  */
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { decodeUtf8, readMediaWikiExport } from "../../../src/import/mediawiki-reader.ts";
 import { openExport } from "../../../src/import/open-export.ts";
+import { describeNeeding, fileMissing } from "../support/requirements.ts";
 
 const ARIA = fileURLToPath(new URL("../../../../shared/corpus/histories/w3c-aria.xml.br", import.meta.url));
 const RSS_LIMIT = 300 * 1024 * 1024;
 
-describe.skipIf(!existsSync(ARIA))("reader memory on a 622 MB export", () => {
+describeNeeding(fileMissing(ARIA, "the shared w3c-aria history"), "reader memory on a 622 MB export", () => {
   it("reads all 877 revisions of w3c-aria with RSS under 300 MB", async () => {
     let compressed = 0;
     const bytes = await openExport(ARIA, (n) => (compressed += n));

@@ -13,10 +13,12 @@ import { promisify } from "node:util";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { detectCompression, openExport } from "../../../src/import/open-export.ts";
+import { commandMissing, itNeeding } from "../support/requirements.ts";
 
 const TEXT = `<mediawiki version="0.11">${"<page>é 😀 x</page>\n".repeat(20_000)}</mediawiki>\n`;
 let dir: string;
-let bzip2Available = true;
+/** The .bz2 files are made with the `bzip2` command. */
+const NO_BZIP2 = commandMissing("bzip2", ["--help"]);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "open-export-test-"));
@@ -30,14 +32,12 @@ beforeAll(async () => {
   const noise = randomBytes(3 << 20).toString("base64");
   await writeFile(join(dir, "large.xml.gz"), gzipSync(noise, { level: 1 }));
   await writeFile(join(dir, "large.xml.br"), brotliCompressSync(noise, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }));
-  try {
+  if (NO_BZIP2 === null) {
     await writeFile(join(dir, "export.xml"), TEXT);
     await promisify(execFile)("bzip2", ["-9", join(dir, "export.xml")]); // → export.xml.bz2
     const bz = await import("node:fs/promises").then((fs) => fs.readFile(join(dir, "export.xml.bz2")));
     await writeFile(join(dir, "bzip2-named.dat"), bz);
     await writeFile(join(dir, "truncated.xml.bz2"), bz.subarray(0, Math.floor(bz.byteLength / 2)));
-  } catch {
-    bzip2Available = false;
   }
 });
 
@@ -65,8 +65,7 @@ describe("openExport", () => {
     expect(raw).toBeGreaterThan(0);
   });
 
-  it("bzip2, by magic bytes whatever the name, reads back whole as an async iterable", async (ctx) => {
-    if (!bzip2Available) ctx.skip();
+  itNeeding(NO_BZIP2, "bzip2, by magic bytes whatever the name, reads back whole as an async iterable", {}, async () => {
     for (const name of ["export.xml.bz2", "bzip2-named.dat"]) {
       const path = join(dir, name);
       expect(await detectCompression(path)).toBe("bzip2");
@@ -80,8 +79,7 @@ describe("openExport", () => {
     await expect(readAllText(join(dir, name))).rejects.toThrow();
   });
 
-  it("a truncated .bz2 is an error", async (ctx) => {
-    if (!bzip2Available) ctx.skip();
+  itNeeding(NO_BZIP2, "a truncated .bz2 is an error", {}, async () => {
     await expect(readAllText(join(dir, "truncated.xml.bz2"))).rejects.toThrow();
   });
 });

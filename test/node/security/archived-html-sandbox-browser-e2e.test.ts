@@ -22,11 +22,11 @@
  * browser does purge everything, so the payload is live and a missing
  * sandbox fails this file.
  */
-import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Page, Request as PageRequest } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
-import { CHROMIUM, launchChromium } from "../support/chromium.ts";
+import { launchChromium, NO_CHROMIUM } from "../support/chromium.ts";
+import { describeNeeding } from "../support/requirements.ts";
 
 /** What the functions run in the page use of the DOM; the project's tsconfig types Workers, not the DOM. */
 interface DomElement {
@@ -44,10 +44,6 @@ declare const document: {
   addEventListener(type: "securitypolicyviolation", listener: (e: { blockedURI: string; effectiveDirective: string }) => void): void;
 };
 declare function getComputedStyle(element: DomElement): { color: string };
-
-/** Under CI a missing browser is a failure (.ci/run installs it); elsewhere the file says why it skipped. */
-const CI = process.env.CI === "true";
-const NO_CHROMIUM = existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (Debian's chromium package)`;
 
 const PAGE = "Field_notes";
 const SCRIPT_PAGE = "Evil.js";
@@ -203,12 +199,12 @@ async function expectRenderedInert(page: Page, v: Visit, revisionPath: string, w
   expect(v.console.some((m) => /sandboxed and the 'allow-scripts' permission is not set/.test(m)), `${what}: Chromium blocked the script (console: ${v.console.join(" | ")})`).toBe(true);
 }
 
-describe.skipIf(NO_CHROMIUM !== null && !CI)(`archived HTML attacking the dashboard, in Chromium${NO_CHROMIUM && !CI ? ` (skipped: ${NO_CHROMIUM})` : ""}`, () => {
+// Under CI a missing browser is a failure (npm run pretest installs it); elsewhere the file says why it skipped.
+describeNeeding(NO_CHROMIUM, "archived HTML attacking the dashboard, in Chromium", () => {
   let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
-    if (NO_CHROMIUM) throw new Error(`${NO_CHROMIUM}; CI installs it (.ci/run) and this test needs it`);
     worker = await startLocalWorker({ vars: { ENVIRONMENT: "development" } });
     browser = await launchChromium();
     context = await browser.newContext();

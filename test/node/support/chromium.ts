@@ -8,8 +8,12 @@
  */
 import { chromium, type Browser } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "../../../src/local/chromium.ts";
+import { fileMissing } from "./requirements.ts";
 
 export { CHROMIUM, CHROMIUM_ARGS };
+
+/** Null when Debian's Chromium is installed; else why not (for describeNeeding, test/node/support/requirements.ts). */
+export const NO_CHROMIUM = fileMissing(CHROMIUM, "Chromium (Debian's chromium package)");
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

@@ -1,8 +1,9 @@
 /**
  * Real inputs for the Node codec tests, from the shared corpus next to the
  * repository (../shared/corpus), and a promise-based way to run the
- * reference tools and our own CLI with stdin. Tests that need the corpus
- * skip, saying why, when it is not there.
+ * reference tools and our own CLI with stdin. Tests that need the corpus or
+ * the tools go through test/node/support/requirements.ts: they fail under
+ * CI=true when it is not there, and skip saying why otherwise.
  *
  * @example
  * const { status, stdout } = await run("brotli", ["-d", "-c"], packed);
@@ -17,10 +18,14 @@ export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url))
 export const CORPUS_DIR = resolve(REPO_ROOT, "../shared/corpus");
 export const HAVE_CORPUS = existsSync(join(CORPUS_DIR, "web/MANIFEST.tsv")) && existsSync(join(CORPUS_DIR, "histories/bip-0340.xml.br"));
 export const NO_CORPUS_REASON = `shared corpus not found at ${CORPUS_DIR}`;
+/** Null when the corpus is there; else why not. */
+export const NO_CORPUS = HAVE_CORPUS ? null : NO_CORPUS_REASON;
 
 export const REFERENCE_TOOLS = ["brotli", "lz4", "gzip"] as const;
 export const HAVE_TOOLS = REFERENCE_TOOLS.every((tool) => spawnSync(tool, ["--version"], { stdio: "ignore" }).status === 0);
 export const NO_TOOLS_REASON = `reference tools missing: need ${REFERENCE_TOOLS.join(", ")} on PATH`;
+/** Null when the tools run; else why not. */
+export const NO_TOOLS = HAVE_TOOLS ? null : NO_TOOLS_REASON;
 
 export interface CorpusFile {
   /** Path under web/ (or the history excerpt's name). */
