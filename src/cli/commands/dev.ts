@@ -52,16 +52,17 @@ async function seed(url: string, token: string): Promise<void> {
 async function dev(flags: DevFlags): Promise<void> {
   const { token, created, file } = ensureDevToken();
   logLine(`palimpsest: ${created ? "created a" : "using the"} local operator token (write and purge scopes) in ${file}: ${token}`);
+  const url = `http://localhost:${flags.port}`;
   const worker = await startLocalWorker({
     port: flags.port,
     token,
-    // Development mode trusts the x-palimpsest-colo header, so one workerd plays every colo.
-    vars: Object.fromEntries([["ENVIRONMENT", "development"], ...flags.var]),
+    // Development mode trusts the x-palimpsest-colo header, so one workerd plays every colo. PUBLIC_ORIGIN is
+    // the address announced below, so `--var ENVIRONMENT=production` serves it as a deployment would.
+    vars: Object.fromEntries([["ENVIRONMENT", "development"], ["PUBLIC_ORIGIN", url], ...flags.var]),
     persistDir: flags.persistTo === undefined ? join(REPO_ROOT, ".wrangler", "state") : resolve(flags.persistTo),
     developer: true,
     logLevel: "log",
   });
-  const url = `http://localhost:${flags.port}`;
   logLine(`palimpsest: serving the archive at ${url} (Ctrl-C stops it); operators: ${url}/dashboard`);
   if (flags.demo) await seed(url, token);
   await untilSignal();
