@@ -14,15 +14,15 @@
  * one per purge, and a lone purge waits at most that long.
  */
 import { DurableObject } from "cloudflare:workers";
-import { runLimited } from "../src/async/run-limited.ts";
+import { runLimited } from "../src/lib/run-limited.ts";
 import { fanoutOf, purgeQueueOf, type QueueSelf } from "../src/bindings.ts";
 import type { Region } from "../src/config/topology.ts";
 import { LIMITS } from "../src/limits.ts";
 import { applyBatchesAt, type QueuedBatch } from "../src/purge/apply.ts";
 import { neededBy, type PurgeBatch } from "../src/purge/plan.ts";
 import type { PurgeTarget } from "../src/purge/targets.ts";
-import { sleep } from "../src/retry/backoff.ts";
-import { crossRegionHop } from "../src/sim/link-latency.ts";
+import { sleep } from "../src/lib/backoff.ts";
+import { crossRegionHop } from "../src/tiers/link-latency.ts";
 
 export interface FanoutBatch extends PurgeBatch {
   queue: QueueSelf;

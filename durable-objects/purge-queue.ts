@@ -12,7 +12,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { FanoutBatch } from "./fanout.ts";
-import { runLimited } from "../src/async/run-limited.ts";
+import { runLimited } from "../src/lib/run-limited.ts";
 import { fanoutOf, purgeAuditOf, purgeIdOf, type QueueSelf } from "../src/bindings.ts";
 import { topologyOf, type Region } from "../src/config/topology.ts";
 import { LIMITS } from "../src/limits.ts";
@@ -20,8 +20,8 @@ import { applyAt } from "../src/purge/apply.ts";
 import type { PurgeEvent, PurgeRequest } from "../src/purge/events.ts";
 import { batchStart, neededBy, type PurgeBatch } from "../src/purge/plan.ts";
 import { purgeTargets, targetName, type PurgeTarget } from "../src/purge/targets.ts";
-import { backoffMs } from "../src/retry/backoff.ts";
-import { crossRegionHop } from "../src/sim/link-latency.ts";
+import { backoffMs } from "../src/lib/backoff.ts";
+import { crossRegionHop } from "../src/tiers/link-latency.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL, completed_at INTEGER);

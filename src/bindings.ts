@@ -16,7 +16,7 @@
  * A purge id is `<queue>:<seq>`: the queue that logged it and its place in
  * that queue's log.
  */
-import { rendezvousPick } from "./config/rendezvous.ts";
+import { rendezvousPick } from "./lib/rendezvous.ts";
 import { tierMembers, topologyOf, type Region, type Topology } from "./config/topology.ts";
 import { LIMITS } from "./limits.ts";
 

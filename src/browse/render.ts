@@ -9,7 +9,7 @@
  * return htmlResponse(<Layout title="Search">…</Layout>, { status: 200, cacheControl: "public, max-age=30" });
  */
 import type { JSX } from "hono/jsx/jsx-runtime";
-import { sha256Hex } from "../hash/digests.ts";
+import { sha256Hex } from "../lib/digests.ts";
 import { styleHash } from "./style.ts";
 
 export interface HtmlInit {

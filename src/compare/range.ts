@@ -8,7 +8,7 @@
  * compareRange.parse("10...12"); // { from: 10, to: 12 }
  */
 import { z } from "zod";
-import { revisionParam } from "../read-api/queries.ts";
+import { revisionParam } from "../http/queries.ts";
 
 const revisionId = revisionParam.shape.revid;
 

@@ -15,7 +15,7 @@
  * // <https://archive.example/page/Vellum/7>;rel="prev memento";datetime="…"
  */
 import { titleSegment } from "../page/page-ref.ts";
-import { formatHttpDate } from "./datetime.ts";
+import { formatHttpDate } from "../http/datetime.ts";
 import type { MementoInfo, MementoRef } from "./types.ts";
 
 export const LINK_FORMAT = "application/link-format";

@@ -17,7 +17,7 @@
  * // <…/page/Vellum>;rel="original",<…/page/Vellum>;rel="timegate",
  * // <…/timemap/link/Vellum>;rel="self";type="application/link-format";from="…";until="…",…
  */
-import { formatHttpDate } from "./datetime.ts";
+import { formatHttpDate } from "../http/datetime.ts";
 import { LINK_FORMAT, linkValue, type MementoUrls } from "./links.ts";
 import type { MementoRef, TimemapCursor, TimemapPage } from "./types.ts";
 

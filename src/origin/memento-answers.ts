@@ -6,7 +6,7 @@
  * write's purge of its page's mutable keys drops them from every tier.
  */
 import { pageStoreOf } from "../bindings.ts";
-import { sha256Hex } from "../hash/digests.ts";
+import { sha256Hex } from "../lib/digests.ts";
 import { CACHE_CONTROL } from "../representation/cache-control.ts";
 import { LIMITS } from "../limits.ts";
 import type { Answer, OriginQuery } from "./answer.ts";

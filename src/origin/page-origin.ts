@@ -13,7 +13,7 @@ import { storeProblem } from "../page/store-problem.ts";
 import { LIMITS } from "../limits.ts";
 import type { PageRef } from "../page/page-ref.ts";
 import type { RevisionMeta, RevisionSelector } from "../page/types.ts";
-import { backoffMs, sleep } from "../retry/backoff.ts";
+import { backoffMs, sleep } from "../lib/backoff.ts";
 import { BlobMissingError, BlobStore } from "../storage/blob-store.ts";
 import { readContent, type ReadStats } from "../storage/revision-reader.ts";
 

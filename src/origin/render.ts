@@ -18,7 +18,7 @@ import { renderDelta } from "./delta.ts";
 import { readRevision } from "./page-origin.ts";
 import { renderMementoInfo, renderTimemap } from "./memento-answers.ts";
 import { answerTags } from "./tags.ts";
-import { formatHttpDate } from "../memento/datetime.ts";
+import { formatHttpDate } from "../http/datetime.ts";
 import { titleSegment } from "../page/page-ref.ts";
 
 

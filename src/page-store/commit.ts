@@ -8,7 +8,7 @@ import { LIMITS } from "../limits.ts";
 import { CONTENT_MODELS } from "../page/content-model.ts";
 import { listPage } from "../page/directory.ts";
 import type { PageRef } from "../page/page-ref.ts";
-import { sha1Base36, sha256Hex } from "../hash/digests.ts";
+import { sha1Base36, sha256Hex } from "../lib/digests.ts";
 import type { AppendResult, FieldDifference, StoreProblem, StoreRevision } from "../page/types.ts";
 import { recordPurge } from "../purge/outbox.ts";
 import type { BlobStore } from "../storage/blob-store.ts";

@@ -10,7 +10,7 @@
  * still counts: a converted store is no smaller on disk until its pages are
  * reused, only new stores are.
  */
-import { toHex } from "../hash/digests.ts";
+import { toHex } from "../lib/digests.ts";
 import type { MetaEntry } from "./meta-records.ts";
 import { contentKey, KV, type PageDb } from "./rows.ts";
 

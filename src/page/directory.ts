@@ -6,7 +6,7 @@
  * its PageStore last reported them.
  */
 import { directoryOf, directoryShards } from "../bindings.ts";
-import { Lru } from "../cache/lru.ts";
+import { Lru } from "../lib/lru.ts";
 
 const known = new Lru<string, true>(50_000);
 

@@ -12,7 +12,7 @@
 import type { z } from "zod";
 import { LIMITS } from "../limits.ts";
 import { ProblemError } from "../http/problem.ts";
-import { atQuery, historyQuery, revisionParam, timemapParam, timemapQuery } from "../read-api/queries.ts";
+import { atQuery, historyQuery, revisionParam, timemapParam, timemapQuery } from "../http/queries.ts";
 import { pageRef } from "../page/page-ref.ts";
 import { compareKey, historyKey, latestKey, revisionKey, timemapKey } from "../tiers/cache-key.ts";
 import { compareRange } from "../compare/range.ts";

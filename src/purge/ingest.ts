@@ -19,7 +19,7 @@ import { settingsOf } from "../config/settings.ts";
 import type { Principal } from "../http/tokens.ts";
 import { ProblemError } from "../http/problem.ts";
 import { LIMITS } from "../limits.ts";
-import type { Colo } from "../sim/colo.ts";
+import type { Colo } from "../config/colo.ts";
 import { LowerTier } from "../tiers/lower-tier.ts";
 import { applyToLower } from "./apply.ts";
 import { recordAudit } from "./audit.ts";

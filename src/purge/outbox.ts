@@ -6,7 +6,7 @@
  */
 import { purgeQueueFor, purgeQueueOf } from "../bindings.ts";
 import { LIMITS } from "../limits.ts";
-import { backoffMs } from "../retry/backoff.ts";
+import { backoffMs } from "../lib/backoff.ts";
 import type { PurgeRequest } from "./events.ts";
 
 /** Records a purge; call inside the change's transaction. */

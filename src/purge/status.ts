@@ -8,7 +8,7 @@ import { topologyOf } from "../config/topology.ts";
 import { ProblemError } from "../http/problem.ts";
 import { LIMITS } from "../limits.ts";
 import type { Scope } from "../http/tokens.ts";
-import { backoffMs, sleep } from "../retry/backoff.ts";
+import { backoffMs, sleep } from "../lib/backoff.ts";
 import type { PurgeStatus } from "../../durable-objects/purge-queue.ts";
 
 export type PurgeView = PurgeStatus & { state: "pending" | "complete" };

@@ -9,7 +9,7 @@
  * useAsDictionary("Help:Contents/Editing");   // 'match="/page/Help\\:Contents%2FEditing{/*}?"'
  * offeredDictionary(request);                 // "9f86d0…" (hex) or undefined
  */
-import { toHex } from "../hash/digests.ts";
+import { toHex } from "../lib/digests.ts";
 import { titleSegment } from "../page/page-ref.ts";
 import { clientAcceptEncoding, codingWeight } from "./accept-encoding.ts";
 

@@ -4,7 +4,7 @@
  * parsed is what keeps a read's cost flat as a history grows (the blob is
  * fetched, hashed and parsed once, not on every read).
  */
-import { Lru } from "../cache/lru.ts";
+import { Lru } from "../lib/lru.ts";
 import { LIMITS } from "../limits.ts";
 import { decodeBlob, type ParsedBlob } from "./blob-format.ts";
 import type { BlobStore } from "./blob-store.ts";

@@ -8,7 +8,7 @@
  * are split into parts listed by a small manifest value.
  */
 import { LIMITS } from "../limits.ts";
-import { sha256Hex } from "../hash/digests.ts";
+import { sha256Hex } from "../lib/digests.ts";
 
 export const BLOB_PREFIX = "blob/";
 const SPLIT_PREFIX = "split:";

@@ -6,7 +6,7 @@
  */
 import { brotliCompress, brotliDecompressKnownSize } from "../codec/index.ts";
 import { concatChunks } from "../codec/runtime/stream-io.ts";
-import { sha256Hex } from "../hash/digests.ts";
+import { sha256Hex } from "../lib/digests.ts";
 import type { RecordMeta } from "./blob-format.ts";
 import type { LayoutParams } from "./layout.ts";
 

@@ -4,7 +4,7 @@
  * the length of the history. The result is checked against the revision's
  * SHA-256, so corruption surfaces as an error, never as wrong bytes.
  */
-import { sha256Hex } from "../hash/digests.ts";
+import { sha256Hex } from "../lib/digests.ts";
 import { parsedBlob } from "./blob-cache.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { AnchorDecoder } from "./anchor-decoder.ts";

@@ -28,7 +28,7 @@ import { NO_FLOOR, raised, versionFloor, type PageFloor } from "./floor.ts";
 import { PurgeMarks, type Mark } from "./purge-marks.ts";
 import { tagsOf } from "../origin/tags.ts";
 import { LIMITS } from "../limits.ts";
-import { sleep } from "../retry/backoff.ts";
+import { sleep } from "../lib/backoff.ts";
 
 /** An entry's own fields travel as headers of the cached response, each typed, beside the answer's headers. */
 const FIELD = {

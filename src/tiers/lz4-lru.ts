@@ -2,7 +2,7 @@
  * A byte-bounded LRU of LZ4-compressed values: hot tier entries decompress
  * at several GB/s, and compression roughly triples how many fit.
  */
-import { Lru } from "../cache/lru.ts";
+import { Lru } from "../lib/lru.ts";
 import { lz4Compress, lz4Decompress } from "../codec/index.ts";
 
 export class Lz4Lru<M> {

@@ -19,7 +19,7 @@ import { LIMITS } from "../../src/limits.ts";
 import { listAudit } from "../../src/purge/audit.ts";
 import { ingestPurge } from "../../src/purge/ingest.ts";
 import { purgeViewFor } from "../../src/purge/status.ts";
-import { withColo } from "../../src/sim/colo.ts";
+import { withColo } from "../../src/config/colo.ts";
 
 type PurgeEnv = AppEnv & { Variables: AuthVariables };
 

@@ -20,14 +20,14 @@ import { storeProblem } from "../../src/page/store-problem.ts";
 import { validated } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { CONTENT_MODELS, formatRefusal, isContentModel } from "../../src/page/content-model.ts";
-import { isSafeIdDigits } from "../../src/read-api/queries.ts";
+import { isSafeIdDigits } from "../../src/http/queries.ts";
 import { pageExists } from "../../src/page/directory.ts";
 import { pageRef, type PageRef } from "../../src/page/page-ref.ts";
 import { cleanName } from "../../src/page/title.ts";
 import type { StoreRevision } from "../../src/page/types.ts";
 import { purgeHere } from "../../src/purge/apply.ts";
 import { cacheTag } from "../../src/purge/tag-syntax.ts";
-import { withColo } from "../../src/sim/colo.ts";
+import { withColo } from "../../src/config/colo.ts";
 
 const revisionId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const isoSecond = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;

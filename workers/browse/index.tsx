@@ -27,7 +27,7 @@ import { HomeView } from "../../src/browse/views/home.tsx";
 import { Layout } from "../../src/browse/views/layout.tsx";
 import { compareUrl, historyUrl, titleOf } from "../../src/browse/views/links.ts";
 import { SearchView } from "../../src/browse/views/search.tsx";
-import { historyQuery, revisionParam } from "../../src/read-api/queries.ts";
+import { historyQuery, revisionParam } from "../../src/http/queries.ts";
 import { CACHE_CONTROL } from "../../src/representation/cache-control.ts";
 import { invalid, validated } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";

@@ -9,7 +9,7 @@ import type { AppEnv } from "../app-env.ts";
 import { ProblemError, type ProblemStatus } from "../../src/http/problem.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
 import type { PageRef } from "../../src/page/page-ref.ts";
-import { coloOf } from "../../src/sim/colo.ts";
+import { coloOf } from "../../src/config/colo.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
 import { canonicalTitle } from "../edge/canonical-title.ts";
 

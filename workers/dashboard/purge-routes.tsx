@@ -21,7 +21,7 @@ import type { Principal } from "../../src/http/tokens.ts";
 import { listAudit } from "../../src/purge/audit.ts";
 import { ingestPurge } from "../../src/purge/ingest.ts";
 import { auditForbidden, purgeViewFor } from "../../src/purge/status.ts";
-import { coloOf } from "../../src/sim/colo.ts";
+import { coloOf } from "../../src/config/colo.ts";
 import type { DashboardEnv } from "./env.ts";
 import { page } from "./render.tsx";
 import { requireSession } from "./session-middleware.ts";

@@ -36,17 +36,17 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { settingsOf } from "../../src/config/settings.ts";
 import { ProblemError } from "../../src/http/problem.ts";
-import { timemapParam, timemapQuery, waybackParam } from "../../src/read-api/queries.ts";
+import { timemapParam, timemapQuery, waybackParam } from "../../src/http/queries.ts";
 import { sandboxArchived } from "../../src/representation/archived-content.ts";
 import { addVary } from "../../src/representation/vary.ts";
 import { validated } from "../../src/http/validate.ts";
-import { formatHttpDate, parseHttpDate } from "../../src/memento/datetime.ts";
+import { formatHttpDate, parseHttpDate } from "../../src/http/datetime.ts";
 import { mementoLinkHeader, mementoUrls, pageLinks, timegateLinkHeader } from "../../src/memento/links.ts";
 import { MEMENTO_CACHE_CONTROL } from "../../src/origin/memento-answers.ts";
 import type { MementoInfo } from "../../src/memento/types.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
 import { pageRef, type PageRef } from "../../src/page/page-ref.ts";
-import { withColo } from "../../src/sim/colo.ts";
+import { withColo } from "../../src/config/colo.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
 
 /** The origin absolute links start with: PUBLIC_ORIGIN if set, else the request's own. */

@@ -17,7 +17,7 @@
  */
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { atQuery, historyQuery, revisionParam } from "../../src/read-api/queries.ts";
+import { atQuery, historyQuery, revisionParam } from "../../src/http/queries.ts";
 import { dcbRefused, rememberDcbRefusal } from "../../src/representation/dcb-refusals.ts";
 import { offeredDictionary, useAsDictionary } from "../../src/representation/dictionary.ts";
 import { isCompressible } from "../../src/representation/compressible.ts";
@@ -27,10 +27,10 @@ import { serveRepresentation } from "../../src/representation/serve.ts";
 import { sandboxArchived } from "../../src/representation/archived-content.ts";
 import { addVary } from "../../src/representation/vary.ts";
 import { validated } from "../../src/http/validate.ts";
-import { sha256Hex } from "../../src/hash/digests.ts";
+import { sha256Hex } from "../../src/lib/digests.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
 import { titleSegment, type PageRef } from "../../src/page/page-ref.ts";
-import { withColo } from "../../src/sim/colo.ts";
+import { withColo } from "../../src/config/colo.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
 import { canonicalTitle } from "./canonical-title.ts";
 import { timeTravel } from "./memento-routes.ts";

@@ -15,8 +15,8 @@
  * const { dict, release } = borrowCachedDictionary(previousRevision);
  * try { brotliCompress(next, { dictionary: dict }); } finally { release(); }
  */
-import { Lru } from "../../cache/lru.ts";
-import { toHex } from "../../hash/digests.ts";
+import { Lru } from "../../lib/lru.ts";
+import { toHex } from "../../lib/digests.ts";
 import { LIMITS } from "../../limits.ts";
 import { sameBytes } from "../runtime/same-bytes.ts";
 import { BrotliDictionary, checkDictionaryBytes, type DictionaryInput } from "./dictionary.ts";

@@ -1,7 +1,7 @@
 /**
  * Which reduced static-dictionary table a body gets, by its media type:
  * HTML, CSS and JavaScript each have one, trained on web content
- * (`npm run build:dict`, src/dict/) and committed (./tables.generated.ts);
+ * (`npm run build:dict`, src/tools/dict/) and committed (./tables.generated.ts);
  * anything else gets stock brotli. Each table is prepared in the brotli heap
  * once per isolate, on first use, and reused by every response after.
  *

@@ -3,7 +3,7 @@
  * dictionary"): which (word, transform) pairs of brotli's built-in dictionary
  * an encoder may search for one content type. The encoder side
  * (src/codec/brotli/reduced-dictionary.ts) prepares its search structures
- * from these bytes; the trainer (src/dict/) writes them.
+ * from these bytes; the trainer (src/tools/dict/) writes them.
  *
  * Layout, little-endian:
  *   "PSD1"            4 bytes, magic

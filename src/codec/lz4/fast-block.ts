@@ -27,7 +27,7 @@ export type Lz4Variant = (typeof LZ4_VARIANTS)[number];
 
 /**
  * The fastest fixed variant in Node on real pages (html, css, js, LZ4 fast
- * and HC 9; see src/bench/lz4-variants.ts), and so what runs wherever the
+ * and HC 9; see src/tools/bench/lz4-variants.ts), and so what runs wherever the
  * bandit cannot time anything, as in workerd.
  */
 export const LZ4_DEFAULT_VARIANT: Lz4Variant = "wild16-swizzle";

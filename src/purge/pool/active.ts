@@ -10,7 +10,7 @@
  * falls behind anyway.
  */
 import { activePurgeQueues, purgeHome, type QueueSelf } from "../../bindings.ts";
-import { rendezvousPick } from "../../config/rendezvous.ts";
+import { rendezvousPick } from "../../lib/rendezvous.ts";
 import { topologyOf } from "../../config/topology.ts";
 
 export async function activePurgeQueue(env: Env, region: string): Promise<QueueSelf> {

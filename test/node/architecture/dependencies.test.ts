@@ -1,8 +1,9 @@
 /**
  * The architecture as the README's "How it is built" states it, checked on
  * the source: dependencies between folders under src/ run one way, product
- * code never reaches into the tools (src/bench, src/cli, src/local, src/dict), and only the
- * address book (src/bindings.ts) names or builds Durable Object stubs.
+ * code never reaches into the tools (everything under src/tools/: the CLI,
+ * the benchmarks, the importer, the dictionary trainer, the demo content and
+ * the local-run helpers), and only the address book (src/bindings.ts) names or builds Durable Object stubs.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -10,8 +11,8 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const PRODUCT = ["src", "workers", "durable-objects"];
-// src/dict is the static-dictionary trainer: a tool, never in the Worker bundle.
-const TOOLS = ["src/bench", "src/cli", "src/local", "src/dict"];
+// Tools run on a developer's machine or in CI, never in the Worker bundle.
+const TOOLS = ["src/tools"];
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -28,10 +29,11 @@ function importsOf(file: string): string[] {
   return [...stated, ...dynamic].map((path) => relative(ROOT, resolve(dirname(file), path)));
 }
 
-/** A file's folder under src/ (`src/tiers`), or the file itself for src/'s own files. */
+/** A file's folder under src/ (`src/tiers`, or `src/tools/bench` for a tool), or the file itself for src/'s own files. */
 function folderOf(path: string): string {
   const parts = path.split("/");
-  return parts[0] === "src" && parts.length > 2 ? `${parts[0]}/${parts[1]}` : path;
+  const depth = parts[1] === "tools" ? 3 : 2;
+  return parts[0] === "src" && parts.length > depth ? parts.slice(0, depth).join("/") : path;
 }
 
 const files = PRODUCT.flatMap((d) => sources(join(ROOT, d))).map((f) => relative(ROOT, f));

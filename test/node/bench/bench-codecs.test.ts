@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { CODEC_ROW_KEYS } from "../../../src/bench/codecs.ts";
+import { CODEC_ROW_KEYS } from "../../../src/tools/bench/codecs.ts";
 import { LZ4_VARIANTS } from "../../../src/codec/index.ts";
 import { CLI, benchRows } from "./support/run-bench.ts";
 

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DICT_BUCKET_ROW_KEYS } from "../../../src/bench/dict/run.ts";
+import { DICT_BUCKET_ROW_KEYS } from "../../../src/tools/bench/dict/run.ts";
 import { CORPUS_DIR, HAVE_CORPUS, palimpsest, webSample } from "../codec/support/corpus.ts";
 import { writeFixtureCorpus } from "../dict/support/fixture-corpus.ts";
 

@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { benchRows } from "./support/run-bench.ts";
 import { LIMITS } from "../../../src/limits.ts";
-import { BIG_REVISION_BYTES, type HostileMeasureRow, type HostileRow, type HostileSummaryRow, type HostileWalkRow } from "../../../src/bench/hostile/run.ts";
+import { BIG_REVISION_BYTES, type HostileMeasureRow, type HostileRow, type HostileSummaryRow, type HostileWalkRow } from "../../../src/tools/bench/hostile/run.ts";
 
 const NAMES = [
   "baseline.cached_read",

@@ -12,7 +12,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { benchRows } from "./support/run-bench.ts";
-import { PURGE_ROW_KEYS } from "../../../src/bench/purge/run.ts";
+import { PURGE_ROW_KEYS } from "../../../src/tools/bench/purge/run.ts";
 
 type Row = Record<string, unknown>;
 

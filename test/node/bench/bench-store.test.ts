@@ -20,8 +20,8 @@ import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { commandMissing, describeNeeding, fileMissing, firstMissing } from "../support/requirements.ts";
 import { benchRows } from "./support/run-bench.ts";
-import { READ_SCALING_KEYS, READ_SCALING_LENGTH_KEYS, STORE_ROW_KEYS } from "../../../src/bench/store/run.ts";
-import { STORE_TARGETS } from "../../../src/bench/store/targets.ts";
+import { READ_SCALING_KEYS, READ_SCALING_LENGTH_KEYS, STORE_ROW_KEYS } from "../../../src/tools/bench/store/run.ts";
+import { STORE_TARGETS } from "../../../src/tools/bench/store/targets.ts";
 
 const HISTORY = fileURLToPath(new URL("../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
 

@@ -11,7 +11,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { benchRows } from "./support/run-bench.ts";
-import { TIERS_ROW_KEYS } from "../../../src/bench/tiers/run.ts";
+import { TIERS_ROW_KEYS } from "../../../src/tools/bench/tiers/run.ts";
 
 describe("palimpsest bench tiers --json --quick", () => {
   it("prints tiered-fanout, tiered-direct and no-tier with no lost purge and no read beyond its staleness bound", { timeout: 90_000 }, async () => {

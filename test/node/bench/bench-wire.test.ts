@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { describeNeeding, fileMissing } from "../support/requirements.ts";
 import { benchRows } from "./support/run-bench.ts";
-import type { WireEncodingRow, WireRow, WireTargetRow } from "../../../src/bench/wire/run.ts";
+import type { WireEncodingRow, WireRow, WireTargetRow } from "../../../src/tools/bench/wire/run.ts";
 
 const HISTORY = fileURLToPath(new URL("../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
 

@@ -5,8 +5,8 @@
  */
 import "../../../src/codec/install-node.ts";
 import { describe, expect, it } from "vitest";
-import { benchLz4Variants } from "../../../src/bench/lz4-variants.ts";
-import { QUICK_POLICY } from "../../../src/bench/harness/index.ts";
+import { benchLz4Variants } from "../../../src/tools/bench/lz4-variants.ts";
+import { QUICK_POLICY } from "../../../src/tools/bench/harness/index.ts";
 import { LZ4_VARIANTS, lz4Compress, lz4VariantChoice } from "../../../src/codec/index.ts";
 
 function page(seed: number, length: number): Uint8Array {

@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import "../../../src/codec/install-node.ts";
 import { brotliCompress } from "../../../src/codec/index.ts";
-import { QUICK_POLICY } from "../../../src/bench/harness/index.ts";
-import { cacheRoot, DEFAULT_COMPILER, fnv1a64, type NativeSpeed } from "../../../src/bench/native-build.ts";
-import { nativeBrotliBaseline, type DictionaryPair } from "../../../src/bench/native-brotli.ts";
+import { QUICK_POLICY } from "../../../src/tools/bench/harness/index.ts";
+import { cacheRoot, DEFAULT_COMPILER, fnv1a64, type NativeSpeed } from "../../../src/tools/bench/native-build.ts";
+import { nativeBrotliBaseline, type DictionaryPair } from "../../../src/tools/bench/native-brotli.ts";
 import { generateHistory } from "../support/mediawiki-export.ts";
 import { commandMissing, describeNeeding, fileMissing, firstMissing, itNeeding } from "../support/requirements.ts";
 

@@ -7,9 +7,9 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cacheRoot, DEFAULT_COMPILER } from "../../../src/bench/native-build.ts";
-import { lz4CliBaseline, nativeLz4Baseline, parseLz4CliBench } from "../../../src/bench/native-lz4.ts";
-import { QUICK_POLICY } from "../../../src/bench/harness/index.ts";
+import { cacheRoot, DEFAULT_COMPILER } from "../../../src/tools/bench/native-build.ts";
+import { lz4CliBaseline, nativeLz4Baseline, parseLz4CliBench } from "../../../src/tools/bench/native-lz4.ts";
+import { QUICK_POLICY } from "../../../src/tools/bench/harness/index.ts";
 import { commandMissing, describeNeeding, fileMissing, firstMissing, itNeeding, present } from "../support/requirements.ts";
 
 const SDIST = join(cacheRoot(), "sdist", "lz4-4.4.5.tar.gz");

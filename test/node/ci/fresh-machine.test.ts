@@ -19,7 +19,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../../src/local/local-worker.ts";
+import { REPO_ROOT } from "../../../src/tools/local/local-worker.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "fresh-machine-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -220,7 +220,7 @@ describe("`palimpsest codec` error contract", () => {
     }
   }, 60_000);
 
-  // commander's own parse errors exit 1 by default; src/cli/main.ts maps them
+  // commander's own parse errors exit 1 by default; src/tools/cli/main.ts maps them
   // to 2, so an unknown codec, an unknown flag or a missing --codec are bad usage.
   it("exits 2 on usage errors commander catches: unknown codec, unknown flag, missing --codec", async () => {
     const results = await Promise.all(

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
-import { REPO_ROOT } from "../../../src/local/local-worker.ts";
+import { REPO_ROOT } from "../../../src/tools/local/local-worker.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { startPalimpsestDev, type PalimpsestDev } from "../support/palimpsest-dev.ts";
 

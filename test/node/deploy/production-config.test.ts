@@ -9,7 +9,7 @@ import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
-import { freePort, REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
+import { freePort, REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/tools/local/local-worker.ts";
 import { PALIMPSEST_CLI, startPalimpsestDev } from "../support/palimpsest-dev.ts";
 
 const colo = { "x-palimpsest-colo": "SYD" };

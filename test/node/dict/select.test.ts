@@ -4,8 +4,8 @@
  * whatever order the hits came in; the corpus split is fixed by path alone.
  */
 import { describe, expect, it } from "vitest";
-import { GainTally, type GainHit } from "../../../src/dict/select.ts";
-import { partOf, typeOfPath } from "../../../src/dict/corpus.ts";
+import { GainTally, type GainHit } from "../../../src/tools/dict/select.ts";
+import { partOf, typeOfPath } from "../../../src/tools/dict/corpus.ts";
 
 const hit = (length: number, index: number, transform: number, gain: number): GainHit => ({ length, index, transform, gain });
 

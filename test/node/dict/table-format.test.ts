@@ -12,7 +12,7 @@ import {
   wordCount,
   type TableEntry,
 } from "../../../src/codec/dict/table-format.ts";
-import { describeTransform, TRANSFORMS, TRANSFORM_COUNT } from "../../../src/dict/transforms.ts";
+import { describeTransform, TRANSFORMS, TRANSFORM_COUNT } from "../../../src/tools/dict/transforms.ts";
 import { staticDictTypeFor } from "../../../src/codec/dict/static-dict.ts";
 import { LIMITS } from "../../../src/limits.ts";
 

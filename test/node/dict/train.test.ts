@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import "../../../src/codec/install-node.ts";
 import { decodeTable } from "../../../src/codec/dict/table-format.ts";
-import { corpusFiles } from "../../../src/dict/corpus.ts";
-import { trainTable } from "../../../src/dict/train.ts";
+import { corpusFiles } from "../../../src/tools/dict/corpus.ts";
+import { trainTable } from "../../../src/tools/dict/train.ts";
 import { palimpsest } from "../codec/support/corpus.ts";
 import { writeFixtureCorpus } from "./support/fixture-corpus.ts";
 

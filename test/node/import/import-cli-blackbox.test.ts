@@ -8,10 +8,10 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { decodeUtf8, readMediaWikiExport } from "../../../src/import/mediawiki-reader.ts";
-import { openExport } from "../../../src/import/open-export.ts";
+import { decodeUtf8, readMediaWikiExport } from "../../../src/tools/import/mediawiki-reader.ts";
+import { openExport } from "../../../src/tools/import/open-export.ts";
 import { exportXml, generateHistory, mediaWikiSha1, type ExportRevisionInput, type GeneratedRevision } from "../support/mediawiki-export.ts";
-import { freePort } from "../../../src/local/local-worker.ts";
+import { freePort } from "../../../src/tools/local/local-worker.ts";
 import { fileMissing, itNeeding } from "../support/requirements.ts";
 import { NO_BZIP2, oneLineReason, rawBytes, importHarnessForThisFile, summaryOf, type Compression, type HistoryEntry } from "./import-cli-harness.ts";
 

@@ -20,9 +20,9 @@ import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, expect } from "vitest";
 import { mediaWikiSha1 } from "../support/mediawiki-export.ts";
 import { commandMissing } from "../support/requirements.ts";
-import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
+import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/tools/local/local-worker.ts";
 
-const CLI = join(REPO_ROOT, "src/cli/palimpsest.js");
+const CLI = join(REPO_ROOT, "src/tools/cli/palimpsest.js");
 /** Far longer than any import here takes (2–10 s) even on a loaded CI machine, and shorter than the tests' timeouts, so a hang fails with its stderr. */
 const CLI_WATCHDOG_MS = 55_000;
 

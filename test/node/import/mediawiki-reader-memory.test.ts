@@ -7,8 +7,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
-import { decodeUtf8, readMediaWikiExport } from "../../../src/import/mediawiki-reader.ts";
-import { openExport } from "../../../src/import/open-export.ts";
+import { decodeUtf8, readMediaWikiExport } from "../../../src/tools/import/mediawiki-reader.ts";
+import { openExport } from "../../../src/tools/import/open-export.ts";
 import { describeNeeding, fileMissing } from "../support/requirements.ts";
 
 const ARIA = fileURLToPath(new URL("../../../../shared/corpus/histories/w3c-aria.xml.br", import.meta.url));

@@ -8,7 +8,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../../src/limits.ts";
-import { decodeUtf8, ExportFormatError, readMediaWikiExport, RevisionProblem, type ExportItem, type ExportRevision } from "../../../src/import/mediawiki-reader.ts";
+import { decodeUtf8, ExportFormatError, readMediaWikiExport, RevisionProblem, type ExportItem, type ExportRevision } from "../../../src/tools/import/mediawiki-reader.ts";
 import { normalizeTitle } from "../../../src/page/title.ts";
 import { exportXml, mediaWikiSha1, type ExportRevisionInput } from "../support/mediawiki-export.ts";
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { detectCompression, openExport } from "../../../src/import/open-export.ts";
+import { detectCompression, openExport } from "../../../src/tools/import/open-export.ts";
 import { commandMissing, itNeeding } from "../support/requirements.ts";
 
 const TEXT = `<mediawiki version="0.11">${"<page>é 😀 x</page>\n".repeat(20_000)}</mediawiki>\n`;

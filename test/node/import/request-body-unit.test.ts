@@ -6,7 +6,7 @@
  * are measured and escaped in).
  */
 import { describe, expect, it } from "vitest";
-import { measureRevision, requestBodyBytes, requestBodyStream } from "../../../src/import/request-body.ts";
+import { measureRevision, requestBodyBytes, requestBodyStream } from "../../../src/tools/import/request-body.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
 
 const PIECE = 1 << 14;

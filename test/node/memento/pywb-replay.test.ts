@@ -15,7 +15,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { freePort } from "../../../src/local/local-worker.ts";
+import { freePort } from "../../../src/tools/local/local-worker.ts";
 import { describeNeeding, fileMissing, firstMissing } from "../support/requirements.ts";
 import { NO_PYTHON_VENV, PIP_INSTALL_TIMEOUT_MS, pypiVenv } from "../support/pypi-venv.ts";
 import { BIP_0340, PAGE, around, askedTimes, currentAt, sha256, startArchive, wayback, type Archive, type Rev } from "./support.ts";

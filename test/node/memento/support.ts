@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { join } from "node:path";
-import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
+import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/tools/local/local-worker.ts";
 
 const run = promisify(execFile);
 
@@ -47,7 +47,7 @@ export const sha256 = (bytes: Uint8Array | string) => createHash("sha256").updat
 export async function startArchive(): Promise<Archive> {
   const worker = await startLocalWorker({ vars: { ENVIRONMENT: "development" } });
   try {
-    await run("node", [join(REPO_ROOT, "src/cli/palimpsest.js"), "import", BIP_0340, "--url", worker.url, "--token", worker.token, "--no-progress"], { timeout: 150_000 }).catch(
+    await run("node", [join(REPO_ROOT, "src/tools/cli/palimpsest.js"), "import", BIP_0340, "--url", worker.url, "--token", worker.token, "--no-progress"], { timeout: 150_000 }).catch(
       (err: { stderr?: string; signal?: string }) => {
         throw new Error(`palimpsest import failed (${err.signal ?? "exit"}): ${err.stderr?.slice(-2_000)}`);
       },

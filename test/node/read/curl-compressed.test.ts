@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
+import { startLocalWorker, type LocalWorker } from "../../../src/tools/local/local-worker.ts";
 
 const run = promisify(execFile);
 const PAGE = "Curl_compressed";

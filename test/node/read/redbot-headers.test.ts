@@ -12,7 +12,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
+import { startLocalWorker, type LocalWorker } from "../../../src/tools/local/local-worker.ts";
 import { describeNeeding } from "../support/requirements.ts";
 import { NO_PYTHON_VENV, PIP_INSTALL_TIMEOUT_MS, pypiVenv, type PypiVenv } from "../support/pypi-venv.ts";
 

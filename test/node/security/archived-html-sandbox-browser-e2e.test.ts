@@ -24,7 +24,7 @@
  */
 import type { Browser, BrowserContext, Page, Request as PageRequest } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../../src/local/local-worker.ts";
+import { startLocalWorker, type LocalWorker } from "../../../src/tools/local/local-worker.ts";
 import { launchChromium, NO_CHROMIUM } from "../support/chromium.ts";
 import { describeNeeding } from "../support/requirements.ts";
 

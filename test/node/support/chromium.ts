@@ -1,13 +1,13 @@
 /**
  * The one way the browser tests start a browser: the project's Chromium and
- * flags (src/local/chromium.ts) driven by playwright-core.
+ * flags (src/tools/local/chromium.ts) driven by playwright-core.
  *
  * @example
  * const browser = await launchChromium();
  * const page = await browser.newPage();
  */
 import { chromium, type Browser } from "playwright-core";
-import { CHROMIUM, CHROMIUM_ARGS } from "../../../src/local/chromium.ts";
+import { CHROMIUM, CHROMIUM_ARGS } from "../../../src/tools/local/chromium.ts";
 import { fileMissing } from "./requirements.ts";
 
 export { CHROMIUM, CHROMIUM_ARGS };

@@ -19,9 +19,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT, freePort, waitForHealthy } from "../../../src/local/local-worker.ts";
+import { REPO_ROOT, freePort, waitForHealthy } from "../../../src/tools/local/local-worker.ts";
 
-export const PALIMPSEST_CLI = join(REPO_ROOT, "src/cli/palimpsest.js");
+export const PALIMPSEST_CLI = join(REPO_ROOT, "src/tools/cli/palimpsest.js");
 
 export interface PalimpsestDev {
   /** `http://localhost:PORT`, as the command prints it. */
@@ -65,7 +65,7 @@ export async function startPalimpsestDev(args: string[] = [], options: { ready?:
   const dir = mkdtempSync(join(tmpdir(), "palimpsest-dev-"));
   const port = await freePort();
   // `checkout`: a copy of the repository to run `npm start` in, as a developer does (its CLI, in its root, its .dev.vars).
-  const cli = options.checkout ? join(options.checkout, "src/cli/palimpsest.js") : PALIMPSEST_CLI;
+  const cli = options.checkout ? join(options.checkout, "src/tools/cli/palimpsest.js") : PALIMPSEST_CLI;
   const child = spawn(process.execPath, [cli, "dev", "--port", String(port), "--persist-to", join(dir, "state"), ...args], {
     cwd: options.checkout ?? dir,
     env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },

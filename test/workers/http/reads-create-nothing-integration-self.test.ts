@@ -2,7 +2,7 @@ import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
-import { mulberry32 } from "../../../src/random/mulberry32.ts";
+import { mulberry32 } from "../../../src/lib/mulberry32.ts";
 import { allTiers } from "../../../src/bindings.ts";
 import { TOKEN, append, linearHistory, request } from "../support/archive.ts";
 import { ONE_COLO_PER_REGION, readFrom, tierCache, waitForAck } from "../support/tiers.ts";

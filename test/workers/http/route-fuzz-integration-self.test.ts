@@ -13,7 +13,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../../src/limits.ts";
-import { mulberry32 } from "../../../src/random/mulberry32.ts";
+import { mulberry32 } from "../../../src/lib/mulberry32.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { csrfOf, login, type Signed } from "../dashboard/support.ts";
 import { TOKENS } from "../support/tokens.ts";

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../../src/limits.ts";
-import { mulberry32 } from "../../../src/random/mulberry32.ts";
+import { mulberry32 } from "../../../src/lib/mulberry32.ts";
 import { dcbRefused, rememberDcbRefusal } from "../../../src/representation/dcb-refusals.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 

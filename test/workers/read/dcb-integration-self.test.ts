@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { cacheTagsOf, deltaKey } from "../../../src/tiers/cache-key.ts";
 import { LowerTier } from "../../../src/tiers/lower-tier.ts";
 import { brotliDecompress, dcbDecompress, DCB_MAGIC } from "../../../src/codec/index.ts";
-import { mulberry32 } from "../../../src/random/mulberry32.ts";
+import { mulberry32 } from "../../../src/lib/mulberry32.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { waitForAck } from "../support/tiers.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";

@@ -10,7 +10,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { sha1Base36, sha256Hex } from "../../../src/hash/digests.ts";
+import { sha1Base36, sha256Hex } from "../../../src/lib/digests.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
 import type { PurgeEvent } from "../../../src/purge/events.ts";
 import { zonePurgeBodies } from "../../../src/purge/zone-purge.ts";

@@ -8,7 +8,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
-import { sha1Base36 } from "../../../src/hash/digests.ts";
+import { sha1Base36 } from "../../../src/lib/digests.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
 import { clearBlobCache } from "../../../src/storage/blob-cache.ts";
 import { BlobStore } from "../../../src/storage/blob-store.ts";

@@ -1,5 +1,5 @@
 import { inject, describe, expect, it } from "vitest";
-import { sha1Base36 } from "../../../src/hash/digests.ts";
+import { sha1Base36 } from "../../../src/lib/digests.ts";
 import { normalizeTitle } from "../../../src/page/title.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";

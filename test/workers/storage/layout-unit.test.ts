@@ -7,7 +7,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import "../../../src/codec/install-worker.ts";
-import { sha256Hex } from "../../../src/hash/digests.ts";
+import { sha256Hex } from "../../../src/lib/digests.ts";
 import { encodeBlob, decodeBlob } from "../../../src/storage/blob-format.ts";
 import { BlobStore } from "../../../src/storage/blob-store.ts";
 import { planStreams } from "../../../src/storage/group-streams.ts";

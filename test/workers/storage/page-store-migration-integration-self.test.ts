@@ -7,7 +7,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { PageStore } from "../../../durable-objects/page-store.ts";
-import { sha1Base36 } from "../../../src/hash/digests.ts";
+import { sha1Base36 } from "../../../src/lib/digests.ts";
 import { listPage } from "../../../src/page/directory.ts";
 import fixture from "../../fixtures/page-store/v1-store.json";
 import { appendOk, linearHistory, request } from "../support/archive.ts";

@@ -9,8 +9,8 @@
  */
 import { existsSync } from "node:fs";
 import type { TestProject } from "vitest/node";
-import { decodeUtf8, readMediaWikiExport, type ExportRevision } from "../../../src/import/mediawiki-reader.ts";
-import { openExport } from "../../../src/import/open-export.ts";
+import { decodeUtf8, readMediaWikiExport, type ExportRevision } from "../../../src/tools/import/mediawiki-reader.ts";
+import { openExport } from "../../../src/tools/import/open-export.ts";
 
 const CORPUS = new URL("../../../../shared/corpus/histories/", import.meta.url);
 export const ROUND_TRIP_HISTORIES = ["bip-0340", "bip-0341"] as const;

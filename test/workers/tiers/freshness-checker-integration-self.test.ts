@@ -17,7 +17,7 @@
  */
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { mulberry32 } from "../../../src/random/mulberry32.ts";
+import { mulberry32 } from "../../../src/lib/mulberry32.ts";
 import { lowerCounters } from "../../../src/tiers/lower-tier.ts";
 import { topologyOf } from "../../../src/config/topology.ts";
 import { app } from "../../../workers/edge/app.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rendezvousPick } from "../../../src/config/rendezvous.ts";
+import { rendezvousPick } from "../../../src/lib/rendezvous.ts";
 
 const keys = Array.from({ length: 20_000 }, (_, i) => `/page/P${i}/${i * 7}`);
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ProblemError } from "../../../src/http/problem.ts";
-import { coloOf } from "../../../src/sim/colo.ts";
+import { coloOf } from "../../../src/config/colo.ts";
 import { parseTopology } from "../../../src/config/topology.ts";
 
 const configured = (env as unknown as { TOPOLOGY: Record<string, unknown> }).TOPOLOGY;

@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
-export const CLI = fileURLToPath(new URL("../../../../src/cli/palimpsest.js", import.meta.url));
+export const CLI = fileURLToPath(new URL("../../../../src/tools/cli/palimpsest.js", import.meta.url));
 
 export interface BenchRunOptions {
   /** Kills the bench after this many ms. */

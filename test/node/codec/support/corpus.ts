@@ -85,9 +85,9 @@ export function run(command: string, args: readonly string[], input: Uint8Array 
   });
 }
 
-/** `palimpsest <args>` exactly as a developer runs it: node src/cli/palimpsest.js. */
+/** `palimpsest <args>` exactly as a developer runs it: node src/tools/cli/palimpsest.js. */
 export function palimpsest(args: readonly string[], input?: Uint8Array): Promise<RunResult> {
-  return run(process.execPath, [join(REPO_ROOT, "src/cli/palimpsest.js"), ...args], input);
+  return run(process.execPath, [join(REPO_ROOT, "src/tools/cli/palimpsest.js"), ...args], input);
 }
 
 /** Runs a reference tool and insists it succeeded. */

@@ -9,7 +9,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { mulberry32 } from "../../../../src/random/mulberry32.ts";
+import { mulberry32 } from "../../../../src/lib/mulberry32.ts";
 
 const WORDS =
   "the archive keeps every revision of each page and serves them from the nearest data centre with history links " +

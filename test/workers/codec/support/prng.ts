@@ -1,5 +1,5 @@
 /**
- * The project's seeded PRNG (`src/random/mulberry32.ts`) with the draws the
+ * The project's seeded PRNG (`src/lib/mulberry32.ts`) with the draws the
  * codec tests need, so they are deterministic and a failure can be replayed
  * from the seed it prints.
  *
@@ -8,7 +8,7 @@
  * const n = rand.int(0, 300 * 1024);
  * const noise = rand.bytes(n);
  */
-import { mulberry32 } from "../../../../src/random/mulberry32.ts";
+import { mulberry32 } from "../../../../src/lib/mulberry32.ts";
 
 export interface Prng {
   readonly seed: number;

@@ -1,0 +1,40 @@
+/**
+ * Which data centre a request arrived at. In production that is
+ * `request.cf.colo`; in local development and tests the dev-only header
+ * `x-palimpsest-colo` picks one, so every colo runs in one workerd.
+ * Production refuses the header rather than let clients steer the tiers.
+ */
+import type { MiddlewareHandler } from "hono";
+import { settingsOf } from "./settings.ts";
+import { ProblemError } from "../http/problem.ts";
+import { topologyOf, type Region } from "./topology.ts";
+
+export const COLO_HEADER = "x-palimpsest-colo";
+
+export interface Colo {
+  colo: string;
+  region: Region;
+}
+
+export function coloOf(request: Request, env: Env): Colo {
+  const topology = topologyOf(env);
+  const simulated = request.headers.get(COLO_HEADER);
+  const development = settingsOf(env).development;
+  if (simulated !== null && !development) {
+    throw new ProblemError({ status: 400, code: "simulation_disabled", title: "Bad Request", detail: `${COLO_HEADER} is accepted only in development` });
+  }
+  const colo = (simulated ?? (request as Request & { cf?: { colo?: string } }).cf?.colo ?? "").toUpperCase();
+  const region = topology.regionOfColo.get(colo);
+  if (region) return { colo, region };
+  if (simulated !== null) {
+    throw new ProblemError({ status: 400, code: "unknown_colo", title: "Bad Request", detail: `colo ${simulated} is not in TOPOLOGY; known: ${[...topology.regionOfColo.keys()].join(" ")}` });
+  }
+  // An unmapped real colo (or none, under plain wrangler dev) is served by the upper tier's region.
+  return { colo: colo || "LOCAL", region: topology.upperRegion };
+}
+
+/** Resolves the request's colo once, for the routes that use it (`c.get("colo")`). */
+export const withColo: MiddlewareHandler<{ Bindings: Env; Variables: { colo: Colo } }> = async (c, next) => {
+  c.set("colo", coloOf(c.req.raw, c.env));
+  await next();
+};

@@ -1,0 +1,285 @@
+/**
+ * `bench store`: how well the archive stores real revision histories, and
+ * what reading them back costs, measured through the very code the Worker
+ * runs: each history is imported over HTTP into the project's own Worker
+ * (`PageStore` Durable Object, KV blobs) running locally in workerd via
+ * wrangler (src/tools/local/local-worker.ts, from one bundle per run, with the tiered
+ * cache off so every read costs what the storage layout costs), then read
+ * back over the public API.
+ *
+ * Per history: the baselines (baselines.ts: a pass over the export, sizes
+ * only, nothing timed) while its Worker starts; then, with nothing else
+ * running (so no phase's timings carry another's load), import (timed per
+ * batch), stats and reads (verified, timed).
+ *
+ * Row fields (one JSON line per history):
+ *
+ * | field | meaning |
+ * |---|---|
+ * | history | file name without `.xml.br` etc. |
+ * | revisions, raw_bytes | revisions imported and their UTF-8 text bytes |
+ * | stored_bytes | blob_bytes + sqlite_bytes |
+ * | blob_bytes | live blob bytes (`GET /api/pages/{key}/stats`: blobBytes) |
+ * | sqlite_bytes | the page's SQLite database size after the import, `ctx.storage.sql.databaseSize` (stats: metadataBytes) |
+ * | ratio | stored_bytes / raw_bytes, a fraction: 0.0052 means 0.52 % |
+ * | blobs | live blobs |
+ * | max_blob_reads_per_read, max_decodes_per_read | maxima over the reads of `x-read-cost`'s blob-reads and decodes, as the origin reports them (blobs a read needs, held parsed or not); the KV reads themselves are counted at the binding in test/workers/storage/blob-reads-integration-self.test.ts |
+ * | mean_decoded_bytes_per_read, max_decoded_bytes_per_read | mean and maximum of `x-read-cost`'s decoded-bytes |
+ * | mean_decode_amplification, max_decode_amplification | a read's decoded bytes / the byte size of the revision it returned, mean and maximum over the reads (reads.ts) |
+ * | read_ms_p50, read_ms_p99 | wall-clock ms per `GET /page/{key}/{revid}` (request to full body), over random revisions after a warm-up (reads.ts) |
+ * | write_ms_p50 | median over revisions of batch request time / revisions in the batch (importer.ts) |
+ * | import_revisions_per_s, import_mb_per_s | revisions and raw MB (1e6 bytes) over the import's wall time: reading the export, batching and every request (importer.ts) |
+ * | baseline_*_ratio | the same kind of fraction for the baselines (baselines.ts): per-revision gzip, 16 MiB-block brotli 9, git aggressive pack + idx (`git_pack`) and pack alone (`git_pack_only`), solid `xz -9e`; git's are null without git, xz's without xz |
+ * | target_bytes | issue 13's byte target: max(0.5 × git pack + idx bytes, 1.25 × xz bytes), rounded down (targets.ts); null without git or xz |
+ * | target_bytes_met | stored_bytes ≤ target_bytes (null when target_bytes is) |
+ * | target_reads_met | max_blob_reads_per_read ≤ 2 and max_decode_amplification ≤ 16 (targets.ts) |
+ *
+ * The targets are fields of the history's own row (not a row of their own),
+ * so one line per history says both what was measured and whether it meets
+ * the target. With `readScaling`, one more row follows the histories
+ * (read-scaling.ts), told apart by its `"row": "read_scaling"`.
+ *
+ * @example
+ * await benchStore(["../shared/corpus/histories/bip-0340.xml.br"], { seed: 1, log: console.error, onRow: (row) => console.log(JSON.stringify(row)) });
+ */
+import { ArchiveClient } from "../../local/archive-client.ts";
+import { startLocalWorker } from "../../local/local-worker.ts";
+import { bundleWorker, type WorkerBundle } from "../../local/worker-bundle.ts";
+import type { ExportRevision } from "../../import/mediawiki-reader.ts";
+import { normalizeTitle } from "../../../page/title.ts";
+import { mbPerSecond, percentile, round, sig4 } from "../harness/index.ts";
+import { benchVars, readTopology } from "../worker-config.ts";
+import { Baselines, type BaselineFigures } from "./baselines.ts";
+import { exportRevisions, historyName, HistoryInputError } from "./history.ts";
+import { importHistory, type ImportResult } from "./importer.ts";
+import { readScaling, type ReadScalingOptions, type ReadScalingRow } from "./read-scaling.ts";
+import { measureReads, type ReadMeasurement } from "./reads.ts";
+import { bytesTarget, readsTargetMet } from "./targets.ts";
+
+export { READ_SCALING_KEYS, READ_SCALING_LENGTH_KEYS, READ_SCALING_LENGTHS, READ_SCALING_READS, type ReadScalingRow } from "./read-scaling.ts";
+
+export const STORE_ROW_KEYS = [
+  "history",
+  "revisions",
+  "raw_bytes",
+  "stored_bytes",
+  "blob_bytes",
+  "sqlite_bytes",
+  "ratio",
+  "blobs",
+  "max_blob_reads_per_read",
+  "max_decodes_per_read",
+  "mean_decoded_bytes_per_read",
+  "max_decoded_bytes_per_read",
+  "mean_decode_amplification",
+  "max_decode_amplification",
+  "read_ms_p50",
+  "read_ms_p99",
+  "write_ms_p50",
+  "import_revisions_per_s",
+  "import_mb_per_s",
+  "baseline_per_rev_gzip_ratio",
+  "baseline_block16m_brotli9_ratio",
+  "baseline_git_pack_ratio",
+  "baseline_git_pack_only_ratio",
+  "baseline_xz_ratio",
+  "target_bytes",
+  "target_bytes_met",
+  "target_reads_met",
+] as const;
+
+/** The fields that are null when git or xz is not installed. */
+type NullableNumber = "baseline_git_pack_ratio" | "baseline_git_pack_only_ratio" | "baseline_xz_ratio" | "target_bytes";
+
+export type StoreRow = {
+  history: string;
+  target_bytes_met: boolean | null;
+  target_reads_met: boolean;
+} & { [K in NullableNumber]: number | null } & {
+  [K in Exclude<(typeof STORE_ROW_KEYS)[number], "history" | "target_bytes_met" | "target_reads_met" | NullableNumber>]: number;
+};
+
+export interface StoreBenchOptions {
+  /** Seed for the read sample and order. */
+  seed: number;
+  /** Compute the git baseline (if git is installed). */
+  git?: boolean;
+  /** Compute the xz baseline (if xz is installed). */
+  xz?: boolean;
+  /** Revisions read per history (plus the first and the last); default reads.ts's READ_SAMPLE. */
+  readSample?: number;
+  /** Run the read-scaling check after the histories (lengths and reads per length default to read-scaling.ts's). */
+  readScaling?: Pick<ReadScalingOptions, "lengths" | "reads">;
+  log?: (line: string) => void;
+  onRow(row: StoreRow): void;
+  onReadScaling?(row: ReadScalingRow): void;
+}
+
+/** What every Worker of a run starts from. */
+interface StoreSetup {
+  bundle: WorkerBundle;
+  vars: Record<string, unknown>;
+}
+
+/** Each history on a fresh Worker with fresh storage, all from one bundle; then the read-scaling check on one more. */
+export async function benchStore(files: readonly string[], options: StoreBenchOptions): Promise<void> {
+  // Both take seconds and neither needs the other.
+  const [bundle, topology] = await Promise.all([bundleWorker(), readTopology()]);
+  // The tiered cache off: the read cost measured is the storage layout's, not a cache's.
+  const setup = { bundle, vars: benchVars({ ...topology, enabled: false }) };
+  try {
+    for (const file of files) options.onRow(await benchHistory(file, setup, options));
+    if (options.readScaling !== undefined) {
+      const scaling = options.readScaling;
+      const row = await withStoreWorker(setup, (client) => readScaling(client, { seed: options.seed, log: options.log, ...scaling }));
+      options.onReadScaling?.(row);
+    }
+  } finally {
+    bundle.dispose();
+  }
+}
+
+/**
+ * Runs `use` on a throwaway Worker. `untimed` work runs while the Worker
+ * starts and has ended before `use` begins, so it never loads what `use` times.
+ */
+async function withStoreWorker<T>(setup: StoreSetup, use: (client: ArchiveClient) => Promise<T>, untimed: Promise<unknown> = Promise.resolve()): Promise<T> {
+  const [started, done] = await Promise.allSettled([startLocalWorker({ ...setup, logLevel: workerLogLevel() }), untimed]);
+  if (started.status === "rejected") throw started.reason;
+  try {
+    if (done.status === "rejected") throw done.reason;
+    // One attempt per request: a retried request would hide its failure and inflate its time.
+    return await use(new ArchiveClient({ url: started.value.url, token: started.value.token, attempts: 1 }));
+  } finally {
+    await started.value.stop();
+  }
+}
+
+/** PALIMPSEST_BENCH_LOG_LEVEL=debug shows wrangler's and workerd's own output (some of it on stdout, so not with --json). */
+function workerLogLevel(): "debug" | "info" | "log" | "warn" {
+  const level = process.env.PALIMPSEST_BENCH_LOG_LEVEL;
+  return level === "debug" || level === "info" || level === "log" ? level : "warn";
+}
+
+/** Splits off the first revision to learn the page's key, then yields it and the rest. */
+async function withFirst(revs: AsyncGenerator<ExportRevision>): Promise<{ first: ExportRevision; all: AsyncGenerator<ExportRevision> }> {
+  const head = await revs.next();
+  if (head.done) throw new HistoryInputError("the export holds no revisions");
+  const first = head.value;
+  async function* all() {
+    yield first;
+    yield* revs;
+  }
+  return { first, all: all() };
+}
+
+/** Logs at most every few seconds. */
+function throttledLog(log: (line: string) => void, everyMs = 5000): (line: () => string) => void {
+  let last = performance.now();
+  return (line) => {
+    if (performance.now() - last < everyMs) return;
+    last = performance.now();
+    log(line());
+  };
+}
+
+interface Stored {
+  key: string;
+  imported: ImportResult;
+  stats: { blobs: number; blobBytes: number; metadataBytes: number };
+  reads: ReadMeasurement;
+}
+
+/** Import, stats and reads of one history, on its own Worker. */
+async function storeAndRead(file: string, client: ArchiveClient, options: StoreBenchOptions, log: (line: string) => void): Promise<Stored> {
+  const { first, all } = await withFirst(exportRevisions(file));
+  const title = normalizeTitle(first.title);
+  if (!title.ok) throw new HistoryInputError(`${file}: ${title.reason}`);
+  const key = title.key;
+  log(`importing page ${key} into a local Worker at ${client.url}`);
+  const started = performance.now();
+  const progress = throttledLog(log);
+  const imported = await importHistory(client, key, all, {
+    onProgress: ({ revisions, rawBytes }) => progress(() => `imported ${revisions} revisions, ${(rawBytes / 1e6).toFixed(1)} MB, in ${((performance.now() - started) / 1000).toFixed(0)} s`),
+  });
+  log(`imported ${imported.revisions.length} revisions (${imported.rawBytes} bytes) in ${imported.batches} requests, ${imported.seconds.toFixed(1)} s`);
+  const stats = await client.stats(key);
+  if (stats.revisions !== imported.revisions.length || stats.rawBytes !== imported.rawBytes) {
+    throw new Error(`page ${key}: the archive reports ${stats.revisions} revisions / ${stats.rawBytes} bytes, the import sent ${imported.revisions.length} / ${imported.rawBytes}`);
+  }
+  log(`stored ${stats.blobBytes} blob bytes in ${stats.blobs} live blobs + ${stats.metadataBytes} bytes of SQLite`);
+  const readStarted = performance.now();
+  const reads = await measureReads(client, key, imported.revisions, { seed: options.seed, sampleSize: options.readSample });
+  log(`read and verified ${reads.reads} revisions in ${((performance.now() - readStarted) / 1000).toFixed(1)} s`);
+  return { key, imported, stats, reads };
+}
+
+async function benchHistory(file: string, setup: StoreSetup, options: StoreBenchOptions): Promise<StoreRow> {
+  const name = historyName(file);
+  const log = (line: string) => options.log?.(`bench store: ${name}: ${line}`);
+  const started = performance.now();
+  const baselinesDone = computeBaselines(file, options).then((b) => {
+    const git = b.gitIdxBytes === null ? "" : `, git .pack ${b.gitPackBytes} bytes + .idx ${b.gitIdxBytes} bytes`;
+    const xz = b.xzBytes === null ? "" : `, xz ${b.xzBytes} bytes`;
+    log(`baselines in ${((performance.now() - started) / 1000).toFixed(1)} s${git}${xz}`);
+    return b;
+  });
+  const stored = await withStoreWorker(setup, (client) => storeAndRead(file, client, options, log), baselinesDone);
+  const baselines = await baselinesDone;
+  if (baselines.rawBytes !== stored.imported.rawBytes) {
+    throw new Error(`${file}: the baseline pass read ${baselines.rawBytes} bytes of text, the import ${stored.imported.rawBytes}`);
+  }
+  return storeRow(name, stored, baselines);
+}
+
+function storeRow(name: string, { imported, stats, reads }: Stored, baselines: BaselineFigures): StoreRow {
+  const raw = imported.rawBytes;
+  const stored = stats.blobBytes + stats.metadataBytes;
+  const fraction = (bytes: number | null) => (bytes === null ? null : sig4(bytes / raw));
+  const gitBytes = baselines.gitPackBytes === null || baselines.gitIdxBytes === null ? null : baselines.gitPackBytes + baselines.gitIdxBytes;
+  const target = bytesTarget(gitBytes, baselines.xzBytes);
+  return {
+    history: name,
+    revisions: imported.revisions.length,
+    raw_bytes: raw,
+    stored_bytes: stored,
+    blob_bytes: stats.blobBytes,
+    sqlite_bytes: stats.metadataBytes,
+    ratio: sig4(stored / raw),
+    blobs: stats.blobs,
+    max_blob_reads_per_read: reads.maxBlobReads,
+    max_decodes_per_read: reads.maxDecodes,
+    mean_decoded_bytes_per_read: Math.round(reads.meanDecodedBytes),
+    max_decoded_bytes_per_read: reads.maxDecodedBytes,
+    mean_decode_amplification: sig4(reads.meanAmplification),
+    max_decode_amplification: sig4(reads.maxAmplification),
+    read_ms_p50: round(percentile(reads.latenciesMs, 50), 3),
+    read_ms_p99: round(percentile(reads.latenciesMs, 99), 3),
+    write_ms_p50: round(percentile(imported.writeMsPerRevision, 50), 3),
+    import_revisions_per_s: sig4(imported.revisions.length / imported.seconds),
+    import_mb_per_s: sig4(mbPerSecond(raw, imported.seconds)),
+    baseline_per_rev_gzip_ratio: sig4(baselines.gzipBytes / raw),
+    baseline_block16m_brotli9_ratio: sig4(baselines.brotliBytes / raw),
+    baseline_git_pack_ratio: fraction(gitBytes),
+    baseline_git_pack_only_ratio: fraction(baselines.gitPackBytes),
+    baseline_xz_ratio: fraction(baselines.xzBytes),
+    target_bytes: target,
+    target_bytes_met: target === null ? null : stored <= target,
+    target_reads_met: readsTargetMet(reads.maxBlobReads, reads.maxAmplification),
+  };
+}
+
+async function computeBaselines(file: string, options: { git?: boolean; xz?: boolean }): Promise<BaselineFigures> {
+  const git = options.git ?? true;
+  const xz = options.xz ?? true;
+  const baselines = await Baselines.start({ git, xz });
+  if (git && !baselines.hasGit) process.stderr.write("bench store: git is not installed; baseline_git_pack_ratio, baseline_git_pack_only_ratio and target_bytes are null\n");
+  if (xz && !baselines.hasXz) process.stderr.write("bench store: xz is not installed; baseline_xz_ratio and target_bytes are null\n");
+  try {
+    for await (const rev of exportRevisions(file)) await baselines.add(rev.id, rev.text);
+    return await baselines.finish();
+  } catch (err) {
+    baselines.dispose();
+    throw err;
+  }
+}
