@@ -11,7 +11,7 @@ export class DashboardSessions extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#store = new SessionStore(ctx.storage.sql);
+    this.#store = new SessionStore(ctx.storage);
   }
 
   create(session: StoredSession): void {

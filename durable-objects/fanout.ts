@@ -19,16 +19,10 @@ import { fanoutOf, purgeQueueOf, type QueueSelf } from "../src/bindings.ts";
 import type { Region } from "../src/config/topology.ts";
 import { LIMITS } from "../src/limits.ts";
 import { applyBatchesAt, type QueuedBatch } from "../src/purge/apply.ts";
-import { neededBy, type PurgeBatch } from "../src/purge/plan.ts";
+import { neededBy, type FanoutBatch } from "../src/purge/plan.ts";
 import type { PurgeTarget } from "../src/purge/targets.ts";
 import { sleep } from "../src/lib/backoff.ts";
 import { crossRegionHop } from "../src/tiers/link-latency.ts";
-
-export interface FanoutBatch extends PurgeBatch {
-  queue: QueueSelf;
-  region: Region;
-  targets: Array<{ target: string; tier: PurgeTarget; acked: number }>;
-}
 
 interface Waiting {
   tier: PurgeTarget;

@@ -11,20 +11,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { topologyOf, type Region } from "../src/config/topology.ts";
 import { LIMITS } from "../src/limits.ts";
-import { PoolStore, type PoolDecision, type PoolSample, type TickOutcome } from "../src/purge/pool/pool-store.ts";
+import { PoolStore, type PoolOverview, type PoolSample, type TickOutcome } from "../src/purge/pool/pool-store.ts";
 import { runTick } from "../src/purge/pool/tick.ts";
-
-export interface PoolOverview {
-  region: Region;
-  size: number;
-  min: number;
-  max: number;
-  /** Queues sampled: the active ones and any above them still delivering what they hold. */
-  queues: number;
-  lastTick: TickOutcome | null;
-  /** Recent resizes, newest first. */
-  decisions: PoolDecision[];
-}
 
 export class QueuePool extends DurableObject<Env> {
   readonly #store: PoolStore;
@@ -32,7 +20,7 @@ export class QueuePool extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#store = new PoolStore(ctx.storage.sql);
+    this.#store = new PoolStore(ctx.storage);
   }
 
   /** How many queues take new purges. Asking is purge traffic: it keeps the sampler running. */

@@ -6,18 +6,19 @@
  * its token is rotated, removed, loses the scope or expires, and logging
  * out revokes it for every copy of the cookie.
  *
- * Schema (numbered migrations, applied once each, recorded in `schema_version`):
+ * Schema (numbered migrations, run by src/storage/migrations.ts):
  *
  *   sessions(sid PK, name, via, credential, scopes JSON, created_at, expires_at)
  *     credential: for a token session, the hex SHA-256 of the token it was
  *     started with; for Cloudflare Access, the identity's email.
  *
  * @example
- * const store = new SessionStore(ctx.storage.sql);
+ * const store = new SessionStore(ctx.storage);
  * store.create({ sid, name: "ops", via: "session", credential, scopes: ["purge"], createdAt: now, expiresAt: now + 8 * 3600_000 });
  * store.get(sid, Date.now()); // the row, or null once expired or revoked
  */
 import type { Scope } from "../http/tokens.ts";
+import { migrate, type Migration } from "../storage/migrations.ts";
 
 export interface StoredSession {
   sid: string;
@@ -31,7 +32,7 @@ export interface StoredSession {
 }
 
 /** Each entry runs once, in order; never edit one that has shipped, add the next. */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly Migration[] = [
   `CREATE TABLE sessions (
      sid TEXT PRIMARY KEY,
      name TEXT NOT NULL,
@@ -57,13 +58,9 @@ type Row = {
 export class SessionStore {
   readonly #sql: SqlStorage;
 
-  constructor(sql: SqlStorage) {
-    this.#sql = sql;
-    this.#sql.exec("CREATE TABLE IF NOT EXISTS schema_version (v INTEGER NOT NULL)");
-    const at = this.#sql.exec<{ v: number }>("SELECT v FROM schema_version").toArray()[0]?.v ?? 0;
-    for (let v = at; v < MIGRATIONS.length; v++) this.#sql.exec(MIGRATIONS[v]!);
-    if (at === 0) this.#sql.exec("INSERT INTO schema_version (v) VALUES (?)", MIGRATIONS.length);
-    else if (at < MIGRATIONS.length) this.#sql.exec("UPDATE schema_version SET v = ?", MIGRATIONS.length);
+  constructor(storage: DurableObjectStorage) {
+    this.#sql = storage.sql;
+    migrate(storage, MIGRATIONS);
   }
 
   create(s: StoredSession): void {

@@ -5,8 +5,8 @@
  * pool shrank), and each region's pool with its autoscaler's recent
  * decisions. Asking wakes every region's sampler.
  */
-import type { QueueLoad } from "../../durable-objects/purge-queue.ts";
-import type { PoolOverview } from "../../durable-objects/queue-pool.ts";
+import type { PoolOverview } from "../purge/pool/pool-store.ts";
+import type { QueueLoad } from "../purge/queue-store.ts";
 import { allTiers, purgeQueueNames, purgeQueueOf, queuePoolOf, tierCacheOf, tierName } from "../bindings.ts";
 import { topologyOf, type Region } from "../config/topology.ts";
 import type { TierStats } from "../tiers/tier-store.ts";

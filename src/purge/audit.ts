@@ -1,6 +1,6 @@
 /**
  * The purge audit log as routes and the dashboard read it (the storage is
- * durable-objects/purge-audit.ts). Items are kept as the operator sent them,
+ * src/purge/audit-store.ts). Items are kept as the operator sent them,
  * truncated to what is useful to read back.
  */
 import { parsePurgeId, purgeAuditOf, purgeQueueOf, type QueueSelf } from "../bindings.ts";

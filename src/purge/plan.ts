@@ -4,12 +4,22 @@
  * delivers to; the queue (direct delivery) and each region's Fanout then
  * take from it what each target lacks.
  */
+import type { QueueSelf } from "../bindings.ts";
+import type { Region } from "../config/topology.ts";
 import type { PurgeEvent } from "./events.ts";
+import type { PurgeTarget } from "./targets.ts";
 
 export interface PurgeBatch {
   events: PurgeEvent[];
   /** The target fell behind the retained log: it drops everything and resumes after this sequence. */
   flushUpTo?: number;
+}
+
+/** What a queue hands a region's Fanout: a batch for that region's lagging targets, each with its pointer. */
+export interface FanoutBatch extends PurgeBatch {
+  queue: QueueSelf;
+  region: Region;
+  targets: Array<{ target: string; tier: PurgeTarget; acked: number }>;
 }
 
 /** Where a batch for a pointer at `acked` starts, given the oldest sequence the log still holds. */

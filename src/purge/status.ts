@@ -9,7 +9,7 @@ import { ProblemError } from "../http/problem.ts";
 import { LIMITS } from "../limits.ts";
 import type { Scope } from "../http/tokens.ts";
 import { backoffMs, sleep } from "../lib/backoff.ts";
-import type { PurgeStatus } from "../../durable-objects/purge-queue.ts";
+import type { PurgeStatus } from "./queue-store.ts";
 
 export type PurgeView = PurgeStatus & { state: "pending" | "complete" };
 

@@ -15,7 +15,7 @@
  * | usage | one row: bytes and entries in `entry_use`, summed as they change | always |
  * | page_floors, marks, applied | what purges raised, and the last sequence applied per queue | never evicted |
  * | counters | hit, miss, evicted, ... | always |
- * | schema_version | one row: how many of {@link MIGRATIONS} have run | always |
+ * | schema_version | one row: how many of {@link MIGRATIONS} have run (src/storage/migrations.ts) | always |
  *
  * The budget: an entry's bytes are its key, meta, LZ4 body and tag rows.
  * A put that would take `usage.bytes` past the budget first evicts the
@@ -29,6 +29,7 @@
  */
 import { lz4Compress, lz4Decompress } from "../codec/index.ts";
 import { LIMITS } from "../limits.ts";
+import { migrate, type Migration } from "../storage/migrations.ts";
 import type { Answer } from "../origin/answer.ts";
 import { asRevisionAnswer } from "../origin/render.ts";
 import { tagsOf } from "../origin/tags.ts";
@@ -39,45 +40,38 @@ import { packBodies, unpackBodies, type PackedMeta } from "./entry-bodies.ts";
 import { Lz4Lru } from "./lz4-lru.ts";
 import type { TierRead } from "./request.ts";
 
-/** The tables as they were before the budget (schema version 0), and the version's own row. IF NOT EXISTS: it runs over a database that has them. */
-const BASE_SCHEMA = `
-CREATE TABLE IF NOT EXISTS entries (
-  key TEXT PRIMARY KEY,
-  page TEXT NOT NULL,
-  mutable INTEGER NOT NULL,
-  version INTEGER NOT NULL,
-  meta TEXT NOT NULL,
-  body BLOB NOT NULL
-);
-CREATE INDEX IF NOT EXISTS entries_by_page ON entries (page, mutable);
-CREATE TABLE IF NOT EXISTS applied (queue TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS page_floors (page TEXT PRIMARY KEY, mutable INTEGER NOT NULL, all_keys INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS entry_tags (tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tag, key)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS entry_tags_by_key ON entry_tags (key);
-CREATE TABLE IF NOT EXISTS marks (selector TEXT PRIMARY KEY, hard INTEGER NOT NULL, soft INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
-INSERT OR IGNORE INTO schema_version (id, version) VALUES (1, 0);
-`;
-
 /**
- * Numbered schema changes past {@link BASE_SCHEMA}: `schema_version.version`
- * counts those applied (SQLite's `PRAGMA user_version` would, but a Durable
- * Object's SQLite refuses it: SQLITE_AUTH), and each runs once, in order, in
- * one transaction with the version it sets, over a new database and over one
- * a tier has held for years alike. To change the schema, append one; never
- * edit one that has shipped.
+ * Numbered schema changes (src/storage/migrations.ts), each run once, in
+ * order, over a new database and over one a tier has held for years alike.
+ * To change the schema, append one; never edit one that has shipped.
  */
-const MIGRATIONS: string[] = [
-  // 1: the byte budget. What each entry already stored costs, counted as a put counts it, read long ago.
-  `CREATE TABLE entry_use (key TEXT PRIMARY KEY, size INTEGER NOT NULL, read_at INTEGER NOT NULL) WITHOUT ROWID;
-   CREATE INDEX entry_use_by_read ON entry_use (read_at);
-   INSERT INTO entry_use (key, size, read_at)
+const MIGRATIONS: readonly Migration[] = [
+  // 1: the tables as they were before the budget. IF NOT EXISTS: it runs over a database that has them.
+  `CREATE TABLE IF NOT EXISTS entries (
+     key TEXT PRIMARY KEY,
+     page TEXT NOT NULL,
+     mutable INTEGER NOT NULL,
+     version INTEGER NOT NULL,
+     meta TEXT NOT NULL,
+     body BLOB NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS entries_by_page ON entries (page, mutable);
+   CREATE TABLE IF NOT EXISTS applied (queue TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL);
+   CREATE TABLE IF NOT EXISTS page_floors (page TEXT PRIMARY KEY, mutable INTEGER NOT NULL, all_keys INTEGER NOT NULL);
+   CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
+   CREATE TABLE IF NOT EXISTS entry_tags (tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tag, key)) WITHOUT ROWID;
+   CREATE INDEX IF NOT EXISTS entry_tags_by_key ON entry_tags (key);
+   CREATE TABLE IF NOT EXISTS marks (selector TEXT PRIMARY KEY, hard INTEGER NOT NULL, soft INTEGER NOT NULL) WITHOUT ROWID;`,
+  // 2: the byte budget. What each entry already stored costs, counted as a put counts it, read long ago.
+  // Guarded: a tier numbered before the shared mechanism counted the tables above as 0 and this as 1, so it may be here with this done.
+  `CREATE TABLE IF NOT EXISTS entry_use (key TEXT PRIMARY KEY, size INTEGER NOT NULL, read_at INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE INDEX IF NOT EXISTS entry_use_by_read ON entry_use (read_at);
+   INSERT OR IGNORE INTO entry_use (key, size, read_at)
      SELECT key, length(CAST(key AS BLOB)) + length(CAST(meta AS BLOB)) + length(body)
        + coalesce((SELECT sum(length(CAST(t.tag AS BLOB)) + length(CAST(t.key AS BLOB))) FROM entry_tags t WHERE t.key = entries.key), 0), 0
      FROM entries;
-   CREATE TABLE usage (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL, entries INTEGER NOT NULL);
-   INSERT INTO usage (id, bytes, entries) SELECT 1, coalesce(sum(size), 0), count(*) FROM entry_use;`,
+   CREATE TABLE IF NOT EXISTS usage (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL, entries INTEGER NOT NULL);
+   INSERT OR IGNORE INTO usage (id, bytes, entries) SELECT 1, coalesce(sum(size), 0), count(*) FROM entry_use;`,
 ];
 
 /** A read moves an entry's stored read time on only when it is older than this, in ms: a hit writes nothing, and eviction is least recently read to within a minute. */
@@ -139,19 +133,8 @@ export class TierStore {
     budgetBytes: number = LIMITS.tiers.storedBytes,
   ) {
     this.#budget = budgetBytes;
-    storage.sql.exec(BASE_SCHEMA);
-    this.#migrate();
+    migrate(storage, MIGRATIONS);
     this.#loadState();
-  }
-
-  #migrate(): void {
-    const { version } = this.#sql.exec<{ version: number }>("SELECT version FROM schema_version WHERE id = 1").one();
-    for (let v = version; v < MIGRATIONS.length; v++) {
-      this.storage.transactionSync(() => {
-        this.#sql.exec(MIGRATIONS[v]!);
-        this.#sql.exec("UPDATE schema_version SET version = ? WHERE id = 1", v + 1);
-      });
-    }
   }
 
   /** The marks, applied sequences and usage, as SQLite holds them: at start, and after a transaction that changed them rolled back. */

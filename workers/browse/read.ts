@@ -11,7 +11,7 @@ import type { OriginQuery } from "../../src/origin/answer.ts";
 import type { PageRef } from "../../src/page/page-ref.ts";
 import { coloOf } from "../../src/config/colo.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
-import { canonicalTitle } from "../edge/canonical-title.ts";
+import { canonicalTitle } from "../../src/page/canonical-title.ts";
 
 export type BrowseEnv = AppEnv & { Variables: { ref: PageRef } };
 

@@ -32,7 +32,7 @@ import type { OriginQuery } from "../../src/origin/answer.ts";
 import { titleSegment, type PageRef } from "../../src/page/page-ref.ts";
 import { withColo } from "../../src/config/colo.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
-import { canonicalTitle } from "./canonical-title.ts";
+import { canonicalTitle } from "../../src/page/canonical-title.ts";
 import { timeTravel } from "./memento-routes.ts";
 
 /** Read routes also carry the canonical page they read. */

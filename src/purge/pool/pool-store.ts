@@ -12,9 +12,12 @@
  */
 import type { Region } from "../../config/topology.ts";
 import { LIMITS } from "../../limits.ts";
+import { migrate, type Migration } from "../../storage/migrations.ts";
 import type { Decision, QueueSample } from "./decide.ts";
 
-const SCHEMA = `
+/** Numbered (src/storage/migrations.ts); the first is idempotent, for pools created before numbering. */
+const MIGRATIONS: readonly Migration[] = [
+  `
 CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS decisions (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -33,7 +36,8 @@ CREATE TABLE IF NOT EXISTS samples (
   tiers TEXT NOT NULL,
   lags TEXT NOT NULL
 );
-`;
+`,
+];
 
 export interface PoolDecision {
   at: number;
@@ -71,6 +75,19 @@ export interface PoolSample {
   lags: Record<string, number>;
 }
 
+/** The pool as an operator sees it (QueuePool `overview`). */
+export interface PoolOverview {
+  region: Region;
+  size: number;
+  min: number;
+  max: number;
+  /** Queues sampled: the active ones and any above them still delivering what they hold. */
+  queues: number;
+  lastTick: TickOutcome | null;
+  /** Recent resizes, newest first. */
+  decisions: PoolDecision[];
+}
+
 interface SampleRow {
   at: number;
   pool_size: number;
@@ -82,8 +99,11 @@ interface SampleRow {
 }
 
 export class PoolStore {
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(SCHEMA);
+  private readonly sql: SqlStorage;
+
+  constructor(storage: DurableObjectStorage) {
+    this.sql = storage.sql;
+    migrate(storage, MIGRATIONS);
   }
 
   #get<T>(name: string): T | undefined {

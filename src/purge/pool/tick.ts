@@ -3,7 +3,7 @@
  * decide whether to resize, and sample the region's tiers for the health
  * charts. The QueuePool's alarm and its `tick()` RPC both run this.
  */
-import type { QueueLoad } from "../../../durable-objects/purge-queue.ts";
+import type { QueueLoad } from "../queue-store.ts";
 import { purgeQueueName, purgeQueueNames, purgeQueueOf, tierCacheOf, tierName, type TierIdentity } from "../../bindings.ts";
 import { tierMembers, topologyOf, type Region } from "../../config/topology.ts";
 import { LIMITS } from "../../limits.ts";

@@ -7,7 +7,8 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import type { PurgeQueue, QueueLoad } from "../../../durable-objects/purge-queue.ts";
+import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
+import type { QueueLoad } from "../../../src/purge/queue-store.ts";
 import type { QueuePool } from "../../../durable-objects/queue-pool.ts";
 import { TierCache } from "../../../durable-objects/tier-cache.ts";
 import { allTiers, parsePurgeId, purgeQueueFor, purgeQueueOf, queuePoolOf, tierCacheOf, tierName, type QueueSelf } from "../../../src/bindings.ts";
