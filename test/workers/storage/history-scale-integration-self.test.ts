@@ -73,6 +73,6 @@ describe("round trip of shared histories", () => {
       expect(maxBlobReads).toBeLessThanOrEqual(2);
       const history = (await (await request(`/page/${key}/history?limit=1`)).json()) as HistoryPageBody;
       expect(history.total).toBe(exported.length);
-    });
+    }, 180_000); // a whole corpus history in and out: tens of seconds on a loaded 2-core machine
   }
 });

@@ -109,8 +109,10 @@ const header = (res: RawResponse, name: string) => {
 /**
  * Whether a `Use-As-Dictionary` value's `match` covers `path`, as a browser
  * matches it: the structured-field string unescaped, then read as a URL
- * pattern in which `*` matches anything and a backslash makes the next
- * character literal (the archive escapes a title's `(`, `)`, `:` … so).
+ * pattern in which `*` matches anything, `{…}` groups with an optional `?`
+ * after it (the archive's `{/*}?` covers the latest and every revision), and
+ * a backslash makes the next character literal (the archive escapes a
+ * title's `(`, `)`, `:` … so).
  */
 export function dictionaryMatches(useAsDictionary: string | undefined, path: string): boolean {
   const match = useAsDictionary === undefined ? null : /(?:^|[,;\s])match\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(useAsDictionary);
@@ -121,7 +123,11 @@ export function dictionaryMatches(useAsDictionary: string | undefined, path: str
     const ch = pattern[i]!;
     if (ch === "\\" && i + 1 < pattern.length) regex += escapeRegex(pattern[++i]!);
     else if (ch === "*") regex += ".*";
-    else regex += escapeRegex(ch);
+    else if (ch === "{") regex += "(?:";
+    else if (ch === "}") {
+      regex += ")";
+      if (pattern[i + 1] === "?") regex += pattern[++i];
+    } else regex += escapeRegex(ch);
   }
   return new RegExp(`${regex}$`).test(path);
 }
