@@ -5,6 +5,7 @@
  * earlier one whose content is visible, so "what changed" never points at a
  * 410.
  */
+import type { PageFigures } from "../page/directory.ts";
 import type { HistoryEntry, HistoryPage, PageStats, StoreProblem } from "../page/types.ts";
 import { refusal, pageNotFound, toListed, type PageDb, type RevRow } from "./rows.ts";
 
@@ -69,4 +70,10 @@ export function pageStats(db: PageDb): PageStats {
     metadataBytes: db.databaseBytes(),
     layout: page ? JSON.parse(page.layout) : null,
   };
+}
+
+/** What the page stores now, as its directory shard keeps it (src/page/directory.ts). */
+export function pageFigures(db: PageDb, key: string, now: number): PageFigures {
+  const s = pageStats(db);
+  return { title: s.title ?? key, version: db.version(), deleted: db.livePage() === null, revisions: s.revisions, rawBytes: s.rawBytes, blobBytes: s.blobBytes, metadataBytes: s.metadataBytes, reportedAt: now };
 }

@@ -5,7 +5,7 @@
 import type { ListedRevision, RevisionMeta, StoreProblem } from "../page/types.ts";
 import { blockOf, decodeMetaRecord, encodeMetaRecord, META_BLOCK, slotOf, type MetaEntry } from "./meta-records.ts";
 
-/** Keys of the `kv` table (durable-objects/page-store-schema.ts). */
+/** Keys of the `kv` table (src/page-store/schema.ts). */
 export const KV = {
   version: "version",
   /** The store's format once past 2 (src/page-store/migrate-v2.ts); absent before. */

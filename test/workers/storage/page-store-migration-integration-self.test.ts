@@ -33,7 +33,8 @@ async function restoreV1(key: string): Promise<void> {
   const stub = env.PAGE_STORE.getByName(key);
   await runInDurableObject(stub, (_: PageStore, state) => {
     const sql = state.storage.sql;
-    for (const t of ["page", "revs", "meta", "kv", "blobs", "outbox"]) sql.exec(`DROP TABLE IF EXISTS ${t}`);
+    // Format 1 had no schema_version either: the numbered migrations (src/page-store/schema.ts) run over it from 0.
+    for (const t of ["page", "revs", "meta", "kv", "blobs", "outbox", "schema_version"]) sql.exec(`DROP TABLE IF EXISTS ${t}`);
     for (const t of v1.tables) if (t.sql && t.type === "table" && t.name !== "sqlite_sequence") sql.exec(t.sql);
     for (const t of v1.tables) if (t.sql && t.type === "index") sql.exec(t.sql);
     for (const [table, rows] of Object.entries(v1.rows)) {
@@ -58,7 +59,7 @@ describe("a store written in format 1", () => {
       return { tables, history, stats: fresh.stats(), latest: fresh.locate({ kind: "latest" }), byContent: fresh.dictionaryFor((fresh.locate({ kind: "id", id: 1020 }) as { revision: { sha256: string } }).revision.sha256, 1021) };
     });
     // sqlite_sequence stays: format 1's outbox is kept as it was, AUTOINCREMENT and all.
-    expect(converted.tables).toEqual(["blobs", "kv", "meta", "outbox", "page", "retired", "revs", "sqlite_sequence"]);
+    expect(converted.tables).toEqual(["blobs", "kv", "meta", "outbox", "page", "retired", "revs", "schema_version", "sqlite_sequence"]);
     const history = converted.history as { total: number; version: number; revisions: Array<{ id: number; contributor: string; comment: string; suppressed: boolean; tags: string[]; sha1?: string; parentId: number | null }> };
     expect(history.total).toBe(40);
     expect(history.version).toBe(v1.rows.counters![0]!.value);

@@ -1,7 +1,9 @@
 /**
- * SQLite schema of the PageStore Durable Object, format 3. Documented in
- * `page-store.md` (with its byte budget); keep the two in step. Stores
- * written in format 1 are converted on first access
+ * SQLite schema of the PageStore Durable Object, format 3, and how a store
+ * is opened. Documented in durable-objects/page-store.md (with its byte
+ * budget); keep the two in step. The tables are numbered migrations
+ * (src/storage/migrations.ts), idempotent because stores predate the
+ * numbering. Stores written in format 1 are then converted on first access
  * (src/page-store/migrate-v1.ts), then those in format 2
  * (src/page-store/migrate-v2.ts: effective times and their index).
  *
@@ -12,11 +14,16 @@
  * group and tail lives). The records get a rowid table of their own: in a
  * WITHOUT ROWID table a value over about 1 KB spills into an overflow page
  * of its own, 4 KiB for a few hundred bytes.
+ *
+ * @example
+ * const db = openPageDb(ctx.storage); // migrated and converted, ready to read
  */
-/** Columns added after a store may have been created, with how to add them. */
-export const PAGE_STORE_COLUMNS = [{ table: "page", column: "raw_bytes", add: "ALTER TABLE page ADD COLUMN raw_bytes INTEGER NOT NULL DEFAULT 0" }] as const;
+import { addColumn, migrate, type Migration } from "../storage/migrations.ts";
+import { migrateFromV1 } from "./migrate-v1.ts";
+import { migrateFromV2 } from "./migrate-v2.ts";
+import { PageDb } from "./rows.ts";
 
-export const PAGE_STORE_SCHEMA = `
+const SCHEMA = `
 CREATE TABLE IF NOT EXISTS page (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   title TEXT NOT NULL,
@@ -68,3 +75,18 @@ CREATE TABLE IF NOT EXISTS outbox (
   next_at INTEGER NOT NULL
 );
 `;
+
+const MIGRATIONS: readonly Migration[] = [
+  SCHEMA,
+  // 2: the page's raw bytes, added after stores had been created.
+  (sql) => addColumn(sql, "page", "raw_bytes", "INTEGER NOT NULL DEFAULT 0"),
+];
+
+/** A page's database, migrated, and converted once from format 1 and then 2 before anything reads it. */
+export function openPageDb(storage: DurableObjectStorage): PageDb {
+  migrate(storage, MIGRATIONS);
+  const db = new PageDb(storage);
+  migrateFromV1(db);
+  migrateFromV2(db);
+  return db;
+}
