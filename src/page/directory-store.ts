@@ -15,7 +15,7 @@
  * store.add("BIP_0340");
  * store.has("BIP_0340"); // true
  */
-import { hasSchema, migrate, type Migration } from "../storage/migrations.ts";
+import { LazySchema, type Migration } from "../storage/migrations.ts";
 import type { DirectoryOverview, DirectorySurvey, PageFigures, RecentPage, StorageTotals, TitleMatch } from "./directory.ts";
 
 /**
@@ -71,31 +71,21 @@ function figuresOf(row: FigureRow): PageFigures | null {
 export class DirectoryStore {
   readonly #storage: DurableObjectStorage;
   readonly #sql: SqlStorage;
-  #ready = false;
+  readonly #schema: LazySchema;
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
     this.#sql = storage.sql;
-  }
-
-  /** Whether this shard was ever written to (migrating it if so); a read never creates a table. */
-  #exists(): boolean {
-    if (!this.#ready && hasSchema(this.#sql, ["pages"])) this.#create();
-    return this.#ready;
-  }
-
-  #create(): void {
-    migrate(this.#storage, MIGRATIONS);
-    this.#ready = true;
+    this.#schema = new LazySchema(storage, MIGRATIONS, ["pages"]);
   }
 
   has(key: string): boolean {
-    if (!this.#exists()) return false;
+    if (!this.#schema.exists()) return false;
     return this.#sql.exec("SELECT 1 FROM pages WHERE key = ?", key).toArray().length > 0;
   }
 
   add(key: string): void {
-    if (!this.#exists()) this.#create();
+    if (!this.#schema.exists()) this.#schema.create();
     this.#sql.exec("INSERT OR IGNORE INTO pages (key) VALUES (?)", key);
   }
 
@@ -116,7 +106,7 @@ export class DirectoryStore {
   /** This shard's totals over every page it lists (the sums cover the pages that reported figures). */
   totals(): StorageTotals {
     const totals: StorageTotals = { pages: 0, reported: 0, deleted: 0, revisions: 0, rawBytes: 0, blobBytes: 0, metadataBytes: 0 };
-    if (!this.#exists()) return totals;
+    if (!this.#schema.exists()) return totals;
     const sums = this.#sql
       .exec<Record<string, number | null>>(
         `SELECT count(*) AS pages, count(f.key) AS reported, sum(f.deleted) AS deleted, sum(f.revisions) AS revisions,
@@ -131,7 +121,7 @@ export class DirectoryStore {
   /** This shard's totals, and its pages after `after` in key order with their figures (null if never reported). */
   survey(after: string, limit: number): DirectorySurvey {
     const totals = this.totals();
-    if (!this.#exists()) return { totals, pages: [] };
+    if (!this.#schema.exists()) return { totals, pages: [] };
     const rows = this.#sql.exec<FigureRow>(`SELECT p.key AS key, f.title, f.version, f.deleted, f.revisions, f.raw_bytes, f.blob_bytes, f.metadata_bytes, f.reported_at
          FROM pages p LEFT JOIN figures f ON f.key = p.key WHERE p.key > ? ORDER BY p.key LIMIT ?`, after, limit).toArray();
     return { totals, pages: rows.map((row) => ({ key: row.key, figures: figuresOf(row) })) };
@@ -139,7 +129,7 @@ export class DirectoryStore {
 
   /** Titles starting with `prefix` (keys, so underscores), after `after`, in key order: a range on the primary key, never a scan. */
   search(prefix: string, after: string, limit: number): TitleMatch[] {
-    if (!this.#exists()) return [];
+    if (!this.#schema.exists()) return [];
     return this.#sql
       .exec<{ key: string; revisions: number | null; deleted: number | null; reported_at: number | null }>(
         `SELECT p.key AS key, f.revisions, f.deleted, f.reported_at FROM pages p LEFT JOIN figures f ON f.key = p.key
@@ -153,7 +143,7 @@ export class DirectoryStore {
   /** The front page's share of this shard: its totals and its most recently changed live pages. */
   overview(recent: number): DirectoryOverview {
     const totals = this.totals();
-    if (!this.#exists()) return { totals, recent: [] };
+    if (!this.#schema.exists()) return { totals, recent: [] };
     const rows = this.#sql
       .exec<{ key: string; title: string; revisions: number; reported_at: number }>(
         "SELECT key, title, revisions, reported_at FROM figures WHERE deleted = 0 ORDER BY reported_at DESC LIMIT ?",

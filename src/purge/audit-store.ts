@@ -15,7 +15,7 @@
  * store.record({ id: "weur-q0:7", by: "ops", kind: "tag", soft: false, items: ["t1"], keys: 1, dropped: 0, createdAt: Date.now() });
  * store.list(null, 50); // { entries: [...], next: null }
  */
-import { hasSchema, migrate, type Migration } from "../storage/migrations.ts";
+import { LazySchema, type Migration } from "../storage/migrations.ts";
 import type { AuditEntry, AuditPage } from "./audit.ts";
 
 /** Numbered (src/storage/migrations.ts). Idempotent: a log from before numbering may lack `early_completions`. */
@@ -55,26 +55,16 @@ interface Row {
 export class AuditStore {
   readonly #storage: DurableObjectStorage;
   readonly #sql: SqlStorage;
-  #ready = false;
+  readonly #schema: LazySchema;
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
     this.#sql = storage.sql;
-  }
-
-  /** Whether anything was ever logged (migrating the log if so). */
-  #exists(): boolean {
-    if (!this.#ready && hasSchema(this.#sql, ["audit"])) this.#create();
-    return this.#ready;
-  }
-
-  #create(): void {
-    migrate(this.#storage, MIGRATIONS);
-    this.#ready = true;
+    this.#schema = new LazySchema(storage, MIGRATIONS, ["audit"]);
   }
 
   record(entry: Omit<AuditEntry, "completedAt">): void {
-    if (!this.#exists()) this.#create();
+    if (!this.#schema.exists()) this.#schema.create();
     this.#sql.exec(
       "INSERT OR IGNORE INTO audit (id, by, kind, soft, items, keys, dropped, created_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT at FROM early_completions WHERE id = ?))",
       entry.id, entry.by, entry.kind, entry.soft ? 1 : 0, JSON.stringify(entry.items), entry.keys, entry.dropped, entry.createdAt, entry.id,
@@ -83,7 +73,7 @@ export class AuditStore {
   }
 
   completed(done: Array<{ id: string; at: number }>): void {
-    if (!this.#exists()) this.#create();
+    if (!this.#schema.exists()) this.#schema.create();
     for (const { id, at } of done) {
       const known = this.#sql.exec("UPDATE audit SET completed_at = coalesce(completed_at, ?) WHERE id = ? RETURNING 1", at, id).toArray().length > 0;
       if (!known) this.#sql.exec("INSERT OR IGNORE INTO early_completions (id, at) VALUES (?, ?)", id, at);
@@ -92,7 +82,7 @@ export class AuditStore {
 
   /** Newest first; `before` is the cursor a previous page returned. */
   list(before: number | null, limit: number): AuditPage {
-    if (!this.#exists()) return { entries: [], next: null };
+    if (!this.#schema.exists()) return { entries: [], next: null };
     const rows = this.#sql.exec<Row>("SELECT * FROM audit WHERE n < ? ORDER BY n DESC LIMIT ?", before ?? Number.MAX_SAFE_INTEGER, limit + 1).toArray();
     const page = rows.slice(0, limit);
     return {

@@ -20,7 +20,7 @@ import { purgeIdOf, type QueueSelf } from "../bindings.ts";
 import type { Region } from "../config/topology.ts";
 import { LIMITS } from "../limits.ts";
 import { backoffMs } from "../lib/backoff.ts";
-import { addColumn, hasSchema, migrate, type Migration } from "../storage/migrations.ts";
+import { addColumn, LazySchema, type Migration } from "../storage/migrations.ts";
 import type { PurgeEvent, PurgeRequest } from "./events.ts";
 import { batchStart, type FanoutBatch, type PurgeBatch } from "./plan.ts";
 import { targetName, type PurgeTarget } from "./targets.ts";
@@ -91,7 +91,7 @@ export interface PointerRow {
 export class QueueStore {
   readonly #storage: DurableObjectStorage;
   readonly #sql: SqlStorage;
-  #ready = false;
+  readonly #schema: LazySchema;
   /** Targets that already have a pointer, read once per wake. */
   #known: Set<string> | undefined;
   /** The last sequence known complete (every tier acknowledged); -1 until read from the log. */
@@ -100,15 +100,12 @@ export class QueueStore {
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage;
     this.#sql = storage.sql;
+    this.#schema = new LazySchema(storage, MIGRATIONS, ["log"]);
   }
 
   /** Whether this queue was ever used (migrating it if so). Reads ask this and create nothing. */
   used(): boolean {
-    if (!this.#ready && hasSchema(this.#sql, ["log"])) {
-      migrate(this.#storage, MIGRATIONS);
-      this.#ready = true;
-    }
-    return this.#ready;
+    return this.#schema.exists();
   }
 
   self(): QueueSelf {
@@ -127,10 +124,7 @@ export class QueueStore {
 
   /** Appends a purge to the log, with a pointer for each target new to this queue (starting just before it). */
   enqueue(request: PurgeRequest, self: QueueSelf, targets: readonly PurgeTarget[], now: number): PurgeEvent {
-    if (!this.used()) {
-      migrate(this.#storage, MIGRATIONS);
-      this.#ready = true;
-    }
+    if (!this.used()) this.#schema.create();
     return this.#storage.transactionSync(() => {
       this.#sql.exec("INSERT OR IGNORE INTO meta (name, value) VALUES ('self', ?)", JSON.stringify(self));
       const seq = this.#sql.exec<{ seq: number }>("INSERT INTO log (event, created_at) VALUES ('', ?) RETURNING seq", now).one().seq;

@@ -72,3 +72,39 @@ export function addColumn(sql: SqlStorage, table: string, column: string, declar
   if (sql.exec("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column).toArray().length > 0) return;
   sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
 }
+
+/**
+ * The schema of a store whose reads must create nothing (a directory shard, the audit log, a purge
+ * queue): made or migrated on the first write, or on the first read of a database that already has
+ * one of `tables`, and remembered for the object's life.
+ *
+ * @example
+ * const schema = new LazySchema(storage, MIGRATIONS, ["audit"]);
+ * if (!schema.exists()) return { entries: [] };   // a read
+ * schema.create();                                 // before a write
+ */
+export class LazySchema {
+  readonly #storage: DurableObjectStorage;
+  readonly #migrations: readonly Migration[];
+  readonly #tables: readonly string[];
+  #ready = false;
+
+  constructor(storage: DurableObjectStorage, migrations: readonly Migration[], tables: readonly string[]) {
+    this.#storage = storage;
+    this.#migrations = migrations;
+    this.#tables = tables;
+  }
+
+  /** Whether the store was ever written (migrating it if so); creates nothing otherwise. */
+  exists(): boolean {
+    if (!this.#ready && hasSchema(this.#storage.sql, this.#tables)) this.create();
+    return this.#ready;
+  }
+
+  /** Makes or migrates the schema, once: before a write. */
+  create(): void {
+    if (this.#ready) return;
+    migrate(this.#storage, this.#migrations);
+    this.#ready = true;
+  }
+}
