@@ -3,8 +3,10 @@
  *
  *   API_TOKENS    JSON: [{"name": "ops-alice", "token": "…", "scopes": ["purge"], "expires": "2027-01-01T00:00:00Z"}]
  *                 `name` is what the audit log records; `expires` is optional.
- *   WRITE_TOKENS  comma-separated write-scope tokens (the older form), named
- *                 `write-token-1`, `write-token-2`, …
+ *
+ * Tokens come only from API_TOKENS: a `WRITE_TOKENS` secret (a form read
+ * before API_TOKENS existed) makes every authenticated route answer 503
+ * naming API_TOKENS, rather than being ignored while its holders are refused.
  *
  * Comparison hashes both sides first so it runs in constant time whatever
  * the lengths, and checks every candidate so timing does not reveal which
@@ -76,6 +78,9 @@ export function configuredTokens(env: Env): TokenEntry[] {
   const hit = parsed.get(env);
   if (hit) return hit;
   const raw = env as unknown as { API_TOKENS?: string; WRITE_TOKENS?: string };
+  if (raw.WRITE_TOKENS?.trim()) {
+    throw misconfigured('the WRITE_TOKENS secret is no longer read: list each of its tokens in API_TOKENS as {"name": …, "token": …, "scopes": ["write"]}, then delete WRITE_TOKENS');
+  }
   const entries: TokenEntry[] = [];
   if (raw.API_TOKENS?.trim()) {
     let json: unknown;
@@ -91,15 +96,6 @@ export function configuredTokens(env: Env): TokenEntry[] {
     }
     for (const t of result.data) entries.push({ name: t.name, token: t.token, scopes: t.scopes, expiresAt: t.expires ? Date.parse(t.expires) : null });
   }
-  (raw.WRITE_TOKENS ?? "")
-    .split(",")
-    .map((t) => t.trim())
-    .filter(Boolean)
-    .forEach((token, i) => {
-      const strength = tokenStrength(token);
-      if (!strength.ok) throw misconfigured(`the WRITE_TOKENS secret's token ${i + 1} is too weak: ${strength.reason}`);
-      entries.push({ name: `write-token-${i + 1}`, token, scopes: ["write"], expiresAt: null });
-    });
   parsed.set(env, entries);
   return entries;
 }

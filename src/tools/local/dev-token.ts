@@ -17,8 +17,6 @@ import { SCOPES, type Scope } from "../../http/tokens.ts";
 export const DEV_VARS_FILE = ".dev.vars";
 export const TOKEN_VAR = "API_TOKENS";
 const SESSION_VAR = "SESSION_SECRET";
-/** Older checkouts wrote a bare write token here; it still works. */
-const LEGACY_TOKEN_VAR = "WRITE_TOKENS";
 const OPERATOR = "local-operator";
 
 /** One entry of API_TOKENS (see src/http/tokens.ts). */
@@ -45,12 +43,11 @@ function parseDevVars(text: string): Map<string, string> {
 function tokenIn(vars: Map<string, string>): string | undefined {
   try {
     const list = JSON.parse(vars.get(TOKEN_VAR) ?? "[]") as Array<{ name?: string; token?: string }>;
-    const found = list.find((t) => t.name === OPERATOR)?.token;
-    if (found) return found;
+    return list.find((t) => t.name === OPERATOR)?.token;
   } catch {
-    // A hand-edited API_TOKENS that is not JSON: the worker will say so; fall back to the legacy token.
+    // A hand-edited API_TOKENS that is not JSON: the worker will say so.
+    return undefined;
   }
-  return vars.get(LEGACY_TOKEN_VAR)?.split(",")[0]?.trim() || undefined;
 }
 
 /** The dev token from `.dev.vars` in `dir`, if any. */

@@ -1,6 +1,6 @@
 /** The tokens vitest.config.ts gives the workerd tests, by what they can do. */
 export const TOKENS = {
-  /** write-scope only (WRITE_TOKENS). */
+  /** write-scope only (`test-writer`). */
   write: "test-write-token-5c1f9a7e3b8d2f60a4c9e1b7",
   /** write and purge: the operator of the tests. */
   operator: "test-operator-token-8e2d4b6f0a1c3e5d7f9b2a4c",
