@@ -126,13 +126,18 @@ export class ArchiveClient {
     return null;
   }
 
-  /** The limits the archive advertises at `GET /api/limits`, or null if it is older than that route. */
-  async limits(): Promise<ArchiveLimits | null> {
+  /**
+   * The limits the archive advertises at `GET /api/limits`. An archive that does not (404: not this
+   * archive, or a path in front of it that drops the route) is an error, never a guess.
+   */
+  async limits(): Promise<ArchiveLimits> {
     type Body = { limits?: { storage?: { maxRequestBytes?: unknown } } } | null;
     const res = await this.#request("GET", "/api/limits");
-    const body = await this.#jsonOrNull<Body>(res, "limits", [404]);
-    if (res.status === 404) return null;
-    const maxRequestBytes = body?.limits?.storage?.maxRequestBytes;
+    if (res.status === 404) {
+      await res.body?.cancel();
+      throw new Error(`the archive at ${this.#opts.url} does not advertise its limits (GET /api/limits: 404): is this URL a Palimpsest archive?`);
+    }
+    const maxRequestBytes = (await this.#json<Body>(res, "limits"))?.limits?.storage?.maxRequestBytes;
     if (typeof maxRequestBytes !== "number" || !Number.isSafeInteger(maxRequestBytes) || maxRequestBytes <= 0) {
       throw new Error(`the archive at ${this.#opts.url} answers GET /api/limits without a storage.maxRequestBytes`);
     }

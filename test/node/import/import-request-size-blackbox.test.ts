@@ -2,8 +2,8 @@
  * `palimpsest import` sizes its requests from the limit the archive
  * advertises (`GET /api/limits`, `storage.maxRequestBytes`), counting the
  * exact JSON body, which escaping makes bigger than the texts. The real CLI
- * against a real local Worker, through a recording proxy that also plays an
- * archive too old to advertise its limits.
+ * against a real local Worker, through a recording proxy that also plays a
+ * server that does not advertise limits (the import refuses it rather than guess).
  */
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,7 +23,7 @@ interface Recorded {
   bytes: number;
 }
 
-/** A proxy to the archive that records every request; `hideLimits` answers GET /api/limits with 404, as an older archive does. */
+/** A proxy to the archive that records every request; `hideLimits` answers GET /api/limits with 404, as a server that is not this archive would. */
 async function startProxy(target: string, options: { hideLimits?: boolean } = {}): Promise<{ url: string; requests: Recorded[]; close(): Promise<void> }> {
   const requests: Recorded[] = [];
   const server: Server = createServer((req, res) => {
@@ -148,25 +148,25 @@ describe("palimpsest import: request size from the archive's advertised limit", 
     }, 120_000);
   });
 
-  describe("an archive that does not advertise its limits (404)", () => {
-    it("imports with the fallback, saying so once on stderr", async () => {
+  describe("a server that does not advertise its limits (404)", () => {
+    it("is refused before any write, naming the route, with exit 1 and nothing stored", async () => {
       const title = "No limits route";
       const revs = generateHistory(5, { firstId: 5_000 });
       const file = await h.writeExport("no-limits", exportXml({ pages: [{ title, revisions: revs }] }));
       const proxy = await startProxy(h.archive.url, { hideLimits: true });
       try {
-        const result = await h.runImport(file, [], { url: proxy.url });
-        expect(summaryOf(result)).toMatchObject({ revisions: 5, created: 5 });
-        expect(result.stderr.trimEnd().split("\n")).toEqual([
-          `palimpsest: the archive at ${proxy.url} does not advertise its limits (GET /api/limits: 404); assuming storage.maxRequestBytes is ${MAX} bytes`,
-        ]);
-        const over = await h.runImport(file, ["--batch-bytes", String(MAX + 1)], { url: proxy.url });
-        expect(over.code).toBe(2);
-        expect(over.stderr.trimEnd().split("\n").at(-1)).toBe(`palimpsest: --batch-bytes ${MAX + 1} is more than the archive accepts: the assumed storage.maxRequestBytes is ${MAX} bytes`);
+        for (const flags of [[], ["--batch-bytes", String(MAX + 1)]]) {
+          const result = await h.runImport(file, flags, { url: proxy.url });
+          expect(result.code).toBe(1);
+          expect(result.stderr.trimEnd().split("\n")).toEqual([
+            `palimpsest: the archive at ${proxy.url} does not advertise its limits (GET /api/limits: 404): is this URL a Palimpsest archive?`,
+          ]);
+        }
+        expect(proxy.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /api/limits", "GET /api/limits"]);
       } finally {
         await proxy.close();
       }
-      await h.expectReadsBack(title, revs);
+      expect(await h.history(title)).toBeNull();
     }, 120_000);
   });
 });

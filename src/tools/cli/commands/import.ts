@@ -14,7 +14,6 @@ import { decodeUtf8, readMediaWikiExport, RevisionProblem, type ExportRevision }
 import { ExportReadError, readExport } from "../../import/open-export.ts";
 import { measureRevision, requestBodyBytes, requestBodyStream } from "../../import/request-body.ts";
 import { toNewRevision } from "../../import/to-new-revision.ts";
-import { LIMITS } from "../../../limits.ts";
 import { normalizeTitle } from "../../../page/title.ts";
 import type { NewRevision } from "../../../page/types.ts";
 import { ArchiveClient, ArchiveHttpError } from "../../local/archive-client.ts";
@@ -32,14 +31,6 @@ interface ImportFlags {
 }
 
 const DEFAULT_BATCH_BYTES = 8 * 1024 * 1024;
-
-/**
- * The request size to assume of an archive that does not advertise its
- * limits (older than `GET /api/limits`). Those took 64 MiB by Content-Length
- * but failed past Durable Object RPC's 32 MiB; this build's own limit is
- * below both.
- */
-const FALLBACK_MAX_REQUEST_BYTES = LIMITS.storage.maxRequestBytes;
 
 interface Summary {
   pages: Set<string>;
@@ -159,17 +150,13 @@ class PageImporter {
 }
 
 /**
- * How big a request may be: what the archive advertises, or a fallback (said
- * once on stderr) for an archive too old to say. A --batch-bytes it cannot
- * take is a usage error.
+ * How big a request may be: what the archive advertises (an archive that does not is an error,
+ * src/tools/local/archive-client.ts). A --batch-bytes it cannot take is a usage error.
  */
-async function batchingFor(client: ArchiveClient, flags: ImportFlags, warn: (line: string) => void): Promise<{ revisions: number; bytes: number; maxRequestBytes: number }> {
-  const advertised = await client.limits();
-  const maxRequestBytes = advertised?.maxRequestBytes ?? FALLBACK_MAX_REQUEST_BYTES;
-  const whose = advertised ? "the archive's" : "the assumed";
-  if (!advertised) warn(`the archive at ${flags.url} does not advertise its limits (GET /api/limits: 404); assuming storage.maxRequestBytes is ${maxRequestBytes} bytes`);
+async function batchingFor(client: ArchiveClient, flags: ImportFlags): Promise<{ revisions: number; bytes: number; maxRequestBytes: number }> {
+  const { maxRequestBytes } = await client.limits();
   if (flags.batchBytes !== undefined && flags.batchBytes > maxRequestBytes) {
-    throw new UsageError(`--batch-bytes ${flags.batchBytes} is more than the archive accepts: ${whose} storage.maxRequestBytes is ${maxRequestBytes} bytes`);
+    throw new UsageError(`--batch-bytes ${flags.batchBytes} is more than the archive accepts: the archive's storage.maxRequestBytes is ${maxRequestBytes} bytes`);
   }
   return { revisions: flags.batchRevisions, bytes: flags.batchBytes ?? Math.min(DEFAULT_BATCH_BYTES, maxRequestBytes), maxRequestBytes };
 }
@@ -218,7 +205,7 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
   };
   const started = Date.now();
   try {
-    const batching = await batchingFor(client, flags, warn);
+    const batching = await batchingFor(client, flags);
     const importer = new PageImporter(client, batching, flags, summary, onProblem, warn);
     const bytes = readExport(file, (n) => {
       read += n;
