@@ -7,8 +7,10 @@
  * revision whose content is visible.
  */
 import type { FC } from "hono/jsx";
-import { formatBytes, formatCount } from "../../dashboard/format.ts";
+import { formatBytes } from "../../dashboard/format.ts";
 import type { HistoryEntry } from "../../page/types.ts";
+import { DataTable } from "../../dashboard/views/data-table.tsx";
+import { revisionCount } from "./home.tsx";
 import { compareUrl, historyUrl, pageUrl, revisionUrl, timemapUrl } from "./links.ts";
 
 export interface HistoryModel {
@@ -64,6 +66,12 @@ const Pager: FC<{ model: HistoryModel; label: string }> = ({ model, label }) =>
     </nav>
   ) : null;
 
+/** The TimeMap links the Memento section offers, by format. */
+const TIMEMAP_FORMATS = [
+  ["link format", "link"],
+  ["JSON", "json"],
+] as const;
+
 export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
   const { key, title, revisions } = model;
   const [newest, second] = revisions;
@@ -73,7 +81,7 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
         History of <bdi>{title}</bdi>
       </h1>
       <p>
-        {`${formatCount(model.total)} revision${model.total === 1 ? "" : "s"} archived; this page lists ${revisions.length}, newest first. `}
+        {`${revisionCount(model.total)} archived; this page lists ${revisions.length}, newest first. `}
         <a href={pageUrl(key)}>Read the latest revision</a>.
       </p>
       <section aria-labelledby="memento-heading">
@@ -89,22 +97,16 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
               (send <code>Accept-Datetime</code>)
             </dd>
           </div>
-          <div>
-            <dt>TimeMap (link format)</dt>
-            <dd>
-              <a href={timemapUrl(key, "link")}>
-                <code>{timemapUrl(key, "link")}</code>
-              </a>
-            </dd>
-          </div>
-          <div>
-            <dt>TimeMap (JSON)</dt>
-            <dd>
-              <a href={timemapUrl(key, "json")}>
-                <code>{timemapUrl(key, "json")}</code>
-              </a>
-            </dd>
-          </div>
+          {TIMEMAP_FORMATS.map(([name, format]) => (
+            <div>
+              <dt>{`TimeMap (${name})`}</dt>
+              <dd>
+                <a href={timemapUrl(key, format)}>
+                  <code>{timemapUrl(key, format)}</code>
+                </a>
+              </dd>
+            </div>
+          ))}
         </dl>
       </section>
       <Pager model={model} label="History pages, top" />
@@ -114,59 +116,40 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
         {byYear(revisions).map(({ year, revisions: inYear }) => (
           <section class="year" aria-labelledby={`y${year}`}>
             <h3 id={`y${year}`}>{year}</h3>
-            <div class="scroll">
-              <table>
-                <caption>{`${inYear.length} revision${inYear.length === 1 ? "" : "s"} from ${year} on this page`}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Revision</th>
-                    <th scope="col">Date</th>
-                    <th scope="col">Contributor</th>
-                    <th scope="col">Comment</th>
-                    <th scope="col" class="n">
-                      Size
-                    </th>
-                    <th scope="col">Changes</th>
-                    <th scope="col">From</th>
-                    <th scope="col">To</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {inYear.map((r) => (
-                    <tr data-revision={String(r.id)}>
-                      <th scope="row">
-                        {r.suppressed ? (
-                          <span>
-                            {String(r.id)} <span class="meta">(suppressed)</span>
-                          </span>
-                        ) : (
-                          <a href={revisionUrl(key, r.id)}>{String(r.id)}</a>
-                        )}
-                      </th>
-                      <td>
-                        <time datetime={r.timestamp}>{when(r.timestamp)}</time>
-                      </td>
-                      <td>
-                        <bdi>{r.contributor}</bdi>
-                      </td>
-                      <td>
-                        <bdi>{r.comment}</bdi>
-                      </td>
-                      <td class="n">{r.suppressed ? <span class="meta">hidden</span> : <data value={String(r.bytes)}>{formatBytes(r.bytes)}</data>}</td>
-                      <td>
-                        <Changes page={key} r={r} />
-                      </td>
-                      <td>
-                        <input type="radio" name="from" value={String(r.id)} aria-label={`Compare from revision ${r.id}`} checked={r === second} />
-                      </td>
-                      <td>
-                        <input type="radio" name="to" value={String(r.id)} aria-label={`Compare to revision ${r.id}`} checked={r === newest} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable caption={`${inYear.length} revision${inYear.length === 1 ? "" : "s"} from ${year} on this page`} columns={["Revision", "Date", "Contributor", "Comment", { n: "Size" }, "Changes", "From", "To"]}>
+              {inYear.map((r) => (
+                <tr data-revision={String(r.id)}>
+                  <th scope="row">
+                    {r.suppressed ? (
+                      <span>
+                        {String(r.id)} <span class="meta">(suppressed)</span>
+                      </span>
+                    ) : (
+                      <a href={revisionUrl(key, r.id)}>{String(r.id)}</a>
+                    )}
+                  </th>
+                  <td>
+                    <time datetime={r.timestamp}>{when(r.timestamp)}</time>
+                  </td>
+                  <td>
+                    <bdi>{r.contributor}</bdi>
+                  </td>
+                  <td>
+                    <bdi>{r.comment}</bdi>
+                  </td>
+                  <td class="n">{r.suppressed ? <span class="meta">hidden</span> : <data value={String(r.bytes)}>{formatBytes(r.bytes)}</data>}</td>
+                  <td>
+                    <Changes page={key} r={r} />
+                  </td>
+                  <td>
+                    <input type="radio" name="from" value={String(r.id)} aria-label={`Compare from revision ${r.id}`} checked={r === second} />
+                  </td>
+                  <td>
+                    <input type="radio" name="to" value={String(r.id)} aria-label={`Compare to revision ${r.id}`} checked={r === newest} />
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           </section>
         ))}
         {revisions.length > 1 ? <button type="submit">Compare selected revisions</button> : null}

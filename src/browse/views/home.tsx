@@ -1,5 +1,5 @@
 /** The front page: what the archive is, a title search, the totals and the recently changed pages. */
-import type { FC } from "hono/jsx";
+import type { Child, FC } from "hono/jsx";
 import { formatBytes, formatCount, formatTime } from "../../dashboard/format.ts";
 import type { DirectoryOverview } from "../../page/directory.ts";
 import { LIMITS } from "../../limits.ts";
@@ -32,6 +32,34 @@ export const SearchForm: FC<{ q?: string; error?: string }> = ({ q, error }) => 
   </form>
 );
 
+/** "1 revision", "1,204 revisions". */
+export const revisionCount = (n: number) => `${formatCount(n)} revision${n === 1 ? "" : "s"}`;
+
+/** A page's title, linking to its history: how every list of pages names one. */
+export const HistoryLink: FC<{ pageKey: string }> = ({ pageKey }) => (
+  <a href={historyUrl(pageKey)}>
+    <bdi>{titleOf(pageKey)}</bdi>
+  </a>
+);
+
+/** The link to a page's latest revision, named in full for screen readers. */
+export const LatestLink: FC<{ pageKey: string }> = ({ pageKey }) => (
+  <a href={pageUrl(pageKey)}>
+    latest<span class="visually-hidden">{` revision of ${titleOf(pageKey)}`}</span>
+  </a>
+);
+
+/** One figure of the totals: its name, the number as machine-readable data, formatted, and what the caller adds. */
+const Fact: FC<{ term: string; value: number; format: (n: number) => string; children?: Child }> = ({ term, value, format, children }) => (
+  <div>
+    <dt>{term}</dt>
+    <dd>
+      <data value={String(value)}>{format(value)}</data>
+      {children}
+    </dd>
+  </div>
+);
+
 export const HomeView: FC<{ overview: DirectoryOverview }> = ({ overview: { totals, recent } }) => (
   <>
     <h1>Palimpsest</h1>
@@ -47,25 +75,11 @@ export const HomeView: FC<{ overview: DirectoryOverview }> = ({ overview: { tota
     <section aria-labelledby="totals-heading">
       <h2 id="totals-heading">In the archive</h2>
       <dl class="facts">
-        <div>
-          <dt>Pages</dt>
-          <dd>
-            <data value={String(totals.pages - totals.deleted)}>{formatCount(totals.pages - totals.deleted)}</data>
-          </dd>
-        </div>
-        <div>
-          <dt>Revisions</dt>
-          <dd>
-            <data value={String(totals.revisions)}>{formatCount(totals.revisions)}</data>
-          </dd>
-        </div>
-        <div>
-          <dt>Stored</dt>
-          <dd>
-            <data value={String(totals.blobBytes)}>{formatBytes(totals.blobBytes)}</data>
-            {totals.rawBytes > 0 ? ` for ${formatBytes(totals.rawBytes)} of text (${((totals.blobBytes / totals.rawBytes) * 100).toFixed(1)} %)` : null}
-          </dd>
-        </div>
+        <Fact term="Pages" value={totals.pages - totals.deleted} format={formatCount} />
+        <Fact term="Revisions" value={totals.revisions} format={formatCount} />
+        <Fact term="Stored" value={totals.blobBytes} format={formatBytes}>
+          {totals.rawBytes > 0 ? ` for ${formatBytes(totals.rawBytes)} of text (${((totals.blobBytes / totals.rawBytes) * 100).toFixed(1)} %)` : null}
+        </Fact>
       </dl>
       {totals.reported < totals.pages ? (
         <p class="hint">{`${formatCount(totals.pages - totals.reported)} pages not changed since figures were kept are counted as pages only.`}</p>
@@ -79,16 +93,12 @@ export const HomeView: FC<{ overview: DirectoryOverview }> = ({ overview: { tota
         <ul class="plain">
           {recent.map((p) => (
             <li>
-              <a href={historyUrl(p.key)}>
-                <bdi>{titleOf(p.key)}</bdi>
-              </a>{" "}
+              <HistoryLink pageKey={p.key} />{" "}
               <span class="meta">
-                {`${formatCount(p.revisions)} revision${p.revisions === 1 ? "" : "s"}, changed `}
+                {`${revisionCount(p.revisions)}, changed `}
                 <time datetime={new Date(p.changedAt).toISOString()}>{formatTime(p.changedAt)}</time> ·{" "}
               </span>
-              <a href={pageUrl(p.key)}>
-                latest<span class="visually-hidden">{` revision of ${titleOf(p.key)}`}</span>
-              </a>
+              <LatestLink pageKey={p.key} />
             </li>
           ))}
         </ul>

@@ -1,9 +1,7 @@
 /** Search results: titles starting with the query, in title order, a page at a time. */
 import type { FC } from "hono/jsx";
-import { formatCount } from "../../dashboard/format.ts";
 import type { TitleMatch } from "../../page/directory.ts";
-import { SearchForm } from "./home.tsx";
-import { historyUrl, pageUrl, titleOf } from "./links.ts";
+import { HistoryLink, LatestLink, revisionCount, SearchForm } from "./home.tsx";
 
 export const SearchView: FC<{ q: string; error?: string; matches: TitleMatch[]; next: string | null; after: string }> = ({ q, error, matches, next, after }) => (
   <>
@@ -18,18 +16,12 @@ export const SearchView: FC<{ q: string; error?: string; matches: TitleMatch[]; 
           <ul class="plain">
             {matches.map((m) => (
               <li>
-                <a href={historyUrl(m.key)}>
-                  <bdi>{titleOf(m.key)}</bdi>
-                </a>{" "}
-                <span class="meta">
-                  {m.deleted ? "deleted" : m.revisions === null ? "" : `${formatCount(m.revisions)} revision${m.revisions === 1 ? "" : "s"}`}
-                </span>
+                <HistoryLink pageKey={m.key} />{" "}
+                <span class="meta">{m.deleted ? "deleted" : m.revisions === null ? "" : revisionCount(m.revisions)}</span>
                 {m.deleted ? null : (
                   <>
                     {" · "}
-                    <a href={pageUrl(m.key)}>
-                latest<span class="visually-hidden">{` revision of ${titleOf(m.key)}`}</span>
-              </a>
+                    <LatestLink pageKey={m.key} />
                   </>
                 )}
               </li>

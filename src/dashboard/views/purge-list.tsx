@@ -6,6 +6,7 @@
 import type { FC } from "hono/jsx";
 import type { AuditEntry } from "../../purge/audit.ts";
 import { formatCount, formatDuration, formatTime } from "../format.ts";
+import { DataTable } from "./data-table.tsx";
 
 const items = (list: string[]) => (list.length <= 3 ? list.join(", ") : `${list.slice(0, 3).join(", ")} and ${list.length - 3} more`);
 
@@ -13,50 +14,28 @@ export const PurgeTable: FC<{ entries: AuditEntry[]; caption: string }> = ({ ent
   entries.length === 0 ? (
     <p>No purges yet.</p>
   ) : (
-    <div class="scroll">
-      <table>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Purge</th>
-            <th scope="col">When</th>
-            <th scope="col">By</th>
-            <th scope="col">What</th>
-            <th scope="col" class="n">
-              Keys
-            </th>
-            <th scope="col" class="n">
-              Dropped
-            </th>
-            <th scope="col" class="n">
-              Time to completion
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((e) => (
-            <tr>
-              <th scope="row">
-                <a href={`/dashboard/purges/${encodeURIComponent(e.id)}`}>{e.id}</a>
-              </th>
-              <td>{formatTime(e.createdAt)}</td>
-              <td>
-                <bdi>{e.by}</bdi>
-              </td>
-              <td>
-                {e.soft ? "soft " : ""}
-                {e.kind}
-                {e.items.length > 0 ? ": " : ""}
-                <bdi>{items(e.items)}</bdi>
-              </td>
-              <td class="n">{formatCount(e.keys)}</td>
-              <td class="n">{formatCount(e.dropped)}</td>
-              <td class="n">{e.completedAt === null ? <span class="pending">pending</span> : formatDuration(e.completedAt - e.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption={caption} columns={["Purge", "When", "By", "What", { n: "Keys" }, { n: "Dropped" }, { n: "Time to completion" }]}>
+      {entries.map((e) => (
+        <tr>
+          <th scope="row">
+            <a href={`/dashboard/purges/${encodeURIComponent(e.id)}`}>{e.id}</a>
+          </th>
+          <td>{formatTime(e.createdAt)}</td>
+          <td>
+            <bdi>{e.by}</bdi>
+          </td>
+          <td>
+            {e.soft ? "soft " : ""}
+            {e.kind}
+            {e.items.length > 0 ? ": " : ""}
+            <bdi>{items(e.items)}</bdi>
+          </td>
+          <td class="n">{formatCount(e.keys)}</td>
+          <td class="n">{formatCount(e.dropped)}</td>
+          <td class="n">{e.completedAt === null ? <span class="pending">pending</span> : formatDuration(e.completedAt - e.createdAt)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 
 export const PurgeList: FC<{ entries: AuditEntry[]; next: string | null; first: boolean }> = ({ entries, next, first }) => (

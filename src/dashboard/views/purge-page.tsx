@@ -7,6 +7,7 @@
  */
 import type { FC } from "hono/jsx";
 import type { PurgeDisplay } from "../purge-display.ts";
+import { DataTable } from "./data-table.tsx";
 
 export const PurgePage: FC<{ purge: PurgeDisplay }> = ({ purge }) => (
   <div data-purge-status={`/dashboard/api/purges/${encodeURIComponent(purge.id)}`} data-state={purge.state}>
@@ -40,38 +41,21 @@ export const PurgePage: FC<{ purge: PurgeDisplay }> = ({ purge }) => (
         <dd data-field="took">{purge.took ?? ""}</dd>
       </div>
     </dl>
-    <div class="scroll">
-      <table>
-        <caption>Every tier that must apply this purge</caption>
-        <thead>
-          <tr>
-            <th scope="col">Tier</th>
-            <th scope="col">Level</th>
-            <th scope="col">Region</th>
-            <th scope="col">State</th>
-            <th scope="col" class="n">
-              Acknowledged after
-            </th>
-            <th scope="col">Last delivery error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {purge.rows.map((r) => (
-            <tr data-tier={r.tier}>
-              <th scope="row">{r.tier}</th>
-              <td>{r.level}</td>
-              <td>{r.region}</td>
-              <td data-field="state" class={r.acknowledged ? "ok" : "pending"}>
-                {r.state}
-              </td>
-              <td data-field="after" class="n">
-                {r.after}
-              </td>
-              <td data-field="lastError">{r.lastError}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Every tier that must apply this purge" columns={["Tier", "Level", "Region", "State", { n: "Acknowledged after" }, "Last delivery error"]}>
+      {purge.rows.map((r) => (
+        <tr data-tier={r.tier}>
+          <th scope="row">{r.tier}</th>
+          <td>{r.level}</td>
+          <td>{r.region}</td>
+          <td data-field="state" class={r.acknowledged ? "ok" : "pending"}>
+            {r.state}
+          </td>
+          <td data-field="after" class="n">
+            {r.after}
+          </td>
+          <td data-field="lastError">{r.lastError}</td>
+        </tr>
+      ))}
+    </DataTable>
   </div>
 );

@@ -7,6 +7,7 @@
 import type { FC } from "hono/jsx";
 import type { StorageOverview } from "../../operator/storage.ts";
 import { formatBytes, formatCount, formatTime } from "../format.ts";
+import { DataTable } from "./data-table.tsx";
 
 const Bytes: FC<{ n: number }> = ({ n }) => <data value={String(n)}>{formatBytes(n)}</data>;
 const ratio = (stored: number, raw: number) => (raw === 0 ? "–" : `${((stored / raw) * 100).toFixed(raw > 0 && stored / raw < 0.1 ? 2 : 1)} %`);
@@ -50,68 +51,43 @@ export const StorageView: FC<{ overview: StorageOverview; first: boolean }> = ({
       {overview.pages.length === 0 ? (
         <p>No pages yet.</p>
       ) : (
-        <div class="scroll">
-          <table aria-labelledby="pages-heading">
-            <thead>
-              <tr>
-                <th scope="col">Page</th>
-                <th scope="col" class="n">
-                  Revisions
-                </th>
-                <th scope="col" class="n">
-                  Raw
-                </th>
-                <th scope="col" class="n">
-                  Stored
-                </th>
-                <th scope="col" class="n">
-                  Stored / raw
-                </th>
-                <th scope="col" class="n">
-                  Metadata
-                </th>
-                <th scope="col">Measured</th>
-              </tr>
-            </thead>
-            <tbody>
-              {overview.pages.map(({ key, figures: f }) => (
-                <tr data-page={key}>
-                  <th scope="row">
-                    {f?.deleted ? (
-                      <>
-                        <bdi>{f.title}</bdi> (deleted)
-                      </>
-                    ) : (
-                      <a href={`/page/${encodeURIComponent(key)}`}>
-                        <bdi>{f?.title ?? key.replace(/_/g, " ")}</bdi>
-                      </a>
-                    )}
-                  </th>
-                  {f ? (
-                    <>
-                      <td class="n" data-field="revisions">
-                        {formatCount(f.revisions)}
-                      </td>
-                      <td class="n">
-                        <Bytes n={f.rawBytes} />
-                      </td>
-                      <td class="n">
-                        <Bytes n={f.blobBytes} />
-                      </td>
-                      <td class="n">{ratio(f.blobBytes, f.rawBytes)}</td>
-                      <td class="n">
-                        <Bytes n={f.metadataBytes} />
-                      </td>
-                      <td>{formatTime(f.reportedAt)}</td>
-                    </>
-                  ) : (
-                    <td colspan={6}>not measured yet (no change since figures were first kept)</td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable labelledBy="pages-heading" columns={["Page", { n: "Revisions" }, { n: "Raw" }, { n: "Stored" }, { n: "Stored / raw" }, { n: "Metadata" }, "Measured"]}>
+          {overview.pages.map(({ key, figures: f }) => (
+            <tr data-page={key}>
+              <th scope="row">
+                {f?.deleted ? (
+                  <>
+                    <bdi>{f.title}</bdi> (deleted)
+                  </>
+                ) : (
+                  <a href={`/page/${encodeURIComponent(key)}`}>
+                    <bdi>{f?.title ?? key.replace(/_/g, " ")}</bdi>
+                  </a>
+                )}
+              </th>
+              {f ? (
+                <>
+                  <td class="n" data-field="revisions">
+                    {formatCount(f.revisions)}
+                  </td>
+                  <td class="n">
+                    <Bytes n={f.rawBytes} />
+                  </td>
+                  <td class="n">
+                    <Bytes n={f.blobBytes} />
+                  </td>
+                  <td class="n">{ratio(f.blobBytes, f.rawBytes)}</td>
+                  <td class="n">
+                    <Bytes n={f.metadataBytes} />
+                  </td>
+                  <td>{formatTime(f.reportedAt)}</td>
+                </>
+              ) : (
+                <td colspan={6}>not measured yet (no change since figures were first kept)</td>
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
       <nav class="pager" aria-label="Storage pages">
         {first ? null : <a href="/dashboard/storage">First pages</a>}
