@@ -37,7 +37,6 @@ import type { AppEnv } from "../app-env.ts";
 import { settingsOf } from "../../src/config/settings.ts";
 import { ProblemError } from "../../src/http/problem.ts";
 import { timemapParam, timemapQuery, waybackParam } from "../../src/http/queries.ts";
-import { sandboxArchived } from "../../src/representation/archived-content.ts";
 import { addVary } from "../../src/representation/vary.ts";
 import { validated } from "../../src/http/validate.ts";
 import { formatHttpDate, parseHttpDate } from "../../src/http/datetime.ts";
@@ -48,6 +47,7 @@ import type { OriginQuery } from "../../src/origin/answer.ts";
 import { pageRef, type PageRef } from "../../src/page/page-ref.ts";
 import { withColo } from "../../src/config/colo.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
+import { respondAsIs } from "../../src/tiers/respond.ts";
 
 /** The origin absolute links start with: PUBLIC_ORIGIN if set, else the request's own. */
 function baseOf(c: Context<AppEnv>): string {
@@ -58,24 +58,8 @@ function read(c: Context<AppEnv>, query: OriginQuery): Promise<ReadThrough> {
   return readThroughTiers(c.env, c.executionCtx, c.get("colo"), query);
 }
 
-/** An answer as it came through the tiers, for what is sent as is: TimeMaps and problems. */
-function send(c: Context<AppEnv>, through: ReadThrough): Response {
-  const { entry } = through;
-  const headers = new Headers(entry.headers);
-  headers.set("x-palimpsest-tier", through.servedBy);
-  headers.set("x-palimpsest-colo", through.colo);
-  headers.set("x-request-id", c.get("requestId"));
-  sandboxArchived(headers);
-  let body = entry.body;
-  if (entry.status >= 500) {
-    // The origin's problem, plus this request's id for the report; the details stay in the log.
-    const problem = JSON.parse(new TextDecoder().decode(body)) as Record<string, unknown>;
-    console.error("memento read failed", { requestId: c.get("requestId"), path: c.req.path, code: problem.code });
-    body = new TextEncoder().encode(JSON.stringify({ ...problem, requestId: c.get("requestId") }));
-  }
-  headers.set("content-length", String(body.byteLength));
-  return new Response(body, { status: entry.status, headers });
-}
+/** An answer as it came through the tiers, for what is sent as is: TimeMaps and problems (src/tiers/respond.ts). */
+const send = (c: Context<AppEnv>, through: ReadThrough): Response => respondAsIs({ request: c.req.raw, requestId: c.get("requestId") }, through);
 
 const infoOf = (through: ReadThrough): MementoInfo => JSON.parse(new TextDecoder().decode(through.entry.body)) as MementoInfo;
 

@@ -1,0 +1,131 @@
+/**
+ * The one place a read through the tiers becomes what a route answers: the
+ * JSON read routes, the Memento routes and the HTML pages all come here, so
+ * the headers an answer goes out with (where it came from, the request id,
+ * the archived-content sandbox, the dictionary a text revision offers), the
+ * rule that a 5xx shows the client only the origin's problem and this
+ * request's id (details stay in the log), and the reading of a problem body
+ * are each written once.
+ *
+ * - `respond`: the answer, its coding negotiated (a revision's br was made
+ *   once and comes with it), with ETag, preconditions, Range and HEAD.
+ * - `respondDelta`: a revision as dcb against the dictionary the client holds.
+ * - `respondAsIs`: sent as it came (TimeMaps and the problems beside them).
+ * - `problemOf`: a non-200 answer as the `ProblemError` it carries, for a
+ *   route that renders its own page and lets the error handler show the rest.
+ *
+ * @example
+ * const through = await readThroughTiers(c.env, c.executionCtx, c.get("colo"), query);
+ * return respond({ request: c.req.raw, requestId: c.get("requestId") }, through);
+ */
+import { ProblemError, type ProblemStatus } from "../http/problem.ts";
+import { sha256Hex } from "../lib/digests.ts";
+import { sandboxArchived } from "../representation/archived-content.ts";
+import { isCompressible } from "../representation/compressible.ts";
+import { useAsDictionary } from "../representation/dictionary.ts";
+import { codedEtag } from "../representation/etag.ts";
+import { serveCoded } from "../representation/serve-coded.ts";
+import { serveRepresentation } from "../representation/serve.ts";
+import { addVary } from "../representation/vary.ts";
+import type { ReadThrough } from "./chain.ts";
+
+/** Who asked: the request answered and its id (`hono/request-id`). */
+export interface Asker {
+  request: Request;
+  requestId: string;
+}
+
+/** The headers every answer read through the tiers goes out with: the answer's own, and where it came from. */
+function answerHeaders(asker: Asker, through: ReadThrough): Headers {
+  const { entry } = through;
+  const headers = new Headers(entry.headers);
+  headers.set("x-palimpsest-tier", through.servedBy);
+  headers.set("x-palimpsest-colo", through.colo);
+  // No Age (RFC 9111 §4.2.3): every tier's copy is kept current by purges, so to a cache downstream the
+  // answer is as fresh as if the origin had just confirmed it. Its time in a tier would make the latest,
+  // history and TimeMaps look stale on arrival ("Age: 1302" beside "max-age=60").
+  headers.set("x-request-id", asker.requestId);
+  // Archived bytes never run as the archive (src/representation/archived-content.ts).
+  sandboxArchived(headers);
+  // Every text revision offers itself as the dictionary for the page's other revisions (RFC 9842): even
+  // one too small to be worth compressing makes its successor's delta tiny.
+  if (entry.status === 200 && entry.revisionId !== undefined && isCompressible(entry.headers["content-type"] ?? "")) {
+    headers.set("use-as-dictionary", useAsDictionary(entry.page));
+    addVary(headers, "Accept-Encoding", "Available-Dictionary");
+  }
+  return headers;
+}
+
+/** A problem body's fields, or none if the body is not JSON (the status alone then says what happened). */
+function problemFields(body: Uint8Array): Record<string, unknown> {
+  try {
+    const json: unknown = JSON.parse(new TextDecoder().decode(body));
+    return typeof json === "object" && json !== null ? (json as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A 5xx is logged with the request id, the one thing of this request the client's copy adds to the origin's problem. */
+function serverError(asker: Asker, status: number, problem: Record<string, unknown>): void {
+  console.error("read failed", { requestId: asker.requestId, path: new URL(asker.request.url).pathname, status, code: problem.code });
+}
+
+/** The body to send: a 5xx's problem plus this request's id for the report; anything else as given. */
+function sentBody(asker: Asker, status: number, body: Uint8Array): Uint8Array {
+  if (status < 500) return body;
+  const problem = problemFields(body);
+  serverError(asker, status, problem);
+  return new TextEncoder().encode(JSON.stringify({ ...problem, requestId: asker.requestId }));
+}
+
+/**
+ * The answer as a response: its coding negotiated (a revision's br body was
+ * made once and comes from the tiers with it; anything else is coded now),
+ * then preconditions, Range and HEAD against what is sent. `rebuilt` is a
+ * body the route made from the answer's (a history page with its links).
+ */
+export async function respond(asker: Asker, through: ReadThrough, rebuilt?: Uint8Array): Promise<Response> {
+  const { entry } = through;
+  const headers = answerHeaders(asker, through);
+  const body = sentBody(asker, entry.status, rebuilt ?? entry.body);
+  // A history page is rebuilt per request: its tag is its bytes' digest.
+  if (entry.status === 200 && !headers.has("etag")) headers.set("etag", `"${await sha256Hex(body)}"`);
+  // Stored coded bodies are the answer's own; a rebuilt body (history) has none.
+  const stored = body === entry.body ? entry.encoded : undefined;
+  return serveCoded(asker.request, { status: entry.status, headers, body }, stored);
+}
+
+/** A revision as a dcb delta against the dictionary the client holds: a representation per dictionary. */
+export function respondDelta(asker: Asker, through: ReadThrough, dictionary: string, dcb: Uint8Array): Response {
+  const headers = answerHeaders(asker, through);
+  headers.set("content-encoding", "dcb");
+  const etag = headers.get("etag");
+  if (etag) headers.set("etag", codedEtag(etag, `dcb-${dictionary.slice(0, 16)}`));
+  return serveRepresentation(asker.request, { status: 200, headers, body: dcb });
+}
+
+/** An answer sent as it came through the tiers (TimeMaps, and problems); the app's compression codes it. */
+export function respondAsIs(asker: Asker, through: ReadThrough): Response {
+  const { entry } = through;
+  const headers = answerHeaders(asker, through);
+  const body = sentBody(asker, entry.status, entry.body);
+  headers.set("content-length", String(body.byteLength));
+  return new Response(body, { status: entry.status, headers });
+}
+
+/** A non-200 answer as the problem it carries (its Retry-After kept), for the error handler to show. */
+export function problemOf(asker: Asker, through: ReadThrough): ProblemError {
+  const { entry } = through;
+  const problem = problemFields(entry.body);
+  if (entry.status >= 500) serverError(asker, entry.status, problem);
+  const { type: _type, status: _status, title, detail, code, limit: _limit, ...extensions } = problem;
+  const retryAfter = entry.headers["retry-after"];
+  return new ProblemError({
+    status: entry.status as ProblemStatus,
+    code: typeof code === "string" ? code : `http_${entry.status}`,
+    title: typeof title === "string" ? title : "Error",
+    ...(typeof detail === "string" ? { detail } : {}),
+    extensions: { ...extensions, ...(retryAfter ? { retryAfterSeconds: Number(retryAfter) } : {}) },
+  });
+}
