@@ -73,17 +73,23 @@ export function mementoLinks(urls: MementoUrls, named: Array<[rel: "first" | "pr
     .map(({ ref, rels }) => linkValue(urls.memento(ref.id), [...rels.filter((r) => r !== "memento"), "memento"], { datetime: formatHttpDate(ref.ts) }));
 }
 
-/** The Link header of a Memento (RFC 7089 §2.2, as in §4.1.1's example): original, TimeGate, TimeMaps, first, prev, next, last. */
-export function mementoLinkHeader(urls: MementoUrls, info: MementoInfo): string {
+/** The page's links, then first, prev, next and last around a memento; `selected` too, where a TimeGate names the one it chose. */
+function linkHeader(urls: MementoUrls, info: MementoInfo, selected: MementoRef | null): string {
   return [
     ...pageLinks(urls),
     ...mementoLinks(urls, [
+      ["memento", selected],
       ["first", info.first],
       ["prev", info.prev],
       ["next", info.next],
       ["last", info.last],
     ]),
   ].join(", ");
+}
+
+/** The Link header of a Memento (RFC 7089 §2.2, as in §4.1.1's example): original, TimeGate, TimeMaps, first, prev, next, last. */
+export function mementoLinkHeader(urls: MementoUrls, info: MementoInfo): string {
+  return linkHeader(urls, info, null);
 }
 
 /**
@@ -93,14 +99,5 @@ export function mementoLinkHeader(urls: MementoUrls, info: MementoInfo): string 
  * around it.
  */
 export function timegateLinkHeader(urls: MementoUrls, info: MementoInfo): string {
-  return [
-    ...pageLinks(urls),
-    ...mementoLinks(urls, [
-      ["memento", info.self],
-      ["first", info.first],
-      ["prev", info.prev],
-      ["next", info.next],
-      ["last", info.last],
-    ]),
-  ].join(", ");
+  return linkHeader(urls, info, info.self);
 }

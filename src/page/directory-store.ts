@@ -69,12 +69,10 @@ function figuresOf(row: FigureRow): PageFigures | null {
 }
 
 export class DirectoryStore {
-  readonly #storage: DurableObjectStorage;
   readonly #sql: SqlStorage;
   readonly #schema: LazySchema;
 
   constructor(storage: DurableObjectStorage) {
-    this.#storage = storage;
     this.#sql = storage.sql;
     this.#schema = new LazySchema(storage, MIGRATIONS, ["pages"]);
   }

@@ -53,12 +53,10 @@ interface Row {
 }
 
 export class AuditStore {
-  readonly #storage: DurableObjectStorage;
   readonly #sql: SqlStorage;
   readonly #schema: LazySchema;
 
   constructor(storage: DurableObjectStorage) {
-    this.#storage = storage;
     this.#sql = storage.sql;
     this.#schema = new LazySchema(storage, MIGRATIONS, ["audit"]);
   }
