@@ -5,9 +5,9 @@
  * even looked at, so guessing costs the guesser time, not the archive.
  *
  * Only failures count: an importer posting batches with a good token is
- * never slowed by this. The binding counts across isolates; once it says a
- * client is over, this isolate remembers that until the window ends (the
- * binding has no way to ask without counting). A client is its address,
+ * never slowed by this. The counting is the one rate limiter's
+ * (src/http/rate-limit.ts), which remembers a client it found over the
+ * limit until the period ends. A client is its address,
  * `CF-Connecting-IP`, which Cloudflare sets and clients cannot; an IPv6
  * client is its /64, since one host holds a whole /64. Without the header
  * (plain `wrangler dev`, where nothing sets it) every client shares one key.
@@ -18,12 +18,25 @@
  */
 import { LIMITS } from "../limits.ts";
 import { ProblemError } from "./problem.ts";
+import { RateLimiter } from "./rate-limit.ts";
 
 /** The AUTH_FAILURE_RATE binding's period in wrangler.toml: a refused client may try again after it. */
 export const AUTH_FAILURE_PERIOD_SECONDS = 60;
 
-/** Clients this isolate knows to be over the limit, and until when (ms); oldest first. */
-const blocked = new Map<string, number>();
+const failures = new RateLimiter({
+  binding: (env) => env.AUTH_FAILURE_RATE,
+  prefix: "auth-failure:",
+  periodSeconds: AUTH_FAILURE_PERIOD_SECONDS,
+  remember: LIMITS.http.authFailureClientsRemembered,
+  refusal: (_client, retryAfterSeconds) =>
+    new ProblemError({
+      status: 429,
+      code: "auth_rate_limited",
+      title: "Too Many Requests",
+      detail: `Too many failed authentications from your address; try again in ${retryAfterSeconds} seconds.`,
+      extensions: { retryAfterSeconds },
+    }),
+});
 
 /** The client's rate-limit key: its IPv4 address, or its IPv6 /64. */
 export function clientOf(request: Request): string {
@@ -45,31 +58,12 @@ export function ipv6Prefix64(ip: string): string {
     .join(":");
 }
 
-function tooMany(): ProblemError {
-  return new ProblemError({
-    status: 429,
-    code: "auth_rate_limited",
-    title: "Too Many Requests",
-    detail: `Too many failed authentications from your address; try again in ${AUTH_FAILURE_PERIOD_SECONDS} seconds.`,
-    extensions: { retryAfterSeconds: AUTH_FAILURE_PERIOD_SECONDS },
-  });
-}
-
 /** Throws 429 if this client has failed too often lately. */
 export function refuseIfBlocked(client: string, now = Date.now()): void {
-  const until = blocked.get(client);
-  if (until === undefined) return;
-  if (until > now) throw tooMany();
-  blocked.delete(client);
+  failures.refuseIfBlocked(client, now);
 }
 
 /** Counts a failed authentication; throws 429 once the client is over its allowance. */
 export async function recordFailure(env: Env, client: string, now = Date.now()): Promise<void> {
-  const { success } = await env.AUTH_FAILURE_RATE.limit({ key: `auth-failure:${client}` });
-  if (success) return;
-  blocked.delete(client);
-  blocked.set(client, now + AUTH_FAILURE_PERIOD_SECONDS * 1000);
-  // Bounded: a flood of addresses evicts the oldest, which the binding still counts.
-  while (blocked.size > LIMITS.http.authFailureClientsRemembered) blocked.delete(blocked.keys().next().value!);
-  throw tooMany();
+  await failures.charge(env, client, now);
 }

@@ -18,6 +18,7 @@ import { purgeQueueOf } from "../bindings.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { Principal } from "../http/tokens.ts";
 import { ProblemError } from "../http/problem.ts";
+import { RateLimiter } from "../http/rate-limit.ts";
 import { LIMITS } from "../limits.ts";
 import type { Colo } from "../config/colo.ts";
 import { LowerTier } from "../tiers/lower-tier.ts";
@@ -125,19 +126,20 @@ function resolve(kind: OperatorKind, items: unknown[], served: ServedHosts): { s
   return { scope, accepted, dropped };
 }
 
-/** Per token, over the PURGE_RATE binding's window; the answer says when to come back. */
-async function checkRate(env: Env, who: Principal): Promise<void> {
-  const { success } = await env.PURGE_RATE.limit({ key: who.name });
-  if (success) return;
-  const retryAfterSeconds = Math.max(1, 60 - Math.floor(Date.now() / 1000) % 60);
-  throw new ProblemError({
-    status: 429,
-    code: "rate_limited",
-    title: "Too Many Requests",
-    detail: `${who.name} has sent more purges than its rate allows (see README, "Purge rate limits"); try again in ${retryAfterSeconds} s`,
-    extensions: { retryAfterSeconds },
-  });
-}
+/** Per token, over the PURGE_RATE binding's window (src/http/rate-limit.ts); the answer says when to come back. */
+const purgeRate = new RateLimiter({
+  binding: (env) => env.PURGE_RATE,
+  periodSeconds: 60,
+  retryAfterSeconds: (now) => Math.max(1, 60 - (Math.floor(now / 1000) % 60)),
+  refusal: (name, retryAfterSeconds) =>
+    new ProblemError({
+      status: 429,
+      code: "rate_limited",
+      title: "Too Many Requests",
+      detail: `${name} has sent more purges than its rate allows (see README, "Purge rate limits"); try again in ${retryAfterSeconds} s`,
+      extensions: { retryAfterSeconds },
+    }),
+});
 
 /**
  * Ingests one purge; `requestUrl` is the URL the purge request came to,
@@ -151,10 +153,10 @@ export async function ingestPurge(env: Env, at: Colo, who: Principal, body: unkn
   const publicOrigin = settingsOf(env).publicOrigin;
   const served = new ServedHosts(requestUrl ? new URL(requestUrl).host : null, publicOrigin ? new URL(publicOrigin).host : null);
   const { scope, accepted, dropped } = resolve(kind, items, served);
-  await checkRate(env, who);
+  await purgeRate.charge(env, who.name);
   const mark = { at: Date.now(), soft };
   const request: PurgeRequest = { page: null, scope, version: 0, region: at.region, mark, operator: { by: who.name, kind } };
-  await applyToLower(await LowerTier.open(env, at.colo), { ...request, createdAt: mark.at });
+  await applyToLower(await LowerTier.open(env, at.colo), request);
   const queue = await activePurgeQueue(env, at.region);
   const { id } = await purgeQueueOf(env, queue).enqueue(request, queue);
   const keys = scope.kind === "everything" ? 1 : selectorCount(scope);
