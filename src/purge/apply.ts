@@ -12,25 +12,19 @@ import { NO_FLOOR, raised, type PageFloor } from "../tiers/floor.ts";
 import { LowerTier } from "../tiers/lower-tier.ts";
 import type { TierStore } from "../tiers/tier-store.ts";
 import { ALL } from "../tiers/purge-marks.ts";
-import { selectorsOfScope, type PurgeEvent, type PurgeScope } from "./events.ts";
+import { selectorsOfScope, type OperatorPurgeRequest, type PageScope, type PurgeEvent, type PurgeRequest } from "./events.ts";
 import type { PurgeBatch } from "./plan.ts";
 import { ZONE_MEMBER, type PurgeTarget } from "./targets.ts";
 import { zonePurge } from "./zone-purge.ts";
-
-/** A write's purge: the page and the floor it raises. */
-type PageScope = Extract<PurgeScope, { kind: "mutable" | "revisions" | "page" }>;
-
-const isPageScope = (scope: PurgeScope): scope is PageScope => scope.kind === "mutable" || scope.kind === "revisions" || scope.kind === "page";
 
 /** The floor a page-scoped purge raises. */
 export function floorRaisedBy(scope: PageScope, version: number): Partial<PageFloor> {
   return scope.kind === "mutable" ? { mutable: version } : { all: version };
 }
 
-/** The marks an event raises: its own, or, for a flush or an event from before marks, everything before it was made. */
-function marksOf(event: Pick<PurgeEvent, "scope" | "mark" | "createdAt">): { selectors: string[]; at: number; soft: boolean } {
-  const selectors = selectorsOfScope(event.scope);
-  return { selectors, at: event.mark?.at ?? event.createdAt, soft: event.mark?.soft ?? false };
+/** The marks an operator's purge raises: its selectors, at its mark's time. */
+function marksOf(event: OperatorPurgeRequest): { selectors: string[]; at: number; soft: boolean } {
+  return { selectors: selectorsOfScope(event.scope), at: event.mark.at, soft: event.mark.soft };
 }
 
 /** One queue's events for one target. */
@@ -59,7 +53,7 @@ function applyToTier(store: TierStore, queue: string, batch: PurgeBatch): number
   for (const event of batch.events) {
     if (event.seq <= applied) continue;
     store.count("purge");
-    if (isPageScope(event.scope) && event.page !== null) {
+    if (event.page !== null) {
       store.raiseFloor(event.page, floorRaisedBy(event.scope, event.version));
       store.dropPage(event.page, event.scope.kind === "mutable");
     } else {
@@ -88,11 +82,11 @@ export class LowerTierPurges {
   }
 
   /** Raises each page's floor once, to the highest the events ask, and every mark in one write; `flushAt` first marks everything gone. */
-  async applyEvents(events: Array<Pick<PurgeEvent, "page" | "scope" | "version" | "mark" | "createdAt">>, flushAt?: number): Promise<void> {
+  async applyEvents(events: readonly PurgeRequest[], flushAt?: number): Promise<void> {
     const floors = new Map<string, PageFloor>();
     const marks = flushAt === undefined ? [] : [{ selectors: [ALL], at: flushAt, soft: false }];
     for (const event of events) {
-      if (isPageScope(event.scope) && event.page !== null) floors.set(event.page, raised(floors.get(event.page) ?? NO_FLOOR, floorRaisedBy(event.scope, event.version)));
+      if (event.page !== null) floors.set(event.page, raised(floors.get(event.page) ?? NO_FLOOR, floorRaisedBy(event.scope, event.version)));
       else marks.push(marksOf(event));
     }
     await Promise.all([...[...floors].map(([page, to]) => this.lower.raiseFloor(page, to)), ...(marks.length > 0 ? [this.lower.markAll(marks)] : [])]);
@@ -100,7 +94,7 @@ export class LowerTierPurges {
 }
 
 /** Applies one event to a colo's lower tier. */
-export function applyToLower(lower: LowerTier, event: Pick<PurgeEvent, "page" | "scope" | "version" | "mark" | "createdAt">): Promise<void> {
+export function applyToLower(lower: LowerTier, event: PurgeRequest): Promise<void> {
   return new LowerTierPurges(lower).applyEvents([event]);
 }
 
@@ -114,7 +108,7 @@ export async function applyBatchesAt(env: Env, target: PurgeTarget, parts: Queue
   if (target.level !== "lower") return tierCacheOf(env, target).applyPurges(parts);
   if (target.member !== ZONE_MEMBER) return new LowerTierPurges(await LowerTier.open(env, target.member)).applyPurges(parts);
   const events = parts.flatMap(({ queue, batch: { events, flushUpTo } }) => [
-    ...(flushUpTo === undefined ? [] : [{ page: null, scope: { kind: "everything" }, version: 0, region: target.region, seq: flushUpTo, id: "", queue, createdAt: Date.now() } satisfies PurgeEvent]),
+    ...(flushUpTo === undefined ? [] : [{ page: null, scope: { kind: "everything" } } as const]),
     ...events,
   ]);
   if (events.length > 0) await zonePurge(settingsOf(env), events);

@@ -29,7 +29,7 @@ export class ZonePurgeNotConfigured extends Error {
  * prefix, never the whole zone. The API has no soft purge: a soft purge is
  * sent as a hard one, which only costs refetches.
  */
-export function zonePurgeBodies(events: PurgeEvent[], origin: string): Array<Record<string, unknown>> {
+export function zonePurgeBodies(events: ReadonlyArray<Pick<PurgeEvent, "page" | "scope">>, origin: string): Array<Record<string, unknown>> {
   const under = `${new URL(origin).host}${LowerTier.urlOf("", "")}`;
   const tags = new Set<string>();
   const files = new Set<string>();
@@ -72,7 +72,7 @@ export function zonePurgeBodies(events: PurgeEvent[], origin: string): Array<Rec
 }
 
 /** Sends the events' purges; throws (so the queue retries) unless every request succeeded. */
-export async function zonePurge(settings: Settings, events: PurgeEvent[], fetcher: typeof fetch = fetch): Promise<void> {
+export async function zonePurge(settings: Settings, events: ReadonlyArray<Pick<PurgeEvent, "page" | "scope">>, fetcher: typeof fetch = fetch): Promise<void> {
   if (!settings.zonePurge || !settings.publicOrigin) throw new ZonePurgeNotConfigured();
   const { zoneId, token } = settings.zonePurge;
   for (const body of zonePurgeBodies(events, settings.publicOrigin)) {

@@ -1,13 +1,25 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { settingsOf } from "../../../src/config/settings.ts";
-import type { PurgeEvent } from "../../../src/purge/events.ts";
+import type { OperatorPurgeRequest, PageScope, PurgeEvent } from "../../../src/purge/events.ts";
 import { applyAt } from "../../../src/purge/apply.ts";
 import { lowerTargets, purgeTargets } from "../../../src/purge/targets.ts";
 import { ZonePurgeNotConfigured, zonePurge, zonePurgeBodies } from "../../../src/purge/zone-purge.ts";
 
 const production = (vars: Record<string, string> = {}) => ({ ...env, ENVIRONMENT: "production", ...vars }) as unknown as Env;
-const event = (page: string, scope: PurgeEvent["scope"], seq: number): PurgeEvent => ({ page, scope, version: seq, region: "enam", seq, id: `enam-q0:${seq}`, queue: "enam-q0", createdAt: 0 });
+const event = (page: string, scope: PageScope, seq: number): PurgeEvent => ({ page, scope, version: seq, region: "enam", seq, id: `enam-q0:${seq}`, queue: "enam-q0", createdAt: 0 });
+const op = (scope: OperatorPurgeRequest["scope"], seq = 1): PurgeEvent => ({
+  page: null,
+  scope,
+  version: 0,
+  region: "enam",
+  mark: { at: 1, soft: false },
+  operator: { by: "test", kind: scope.kind === "keys" ? "files" : scope.kind },
+  seq,
+  id: `enam-q0:${seq}`,
+  queue: "enam-q0",
+  createdAt: 0,
+});
 
 describe("production lower tier: Cloudflare's purge API", () => {
   it("has one lower-tier target for every data centre, not one per simulated colo", () => {
@@ -23,14 +35,13 @@ describe("production lower tier: Cloudflare's purge API", () => {
       { files: ["https://archive.example/__tier/page/A%2Fb/7"] },
     ]);
     // Never purge_everything: the zone may serve more than the archive.
-    expect(zonePurgeBodies([event("C", { kind: "page" }, 3), { ...event("x", { kind: "everything" }, 4), page: null }], origin)).toEqual([{ prefixes: ["archive.example/__tier"] }]);
+    expect(zonePurgeBodies([event("C", { kind: "page" }, 3), op({ kind: "everything" }, 4)], origin)).toEqual([{ prefixes: ["archive.example/__tier"] }]);
     const many = Array.from({ length: 65 }, (_, i) => event(`P${i}`, { kind: "page" }, i + 1));
     expect(zonePurgeBodies(many, origin).map((b) => (b.tags as string[]).length)).toEqual([30, 30, 5]);
   });
 
   it("passes operators' purges on in Cloudflare's own terms: URLs of the lower tier's keys (and a revision's dcb variants' tag), tags as given, prefixes under the archive's", () => {
     const origin = "https://archive.example";
-    const op = (scope: PurgeEvent["scope"]) => ({ ...event("x", scope, 1), page: null, mark: { at: 1, soft: false } });
     expect(zonePurgeBodies([op({ kind: "keys", keys: ["/page/A/1"] }), op({ kind: "tags", tags: ["ns:0", "team:docs"] }), op({ kind: "prefixes", prefixes: ["/page/B"] })], origin)).toEqual([
       { tags: ["variants:/page/A/1", "ns:0", "team:docs"] },
       { files: ["https://archive.example/__tier/page/A/1"] },
