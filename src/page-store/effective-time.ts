@@ -13,8 +13,8 @@
  * `revs_by_effective (eff_ts)` index, whose entries end in the rowid, `seq`
  * (`visibleAt` in src/page-store/mementos.ts, for `?at=` and the TimeGate).
  * Commits store each new revision's effective time
- * (src/page-store/commit.ts); src/page-store/migrate-v2.ts fills in those
- * of stores written before.
+ * (src/page-store/commit.ts); migration 3 (src/page-store/schema.ts) fills
+ * in those of stores written before.
  *
  * @example
  * effectiveTimes(null, [100, 300, 200]); // [100, 300, 300]: at 250, the revision dated 100 is current

@@ -8,8 +8,6 @@ import { blockOf, decodeMetaRecord, encodeMetaRecord, META_BLOCK, slotOf, type M
 /** Keys of the `kv` table (src/page-store/schema.ts). */
 export const KV = {
   version: "version",
-  /** The store's format once past 2 (src/page-store/migrate-v2.ts); absent before. */
-  format: "format",
   group: (k: number) => `g:${k}`,
   tail: (u: number) => `t:${u}`,
   /** [from, to) ranges of each kind's keys, for range deletes and scans. */

@@ -3,9 +3,9 @@
  * is opened. Documented in durable-objects/page-store.md (with its byte
  * budget); keep the two in step. The tables are numbered migrations
  * (src/storage/migrations.ts), idempotent because stores predate the
- * numbering. Stores written in format 1 are then converted on first access
- * (src/page-store/migrate-v1.ts), then those in format 2
- * (src/page-store/migrate-v2.ts: effective times and their index).
+ * numbering. A store in format 1 (a `revisions` table; only ever written to
+ * developers' local `.wrangler/state`, never deployed) is not supported: its
+ * first start fails with an error naming the fix.
  *
  * Every table is a page of SQLite (4 KiB) before it holds a row, so there
  * are as few as the queries allow: one narrow indexed row per revision, and
@@ -16,11 +16,9 @@
  * of its own, 4 KiB for a few hundred bytes.
  *
  * @example
- * const db = openPageDb(ctx.storage); // migrated and converted, ready to read
+ * const db = openPageDb(ctx.storage); // migrated, ready to read
  */
 import { addColumn, migrate, type Migration } from "../storage/migrations.ts";
-import { migrateFromV1 } from "./migrate-v1.ts";
-import { migrateFromV2 } from "./migrate-v2.ts";
 import { PageDb } from "./rows.ts";
 
 const SCHEMA = `
@@ -41,7 +39,7 @@ CREATE TABLE IF NOT EXISTS revs (
   u INTEGER NOT NULL,
   h INTEGER NOT NULL,
   suppressed INTEGER NOT NULL DEFAULT 0,
-  -- Effective time (src/page-store/effective-time.ts); indexed as revs_by_effective by src/page-store/migrate-v2.ts.
+  -- Effective time (src/page-store/effective-time.ts); indexed as revs_by_effective by migration 3.
   eff_ts INTEGER
 );
 CREATE UNIQUE INDEX IF NOT EXISTS revs_by_id ON revs (rev_id);
@@ -76,17 +74,36 @@ CREATE TABLE IF NOT EXISTS outbox (
 );
 `;
 
+/** What a store in format 1 is told: its tables are not read, and nothing converts them. */
+export const FORMAT_1_UNSUPPORTED =
+  "this PageStore is in format 1 (a `revisions` table), which this archive does not read: only local development state holds such stores; delete .wrangler/state and start again";
+
 const MIGRATIONS: readonly Migration[] = [
-  SCHEMA,
+  // 1: the tables. It runs on any store not yet numbered, so this is where format 1 is refused.
+  (sql) => {
+    if (sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'revisions'").toArray().length > 0) throw new Error(FORMAT_1_UNSUPPORTED);
+    sql.exec(SCHEMA);
+  },
   // 2: the page's raw bytes, added after stores had been created.
   (sql) => addColumn(sql, "page", "raw_bytes", "INTEGER NOT NULL DEFAULT 0"),
+  // 3: effective times (src/page-store/effective-time.ts). Stores made before them (in local
+  // development state) get the column, filled with the running maximum of `ts` in `seq` order;
+  // every store gets the index `?at=` and the TimeGate walk. A new store fills nothing.
+  (sql) => {
+    addColumn(sql, "revs", "eff_ts", "INTEGER");
+    sql.exec(
+      `UPDATE revs SET eff_ts = running.eff_ts
+       FROM (SELECT seq, max(ts) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) AS eff_ts FROM revs) AS running
+       WHERE revs.seq = running.seq`,
+    );
+    sql.exec("CREATE INDEX IF NOT EXISTS revs_by_effective ON revs (eff_ts)");
+    // The conversion this replaces recorded itself here.
+    sql.exec("DELETE FROM kv WHERE k = 'format'");
+  },
 ];
 
-/** A page's database, migrated, and converted once from format 1 and then 2 before anything reads it. */
+/** A page's database, migrated, ready to read. */
 export function openPageDb(storage: DurableObjectStorage): PageDb {
   migrate(storage, MIGRATIONS);
-  const db = new PageDb(storage);
-  migrateFromV1(db);
-  migrateFromV2(db);
-  return db;
+  return new PageDb(storage);
 }

@@ -108,7 +108,7 @@ describe("a child dated before its parent", () => {
     const stub = env.PAGE_STORE.getByName(key);
     const converted = await runInDurableObject(stub, (_: PageStore, state) => {
       const sql = state.storage.sql;
-      // Format 2 as main wrote it: revs without eff_ts, no revs_by_effective, no format entry.
+      // Format 2 as main wrote it: revs without eff_ts, no revs_by_effective, at migration 2.
       sql.exec("DROP INDEX revs_by_effective");
       sql.exec("CREATE TABLE revs_v2 (seq INTEGER PRIMARY KEY, rev_id INTEGER NOT NULL, ts INTEGER NOT NULL, u INTEGER NOT NULL, h INTEGER NOT NULL, suppressed INTEGER NOT NULL DEFAULT 0)");
       sql.exec("INSERT INTO revs_v2 SELECT seq, rev_id, ts, u, h, suppressed FROM revs");
@@ -117,7 +117,7 @@ describe("a child dated before its parent", () => {
       sql.exec("CREATE UNIQUE INDEX revs_by_id ON revs (rev_id)");
       sql.exec("CREATE INDEX revs_by_time ON revs (ts, seq)");
       sql.exec("CREATE INDEX revs_by_content ON revs (h)");
-      sql.exec("DELETE FROM kv WHERE k = 'format'");
+      sql.exec("UPDATE schema_version SET version = 2");
       const columns = () => sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('revs')").toArray().map((c) => c.name);
       const before = columns();
       // What a restart does: a new instance over the same storage.
