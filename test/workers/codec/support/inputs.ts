@@ -10,6 +10,7 @@
  */
 import { expect } from "vitest";
 import { CodecError, type CodecErrorCodeName } from "../../../../src/codec/index.ts";
+import { LIMITS } from "../../../../src/limits.ts";
 import type { Prng } from "./prng.ts";
 
 export const KiB = 1024;
@@ -96,6 +97,19 @@ export function makeContent(kind: ContentKind, rand: Prng, length: number): Uint
   }
 }
 
+/**
+ * The inputs every codec's round trips start from, named by what and how
+ * big: nothing, one byte, random bytes and HTML-like text (sizes in KiB).
+ */
+export function basicInputs(rand: Prng, oneByte: number, randomKiB: number, htmlKiB: number): Record<string, Uint8Array> {
+  return {
+    empty: new Uint8Array(0),
+    "one byte": Uint8Array.of(oneByte),
+    [`${randomKiB} KiB random`]: rand.bytes(randomKiB * KiB),
+    [`${htmlKiB} KiB html-like`]: htmlLike(rand, htmlKiB * KiB),
+  };
+}
+
 export function hex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -156,6 +170,35 @@ export async function expectCodecErrorAsync(body: () => Promise<unknown>, code: 
   }
   const what = result instanceof Uint8Array ? `${result.byteLength} bytes` : String(result);
   return expect.fail(`expected CodecError ${code}, but it resolved to ${what}`);
+}
+
+/** Output caps every decoder refuses with INVALID_ARGUMENT (resolveOutputCap): above codec.maxOutputBytes, negative, fractional. */
+export const BAD_OUTPUT_CAPS: readonly number[] = [LIMITS.codec.maxOutputBytes + 1, -1, 2.5];
+
+/** Asserts that every decoder refuses every bad cap with INVALID_ARGUMENT; returns the errors. */
+export function expectBadCapsRefused(decoders: ReadonlyArray<(options: { maxOutputBytes: number }) => unknown>): CodecError[] {
+  return BAD_OUTPUT_CAPS.flatMap((maxOutputBytes) => decoders.map((decode) => expectCodecError(() => decode({ maxOutputBytes }), "INVALID_ARGUMENT")));
+}
+
+/**
+ * Cuts `packed` at every length short of the whole: the one-shot decoder
+ * must fail with TRUNCATED_INPUT, and a streaming decoder fed the cut
+ * stream may hand out only a prefix of `original` before its finish fails
+ * with TRUNCATED_INPUT.
+ */
+export function expectEveryPrefixTruncated(
+  packed: Uint8Array,
+  original: Uint8Array,
+  decompress: (bytes: Uint8Array) => unknown,
+  decoder: () => { push(bytes: Uint8Array): Uint8Array[]; finish(): unknown },
+): void {
+  for (let n = 0; n < packed.byteLength; n++) {
+    expectCodecError(() => decompress(packed.subarray(0, n)), "TRUNCATED_INPUT");
+    const dec = decoder();
+    const partial = concat(dec.push(packed.subarray(0, n)));
+    expectSameBytes(partial, original.subarray(0, partial.byteLength), `prefix ${n}`);
+    expectCodecError(() => dec.finish(), "TRUNCATED_INPUT");
+  }
 }
 
 /** A ReadableStream that yields `chunks` one at a time. */
