@@ -12,14 +12,13 @@
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import "../../../src/codec/install-node.ts";
 import { brotliCompress } from "../../../src/codec/index.ts";
 import { brotliForWire, brotliModeFor, wireLgwin } from "../../../src/representation/wire-encode.ts";
 import { LIMITS } from "../../../src/limits.ts";
-import { launchChromium } from "../support/chromium.ts";
-import { startPalimpsestDev, type PalimpsestDev } from "../support/palimpsest-dev.ts";
+import { useDemoAndBrowser } from "../support/demo-browser.ts";
 
 const AXE_SCRIPT = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
@@ -31,31 +30,16 @@ interface AxeViolation {
 }
 declare const axe: { run(options: object): Promise<{ violations: AxeViolation[]; passes: unknown[] }> };
 
-let dev: PalimpsestDev;
-let browser: Browser;
-
-beforeAll(async () => {
-  dev = await startPalimpsestDev([], { ready: /demo pages ready/ });
-  browser = await launchChromium();
-}, 120_000);
-
-afterEach(({ task }) => {
-  if (task.result?.state === "fail" && dev) console.error(`palimpsest dev, last lines:\n${dev.tail(40)}`);
-});
-
-afterAll(async () => {
-  await browser?.close().catch(() => undefined);
-  await dev?.stop();
-}, 30_000);
+const demo = useDemoAndBrowser();
 
 const headingOf = (page: Page) => page.getByRole("heading", { level: 1 }).innerText();
 
 describe("browsing the demo archive without JavaScript", () => {
   it("searches a demo page, steps through its history and compares two revisions", async () => {
-    const context = await browser.newContext({ javaScriptEnabled: false });
+    const context = await demo.browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
     try {
-      await page.goto(`${dev.url}/`);
+      await page.goto(`${demo.dev.url}/`);
       expect(await headingOf(page)).toBe("Palimpsest");
       await page.getByRole("main").getByLabel("Title starts with").fill("vel");
       await page.getByRole("main").getByRole("button", { name: "Search" }).click();
@@ -80,7 +64,7 @@ describe("browsing the demo archive without JavaScript", () => {
       expect(changed).toBeGreaterThan(0);
 
       // Any two, from the history's form.
-      await page.goto(`${dev.url}/page/Vellum/history`);
+      await page.goto(`${demo.dev.url}/page/Vellum/history`);
       await page.getByLabel("Compare from revision 2000100").check();
       await page.getByLabel("Compare to revision 2000120").check();
       await page.getByRole("button", { name: "Compare selected revisions" }).click();
@@ -88,7 +72,7 @@ describe("browsing the demo archive without JavaScript", () => {
       expect(await page.getByRole("heading", { level: 2 }).first().innerText()).toMatch(/^\d+ lines removed, \d+ added$/);
 
       // The raw revision opens as text.
-      const raw = await page.goto(`${dev.url}/page/Vellum/2000120`);
+      const raw = await page.goto(`${demo.dev.url}/page/Vellum/2000120`);
       expect(raw?.status()).toBe(200);
       expect(await raw?.text()).toContain("'''Vellum''' is a page of the Palimpsest demo archive.");
     } finally {
@@ -109,10 +93,10 @@ describe("accessibility", () => {
 
   it.each(PAGES)("the %s passes axe-core's WCAG 2.1 AA and best-practice rules", async (_name, path, status) => {
     // The pages' CSP allows no script at all; axe is injected past it.
-    const context = await browser.newContext({ bypassCSP: true });
+    const context = await demo.browser.newContext({ bypassCSP: true });
     const page = await context.newPage();
     try {
-      const res = await page.goto(`${dev.url}${path}`);
+      const res = await page.goto(`${demo.dev.url}${path}`);
       expect(res?.status()).toBe(status);
       expect(res?.headers()["content-type"]).toMatch(/^text\/html/);
       await page.addScriptTag({ path: AXE_SCRIPT });
@@ -148,7 +132,7 @@ describe("reduced static dictionary in Chromium", () => {
   it("renders a browse page sent as br with the HTML table exactly as its identity body", async () => {
     // The page as the archive renders it; compressed here by the edge's own function
     // (palimpsest dev runs behind miniflare, which would re-encode br for Chromium's `gzip, deflate, br`).
-    const res = await fetch(`${dev.url}/page/Vellum/history`, { headers: { accept: "text/html", "accept-encoding": "identity" } });
+    const res = await fetch(`${demo.dev.url}/page/Vellum/history`, { headers: { accept: "text/html", "accept-encoding": "identity" } });
     expect(res.status).toBe(200);
     const type = res.headers.get("content-type")!;
     const identity = new Uint8Array(await res.arrayBuffer());
@@ -157,7 +141,7 @@ describe("reduced static dictionary in Chromium", () => {
     expect(Buffer.from(br).equals(Buffer.from(stock)), "the page uses dictionary words the table holds").toBe(false);
 
     const served = await serveBodies({ "/identity": { body: identity }, "/br": { body: br, encoding: "br" } });
-    const context = await browser.newContext({ javaScriptEnabled: false });
+    const context = await demo.browser.newContext({ javaScriptEnabled: false });
     try {
       const page = await context.newPage();
       const render = async (path: string) => {

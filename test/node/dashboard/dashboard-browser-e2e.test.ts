@@ -14,12 +14,11 @@
  * before its page has loaded, and there is nothing to watch.
  */
 import { join } from "node:path";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { BrowserContext, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import { REPO_ROOT } from "../../../src/tools/local/local-worker.ts";
-import { launchChromium } from "../support/chromium.ts";
-import { startPalimpsestDev, type PalimpsestDev } from "../support/palimpsest-dev.ts";
+import { useDemoAndBrowser } from "../support/demo-browser.ts";
 
 const LINK_LATENCY_MS = 1_000;
 /** The colo whose lower tier the reads go through (region oc, far from the queue's enam). */
@@ -44,32 +43,16 @@ declare const document: { activeElement: DomElement | null };
 declare const window: { notReloaded?: boolean };
 declare function getComputedStyle(element: DomElement): { outlineStyle: string; outlineWidth: string };
 
-let dev: PalimpsestDev;
-let browser: Browser;
-
 function topologyWithLatency(): string {
   const vars = unstable_readConfig({ config: join(REPO_ROOT, "wrangler.toml") }, { hideWarnings: true }).vars as Record<string, unknown>;
   return JSON.stringify({ ...(vars.TOPOLOGY as object), interRegionLatencyMs: LINK_LATENCY_MS });
 }
 
-beforeAll(async () => {
-  dev = await startPalimpsestDev(["--var", `TOPOLOGY=${topologyWithLatency()}`], { ready: /demo pages ready/ });
-  browser = await launchChromium();
-}, 120_000);
-
-// A failure shows what the server said meanwhile (reloads, errors, slow requests).
-afterEach(({ task }) => {
-  if (task.result?.state === "fail" && dev) console.error(`palimpsest dev, last lines:\n${dev.tail(60)}`);
-});
-
-afterAll(async () => {
-  await browser?.close().catch(() => undefined);
-  await dev?.stop();
-}, 30_000);
+const demo = useDemoAndBrowser({ args: () => ["--var", `TOPOLOGY=${topologyWithLatency()}`], tailLines: 60 });
 
 /** Which tier answered a read of `path` at COLO. */
 async function readAtColo(path: string): Promise<{ status: number; tier: string | null; body: string }> {
-  const res = await fetch(`${dev.url}${path}`, { headers: { "x-palimpsest-colo": COLO } });
+  const res = await fetch(`${demo.dev.url}${path}`, { headers: { "x-palimpsest-colo": COLO } });
   return { status: res.status, tier: res.headers.get("x-palimpsest-tier"), body: await res.text() };
 }
 
@@ -185,7 +168,7 @@ describe("the dashboard in Chromium against palimpsest dev", () => {
   let context: BrowserContext;
   let page: Page;
   beforeAll(async () => {
-    context = await browser.newContext();
+    context = await demo.browser.newContext();
     // Shorter than a test's time, so a stuck step names itself.
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
@@ -193,7 +176,7 @@ describe("the dashboard in Chromium against palimpsest dev", () => {
   afterAll(() => context?.close());
 
   it("sends /dashboard to the login, whose token field is labelled and reached by Tab; the printed token logs in by keyboard alone", { timeout: 30_000 }, async () => {
-    await page.goto(`${dev.url}/dashboard`);
+    await page.goto(`${demo.dev.url}/dashboard`);
     expect(new URL(page.url()).pathname).toBe("/dashboard/login");
     expect(await controlsWithoutNames(page)).toEqual([]);
     const order = await expectTabOrder(page);
@@ -203,8 +186,8 @@ describe("the dashboard in Chromium against palimpsest dev", () => {
     const field = page.getByLabel("API token");
     for (let i = 0; i < 10 && !(await field.evaluate((e: DomElement) => e === document.activeElement)); i++) await page.keyboard.press("Tab");
     expect(await field.evaluate((e: DomElement) => e === document.activeElement)).toBe(true);
-    await page.keyboard.type(dev.token);
-    await Promise.all([page.waitForURL(`${dev.url}/dashboard`), page.keyboard.press("Enter")]);
+    await page.keyboard.type(demo.dev.token);
+    await Promise.all([page.waitForURL(`${demo.dev.url}/dashboard`), page.keyboard.press("Enter")]);
     await expect.poll(() => page.getByRole("heading", { name: "Purge", level: 1 }).isVisible()).toBe(true);
   });
 
@@ -221,10 +204,10 @@ describe("the dashboard in Chromium against palimpsest dev", () => {
   it("purges a URL by keyboard, shows every tier acknowledging live, and the page is refetched", { timeout: 60_000 }, async () => {
     const before = await cachedAtColo("/page/Vellum");
     // Keyboard only: Tab to the items (URLs is the checked kind), type, Tab to the button, Enter.
-    await page.goto(`${dev.url}/dashboard`);
+    await page.goto(`${demo.dev.url}/dashboard`);
     const items = page.getByLabel("Items, one per line");
     for (let i = 0; i < 20 && !(await items.evaluate((e: DomElement) => e === document.activeElement)); i++) await page.keyboard.press("Tab");
-    await page.keyboard.type(`${dev.url}/page/Vellum`);
+    await page.keyboard.type(`${demo.dev.url}/page/Vellum`);
     await page.keyboard.press("Tab"); // Soft purge, left off
     await page.keyboard.press("Tab");
     expect(await page.getByRole("button", { name: "Purge" }).evaluate((e: DomElement) => e === document.activeElement)).toBe(true);
@@ -243,7 +226,7 @@ describe("the dashboard in Chromium against palimpsest dev", () => {
 
   it("purges a cache tag from the form and watches it complete; the page is refetched", { timeout: 60_000 }, async () => {
     await cachedAtColo("/page/Vellum");
-    await page.goto(`${dev.url}/dashboard`);
+    await page.goto(`${demo.dev.url}/dashboard`);
     await page.getByLabel("Cache tags", { exact: true }).check();
     await page.getByLabel("Items, one per line").fill("page:Vellum");
     await Promise.all([page.waitForURL(/\/dashboard\/purges\/[^/]+$/), page.getByRole("button", { name: "Purge" }).click()]);
@@ -255,27 +238,27 @@ describe("the dashboard in Chromium against palimpsest dev", () => {
     expect(after.status).toBe(200);
     expect(after.tier).not.toBe("lower");
     // The audit log lists both purges, by the operator the token names.
-    await page.goto(`${dev.url}/dashboard/purges`);
+    await page.goto(`${demo.dev.url}/dashboard/purges`);
     const log = (await page.locator("main").textContent()) ?? "";
     expect(log).toContain("page:Vellum");
-    expect(log).toContain(`${dev.url}/page/Vellum`);
+    expect(log).toContain(`${demo.dev.url}/page/Vellum`);
     expect(log).toContain("local-operator");
   });
 });
 
 describe("the dashboard without JavaScript", () => {
   it("logs in, purges from the form, and the purge's page refreshes itself until complete", { timeout: 60_000 }, async () => {
-    const context = await browser.newContext({ javaScriptEnabled: false });
+    const context = await demo.browser.newContext({ javaScriptEnabled: false });
     context.setDefaultTimeout(15_000);
     try {
       const page = await context.newPage();
-      await page.goto(`${dev.url}/dashboard`);
+      await page.goto(`${demo.dev.url}/dashboard`);
       expect(new URL(page.url()).pathname).toBe("/dashboard/login");
-      await page.getByLabel("API token").fill(dev.token);
-      await Promise.all([page.waitForURL(`${dev.url}/dashboard`), page.getByLabel("API token").press("Enter")]);
+      await page.getByLabel("API token").fill(demo.dev.token);
+      await Promise.all([page.waitForURL(`${demo.dev.url}/dashboard`), page.getByLabel("API token").press("Enter")]);
 
       await cachedAtColo("/page/Scriptorium");
-      await page.getByLabel("Items, one per line").fill(`${dev.url}/page/Scriptorium`);
+      await page.getByLabel("Items, one per line").fill(`${demo.dev.url}/page/Scriptorium`);
       await Promise.all([page.waitForURL(/\/dashboard\/purges\/[^/]+$/), page.getByRole("button", { name: "Purge" }).click()]);
       const purgeUrl = page.url();
       const first = await progressOf(page);

@@ -23,6 +23,7 @@ import { brotliDecompressSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../src/tools/local/local-worker.ts";
 import { startPalimpsestDev } from "../support/palimpsest-dev.ts";
+import { seedPage } from "../support/seed-page.ts";
 
 /** What `npm start` needs of a checkout, copied as a clone has it; node_modules shared. */
 const CHECKOUT_FILES = ["package.json", "wrangler.toml", "tsconfig.json", "worker-configuration.d.ts", ".dev.vars.example", "src", "workers", "durable-objects"];
@@ -63,13 +64,7 @@ describe("a Range request through Miniflare's re-coding", () => {
 
   beforeAll(async () => {
     worker = await startLocalWorker({ vars: { ENVIRONMENT: "development" } });
-    const res = await fetch(`${worker.url}/api/pages/${PAGE}/revisions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${worker.token}`, "content-type": "application/json" },
-      body: JSON.stringify({ revisions: [{ id: 1, parentId: null, timestamp: "2020-01-01T00:00:00Z", contributor: "R", comment: "c", model: "wikitext", text: TEXT }] }),
-    });
-    expect(res.status).toBe(201);
-    await res.arrayBuffer();
+    await seedPage(worker, PAGE, 1, "R", () => TEXT);
     // The whole br representation as it goes on the wire (Node's fetch would decode it).
     br = Buffer.from(await rawBody(`/page/${PAGE}/1`, { "accept-encoding": "br" }));
     expect(brotliDecompressSync(br).toString("utf8")).toBe(TEXT);

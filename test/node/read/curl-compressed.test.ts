@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../../src/tools/local/local-worker.ts";
+import { seedPage } from "../support/seed-page.ts";
 
 const run = promisify(execFile);
 const PAGE = "Curl_compressed";
@@ -23,21 +24,7 @@ let worker: LocalWorker;
 
 beforeAll(async () => {
   worker = await startLocalWorker({ vars: { ENVIRONMENT: "development" } });
-  const revisions = Array.from({ length: 12 }, (_, i) => i + 1).map((id) => ({
-    id,
-    parentId: id === 1 ? null : id - 1,
-    timestamp: `2020-01-${String(id).padStart(2, "0")}T00:00:00Z`,
-    contributor: "Curl",
-    comment: `edit ${id}`,
-    model: "wikitext",
-    text: prose(id),
-  }));
-  const res = await fetch(`${worker.url}/api/pages/${PAGE}/revisions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${worker.token}`, "content-type": "application/json" },
-    body: JSON.stringify({ revisions }),
-  });
-  expect(res.status).toBe(201);
+  await seedPage(worker, PAGE, 12, "Curl", prose);
 }, 120_000);
 
 afterAll(async () => {

@@ -6,31 +6,19 @@
  * as `Available-Dictionary`, the archive answers `Content-Encoding: dcb`,
  * and what Chromium renders is the identity body, byte for byte.
  */
-import type { Browser, Response as PageResponse } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../support/chromium.ts";
-import { startPalimpsestDev, type PalimpsestDev } from "../support/palimpsest-dev.ts";
+import type { Page, Response as PageResponse } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { useDemoAndBrowser } from "../support/demo-browser.ts";
 
 /** What the function run in the page reads; the project's tsconfig types Workers, not the DOM. */
 declare const document: { body: { innerText: string }; querySelector(selector: string): { textContent: string | null } | null };
 
 const PAGE = "Vellum";
 
-let dev: PalimpsestDev;
-let browser: Browser;
-
-beforeAll(async () => {
-  dev = await startPalimpsestDev([], { ready: /demo pages ready/ });
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close().catch(() => undefined);
-  await dev?.stop();
-}, 30_000);
+const demo = useDemoAndBrowser();
 
 async function oldestRevisions(count: number): Promise<number[]> {
-  const res = await fetch(`${dev.url}/page/${PAGE}/history?limit=500`, { headers: { accept: "application/json" } });
+  const res = await fetch(`${demo.dev.url}/page/${PAGE}/history?limit=500`, { headers: { accept: "application/json" } });
   expect(res.status).toBe(200);
   const { revisions } = (await res.json()) as { revisions: Array<{ id: number }> };
   return revisions
@@ -39,21 +27,37 @@ async function oldestRevisions(count: number): Promise<number[]> {
     .slice(0, count);
 }
 
+/** The headers of one document fetched by the page. */
+interface DocumentExchange {
+  url: string;
+  request: Record<string, string>;
+  response: Record<string, string>;
+}
+
+/** Runs `steps` on a page in a fresh browser context, logging every document exchange in order; closes the context after. */
+async function withDocumentLog(steps: (page: Page, seen: DocumentExchange[]) => Promise<void>): Promise<void> {
+  const context = await demo.browser.newContext();
+  try {
+    const page = await context.newPage();
+    const seen: DocumentExchange[] = [];
+    page.on("response", async (r: PageResponse) => {
+      if (r.request().resourceType() !== "document") return;
+      seen.push({ url: r.url(), request: await r.request().allHeaders(), response: await r.allHeaders() });
+    });
+    await steps(page, seen);
+  } finally {
+    await context.close();
+  }
+}
+
 describe("dcb in Chromium", () => {
   it("navigating from revision N to N+1 comes as a dcb delta against N, and renders the identity body", async () => {
     const [first, second, third] = await oldestRevisions(3);
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      const seen: Array<{ url: string; request: Record<string, string>; response: Record<string, string> }> = [];
-      page.on("response", async (r: PageResponse) => {
-        if (r.request().resourceType() !== "document") return;
-        seen.push({ url: r.url(), request: await r.request().allHeaders(), response: await r.allHeaders() });
-      });
+    await withDocumentLog(async (page, seen) => {
       const open = async (id: number) => {
-        const res = await page.goto(`${dev.url}/page/${PAGE}/${id}`);
+        const res = await page.goto(`${demo.dev.url}/page/${PAGE}/${id}`);
         expect(res?.status()).toBe(200);
-        const identity = await (await fetch(`${dev.url}/page/${PAGE}/${id}`, { headers: { "accept-encoding": "identity" } })).text();
+        const identity = await (await fetch(`${demo.dev.url}/page/${PAGE}/${id}`, { headers: { "accept-encoding": "identity" } })).text();
         // A text/plain document is one <pre> holding the text as sent.
         expect(await page.evaluate(() => document.querySelector("pre")?.textContent ?? null)).toBe(identity);
         return seen.at(-1)!;
@@ -71,9 +75,7 @@ describe("dcb in Chromium", () => {
         expect(next.response["content-encoding"]).toBe("dcb");
         expect(next.response.vary?.toLowerCase()).toContain("available-dictionary");
       }
-    } finally {
-      await context.close();
-    }
+    });
   }, 60_000);
 
   it("reading revision N, then the page's latest, the latest comes as a dcb delta against N", async () => {
@@ -81,25 +83,16 @@ describe("dcb in Chromium", () => {
     const latestId = ids.at(-1)!;
     // One of the latest's nearest predecessors: a dictionary a reader stepping through the history would hold.
     const held = ids.at(-2)!;
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      const seen: Array<{ url: string; request: Record<string, string>; response: Record<string, string> }> = [];
-      page.on("response", async (r: PageResponse) => {
-        if (r.request().resourceType() !== "document") return;
-        seen.push({ url: r.url(), request: await r.request().allHeaders(), response: await r.allHeaders() });
-      });
-      expect((await page.goto(`${dev.url}/page/${PAGE}/${held}`))?.status()).toBe(200);
-      const res = await page.goto(`${dev.url}/page/${PAGE}`);
+    await withDocumentLog(async (page, seen) => {
+      expect((await page.goto(`${demo.dev.url}/page/${PAGE}/${held}`))?.status()).toBe(200);
+      const res = await page.goto(`${demo.dev.url}/page/${PAGE}`);
       expect(res?.status()).toBe(200);
       const latest = seen.at(-1)!;
-      expect(latest.url).toBe(`${dev.url}/page/${PAGE}`);
+      expect(latest.url).toBe(`${demo.dev.url}/page/${PAGE}`);
       expect(latest.request["available-dictionary"], "Chromium offers revision N for the latest's URL").toMatch(/^:[A-Za-z0-9+/]{43}=:$/);
       expect(latest.response["content-encoding"]).toBe("dcb");
-      const identity = await (await fetch(`${dev.url}/page/${PAGE}/${latestId}`, { headers: { "accept-encoding": "identity" } })).text();
+      const identity = await (await fetch(`${demo.dev.url}/page/${PAGE}/${latestId}`, { headers: { "accept-encoding": "identity" } })).text();
       expect(await page.evaluate(() => document.querySelector("pre")?.textContent ?? null)).toBe(identity);
-    } finally {
-      await context.close();
-    }
+    });
   }, 60_000);
 });

@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../../src/tools/local/local-worker.ts";
 import { describeNeeding } from "../support/requirements.ts";
+import { seedPage } from "../support/seed-page.ts";
 import { NO_PYTHON_VENV, PIP_INSTALL_TIMEOUT_MS, pypiVenv, type PypiVenv } from "../support/pypi-venv.ts";
 
 const run = promisify(execFile);
@@ -102,21 +103,7 @@ describeNeeding(NO_PYTHON_VENV, "REDbot finds nothing BAD that is the archive's"
     let seed = 26;
     const word = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), ["archive", "revision", "page", "memento", "cache", "history", "edit", "time", "reader", "gate", "map", "link"][seed % 12]! + (seed % 97));
     const prose = (id: number) => `== Revision ${id} ==\n` + Array.from({ length: 400 }, word).join(" ") + "\n";
-    const revisions = [1, 2, 3, 4, 5].map((id) => ({
-      id,
-      parentId: id === 1 ? null : id - 1,
-      timestamp: `2020-01-0${id}T00:00:00Z`,
-      contributor: "REDbot",
-      comment: `edit ${id}`,
-      model: "wikitext",
-      text: prose(id),
-    }));
-    const res = await fetch(`${worker.url}/api/pages/${PAGE}/revisions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${worker.token}`, "content-type": "application/json" },
-      body: JSON.stringify({ revisions }),
-    });
-    expect(res.status, await res.text()).toBe(201);
+    await seedPage(worker, PAGE, 5, "REDbot", prose);
   }, PIP_INSTALL_TIMEOUT_MS + 180_000);
 
   afterAll(async () => {

@@ -9,7 +9,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { topologyOf } from "../../../src/config/topology.ts";
-import { mulberry32 } from "../../../src/lib/mulberry32.ts";
+import { randomWords } from "../../../src/tools/bench/hostile/texts.ts";
 import { TOKEN, appendOk, linearHistory } from "../support/archive.ts";
 import { readFrom, waitForAck } from "../support/tiers.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
@@ -17,24 +17,6 @@ import { BROWSER_ACCEPT, htmlOf, textOf } from "./support.ts";
 
 const COLOS = [...topologyOf(env).regionOfColo.keys()];
 const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
-
-/** What the issue wrote: `lines` lines of `width` characters of words picked at random. */
-function randomWords(seed: number, lines = 500, width = 3_900): string {
-  const rand = mulberry32(seed);
-  const words = Array.from({ length: 2_000 }, () => Array.from({ length: 3 + Math.floor(rand() * 7) }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join(""));
-  const out: string[] = [];
-  for (let l = 0; l < lines; l++) {
-    const line: string[] = [];
-    let length = -1;
-    while (length < width) {
-      const word = words[Math.floor(rand() * words.length)]!;
-      line.push(word);
-      length += word.length + 1;
-    }
-    out.push(line.join(" ").slice(0, width));
-  }
-  return out.join("\n") + "\n";
-}
 
 function revisions(texts: string[]) {
   return linearHistory(texts.length).map((r, i) => ({ ...r, text: texts[i]! }));

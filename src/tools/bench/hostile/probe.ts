@@ -12,9 +12,10 @@
  * const sent = await probe.send("/page/Vellum/1", { "accept-encoding": "br, gzip" });
  * sent.cpuMs; sent.status; sent.headers["content-encoding"];
  */
-import { Agent, request, type IncomingHttpHeaders } from "node:http";
+import { Agent, type IncomingHttpHeaders } from "node:http";
 import { readFileSync, writeFileSync } from "node:fs";
 import { workerdCpu, type ProcessCpu } from "../harness/process-cpu.ts";
+import { rawRequest } from "../harness/raw-request.ts";
 import { sleep } from "../../../lib/backoff.ts";
 
 export interface Sent {
@@ -67,29 +68,9 @@ export class Probe {
   }
 
   #exchange(path: string, headers: Record<string, string>, options: SendOptions): Promise<Omit<Sent, "cpuMs">> {
-    const { method = "GET", body, chunkBytes = 64 << 10 } = options;
-    return new Promise((resolve, reject) => {
-      // A streamed body gets a connection of its own: one a server answered early may not be reusable.
-      const req = request(new URL(path, this.baseUrl), { method, headers, agent: body ? false : this.#agent, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on("error", reject);
-      });
-      req.on("timeout", () => req.destroy(new Error(`no answer in ${REQUEST_TIMEOUT_MS} ms`)));
-      req.on("error", reject);
-      if (!body) return void req.end();
-      let at = 0;
-      const pump = () => {
-        while (at < body.byteLength) {
-          const chunk = body.subarray(at, at + chunkBytes);
-          at += chunk.byteLength;
-          if (!req.write(chunk)) return void req.once("drain", pump);
-        }
-        req.end();
-      };
-      pump();
-    });
+    const { method, body, chunkBytes } = options;
+    // A streamed body gets a connection of its own: one a server answered early may not be reusable.
+    return rawRequest(new URL(path, this.baseUrl), { method, headers, agent: body ? false : this.#agent, timeoutMs: REQUEST_TIMEOUT_MS, body, chunkBytes });
   }
 
   /**

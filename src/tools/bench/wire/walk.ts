@@ -24,13 +24,14 @@
  * const walk = await walkHistory(url, "BIP_0340", imported.revisions, workerdCpu());
  * walk.responses.br.bytes; // body bytes of every br response, summed
  */
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
 import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 import "../../../codec/install-node.ts";
 import { brotliDecompress, dcbDecompress } from "../../../codec/index.ts";
 import { sha1Base36 } from "../../../lib/digests.ts";
 import type { ProcessCpu } from "../harness/process-cpu.ts";
+import { rawRequest, type RawResponse } from "../harness/raw-request.ts";
 import type { RevisionRef } from "../store/importer.ts";
 
 export const WIRE_ENCODINGS = ["identity", "gzip", "br", "dcb"] as const;
@@ -63,27 +64,11 @@ export interface Walk {
 
 export class WireVerificationError extends Error {}
 
-interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
 /** Longer than any cold response takes here (a dcb body of a 1 MB revision: well under 5 s). */
 const REQUEST_TIMEOUT_MS = 60_000;
 
 function getOnce(agent: Agent, url: URL, headers: Record<string, string>): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: "GET", headers, agent, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on("error", reject);
-    });
-    req.on("timeout", () => req.destroy(new Error(`no answer in ${REQUEST_TIMEOUT_MS} ms`)));
-    req.on("error", reject);
-    req.end();
-  });
+  return rawRequest(url, { headers, agent, timeoutMs: REQUEST_TIMEOUT_MS });
 }
 
 /**
