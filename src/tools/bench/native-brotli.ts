@@ -31,20 +31,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TimingPolicy } from "./harness/index.ts";
-import {
-  buildHarness,
-  DEFAULT_COMPILER,
-  describeCompiler,
-  nativeSpeed,
-  pinnedSdist,
-  policyArgs,
-  runJsonHarness,
-  scratchDir,
-  WASM_OPT,
-  type NativeCompiler,
-  type NativeSpeed,
-  type PassSeconds,
-} from "./native-build.ts";
+import { DEFAULT_COMPILER, nativeHarness, WASM_OPT, type NativeCompiler, type NativeSpeed, type PassSeconds } from "./native-build.ts";
 
 const HARNESS = fileURLToPath(new URL("./brotli-bench.c", import.meta.url));
 const CODEC_NATIVE = fileURLToPath(new URL("../../codec/native/", import.meta.url));
@@ -129,12 +116,11 @@ export function nativeBrotliBaseline(
 ): NativeBrotliBaseline {
   const compiler = options.compiler ?? DEFAULT_COMPILER;
   const prepare = options.prepare ?? "once";
-  const sdist = pinnedSdist("BROTLI");
-  const binary = buildHarness(
+  const harness = nativeHarness(
     {
       name: "brotli-bench",
       harness: HARNESS,
-      sdist,
+      sdist: "BROTLI",
       extract: ["*/c/common/*", "*/c/dec/*", "*/c/enc/*", "*/c/include/*"],
       prepare: (root) => applyPatch(root),
       args: (root) => [
@@ -149,22 +135,17 @@ export function nativeBrotliBaseline(
       inputs: [PATCH, ...REDUCED_DICT],
     },
     compiler,
+    policy,
     options.log ?? (() => {}),
   );
-  const name = `native-brotli (${sdist.version} as build.sh patches it, ${describeCompiler(compiler)}; wasm ${WASM_OPT.brotli})`;
-  const scratch = scratchDir();
+  const name = `native-brotli (${harness.sdistVersion} as build.sh patches it, ${harness.compiler}; wasm ${WASM_OPT.brotli})`;
+  const { scratch } = harness;
   try {
     const all = scratch.concat("items", items);
     const inputs = scratch.concat("inputs", pairs.map((p) => p.input));
     const dicts = scratch.concat("dicts", pairs.map((p) => p.dictionary));
-    const run = (files: { data: string; sizes: string }, s: BrotliSetting, extra: string[]) =>
-      runJsonHarness<HarnessLine>(binary, [files.data, files.sizes, String(s.quality), String(s.lgwin), ...policyArgs(policy), ...extra]);
-    const speeds = (bytes: number, p: PathLine): NativeBrotliSpeeds => ({
-      bytes,
-      packed: p.packed,
-      packedFnv1a64: p.packed_fnv1a64,
-      speed: nativeSpeed(bytes, p.compress_seconds, p.decompress_seconds, policy),
-    });
+    const run = (files: { data: string; sizes: string }, s: BrotliSetting, extra: string[]) => harness.run<HarnessLine>(files, [String(s.quality), String(s.lgwin)], extra);
+    const speeds = (bytes: number, p: PathLine): NativeBrotliSpeeds => ({ bytes, packed: p.packed, packedFnv1a64: p.packed_fnv1a64, speed: harness.speed(bytes, p) });
     return {
       name,
       plain(setting) {

@@ -165,6 +165,32 @@ export function runJsonHarness<T>(binary: string, args: readonly string[]): T {
   return JSON.parse(run.stdout) as T;
 }
 
+/** What a built harness needs to time items: where its inputs go, and one call that runs it on them. */
+export interface NativeHarness {
+  /** For the baseline's name: the sdist's top directory ("brotli-1.2.1") and describeCompiler() ("clang-16 16.0.6 -O2 -DNDEBUG"). */
+  sdistVersion: string;
+  compiler: string;
+  scratch: ScratchDir;
+  /** Runs the harness on written items: DATA SIZES, then `settings`, the policy's four numbers, then `extra`. */
+  run<T>(files: { data: string; sizes: string }, settings: readonly string[], extra?: readonly string[]): T;
+  /** Speeds from a harness line's compress and decompress seconds over `bytes`, by the policy's statistic. */
+  speed(bytes: number, line: { compress_seconds: PassSeconds; decompress_seconds: PassSeconds }): NativeSpeed;
+}
+
+/** Builds (or reuses) a harness from a pinned sdist and gives it a scratch directory; throws naming what is missing. */
+export function nativeHarness(spec: Omit<HarnessSpec, "sdist"> & { sdist: "BROTLI" | "LZ4" }, compiler: NativeCompiler, policy: TimingPolicy, log: (msg: string) => void): NativeHarness {
+  const sdist = pinnedSdist(spec.sdist);
+  const binary = buildHarness({ ...spec, sdist }, compiler, log);
+  const described = describeCompiler(compiler);
+  return {
+    sdistVersion: sdist.version,
+    compiler: described,
+    scratch: scratchDir(),
+    run: (files, settings, extra = []) => runJsonHarness(binary, [files.data, files.sizes, ...settings, ...policyArgs(policy), ...extra]),
+    speed: (bytes, line) => nativeSpeed(bytes, line.compress_seconds, line.decompress_seconds, policy),
+  };
+}
+
 /**
  * FNV-1a, 64-bit, over the chunks in order, as fnv1a64() in native-bench.h:
  * lets a caller check a native harness wrote the very bytes the wasm did.

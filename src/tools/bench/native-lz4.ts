@@ -25,20 +25,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { TimingPolicy } from "./harness/index.ts";
-import {
-  buildHarness,
-  DEFAULT_COMPILER,
-  describeCompiler,
-  nativeSpeed,
-  pinnedSdist,
-  policyArgs,
-  runJsonHarness,
-  scratchDir,
-  WASM_OPT,
-  type NativeCompiler,
-  type NativeSpeed,
-  type PassSeconds,
-} from "./native-build.ts";
+import { DEFAULT_COMPILER, nativeHarness, scratchDir, WASM_OPT, type NativeCompiler, type NativeHarness, type NativeSpeed, type PassSeconds } from "./native-build.ts";
 
 export type { NativeSpeed } from "./native-build.ts";
 export type Lz4Mode = "fast" | "hc9" | "frame";
@@ -81,28 +68,26 @@ export function nativeLz4Baseline(
   options: NativeLz4Options = {},
 ): NativeLz4Baseline {
   const compiler = options.compiler ?? DEFAULT_COMPILER;
-  let binary: string;
-  let name: string;
+  let harness: NativeHarness;
   try {
-    const sdist = pinnedSdist("LZ4");
-    binary = buildHarness(
-      { name: "lz4-bench", harness: HARNESS, sdist, extract: ["*/lz4libs/*"], args: (root) => [`-I${root}/lz4libs`, ...LZ4_SOURCES.map((f) => `${root}/lz4libs/${f}`)] },
+    harness = nativeHarness(
+      { name: "lz4-bench", harness: HARNESS, sdist: "LZ4", extract: ["*/lz4libs/*"], args: (root) => [`-I${root}/lz4libs`, ...LZ4_SOURCES.map((f) => `${root}/lz4libs/${f}`)] },
       compiler,
+      policy,
       log,
     );
-    name = `native-lz4 (${sdist.version} lz4libs, ${describeCompiler(compiler)}; wasm ${WASM_OPT.lz4})`;
   } catch (err) {
     if (options.cliFallback === false) throw err;
     log(`bench: native LZ4 build unavailable (${(err as Error).message}); falling back to the lz4 CLI's -b mode`);
     return lz4CliBaseline(items, policy);
   }
-  const scratch = scratchDir();
-  const { data, sizes } = scratch.concat("items", items);
+  const name = `native-lz4 (${harness.sdistVersion} lz4libs, ${harness.compiler}; wasm ${WASM_OPT.lz4})`;
+  const files = harness.scratch.concat("items", items);
   const speed = (mode: Lz4Mode): NativeSpeed => {
-    const line = runJsonHarness<HarnessLine>(binary, [data, sizes, mode, ...policyArgs(policy)]);
-    return nativeSpeed(line.bytes, line.compress_seconds, line.decompress_seconds, policy);
+    const line = harness.run<HarnessLine>(files, [mode]);
+    return harness.speed(line.bytes, line);
   };
-  return { name, speed, dispose: scratch.dispose };
+  return { name, speed, dispose: harness.scratch.dispose };
 }
 
 /**
