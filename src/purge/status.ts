@@ -9,9 +9,11 @@ import { ProblemError } from "../http/problem.ts";
 import { LIMITS } from "../limits.ts";
 import type { Scope } from "../http/tokens.ts";
 import { backoffMs, sleep } from "../lib/backoff.ts";
+import type { PurgeEvent } from "./events.ts";
 import type { PurgeStatus } from "./queue-store.ts";
 
-export type PurgeView = PurgeStatus & { state: "pending" | "complete" };
+/** A purge still in the retained log (an older one is 404): its event, and when it was logged, always known. */
+export type PurgeView = PurgeStatus & { event: PurgeEvent; createdAt: number; state: "pending" | "complete" };
 
 type ParsedId = ReturnType<typeof parsePurgeId>;
 
@@ -26,7 +28,7 @@ function parsedId(env: Env, id: string): ParsedId {
 async function once(env: Env, id: string, parsed: ParsedId): Promise<PurgeView> {
   const status = parsed.ok ? await purgeQueueOf(env, parsed.queue).status(parsed.seq) : null;
   if (!status?.event) throw new ProblemError({ status: 404, code: "purge_not_found", title: "Not Found", detail: `no purge ${id} in the retained log` });
-  return { ...status, state: status.acknowledged ? "complete" : "pending" };
+  return { ...status, event: status.event, createdAt: status.event.createdAt, state: status.acknowledged ? "complete" : "pending" };
 }
 
 /**

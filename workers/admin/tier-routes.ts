@@ -5,6 +5,7 @@
  *                          per region: queue pool size and the autoscaler's recent decisions
  */
 import { Hono } from "hono";
+import type { TiersBody } from "../../src/wire.ts";
 import type { AppEnv } from "../app-env.ts";
 import { requireScope } from "../../src/http/auth.ts";
 import { tierOverview } from "../../src/operator/tier-overview.ts";
@@ -15,5 +16,5 @@ tierRoutes.use(requireScope("write", "purge"));
 
 tierRoutes.get("/tiers", async (c) => {
   // Per isolate: the lower tier is each data centre's Cache API, with no shared place to count.
-  return c.json({ lower: { isolateCounters: lowerCounters }, ...(await tierOverview(c.env)) });
+  return c.json({ lower: { isolateCounters: lowerCounters }, ...(await tierOverview(c.env)) } satisfies TiersBody);
 });

@@ -10,6 +10,7 @@
  * purge to its own lower tier before answering, so it serves the change at once.
  */
 import { Hono } from "hono";
+import type { DeletionBody, PageStatsBody, SuppressionBody, WriteBody } from "../../src/wire.ts";
 import { z } from "zod";
 import { pageStoreOf } from "../../src/bindings.ts";
 import type { AppEnv } from "../app-env.ts";
@@ -100,7 +101,8 @@ writeRoutes.post(
     const result = await pageStoreOf(c.env, ref.key).append(ref, stored, region);
     if (!result.ok) throw storeProblem(result, ref.title);
     if (result.created.length > 0) await purgeHere(c.env, colo, ref.key, { kind: "mutable" }, result.version);
-    return c.json({ page: ref.title, ...result, ok: undefined }, result.created.length > 0 ? 201 : 200);
+    const { ok: _ok, ...written } = result;
+    return c.json({ page: ref.title, ...written } satisfies WriteBody, result.created.length > 0 ? 201 : 200);
   },
 );
 
@@ -117,7 +119,7 @@ writeRoutes.put(
     const result = await (await existingStore(c.env, ref)).setSuppressed(ref, id, suppressed, region);
     if (!result.ok) throw storeProblem(result, ref.title);
     await purgeHere(c.env, colo, ref.key, { kind: "revisions", revisions: [id] }, result.version);
-    return c.json({ page: ref.title, revision: result.revision, purges: result.purges });
+    return c.json({ page: ref.title, revision: result.revision, purges: result.purges } satisfies SuppressionBody);
   },
 );
 
@@ -127,10 +129,10 @@ writeRoutes.delete("/pages/:title", async (c) => {
   const result = await (await existingStore(c.env, ref)).deletePage(ref, region);
   if (!result.ok) throw storeProblem(result, ref.title);
   await purgeHere(c.env, colo, ref.key, { kind: "page" }, result.version);
-  return c.json({ page: ref.title, deleted: true, revisions: result.revisions, purges: result.purges });
+  return c.json({ page: ref.title, deleted: true, revisions: result.revisions, purges: result.purges } satisfies DeletionBody);
 });
 
 writeRoutes.get("/pages/:title/stats", async (c) => {
   const ref = pageRef(c.req.param("title"));
-  return c.json(await (await existingStore(c.env, ref)).stats());
+  return c.json((await (await existingStore(c.env, ref)).stats()) satisfies PageStatsBody);
 });

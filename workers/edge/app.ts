@@ -11,6 +11,7 @@
 import { Hono } from "hono";
 import { requestId, type RequestIdVariables } from "hono/request-id";
 import { version } from "../../package.json";
+import type { HealthBody } from "../../src/wire.ts";
 import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
 import { deploymentGuard } from "./deployment-guard.ts";
 import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
@@ -57,7 +58,7 @@ app.get("/healthz", (c) =>
     status: "ok",
     version,
     codec: { build: CODEC_BUILD.id, brotli: CODEC_BUILD.brotli, lz4: CODEC_BUILD.lz4 },
-  }),
+  } satisfies HealthBody),
 );
 
 // Browsers get errors as pages; the browse pages come before the read API, whose history URL they share.

@@ -8,7 +8,8 @@
  */
 import { Hono } from "hono";
 import { LIMITS } from "../../src/limits.ts";
+import type { LimitsBody } from "../../src/wire.ts";
 
 export const limitsRoute = new Hono<{ Bindings: Env }>();
 
-limitsRoute.get("/limits", (c) => c.json({ limits: LIMITS }, 200, { "cache-control": "public, max-age=300" }));
+limitsRoute.get("/limits", (c) => c.json({ limits: LIMITS } satisfies LimitsBody, 200, { "cache-control": "public, max-age=300" }));

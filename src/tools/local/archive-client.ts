@@ -16,9 +16,13 @@
  */
 import type { NewRevision } from "../../page/types.ts";
 import { backoffMs, sleep } from "../../lib/backoff.ts";
-import type { AppendResult, ArchiveLimits, OperatorPurgeBody, PageStats, PurgeReceiptBody, PurgeStatusBody, TiersStatsBody } from "./archive-types.ts";
+import type { OperatorPurgeBody, PageStatsBody, PurgeReceiptBody, PurgeStatusBody, TiersBody, WriteBody } from "../../wire.ts";
 
-export type * from "./archive-types.ts";
+/** What the importer needs of the archive's LIMITS (`GET /api/limits`, src/wire.ts LimitsBody). */
+export interface ArchiveLimits {
+  /** `storage.maxRequestBytes`: the largest write body, in bytes, the archive accepts. */
+  maxRequestBytes: number;
+}
 
 /** Decides, from an answer or a network error, whether another attempt may help. */
 export type RetryPolicy = (outcome: Response | Error) => boolean | Promise<boolean>;
@@ -131,6 +135,7 @@ export class ArchiveClient {
    * archive, or a path in front of it that drops the route) is an error, never a guess.
    */
   async limits(): Promise<ArchiveLimits> {
+    // Read as untrusted (src/wire.ts LimitsBody is what this archive sends): the URL may be something else.
     type Body = { limits?: { storage?: { maxRequestBytes?: unknown } } } | null;
     const res = await this.#request("GET", "/api/limits");
     if (res.status === 404) {
@@ -148,10 +153,10 @@ export class ArchiveClient {
    * Appends a batch: the revisions, or a function that streams their request
    * body, called anew for each attempt (see src/tools/import/request-body.ts).
    */
-  async append(titleKey: string, batch: NewRevision[] | (() => ReadableStream<Uint8Array>), options: { colo?: string } = {}): Promise<AppendResult> {
+  async append(titleKey: string, batch: NewRevision[] | (() => ReadableStream<Uint8Array>), options: { colo?: string } = {}): Promise<WriteBody> {
     const body = typeof batch === "function" ? { stream: batch } : { json: { revisions: batch } };
     const res = await this.#request("POST", `${page(titleKey)}/revisions`, body, colo(options.colo));
-    return { purges: [], ...(await this.#json<Omit<AppendResult, "purges">>(res, `page ${titleKey}`)) };
+    return this.#json<WriteBody>(res, `page ${titleKey}`);
   }
 
   /** The page's latest revision id, or null if the archive has no such page. */
@@ -161,7 +166,7 @@ export class ArchiveClient {
     return history?.revisions[0]?.id ?? null;
   }
 
-  async stats(titleKey: string): Promise<PageStats> {
+  async stats(titleKey: string): Promise<PageStatsBody> {
     return this.#json(await this.#request("GET", `${page(titleKey)}/stats`), `stats of ${titleKey}`);
   }
 
@@ -196,7 +201,7 @@ export class ArchiveClient {
     await this.#json(await this.#request("PUT", `/api/dev/faults/tiers/${encodeURIComponent(tier)}`, { json: faults }), `faults of ${tier}`);
   }
 
-  async tierStats(): Promise<TiersStatsBody> {
+  async tierStats(): Promise<TiersBody> {
     return this.#json(await this.#request("GET", "/api/tiers"), "GET /api/tiers");
   }
 }

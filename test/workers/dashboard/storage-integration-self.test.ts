@@ -3,13 +3,9 @@ import { PageDirectory } from "../../../durable-objects/page-directory.ts";
 import { append, appendOk, linearHistory, request } from "../support/archive.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
 import { get, login, type Signed } from "./support.ts";
+import type { PageStatsBody } from "../../../src/wire.ts";
 
-interface Stats {
-  revisions: number;
-  rawBytes: number;
-  blobBytes: number;
-  metadataBytes: number;
-}
+type Stats = PageStatsBody;
 
 async function statsOf(page: string): Promise<Stats> {
   const res = await request(`/api/pages/${page}/stats`, { headers: bearer(TOKENS.write) });

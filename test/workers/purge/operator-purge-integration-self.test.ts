@@ -17,24 +17,13 @@ import { LowerTier, lowerCounters } from "../../../src/tiers/lower-tier.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { readFrom, tierCache } from "../support/tiers.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
+import type { PurgeReceiptBody, PurgeStatusBody } from "../../../src/wire.ts";
 
 const COLOS = [...topologyOf(env).regionOfColo.keys()];
 const HOST = "archive.test";
 
-interface Receipt {
-  id: string;
-  success: boolean;
-  accepted: string[];
-  dropped: Array<{ item: string; reason: string }>;
-  keys: number;
-}
-
-interface View {
-  state: "pending" | "complete";
-  createdAt: number;
-  completedAt: number | null;
-  tiers: Array<{ tier: string; level: string; acknowledged: boolean; ackedAt: number | null; lastError: string | null }>;
-}
+type Receipt = PurgeReceiptBody;
+type View = PurgeStatusBody;
 
 function purge(body: unknown, token: string = TOKENS.operator, colo = "IAD"): Promise<Response> {
   return request("/api/purges", { method: "POST", headers: { ...bearer(token), "content-type": "application/json", "x-palimpsest-colo": colo }, body: JSON.stringify(body) });

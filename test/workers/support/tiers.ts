@@ -4,16 +4,12 @@ import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
 import { parsePurgeId, purgeQueueOf, tierCacheOf, type TierIdentity } from "../../../src/bindings.ts";
 import { topologyOf } from "../../../src/config/topology.ts";
+import type { PurgeStatusBody } from "../../../src/wire.ts";
 import { request } from "./archive.ts";
 import { TOKENS } from "./tokens.ts";
 
 export function readFrom(colo: string, path: string, init: RequestInit = {}): Promise<Response> {
   return request(path, { ...init, headers: { ...(init.headers as Record<string, string>), "x-palimpsest-colo": colo } });
-}
-
-export interface PurgeStatusBody {
-  acknowledged: boolean;
-  tiers: Array<{ tier: string; acknowledged: boolean }>;
 }
 
 export async function purgeStatus(id: string): Promise<PurgeStatusBody> {

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
 import { allTiers, tierName, upperTierFor, regionalTierFor } from "../../../src/bindings.ts";
 import { revisionKey } from "../../../src/tiers/cache-key.ts";
-import type { TierOverview } from "../../../src/operator/tier-overview.ts";
+import type { TiersBody } from "../../../src/wire.ts";
 import { TierStore } from "../../../src/tiers/tier-store.ts";
 import { TOKEN, appendOk, linearHistory } from "../support/archive.ts";
 import { get, login } from "../dashboard/support.ts";
@@ -31,10 +31,10 @@ function bulkyText(i: number): string {
   return words.join(" ") + "\n";
 }
 
-async function tierStats(): Promise<Map<string, TierOverview["tiers"][number]>> {
+async function tierStats(): Promise<Map<string, TiersBody["tiers"][number]>> {
   const res = await readFrom("LHR", "/api/tiers", { headers: auth });
   expect(res.status).toBe(200);
-  const body = (await res.json()) as TierOverview;
+  const body = (await res.json()) as TiersBody;
   return new Map(body.tiers.map((t) => [t.tier, t]));
 }
 

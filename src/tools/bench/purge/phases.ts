@@ -11,7 +11,8 @@
  * const burst = await run.burst("tags", { tier: "wnam/wnam-a", downMs: 3000 });
  */
 import { runLimited } from "../../../lib/run-limited.ts";
-import { ArchiveClient, ArchiveHttpError, type PurgeStatusBody } from "../../local/archive-client.ts";
+import { ArchiveClient, ArchiveHttpError } from "../../local/archive-client.ts";
+import type { PurgeStatusBody } from "../../../wire.ts";
 import type { ApiToken } from "../../local/dev-token.ts";
 import { sleep } from "../../../lib/backoff.ts";
 import { newRevision } from "../tiers/workload.ts";
@@ -129,7 +130,7 @@ export class PurgeRun {
    * read again from every colo, so every tier holds something it covers.
    */
   async oneByOne(kind: PurgeKind): Promise<BurstResult> {
-    const statuses: PurgeStatusBody[] = [];
+    const statuses: Observed[] = [];
     let rateLimited = 0;
     const startedAt = Date.now();
     for (let i = 0; i < this.o.purgesPerKind; i++) {
@@ -218,7 +219,7 @@ export class PurgeRun {
    * `createdAt` and `completedAt` are the queue's own, so how often the bench
    * looks changes neither.
    */
-  async #waitComplete(ids: readonly string[], deadline: number): Promise<PurgeStatusBody[]> {
+  async #waitComplete(ids: readonly string[], deadline: number): Promise<Observed[]> {
     await Promise.all(
       lastPerQueue(ids).map(async (id) => {
         while (Date.now() < deadline) {
@@ -229,21 +230,25 @@ export class PurgeRun {
         }
       }),
     );
-    const statuses: PurgeStatusBody[] = [];
+    const statuses: Observed[] = [];
     await runLimited(ids, 8, async (id) => {
       try {
         const status = await this.client.purgeStatus(id);
-        statuses.push(status ?? { id, event: null, createdAt: null, completedAt: null, tiers: [], acknowledged: false });
+        statuses.push(status ?? unobserved(id));
       } catch (err) {
         this.fail(`status of ${id}`, err);
-        statuses.push({ id, event: null, createdAt: null, completedAt: null, tiers: [], acknowledged: false });
+        statuses.push(unobserved(id));
       }
     });
     return statuses;
   }
 }
 
+/** What the bench saw of a purge: its status, or, for one the archive did not report (unknown, or the status failed), none. */
+type Observed = Pick<PurgeStatusBody, "id" | "completedAt" | "tiers"> & { createdAt: number | null };
+const unobserved = (id: string): Observed => ({ id, createdAt: null, completedAt: null, tiers: [] });
+
 /** When each purge was logged and completed, by the queue's clock. */
-function outcomesOf(statuses: readonly PurgeStatusBody[]): PurgeOutcome[] {
-  return statuses.map((s) => ({ id: s.id, createdAt: s.createdAt ?? s.event?.createdAt ?? 0, completedAt: s.completedAt ?? null }));
+function outcomesOf(statuses: readonly Observed[]): PurgeOutcome[] {
+  return statuses.map((s) => ({ id: s.id, createdAt: s.createdAt ?? 0, completedAt: s.completedAt ?? null }));
 }

@@ -9,7 +9,7 @@
  * benchTokens(3).map((t) => t.name); // ["bench-purge-01", "bench-purge-02", "bench-purge-03"]
  */
 import { randomBytes } from "node:crypto";
-import type { OperatorPurgeBody } from "../../local/archive-client.ts";
+import type { OperatorPurgeBody } from "../../../wire.ts";
 import type { ApiToken } from "../../local/dev-token.ts";
 
 /** The kinds of Cloudflare's purge API, in the order the bench runs them (everything last: it empties every tier). */

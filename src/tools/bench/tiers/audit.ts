@@ -8,7 +8,8 @@
  * const { beyond } = staleReads(mix.reads, topology.maxStaleSeconds);
  */
 import { runLimited } from "../../../lib/run-limited.ts";
-import type { ArchiveClient, TiersStatsBody } from "../../local/archive-client.ts";
+import type { ArchiveClient } from "../../local/archive-client.ts";
+import type { TiersBody } from "../../../wire.ts";
 import type { ReadRecord } from "./phases.ts";
 
 /**
@@ -16,7 +17,7 @@ import type { ReadRecord } from "./phases.ts";
  * `origin_fetch` plus the edge's own renders (per isolate; the bench's one
  * local workerd has one).
  */
-export function originRenders(stats: TiersStatsBody): number {
+export function originRenders(stats: TiersBody): number {
   const edge = stats.lower.isolateCounters.originRenders;
   if (typeof edge !== "number") throw new Error("GET /api/tiers reports no lower.isolateCounters.originRenders");
   return stats.tiers.reduce((n, t) => n + (t.counters.origin_fetch ?? 0), 0) + edge;
@@ -29,7 +30,7 @@ export function originRenders(stats: TiersStatsBody): number {
  * any purge the bench was given whose status is not acknowledged. This
  * covers purges whose id the bench never learnt, too.
  */
-export async function auditPurges(client: ArchiveClient, tracked: readonly string[], log: (msg: string) => void): Promise<{ lost: number; stats: TiersStatsBody }> {
+export async function auditPurges(client: ArchiveClient, tracked: readonly string[], log: (msg: string) => void): Promise<{ lost: number; stats: TiersBody }> {
   const lost = new Set<string>();
   await runLimited(tracked, 8, async (id) => {
     const status = await client.purgeStatus(id).catch(() => null);

@@ -19,7 +19,8 @@
  * await tracker.settle(30_000); // whatever is still unacknowledged 30 s from now is lost
  */
 import { runLimited } from "../../../lib/run-limited.ts";
-import type { ArchiveClient, PurgeStatusBody } from "../../local/archive-client.ts";
+import type { ArchiveClient } from "../../local/archive-client.ts";
+import type { PurgeStatusBody } from "../../../wire.ts";
 import { sleep } from "../../../lib/backoff.ts";
 
 export interface PurgeOutcome {

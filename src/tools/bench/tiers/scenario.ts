@@ -8,7 +8,8 @@
  * const run = new ScenarioRun(client, topology, options, log);
  * const res = await run.write("seed Foo", "Foo", revisions, "SYD"); // null if it failed (recorded)
  */
-import type { AppendResult, ArchiveClient } from "../../local/archive-client.ts";
+import type { ArchiveClient } from "../../local/archive-client.ts";
+import type { WriteBody } from "../../../wire.ts";
 import type { NewRevision } from "../../../page/types.ts";
 import type { TopologyVars } from "../worker-config.ts";
 import { PurgeTracker, type PurgeOutcome } from "./purge-tracker.ts";
@@ -56,7 +57,7 @@ export class ScenarioRun {
   }
 
   /** Appends the revisions; null (and a recorded failure) unless they are stored now. */
-  async write(what: string, key: string, revisions: NewRevision[], colo: string): Promise<AppendResult | null> {
+  async write(what: string, key: string, revisions: NewRevision[], colo: string): Promise<WriteBody | null> {
     try {
       const res = await this.client.append(key, revisions, { colo });
       if (res.created.length === revisions.length) return res;
