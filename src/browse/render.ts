@@ -3,7 +3,7 @@
  * public page carries (a CSP that allows only the inline stylesheet by its
  * hash, no scripts at all; nosniff; no framing), and, as the JSON answers
  * have, a strong ETag (the body's SHA-256), so a cache revalidates with a
- * 304 (answered by the compression middleware, src/representation/compress.ts).
+ * 304 (answered by the compression middleware, workers/middleware/compress.ts).
  *
  * @example
  * return htmlResponse(<Layout title="Search">…</Layout>, { status: 200, cacheControl: "public, max-age=30" });
@@ -18,6 +18,8 @@ export interface HtmlInit {
   /** Set when the same URL serves other media types too. */
   varyAccept?: boolean;
   headers?: Record<string, string>;
+  /** An area's own policy (the dashboard's, under its nonce) instead of the browse pages'. */
+  contentSecurityPolicy?: string;
 }
 
 export async function renderHtml(node: JSX.Element): Promise<string> {
@@ -48,7 +50,7 @@ export async function htmlResponse(node: JSX.Element, init: HtmlInit = {}): Prom
   headers.set("cache-control", init.cacheControl ?? "no-store");
   headers.set(
     "content-security-policy",
-    `default-src 'none'; style-src ${await styleHash()}; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+    init.contentSecurityPolicy ?? `default-src 'none'; style-src ${await styleHash()}; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
   );
   headers.set("x-content-type-options", "nosniff");
   headers.set("referrer-policy", "same-origin");

@@ -3,8 +3,8 @@
  * `request.cf.colo`; in local development and tests the dev-only header
  * `x-palimpsest-colo` picks one, so every colo runs in one workerd.
  * Production refuses the header rather than let clients steer the tiers.
+ * Routes get it once per request from workers/middleware/with-colo.ts.
  */
-import type { MiddlewareHandler } from "hono";
 import { settingsOf } from "./settings.ts";
 import { ProblemError } from "../http/problem.ts";
 import { topologyOf, type Region } from "./topology.ts";
@@ -32,9 +32,3 @@ export function coloOf(request: Request, env: Env): Colo {
   // An unmapped real colo (or none, under plain wrangler dev) is served by the upper tier's region.
   return { colo: colo || "LOCAL", region: topology.upperRegion };
 }
-
-/** Resolves the request's colo once, for the routes that use it (`c.get("colo")`). */
-export const withColo: MiddlewareHandler<{ Bindings: Env; Variables: { colo: Colo } }> = async (c, next) => {
-  c.set("colo", coloOf(c.req.raw, c.env));
-  await next();
-};

@@ -18,17 +18,17 @@ import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
 import { CodecError } from "../../src/codec/errors.ts";
 import { platformGunzip, platformGzip } from "../../src/codec/gzip-platform.ts";
-import { settingsOf } from "../../src/config/settings.ts";
-import { requireScope } from "../../src/http/auth.ts";
-import { limitBody } from "../../src/http/json-body.ts";
-import { notFound, ProblemError } from "../../src/http/problem.ts";
+import { developmentOnly } from "../middleware/development-only.ts";
+import { requireScope } from "../middleware/require-scope.ts";
+import { limitBody } from "../middleware/body-limit.ts";
+import { ProblemError } from "../../src/http/problem.ts";
 import { validated } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";
 
 export const devCodecRoutes = new Hono<AppEnv>();
 
 // Before authentication: in production the route does not exist, whoever asks.
-devCodecRoutes.use("/dev/codec/*", async (c, next) => (settingsOf(c.env).development ? next() : notFound(c)));
+devCodecRoutes.use("/dev/codec/*", developmentOnly);
 
 const query = z.strictObject({
   op: z.enum(["compress", "decompress"]),

@@ -18,15 +18,16 @@ import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
 import { allTiers, tierCacheOf, tierName } from "../../src/bindings.ts";
 import { settingsOf } from "../../src/config/settings.ts";
-import { requireScope } from "../../src/http/auth.ts";
-import { jsonBody } from "../../src/http/json-body.ts";
-import { notFound, ProblemError } from "../../src/http/problem.ts";
+import { developmentOnly } from "../middleware/development-only.ts";
+import { requireScope } from "../middleware/require-scope.ts";
+import { jsonBody } from "../middleware/json-body.ts";
+import { ProblemError } from "../../src/http/problem.ts";
 import { validated } from "../../src/http/validate.ts";
 
 export const devFaultRoutes = new Hono<AppEnv>();
 
 // Before authentication: in production the route does not exist, whoever asks.
-devFaultRoutes.use("/dev/*", async (c, next) => (settingsOf(c.env).development ? next() : notFound(c)));
+devFaultRoutes.use("/dev/*", developmentOnly);
 
 /** The tier's name from its path segment, or null when its escapes are not UTF-8 (`%ff`): no tier has such a name. */
 function decodedTier(segment: string): string | null {

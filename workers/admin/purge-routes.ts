@@ -13,14 +13,14 @@ import { Hono } from "hono";
 import type { AuditPageBody, PurgeReceiptBody, PurgeStatusBody } from "../../src/wire.ts";
 import { z } from "zod";
 import type { AppEnv } from "../app-env.ts";
-import { requireScope, type AuthVariables } from "../../src/http/auth.ts";
-import { jsonBody } from "../../src/http/json-body.ts";
+import { requireScope, type AuthVariables } from "../middleware/require-scope.ts";
+import { jsonBody } from "../middleware/json-body.ts";
 import { validated } from "../../src/http/validate.ts";
 import { LIMITS } from "../../src/limits.ts";
 import { listAudit } from "../../src/purge/audit.ts";
 import { ingestPurge } from "../../src/purge/ingest.ts";
 import { purgeViewFor } from "../../src/purge/status.ts";
-import { withColo } from "../../src/config/colo.ts";
+import { withColo } from "../middleware/with-colo.ts";
 
 type PurgeEnv = AppEnv & { Variables: AuthVariables };
 

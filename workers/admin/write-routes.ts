@@ -14,8 +14,8 @@ import type { DeletionBody, PageStatsBody, SuppressionBody, WriteBody } from "..
 import { z } from "zod";
 import { pageStoreOf } from "../../src/bindings.ts";
 import type { AppEnv } from "../app-env.ts";
-import { requireScope } from "../../src/http/auth.ts";
-import { jsonBody } from "../../src/http/json-body.ts";
+import { requireScope } from "../middleware/require-scope.ts";
+import { jsonBody } from "../middleware/json-body.ts";
 import { ProblemError } from "../../src/http/problem.ts";
 import { storeProblem } from "../../src/page/store-problem.ts";
 import { validated } from "../../src/http/validate.ts";
@@ -28,7 +28,7 @@ import { cleanName } from "../../src/page/title.ts";
 import type { StoreRevision } from "../../src/page/types.ts";
 import { purgeHere } from "../../src/purge/apply.ts";
 import { cacheTag } from "../../src/purge/tag-syntax.ts";
-import { withColo } from "../../src/config/colo.ts";
+import { withColo } from "../middleware/with-colo.ts";
 
 const revisionId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const isoSecond = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;

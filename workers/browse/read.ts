@@ -2,28 +2,22 @@
  * Reads for the browse pages, through the same tiers and cache keys as the
  * JSON API (src/tiers/chain.ts), so a page costs no origin work the API's
  * answer would not. A non-200 answer becomes the same problem, thrown, for
- * the one error handler (and problem-pages.tsx) to show.
+ * the one error handler (and workers/middleware/problem-pages.tsx) to show.
  */
 import type { Context, MiddlewareHandler } from "hono";
+import { every } from "hono/combine";
 import type { AppEnv } from "../app-env.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
 import type { PageRef } from "../../src/page/page-ref.ts";
-import { coloOf } from "../../src/config/colo.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
 import { problemOf } from "../../src/tiers/respond.ts";
-import { canonicalTitle } from "../../src/page/canonical-title.ts";
+import { canonicalTitle } from "../middleware/canonical-title.ts";
+import { withColo } from "../middleware/with-colo.ts";
 
 export type BrowseEnv = AppEnv & { Variables: { ref: PageRef } };
 
-/** The page's one URL (see canonical-title.ts), and the colo the read goes through. */
-export function canonicalPage(rest: (c: Context<BrowseEnv>) => string): MiddlewareHandler<BrowseEnv> {
-  const canonical = canonicalTitle<BrowseEnv>(rest);
-  return (c, next) =>
-    canonical(c, async () => {
-      c.set("colo", coloOf(c.req.raw, c.env));
-      await next();
-    });
-}
+/** The page's one URL (workers/middleware/canonical-title.ts), then the colo the read goes through (with-colo.ts). */
+export const canonicalPage = (rest: (c: Context<BrowseEnv>) => string): MiddlewareHandler<BrowseEnv> => every(canonicalTitle<BrowseEnv>(rest), withColo);
 
 /** The answer's body, or its problem thrown (src/tiers/respond.ts reads it). */
 export async function readOk(c: Context<BrowseEnv>, query: OriginQuery): Promise<{ through: ReadThrough; body: Uint8Array }> {

@@ -1,16 +1,18 @@
 /**
  * The dashboard's error handler. Its JSON endpoints answer problem JSON
- * like the API; its pages answer the same problem as an accessible page
- * with the same status (and Retry-After when the problem gives one). Hono's
- * csrf middleware refusing a cross-site form is a 403 problem too.
+ * like the API; its pages answer the same problem, which the one HTML error
+ * path (workers/middleware/problem-pages.tsx) shows as a page with the same
+ * status (and Retry-After when the problem gives one), in the dashboard's
+ * layout with its nav, whatever the Accept. Hono's csrf middleware refusing
+ * a cross-site form is a 403 problem too.
  */
 import type { ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { onError, ProblemError } from "../../src/http/problem.ts";
-import { ProblemView } from "../../src/dashboard/views/problem-page.tsx";
-import type { DashboardEnv } from "./env.ts";
-import { page } from "./render.tsx";
+import { Layout } from "../../src/dashboard/views/layout.tsx";
+import { ProblemView } from "../../src/browse/views/problem.tsx";
+import type { DashboardEnv } from "../app-env.ts";
+import { chromeOf } from "./render.tsx";
 
 function asProblem(err: Error, requestId: string | undefined): ProblemError {
   if (err instanceof ProblemError) return err;
@@ -26,8 +28,11 @@ function asProblem(err: Error, requestId: string | undefined): ProblemError {
 
 export const dashboardError: ErrorHandler<DashboardEnv> = (err, c) => {
   if (c.req.path.startsWith("/dashboard/api/")) return onError(err, c);
-  const problem = asProblem(err, c.get("requestId"));
-  const retryAfter = problem.extensions.retryAfterSeconds;
-  if (typeof retryAfter === "number") c.header("retry-after", String(Math.ceil(retryAfter)));
-  return page(c, problem.title, <ProblemView problem={problem} />, { status: problem.status as ContentfulStatusCode });
+  const chrome = chromeOf(c);
+  c.set("problemFrame", (facts) => (
+    <Layout title={facts.title} chrome={chrome}>
+      <ProblemView problem={facts} back={{ href: "/dashboard", label: "Back to the dashboard" }} />
+    </Layout>
+  ));
+  return onError(asProblem(err, c.get("requestId")), c);
 };

@@ -10,11 +10,11 @@ import { accessConfig } from "../../src/dashboard/access.ts";
 import { endSession, startSession } from "../../src/dashboard/session.ts";
 import { clientOf, recordFailure, refuseIfBlocked } from "../../src/http/auth-failures.ts";
 import { LoginView } from "../../src/dashboard/views/login.tsx";
-import { formBody } from "../../src/http/form-body.ts";
+import { formBody } from "../middleware/form-body.ts";
 import { authenticateToken } from "../../src/http/tokens.ts";
-import type { DashboardEnv } from "./env.ts";
+import type { DashboardEnv } from "../app-env.ts";
 import { page } from "./render.tsx";
-import { currentSession, requireSecret, requireSession } from "./session-middleware.ts";
+import { currentSession, requireSecret, requireSession } from "../middleware/require-session.ts";
 
 const REFUSALS = {
   unknown: "That token is not one this archive issued. Check it and try again.",

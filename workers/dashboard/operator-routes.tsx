@@ -10,15 +10,15 @@ import { StorageView } from "../../src/dashboard/views/storage.tsx";
 import { healthSeries } from "../../src/operator/health-series.ts";
 import { storageOverview } from "../../src/operator/storage.ts";
 import { tierOverview } from "../../src/operator/tier-overview.ts";
-import { formBody } from "../../src/http/form-body.ts";
-import type { DashboardEnv } from "./env.ts";
+import { formBody } from "../middleware/form-body.ts";
+import type { DashboardEnv } from "../app-env.ts";
 import { page } from "./render.tsx";
-import { requireSession } from "./session-middleware.ts";
+import { requireSession } from "../middleware/require-session.ts";
 
 const STORAGE_PAGE_SIZE = 50;
 
 export const operatorRoutes = new Hono<DashboardEnv>();
-// A POST here is refused, but its form is counted and parsed first, as requireSession reads it (src/http/form-body.ts).
+// A POST here is refused, but its form is counted and parsed first, as requireSession reads it (workers/middleware/form-body.ts).
 operatorRoutes.use("/health", formBody("http.maxSmallBodyBytes"), requireSession);
 operatorRoutes.use("/storage", formBody("http.maxSmallBodyBytes"), requireSession);
 

@@ -13,17 +13,17 @@ import { requestId, type RequestIdVariables } from "hono/request-id";
 import { version } from "../../package.json";
 import type { HealthBody } from "../../src/wire.ts";
 import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
-import { deploymentGuard } from "./deployment-guard.ts";
-import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
-import { compress } from "../../src/representation/compress.ts";
-import { LIMITS } from "../../src/limits.ts";
+import { deploymentGuard } from "../middleware/deployment-guard.ts";
+import { notFound, onError } from "../../src/http/problem.ts";
+import { compress } from "../middleware/compress.ts";
+import { urlLength } from "../middleware/url-length.ts";
 import { devCodecRoutes } from "../admin/dev-codec-routes.ts";
 import { devFaultRoutes } from "../admin/dev-fault-routes.ts";
 import { purgeRoutes } from "../admin/purge-routes.ts";
 import { tierRoutes } from "../admin/tier-routes.ts";
 import { writeRoutes } from "../admin/write-routes.ts";
 import { browseRoutes } from "../browse/index.tsx";
-import { problemPages } from "../browse/problem-pages.tsx";
+import { problemPages } from "../middleware/problem-pages.tsx";
 import { dashboardRoutes } from "../dashboard/index.ts";
 import { limitsRoute } from "./limits-route.ts";
 import { mementoRoutes } from "./memento-routes.ts";
@@ -33,24 +33,13 @@ export const app = new Hono<{ Bindings: Env; Variables: RequestIdVariables }>();
 
 // A client-sent X-Request-Id is kept if it is short and plain; otherwise one is made.
 app.use(requestId());
-app.use(async (c, next) => {
-  if (c.req.url.length > LIMITS.http.maxUrlLength) {
-    throw new ProblemError({
-      status: 414,
-      code: "url_too_long",
-      title: "URL too long",
-      detail: `The request URL is ${c.req.url.length} characters long.`,
-      limit: "http.maxUrlLength",
-    });
-  }
-  await next();
-});
+app.use(urlLength);
 
 // Production: only PUBLIC_ORIGIN's host, and no debug headers for anonymous clients.
 app.use(deploymentGuard);
 
 // Every response a route builds in full is negotiated and compressed here (br, gzip), with its
-// preconditions and Range answered against the coded body; see src/representation/compress.ts.
+// preconditions and Range answered against the coded body; see workers/middleware/compress.ts.
 app.use(compress());
 
 app.get("/healthz", (c) =>

@@ -23,11 +23,11 @@ import { offeredDictionary } from "../../src/representation/dictionary.ts";
 import { validated } from "../../src/http/validate.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
 import { titleSegment, type PageRef } from "../../src/page/page-ref.ts";
-import { withColo } from "../../src/config/colo.ts";
+import { withColo } from "../middleware/with-colo.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
 import { respond, respondDelta, type Asker } from "../../src/tiers/respond.ts";
-import { canonicalTitle } from "../../src/page/canonical-title.ts";
-import { timeTravel } from "./memento-routes.ts";
+import { canonicalTitle } from "../middleware/canonical-title.ts";
+import { timeTravel } from "../middleware/time-travel.ts";
 
 /** Read routes also carry the canonical page they read. */
 type ReadEnv = AppEnv & { Variables: { ref: PageRef } };
@@ -45,7 +45,8 @@ const asker = (c: Context<ReadEnv>): Asker => ({ request: c.req.raw, requestId: 
 
 readRoutes.use("/page/*", withColo);
 // Memento (RFC 7089): the TimeGate on /page/{title}, Memento-Datetime and Link on revisions.
-readRoutes.use("/page/*", timeTravel);
+readRoutes.use("/page/:title", timeTravel);
+readRoutes.use("/page/:title/:revid", timeTravel);
 
 readRoutes.get("/page/:title", canonical(), validated("query", atQuery, "at", { at: { status: 400, code: "invalid_timestamp" } }), async (c) => {
   const { at } = c.req.valid("query");

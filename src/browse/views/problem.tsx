@@ -1,4 +1,8 @@
-/** An error as a page: everything the problem JSON says (status, title, detail, code, the limit, the request id), readable. */
+/**
+ * An error as a page, the one view of a problem for a person: everything the
+ * problem JSON says (status, title, detail, code, the limit, the request id),
+ * readable, and a way back (the front page; the dashboard gives its own).
+ */
 import type { FC } from "hono/jsx";
 
 export interface ProblemFacts {
@@ -10,7 +14,7 @@ export interface ProblemFacts {
   requestId?: string;
 }
 
-export const ProblemView: FC<{ problem: ProblemFacts }> = ({ problem }) => (
+export const ProblemView: FC<{ problem: ProblemFacts; back?: { href: string; label: string } }> = ({ problem, back }) => (
   <section aria-labelledby="problem-heading">
     <h1 id="problem-heading">{`${problem.status} ${problem.title}`}</h1>
     <div class="alert" role="alert">
@@ -46,8 +50,14 @@ export const ProblemView: FC<{ problem: ProblemFacts }> = ({ problem }) => (
         </div>
       ) : null}
     </dl>
-    <p>
-      <a href="/">Go to the front page</a> or search for a title above.
-    </p>
+    {back ? (
+      <p>
+        <a href={back.href}>{back.label}</a>
+      </p>
+    ) : (
+      <p>
+        <a href="/">Go to the front page</a> or search for a title above.
+      </p>
+    )}
   </section>
 );

@@ -181,7 +181,7 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
     // Imported here, not above: wrangler takes seconds to load, and every CLI command loads this module.
     const { unstable_startWorker: start } = await import("wrangler");
     const port = options.port ?? (await freePort());
-    // Production refuses to serve without PUBLIC_ORIGIN (workers/edge/deployment-guard.ts): a local Worker's is its own address.
+    // Production refuses to serve without PUBLIC_ORIGIN (workers/middleware/deployment-guard.ts): a local Worker's is its own address.
     const vars = { PUBLIC_ORIGIN: `http://127.0.0.1:${port}`, ...options.vars };
     worker = await start(workerInput({ ...options, vars }, token, persistDir, port));
     await worker.ready;

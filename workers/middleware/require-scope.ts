@@ -8,11 +8,11 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
-import { clientOf, recordFailure, refuseIfBlocked } from "./auth-failures.ts";
-import { ProblemError } from "./problem.ts";
-import { authenticateToken, type Principal, type Scope, type TokenCheck } from "./tokens.ts";
+import { clientOf, recordFailure, refuseIfBlocked } from "../../src/http/auth-failures.ts";
+import { ProblemError } from "../../src/http/problem.ts";
+import { authenticateToken, type Principal, type Scope, type TokenCheck } from "../../src/http/tokens.ts";
 
-export type { Principal, Scope } from "./tokens.ts";
+export type { Principal, Scope } from "../../src/http/tokens.ts";
 
 /** What an authenticated route sees. */
 export type AuthVariables = { principal: Principal };

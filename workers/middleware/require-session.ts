@@ -9,7 +9,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { accessPrincipal } from "../../src/dashboard/access.ts";
 import { csrfMatches, csrfToken, readSession, sessionSecret, startSession, type Session } from "../../src/dashboard/session.ts";
 import { ProblemError } from "../../src/http/problem.ts";
-import type { DashboardEnv } from "./env.ts";
+import type { DashboardEnv } from "../app-env.ts";
 
 /** The session secret, or 503 saying how to set one: unset and weak secrets alike (src/dashboard/session.ts). */
 export function requireSecret(env: Env): string {

@@ -19,21 +19,10 @@
  */
 import { parse as parseContentType } from "content-type";
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { limitValue, type LimitName } from "../limits.ts";
-import { JsonScanner, type JsonScanRefusal } from "./json-scan.ts";
-import { ProblemError } from "./problem.ts";
-
-type BytesLimit = LimitName & `${string}Bytes`;
-
-/** Counts a body that is not JSON against `limit` (a LIMITS entry) as it is read (Hono's body-limit). */
-export function limitBody(limit: BytesLimit): MiddlewareHandler {
-  return bodyLimit({ maxSize: limitValue(limit), onError: () => { throw tooLarge(limit); } });
-}
-
-function tooLarge(limit: BytesLimit): ProblemError {
-  return new ProblemError({ status: 413, code: "request_too_large", title: "Content Too Large", detail: `the request body is larger than ${limitValue(limit)} bytes`, limit });
-}
+import { limitValue, type LimitName } from "../../src/limits.ts";
+import { tooLarge, type BytesLimit } from "./body-limit.ts";
+import { JsonScanner, type JsonScanRefusal } from "../../src/http/json-scan.ts";
+import { ProblemError } from "../../src/http/problem.ts";
 
 export function isJson(contentType: string | undefined): boolean {
   if (!contentType) return false;

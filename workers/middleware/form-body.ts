@@ -1,6 +1,6 @@
 /**
  * Form request bodies, for the dashboard's POSTs: counted against a limit
- * as JSON bodies are (src/http/json-body.ts), then parsed once, so a body
+ * as JSON bodies are (./json-body.ts), then parsed once, so a body
  * the platform cannot read as a form (multipart/form-data without its
  * boundary, or broken inside) is a 400 naming the problem rather than an
  * unhandled TypeError. Hono keeps the parse for `c.req.parseBody()` after.
@@ -10,9 +10,9 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { every } from "hono/combine";
-import type { LimitName } from "../limits.ts";
-import { limitBody } from "./json-body.ts";
-import { ProblemError } from "./problem.ts";
+import type { LimitName } from "../../src/limits.ts";
+import { limitBody } from "./body-limit.ts";
+import { ProblemError } from "../../src/http/problem.ts";
 
 const parsedForm: MiddlewareHandler = async (c, next) => {
   if (c.req.method === "POST") {

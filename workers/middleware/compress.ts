@@ -21,9 +21,9 @@
  * app.get("/x", (c) => c.json(big));   // → Content-Encoding: br for `Accept-Encoding: br`
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { isCompressible } from "./compressible.ts";
-import { serveCoded } from "./serve-coded.ts";
-import { variesOn } from "./vary.ts";
+import { isCompressible } from "../../src/representation/compressible.ts";
+import { serveCoded } from "../../src/representation/serve-coded.ts";
+import { variesOn } from "../../src/representation/vary.ts";
 
 const NO_TRANSFORM = /(?:^|,)\s*no-transform\s*(?:,|$)/i;
 

@@ -6,7 +6,10 @@
  * page with the same status and the same facts (title, detail, code, limit,
  * request id), and the response's other headers (Retry-After,
  * WWW-Authenticate, x-request-id, caching) stay. API clients keep the JSON.
- * Either way it varies on Accept.
+ * Either way it varies on Accept. This is the one place a problem becomes
+ * HTML: the dashboard's pages show theirs here too, always as a page and in
+ * the dashboard's layout (its error handler sets `problemFrame`), under
+ * the dashboard's own Content-Security-Policy.
  *
  * @example
  * app.use(problemPages); // inside the compression middleware, before the routes
@@ -40,7 +43,8 @@ export const problemPages: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const res = c.res;
   if (!res.headers.get("content-type")?.startsWith(PROBLEM_CONTENT_TYPE)) return;
-  if (!prefersHtml(c, PROBLEM_CONTENT_TYPE, "application/json") || res.body === null || res.headers.has("content-encoding")) {
+  const frame = c.get("problemFrame");
+  if ((!frame && !prefersHtml(c, PROBLEM_CONTENT_TYPE, "application/json")) || res.body === null || res.headers.has("content-encoding")) {
     const varied = varyAccept(res);
     if (varied !== res) {
       c.res = undefined;
@@ -65,12 +69,20 @@ export const problemPages: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (!REPLACED.has(name)) headers[name] = value;
   });
   if (requestId) headers["x-request-id"] = requestId;
-  const page = await htmlResponse(
+  const view = frame ? (
+    frame(facts)
+  ) : (
     <Layout title={facts.title} description={facts.detail}>
       <ProblemView problem={facts} />
-    </Layout>,
-    { status: res.status, cacheControl: res.headers.get("cache-control") ?? "no-store", varyAccept: true, headers },
+    </Layout>
   );
+  const page = await htmlResponse(view, {
+    status: res.status,
+    cacheControl: res.headers.get("cache-control") ?? "no-store",
+    varyAccept: true,
+    headers,
+    ...(frame ? { contentSecurityPolicy: res.headers.get("content-security-policy") ?? undefined } : {}),
+  });
   // Cleared first: Hono would otherwise copy the JSON response's headers onto the page.
   c.res = undefined;
   c.res = page;

@@ -5,7 +5,7 @@
  * route. The read routes and the browse pages share it.
  */
 import type { Context, Env as HonoEnv, MiddlewareHandler } from "hono";
-import { pageRef, titleSegment, type PageRef } from "./page-ref.ts";
+import { pageRef, titleSegment, type PageRef } from "../../src/page/page-ref.ts";
 
 export function canonicalTitle<E extends HonoEnv & { Variables: { ref: PageRef } }>(rest: (c: Context<E>) => string = () => ""): MiddlewareHandler<E> {
   return async (c, next) => {

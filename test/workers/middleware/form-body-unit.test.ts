@@ -1,0 +1,23 @@
+/** workers/middleware/form-body.ts: a form is counted and parsed once; multipart without its boundary is a 400 malformed_form, not a TypeError. */
+import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
+import { onError } from "../../../src/http/problem.ts";
+import { formBody } from "../../../workers/middleware/form-body.ts";
+
+const app = new Hono()
+  .post("/", formBody("http.maxSmallBodyBytes"), async (c) => c.json(await c.req.parseBody()))
+  .onError(onError);
+
+describe("formBody", () => {
+  it("parses a urlencoded form for the route", async () => {
+    const res = await app.request("/", { method: "POST", body: "csrf=abc&title=Vellum", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ csrf: "abc", title: "Vellum" });
+  });
+
+  it("refuses multipart/form-data without its boundary with 400 malformed_form", async () => {
+    const res = await app.request("/", { method: "POST", body: "x", headers: { "content-type": "multipart/form-data" } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { code: string }).code).toBe("malformed_form");
+  });
+});
