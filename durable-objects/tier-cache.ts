@@ -42,7 +42,7 @@ export class TierCache extends DurableObject<Env> {
     return applyBatchesToTier(this.#store, parts);
   }
 
-  /** Sets the test hook from outside the Worker's isolate: only the development-only route in workers/admin/dev-fault-routes.ts calls this. */
+  /** Sets the test hook from outside the Worker's isolate: only the development-only route in workers/routes/admin/dev-fault-routes.ts calls this. */
   setFaults(faults: TierFaults): void {
     this.faults = { ...faults };
   }

@@ -1,6 +1,6 @@
 /**
  * The `{from}...{to}` segment of a compare URL, parsed one way for the
- * route (workers/browse/index.tsx) and for purges by URL
+ * route (workers/routes/browse/index.tsx) and for purges by URL
  * (src/purge/canonical.ts), so a URL the route answers has the cache key a
  * purge of that URL names.
  *

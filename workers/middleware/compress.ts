@@ -1,5 +1,5 @@
 /**
- * The one compression middleware, registered globally in workers/edge/app.ts,
+ * The one compression middleware, registered globally in workers/app.ts,
  * for every response a route builds in full (history, timemaps, HTML pages,
  * problem bodies, the dashboard): picks br, gzip or identity from
  * Accept-Encoding, encodes at mid quality (LIMITS.wire.dynamicBrotliQuality),

@@ -5,7 +5,7 @@
  * Accept-Datetime`), and `/page/{title}/{revid}` is a Memento
  * (Memento-Datetime and Link first/prev/next/last, read beside the revision
  * as the small mutable `memento` answer). The TimeGate's 302 is also the
- * Wayback-style `/web/{timestamp}/{title}`'s (workers/edge/memento-routes.ts),
+ * Wayback-style `/web/{timestamp}/{title}`'s (workers/routes/memento/memento-routes.ts),
  * where the choice of memento is explained.
  *
  * @example
@@ -121,7 +121,7 @@ async function mementoHeaders(c: Context<AppEnv>, next: () => Promise<void>, ref
 
 /**
  * The read routes' Memento hook, registered on `/page/:title` and
- * `/page/:title/:revid` after `withColo` (workers/edge/read-routes.ts): the
+ * `/page/:title/:revid` after `withColo` (workers/routes/read/read-routes.ts): the
  * TimeGate on a page's URL, Memento headers on a revision's. A title that is
  * not canonical yet, a revid that is not a revision id (`history`), and
  * every method but GET and HEAD pass through to the route.

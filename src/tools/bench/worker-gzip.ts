@@ -6,7 +6,7 @@
  *
  * Inside a Worker the clock stands still while code runs, so the Worker
  * cannot time itself. A local Worker runs each input `rounds` times through
- * the development-only route (workers/admin/dev-codec-routes.ts), and the
+ * the development-only route (workers/routes/admin/dev-codec-routes.ts), and the
  * cost of one round is workerd's CPU time (per-thread schedstat,
  * src/tools/bench/harness/process-cpu.ts) for a request of `rounds` rounds less
  * that of a request of none, over `rounds`: the HTTP, routing and body

@@ -196,7 +196,7 @@ export class ArchiveClient {
     return this.#jsonOrNull(res, `purge ${id}`, res.ok ? [] : [res.status]);
   }
 
-  /** Development only: cuts a TierCache off (`{unavailable: true}`) or restores it (`{}`); see workers/admin/dev-fault-routes.ts. */
+  /** Development only: cuts a TierCache off (`{unavailable: true}`) or restores it (`{}`); see workers/routes/admin/dev-fault-routes.ts. */
   async setTierFaults(tier: string, faults: { unavailable?: boolean; delayMs?: number }): Promise<void> {
     await this.#json(await this.#request("PUT", `/api/dev/faults/tiers/${encodeURIComponent(tier)}`, { json: faults }), `faults of ${tier}`);
   }

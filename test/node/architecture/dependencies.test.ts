@@ -36,7 +36,7 @@ function importsOf(file: string): string[] {
 
 /**
  * A file's folder: under src/ (`src/tiers`, or `src/tools/bench` for a
- * tool), under workers/ or test/ (`workers/edge`, `test/workers`), or the
+ * tool), under workers/ or test/ (`workers/routes`, `test/workers`), or the
  * file itself for a top-level folder's own files (`src/bindings.ts`).
  */
 function folderOf(path: string): string {

@@ -7,7 +7,7 @@
  */
 import { createExecutionContext, env } from "cloudflare:test";
 import "../../../src/codec/install-worker.ts";
-import { app } from "../../../workers/edge/app.ts";
+import { app } from "../../../workers/app.ts";
 import { TOKENS } from "../support/tokens.ts";
 
 export const ORIGIN = "http://archive.test";

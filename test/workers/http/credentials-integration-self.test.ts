@@ -59,7 +59,7 @@ describe("token guessing", () => {
     ["a word and a date", "password-2024-01-01-password-2024"],
   ])("refuses a configured token that is too weak (%s): 503 naming the setting, never the token", async (_, weak) => {
     const { env } = await import("cloudflare:test");
-    const { app } = await import("../../../workers/edge/app.ts");
+    const { app } = await import("../../../workers/app.ts");
     const { createExecutionContext } = await import("cloudflare:test");
     const API_TOKENS = JSON.stringify([{ name: "weak", token: weak, scopes: ["purge"] }]);
     const res = await app.fetch(new Request("http://archive.test/api/tiers", { headers: bearer(weak) }), { ...env, API_TOKENS }, createExecutionContext());
@@ -71,7 +71,7 @@ describe("token guessing", () => {
 
   it("refuses a WRITE_TOKENS secret, which is no longer read: 503 naming API_TOKENS, and its token does not authenticate", async () => {
     const { env, createExecutionContext } = await import("cloudflare:test");
-    const { app } = await import("../../../workers/edge/app.ts");
+    const { app } = await import("../../../workers/app.ts");
     const token = "old-write-token-7d2b9f4e1a6c3e8b5d0f2a7c";
     for (const path of ["/api/pages/X/stats", "/api/tiers"]) {
       const res = await app.fetch(new Request(`http://archive.test${path}`, { headers: bearer(token) }), { ...env, WRITE_TOKENS: token }, createExecutionContext());

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { brotliCompress, brotliDecompress } from "../../../src/codec/index.ts";
 import { revisionKey } from "../../../src/tiers/cache-key.ts";
 import { LowerTier } from "../../../src/tiers/lower-tier.ts";
-import { app } from "../../../workers/edge/app.ts";
+import { app } from "../../../workers/app.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 

@@ -6,7 +6,7 @@
  */
 import { createExecutionContext, env } from "cloudflare:test";
 import "../../../src/codec/install-worker.ts";
-import { app } from "../../../workers/edge/app.ts";
+import { app } from "../../../workers/app.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
 
 export const TOKEN = "test-write-token-5c1f9a7e3b8d2f60a4c9e1b7";

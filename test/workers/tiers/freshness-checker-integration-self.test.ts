@@ -20,7 +20,7 @@ import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../src/lib/mulberry32.ts";
 import { lowerCounters } from "../../../src/tiers/lower-tier.ts";
 import { topologyOf } from "../../../src/config/topology.ts";
-import { app } from "../../../workers/edge/app.ts";
+import { app } from "../../../workers/app.ts";
 import { TOKEN, appendOk, linearHistory } from "../support/archive.ts";
 import { waitForAck } from "../support/tiers.ts";
 

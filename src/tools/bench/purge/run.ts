@@ -27,7 +27,7 @@
  *      take some) under the next bench token. `files` names a page's two warmed
  *      URLs, `tags` its `page:` tag, `prefixes` `host/page/{key}`, `hosts` the
  *      Worker's host, `everything` is `purge_everything`. In `tier-killed` the
- *      TierCache `killTier` is cut off (dev-only route, workers/admin/dev-fault-routes.ts)
+ *      TierCache `killTier` is cut off (dev-only route, workers/routes/admin/dev-fault-routes.ts)
  *      once a quarter of the burst is sent and restored `killMs` later.
  *    - wait: until every purge of the burst is complete, or `lostTimeoutMs`
  *      after the last was sent and the tier restored.

@@ -11,8 +11,8 @@
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import { NONCE, secureHeaders } from "hono/secure-headers";
-import { LIVE_JS } from "../../src/dashboard/assets/live.ts";
-import type { DashboardEnv } from "../app-env.ts";
+import { LIVE_JS } from "../../../src/dashboard/assets/live.ts";
+import type { DashboardEnv } from "../../app-env.ts";
 import { dashboardError } from "./errors.tsx";
 import { loginRoutes } from "./login-routes.tsx";
 import { operatorRoutes } from "./operator-routes.tsx";

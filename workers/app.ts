@@ -1,6 +1,7 @@
 /**
- * The edge worker's public read API. Routes live here; `index.ts` only wires
- * the app to the Workers runtime.
+ * The Worker's app: the middleware every request passes (workers/middleware/),
+ * in order, then every route group mounted (workers/routes/). `index.ts`
+ * only wires the app to the Workers runtime.
  *
  * @example
  * ```ts
@@ -10,24 +11,24 @@
  */
 import { Hono } from "hono";
 import { requestId, type RequestIdVariables } from "hono/request-id";
-import { version } from "../../package.json";
-import type { HealthBody } from "../../src/wire.ts";
-import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
-import { deploymentGuard } from "../middleware/deployment-guard.ts";
-import { notFound, onError } from "../../src/http/problem.ts";
-import { compress } from "../middleware/compress.ts";
-import { urlLength } from "../middleware/url-length.ts";
-import { devCodecRoutes } from "../admin/dev-codec-routes.ts";
-import { devFaultRoutes } from "../admin/dev-fault-routes.ts";
-import { purgeRoutes } from "../admin/purge-routes.ts";
-import { tierRoutes } from "../admin/tier-routes.ts";
-import { writeRoutes } from "../admin/write-routes.ts";
-import { browseRoutes } from "../browse/index.tsx";
-import { problemPages } from "../middleware/problem-pages.tsx";
-import { dashboardRoutes } from "../dashboard/index.ts";
-import { limitsRoute } from "./limits-route.ts";
-import { mementoRoutes } from "./memento-routes.ts";
-import { readRoutes } from "./read-routes.ts";
+import { version } from "../package.json";
+import type { HealthBody } from "../src/wire.ts";
+import { CODEC_BUILD } from "../src/codec/wasm/build-info.ts";
+import { deploymentGuard } from "./middleware/deployment-guard.ts";
+import { notFound, onError } from "../src/http/problem.ts";
+import { compress } from "./middleware/compress.ts";
+import { urlLength } from "./middleware/url-length.ts";
+import { devCodecRoutes } from "./routes/admin/dev-codec-routes.ts";
+import { devFaultRoutes } from "./routes/admin/dev-fault-routes.ts";
+import { purgeRoutes } from "./routes/admin/purge-routes.ts";
+import { tierRoutes } from "./routes/admin/tier-routes.ts";
+import { writeRoutes } from "./routes/admin/write-routes.ts";
+import { browseRoutes } from "./routes/browse/index.tsx";
+import { problemPages } from "./middleware/problem-pages.tsx";
+import { dashboardRoutes } from "./routes/dashboard/index.ts";
+import { limitsRoute } from "./routes/read/limits-route.ts";
+import { mementoRoutes } from "./routes/memento/memento-routes.ts";
+import { readRoutes } from "./routes/read/read-routes.ts";
 
 export const app = new Hono<{ Bindings: Env; Variables: RequestIdVariables }>();
 

@@ -10,17 +10,17 @@
  * (src/purge/status.ts, mayView).
  */
 import { Hono } from "hono";
-import type { AuditPageBody, PurgeReceiptBody, PurgeStatusBody } from "../../src/wire.ts";
+import type { AuditPageBody, PurgeReceiptBody, PurgeStatusBody } from "../../../src/wire.ts";
 import { z } from "zod";
-import type { AppEnv } from "../app-env.ts";
-import { requireScope, type AuthVariables } from "../middleware/require-scope.ts";
-import { jsonBody } from "../middleware/json-body.ts";
-import { validated } from "../../src/http/validate.ts";
-import { LIMITS } from "../../src/limits.ts";
-import { listAudit } from "../../src/purge/audit.ts";
-import { ingestPurge } from "../../src/purge/ingest.ts";
-import { purgeViewFor } from "../../src/purge/status.ts";
-import { withColo } from "../middleware/with-colo.ts";
+import type { AppEnv } from "../../app-env.ts";
+import { requireScope, type AuthVariables } from "../../middleware/require-scope.ts";
+import { jsonBody } from "../../middleware/json-body.ts";
+import { validated } from "../../../src/http/validate.ts";
+import { LIMITS } from "../../../src/limits.ts";
+import { listAudit } from "../../../src/purge/audit.ts";
+import { ingestPurge } from "../../../src/purge/ingest.ts";
+import { purgeViewFor } from "../../../src/purge/status.ts";
+import { withColo } from "../../middleware/with-colo.ts";
 
 type PurgeEnv = AppEnv & { Variables: AuthVariables };
 

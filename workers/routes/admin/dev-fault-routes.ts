@@ -15,14 +15,14 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../app-env.ts";
-import { allTiers, tierCacheOf, tierName } from "../../src/bindings.ts";
-import { settingsOf } from "../../src/config/settings.ts";
-import { developmentOnly } from "../middleware/development-only.ts";
-import { requireScope } from "../middleware/require-scope.ts";
-import { jsonBody } from "../middleware/json-body.ts";
-import { ProblemError } from "../../src/http/problem.ts";
-import { validated } from "../../src/http/validate.ts";
+import type { AppEnv } from "../../app-env.ts";
+import { allTiers, tierCacheOf, tierName } from "../../../src/bindings.ts";
+import { settingsOf } from "../../../src/config/settings.ts";
+import { developmentOnly } from "../../middleware/development-only.ts";
+import { requireScope } from "../../middleware/require-scope.ts";
+import { jsonBody } from "../../middleware/json-body.ts";
+import { ProblemError } from "../../../src/http/problem.ts";
+import { validated } from "../../../src/http/validate.ts";
 
 export const devFaultRoutes = new Hono<AppEnv>();
 

@@ -6,15 +6,15 @@
  *   POST /dashboard/logout   (CSRF token) ends the session on the server and clears the cookie, 303 to the login
  */
 import { Hono } from "hono";
-import { accessConfig } from "../../src/dashboard/access.ts";
-import { endSession, startSession } from "../../src/dashboard/session.ts";
-import { clientOf, recordFailure, refuseIfBlocked } from "../../src/http/auth-failures.ts";
-import { LoginView } from "../../src/dashboard/views/login.tsx";
-import { formBody } from "../middleware/form-body.ts";
-import { authenticateToken } from "../../src/http/tokens.ts";
-import type { DashboardEnv } from "../app-env.ts";
+import { accessConfig } from "../../../src/dashboard/access.ts";
+import { endSession, startSession } from "../../../src/dashboard/session.ts";
+import { clientOf, recordFailure, refuseIfBlocked } from "../../../src/http/auth-failures.ts";
+import { LoginView } from "../../../src/dashboard/views/login.tsx";
+import { formBody } from "../../middleware/form-body.ts";
+import { authenticateToken } from "../../../src/http/tokens.ts";
+import type { DashboardEnv } from "../../app-env.ts";
 import { page } from "./render.tsx";
-import { currentSession, requireSecret, requireSession } from "../middleware/require-session.ts";
+import { currentSession, requireSecret, requireSession } from "../../middleware/require-session.ts";
 
 const REFUSALS = {
   unknown: "That token is not one this archive issued. Check it and try again.",

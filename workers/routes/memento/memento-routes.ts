@@ -36,16 +36,16 @@
  * curl -s localhost:8787/timemap/link/Vellum
  */
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../app-env.ts";
-import { timemapParam, timemapQuery, waybackParam } from "../../src/http/queries.ts";
-import { validated } from "../../src/http/validate.ts";
-import { mementoUrls } from "../../src/memento/links.ts";
-import type { OriginQuery } from "../../src/origin/answer.ts";
-import { pageRef } from "../../src/page/page-ref.ts";
-import { baseOf, redirectToMemento } from "../middleware/time-travel.ts";
-import { withColo } from "../middleware/with-colo.ts";
-import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
-import { respondAsIs } from "../../src/tiers/respond.ts";
+import type { AppEnv } from "../../app-env.ts";
+import { timemapParam, timemapQuery, waybackParam } from "../../../src/http/queries.ts";
+import { validated } from "../../../src/http/validate.ts";
+import { mementoUrls } from "../../../src/memento/links.ts";
+import type { OriginQuery } from "../../../src/origin/answer.ts";
+import { pageRef } from "../../../src/page/page-ref.ts";
+import { baseOf, redirectToMemento } from "../../middleware/time-travel.ts";
+import { withColo } from "../../middleware/with-colo.ts";
+import { readThroughTiers, type ReadThrough } from "../../../src/tiers/chain.ts";
+import { respondAsIs } from "../../../src/tiers/respond.ts";
 
 function read(c: Context<AppEnv>, query: OriginQuery): Promise<ReadThrough> {
   return readThroughTiers(c.env, c.executionCtx, c.get("colo"), query);

@@ -15,15 +15,15 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../app-env.ts";
-import { CodecError } from "../../src/codec/errors.ts";
-import { platformGunzip, platformGzip } from "../../src/codec/gzip-platform.ts";
-import { developmentOnly } from "../middleware/development-only.ts";
-import { requireScope } from "../middleware/require-scope.ts";
-import { limitBody } from "../middleware/body-limit.ts";
-import { ProblemError } from "../../src/http/problem.ts";
-import { validated } from "../../src/http/validate.ts";
-import { LIMITS } from "../../src/limits.ts";
+import type { AppEnv } from "../../app-env.ts";
+import { CodecError } from "../../../src/codec/errors.ts";
+import { platformGunzip, platformGzip } from "../../../src/codec/gzip-platform.ts";
+import { developmentOnly } from "../../middleware/development-only.ts";
+import { requireScope } from "../../middleware/require-scope.ts";
+import { limitBody } from "../../middleware/body-limit.ts";
+import { ProblemError } from "../../../src/http/problem.ts";
+import { validated } from "../../../src/http/validate.ts";
+import { LIMITS } from "../../../src/limits.ts";
 
 export const devCodecRoutes = new Hono<AppEnv>();
 

@@ -5,15 +5,15 @@
  *   GET /dashboard/storage   pages, revisions, raw and stored bytes (?after= cursor)
  */
 import { Hono } from "hono";
-import { HealthView } from "../../src/dashboard/views/health.tsx";
-import { StorageView } from "../../src/dashboard/views/storage.tsx";
-import { healthSeries } from "../../src/operator/health-series.ts";
-import { storageOverview } from "../../src/operator/storage.ts";
-import { tierOverview } from "../../src/operator/tier-overview.ts";
-import { formBody } from "../middleware/form-body.ts";
-import type { DashboardEnv } from "../app-env.ts";
+import { HealthView } from "../../../src/dashboard/views/health.tsx";
+import { StorageView } from "../../../src/dashboard/views/storage.tsx";
+import { healthSeries } from "../../../src/operator/health-series.ts";
+import { storageOverview } from "../../../src/operator/storage.ts";
+import { tierOverview } from "../../../src/operator/tier-overview.ts";
+import { formBody } from "../../middleware/form-body.ts";
+import type { DashboardEnv } from "../../app-env.ts";
 import { page } from "./render.tsx";
-import { requireSession } from "../middleware/require-session.ts";
+import { requireSession } from "../../middleware/require-session.ts";
 
 const STORAGE_PAGE_SIZE = 50;
 

@@ -6,13 +6,13 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { every } from "hono/combine";
-import type { AppEnv } from "../app-env.ts";
-import type { OriginQuery } from "../../src/origin/answer.ts";
-import type { PageRef } from "../../src/page/page-ref.ts";
-import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
-import { problemOf } from "../../src/tiers/respond.ts";
-import { canonicalTitle } from "../middleware/canonical-title.ts";
-import { withColo } from "../middleware/with-colo.ts";
+import type { AppEnv } from "../../app-env.ts";
+import type { OriginQuery } from "../../../src/origin/answer.ts";
+import type { PageRef } from "../../../src/page/page-ref.ts";
+import { readThroughTiers, type ReadThrough } from "../../../src/tiers/chain.ts";
+import { problemOf } from "../../../src/tiers/respond.ts";
+import { canonicalTitle } from "../../middleware/canonical-title.ts";
+import { withColo } from "../../middleware/with-colo.ts";
 
 export type BrowseEnv = AppEnv & { Variables: { ref: PageRef } };
 

@@ -9,22 +9,22 @@
  */
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { purgeDisplay } from "../../src/dashboard/purge-display.ts";
-import { purgeRequest, type PurgeFormValues } from "../../src/dashboard/purge-form.ts";
-import type { Session } from "../../src/dashboard/session.ts";
-import { EMPTY_PURGE, PurgeForm, type PurgeRefusal } from "../../src/dashboard/views/purge-form.tsx";
-import { PurgeList, PurgeTable } from "../../src/dashboard/views/purge-list.tsx";
-import { PurgePage } from "../../src/dashboard/views/purge-page.tsx";
-import { formBody } from "../middleware/form-body.ts";
-import { ProblemError } from "../../src/http/problem.ts";
-import type { Principal } from "../../src/http/tokens.ts";
-import { listAudit } from "../../src/purge/audit.ts";
-import { ingestPurge } from "../../src/purge/ingest.ts";
-import { auditForbidden, purgeViewFor } from "../../src/purge/status.ts";
-import { coloOf } from "../../src/config/colo.ts";
-import type { DashboardEnv } from "../app-env.ts";
+import { purgeDisplay } from "../../../src/dashboard/purge-display.ts";
+import { purgeRequest, type PurgeFormValues } from "../../../src/dashboard/purge-form.ts";
+import type { Session } from "../../../src/dashboard/session.ts";
+import { EMPTY_PURGE, PurgeForm, type PurgeRefusal } from "../../../src/dashboard/views/purge-form.tsx";
+import { PurgeList, PurgeTable } from "../../../src/dashboard/views/purge-list.tsx";
+import { PurgePage } from "../../../src/dashboard/views/purge-page.tsx";
+import { formBody } from "../../middleware/form-body.ts";
+import { ProblemError } from "../../../src/http/problem.ts";
+import type { Principal } from "../../../src/http/tokens.ts";
+import { listAudit } from "../../../src/purge/audit.ts";
+import { ingestPurge } from "../../../src/purge/ingest.ts";
+import { auditForbidden, purgeViewFor } from "../../../src/purge/status.ts";
+import { coloOf } from "../../../src/config/colo.ts";
+import type { DashboardEnv } from "../../app-env.ts";
 import { page } from "./render.tsx";
-import { requireSession } from "../middleware/require-session.ts";
+import { requireSession } from "../../middleware/require-session.ts";
 
 /** How often a pending purge's page reloads itself when scripts are off. */
 const REFRESH_SECONDS = 2;

@@ -7,8 +7,8 @@
  * limits.storage.maxRequestBytes; // largest write body, in bytes
  */
 import { Hono } from "hono";
-import { LIMITS } from "../../src/limits.ts";
-import type { LimitsBody } from "../../src/wire.ts";
+import { LIMITS } from "../../../src/limits.ts";
+import type { LimitsBody } from "../../../src/wire.ts";
 
 export const limitsRoute = new Hono<{ Bindings: Env }>();
 

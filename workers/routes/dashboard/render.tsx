@@ -2,8 +2,8 @@
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { Layout, type NAV, type PageChrome } from "../../src/dashboard/views/layout.tsx";
-import type { DashboardEnv } from "../app-env.ts";
+import { Layout, type NAV, type PageChrome } from "../../../src/dashboard/views/layout.tsx";
+import type { DashboardEnv } from "../../app-env.ts";
 
 export function chromeOf(c: Context<DashboardEnv>): PageChrome {
   const session = c.get("session");

@@ -5,11 +5,11 @@
  *                          per region: queue pool size and the autoscaler's recent decisions
  */
 import { Hono } from "hono";
-import type { TiersBody } from "../../src/wire.ts";
-import type { AppEnv } from "../app-env.ts";
-import { requireScope } from "../middleware/require-scope.ts";
-import { tierOverview } from "../../src/operator/tier-overview.ts";
-import { lowerCounters } from "../../src/tiers/lower-tier.ts";
+import type { TiersBody } from "../../../src/wire.ts";
+import type { AppEnv } from "../../app-env.ts";
+import { requireScope } from "../../middleware/require-scope.ts";
+import { tierOverview } from "../../../src/operator/tier-overview.ts";
+import { lowerCounters } from "../../../src/tiers/lower-tier.ts";
 
 export const tierRoutes = new Hono<AppEnv>();
 tierRoutes.use(requireScope("write", "purge"));

@@ -16,18 +16,18 @@
  * since the origin produced the answer), `x-palimpsest-colo`.
  */
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../app-env.ts";
-import { atQuery, historyQuery, revisionParam } from "../../src/http/queries.ts";
-import { dcbRefused, rememberDcbRefusal } from "../../src/representation/dcb-refusals.ts";
-import { offeredDictionary } from "../../src/representation/dictionary.ts";
-import { validated } from "../../src/http/validate.ts";
-import type { OriginQuery } from "../../src/origin/answer.ts";
-import { titleSegment, type PageRef } from "../../src/page/page-ref.ts";
-import { withColo } from "../middleware/with-colo.ts";
-import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
-import { respond, respondDelta, type Asker } from "../../src/tiers/respond.ts";
-import { canonicalTitle } from "../middleware/canonical-title.ts";
-import { timeTravel } from "../middleware/time-travel.ts";
+import type { AppEnv } from "../../app-env.ts";
+import { atQuery, historyQuery, revisionParam } from "../../../src/http/queries.ts";
+import { dcbRefused, rememberDcbRefusal } from "../../../src/representation/dcb-refusals.ts";
+import { offeredDictionary } from "../../../src/representation/dictionary.ts";
+import { validated } from "../../../src/http/validate.ts";
+import type { OriginQuery } from "../../../src/origin/answer.ts";
+import { titleSegment, type PageRef } from "../../../src/page/page-ref.ts";
+import { withColo } from "../../middleware/with-colo.ts";
+import { readThroughTiers, type ReadThrough } from "../../../src/tiers/chain.ts";
+import { respond, respondDelta, type Asker } from "../../../src/tiers/respond.ts";
+import { canonicalTitle } from "../../middleware/canonical-title.ts";
+import { timeTravel } from "../../middleware/time-travel.ts";
 
 /** Read routes also carry the canonical page they read. */
 type ReadEnv = AppEnv & { Variables: { ref: PageRef } };

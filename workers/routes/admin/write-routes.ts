@@ -10,25 +10,25 @@
  * purge to its own lower tier before answering, so it serves the change at once.
  */
 import { Hono } from "hono";
-import type { DeletionBody, PageStatsBody, SuppressionBody, WriteBody } from "../../src/wire.ts";
+import type { DeletionBody, PageStatsBody, SuppressionBody, WriteBody } from "../../../src/wire.ts";
 import { z } from "zod";
-import { pageStoreOf } from "../../src/bindings.ts";
-import type { AppEnv } from "../app-env.ts";
-import { requireScope } from "../middleware/require-scope.ts";
-import { jsonBody } from "../middleware/json-body.ts";
-import { ProblemError } from "../../src/http/problem.ts";
-import { storeProblem } from "../../src/page/store-problem.ts";
-import { validated } from "../../src/http/validate.ts";
-import { LIMITS } from "../../src/limits.ts";
-import { CONTENT_MODELS, formatRefusal, isContentModel } from "../../src/page/content-model.ts";
-import { isSafeIdDigits } from "../../src/http/queries.ts";
-import { pageExists } from "../../src/page/directory.ts";
-import { pageRef, type PageRef } from "../../src/page/page-ref.ts";
-import { cleanName } from "../../src/page/title.ts";
-import type { StoreRevision } from "../../src/page/types.ts";
-import { purgeHere } from "../../src/purge/apply.ts";
-import { cacheTag } from "../../src/purge/tag-syntax.ts";
-import { withColo } from "../middleware/with-colo.ts";
+import { pageStoreOf } from "../../../src/bindings.ts";
+import type { AppEnv } from "../../app-env.ts";
+import { requireScope } from "../../middleware/require-scope.ts";
+import { jsonBody } from "../../middleware/json-body.ts";
+import { ProblemError } from "../../../src/http/problem.ts";
+import { storeProblem } from "../../../src/page/store-problem.ts";
+import { validated } from "../../../src/http/validate.ts";
+import { LIMITS } from "../../../src/limits.ts";
+import { CONTENT_MODELS, formatRefusal, isContentModel } from "../../../src/page/content-model.ts";
+import { isSafeIdDigits } from "../../../src/http/queries.ts";
+import { pageExists } from "../../../src/page/directory.ts";
+import { pageRef, type PageRef } from "../../../src/page/page-ref.ts";
+import { cleanName } from "../../../src/page/title.ts";
+import type { StoreRevision } from "../../../src/page/types.ts";
+import { purgeHere } from "../../../src/purge/apply.ts";
+import { cacheTag } from "../../../src/purge/tag-syntax.ts";
+import { withColo } from "../../middleware/with-colo.ts";
 
 const revisionId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const isoSecond = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
