@@ -16,7 +16,7 @@ import { ReducedDictionary } from "../../../codec/index.ts";
 import { reducedDictionary, STATIC_DICT_TYPES, type StaticDictType } from "../../../codec/dict/static-dict.ts";
 import { CorpusError, corpusFiles, PARTS, type CorpusPart } from "../../dict/corpus.ts";
 import { benchDict, DICT_POLICY, DICT_QUICK_POLICY, type DictBucketRow, type DictRow } from "../dict/run.ts";
-import { fixed, printLine, rowPrinter, type Column } from "../harness/index.ts";
+import { fixed, mixedRowPrinter, type Column } from "../harness/index.ts";
 import { logLine, UsageError } from "../../local/output.ts";
 
 interface DictFlags {
@@ -71,14 +71,14 @@ function dict(dirs: string[], flags: DictFlags): void {
   }
   if (files.length === 0) throw new UsageError(`no .html/.htm, .css or .js/.mjs files (part "${flags.part}") under ${dirs.join(", ")}`);
   logLine(`bench dict: ${files.length} files (part "${flags.part}") under ${dirs.join(", ")}; ${flags.tables ? `tables from ${flags.tables}` : "committed tables"}`);
-  const table = rowPrinter(false, COLUMNS);
-  if (!flags.json) table.header();
-  const onRow = (row: DictRow) => {
-    if (flags.json) printLine(JSON.stringify(row));
-    else if (row.row === "bucket") table.row(row);
-    else printLine(`${row.met ? "met" : "MISSED"}: ${row.type}: ${row.target} ${row.want}: ${row.got}`);
-  };
-  benchDict(files, { policy: flags.quick ? DICT_QUICK_POLICY : DICT_POLICY, tables: loadTables(flags.tables), log: logLine, onRow });
+  const out = mixedRowPrinter(
+    flags.json ?? false,
+    COLUMNS,
+    (r: DictRow): r is DictBucketRow => r.row === "bucket",
+    (r) => `${r.met ? "met" : "MISSED"}: ${r.type}: ${r.target} ${r.want}: ${r.got}`,
+  );
+  out.header();
+  benchDict(files, { policy: flags.quick ? DICT_QUICK_POLICY : DICT_POLICY, tables: loadTables(flags.tables), log: logLine, onRow: out.row });
 }
 
 export function registerBenchDict(bench: Command): void {

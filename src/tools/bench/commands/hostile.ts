@@ -11,7 +11,7 @@
  * npx palimpsest bench hostile --json --quick
  */
 import type { Command } from "commander";
-import { fixed, printLine, rowPrinter, type Column } from "../harness/index.ts";
+import { fixed, mixedRowPrinter, type Column } from "../harness/index.ts";
 import type { HostileMeasureRow, HostileRow } from "../hostile/run.ts";
 import { logLine, parseIntOption } from "../../local/output.ts";
 
@@ -39,17 +39,10 @@ const COLUMNS: Column<HostileMeasureRow>[] = [
 async function hostile(flags: HostileFlags): Promise<void> {
   // Imported when run: it loads wrangler, which takes seconds.
   const { benchHostile } = await import("../hostile/run.ts");
-  const table = rowPrinter(false, COLUMNS);
-  if (!flags.json) {
-    logLine("bench hostile: workerd CPU per request (baseline: a cached read of a small revision), tier bytes against the budget, peak RSS of refused writes");
-    table.header();
-  }
-  const onRow = (row: HostileRow) => {
-    if (flags.json) printLine(JSON.stringify(row));
-    else if (row.row === "measure") table.row(row);
-    else printLine(JSON.stringify(row));
-  };
-  await benchHostile({ quick: flags.quick, walkReads: flags.walkReads, walkRevisions: flags.walkRevisions, log: logLine, onRow });
+  const out = mixedRowPrinter(flags.json ?? false, COLUMNS, (r: HostileRow): r is HostileMeasureRow => r.row === "measure", (r) => JSON.stringify(r));
+  if (!flags.json) logLine("bench hostile: workerd CPU per request (baseline: a cached read of a small revision), tier bytes against the budget, peak RSS of refused writes");
+  out.header();
+  await benchHostile({ quick: flags.quick, walkReads: flags.walkReads, walkRevisions: flags.walkRevisions, log: logLine, onRow: out.row });
 }
 
 /** Adds `hostile` to the `bench` command group. */

@@ -16,10 +16,9 @@
  * npx palimpsest bench store --json --read-scaling ../shared/corpus/histories/*.xml.br
  * npx palimpsest bench store --json --read-scaling --read-scaling-lengths 10,100 --read-scaling-reads 100
  */
-import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { fixed, percent, printLine, rowPrinter, tableHeader, tableLine, type Column } from "../harness/index.ts";
-import { HistoryInputError } from "../store/history.ts";
+import { checkHistoryFiles, HISTORY_FILES_ARGUMENT, overHistories } from "./histories.ts";
 import type { ReadScalingRow, StoreRow } from "../store/run.ts";
 import { logLine, UsageError, parseIntOption } from "../../local/output.ts";
 
@@ -91,7 +90,7 @@ function parseLengths(value: string): number[] {
 async function store(files: string[], flags: StoreFlags): Promise<void> {
   if (files.length === 0 && !flags.readScaling) throw new UsageError("name at least one MediaWiki export (e.g. ../shared/corpus/histories/bip-0340.xml.br), or pass --read-scaling");
   if (!flags.readScaling && (flags.readScalingLengths || flags.readScalingReads)) throw new UsageError("--read-scaling-lengths and --read-scaling-reads go with --read-scaling");
-  for (const file of files) if (!existsSync(file)) throw new UsageError(`cannot read ${file}`);
+  checkHistoryFiles(files);
   const out = rowPrinter(flags.json ?? false, COLUMNS);
   if (files.length > 0) {
     out.header();
@@ -99,8 +98,8 @@ async function store(files: string[], flags: StoreFlags): Promise<void> {
   }
   // Imported when run: it loads wrangler, which takes seconds.
   const { benchStore } = await import("../store/run.ts");
-  try {
-    await benchStore(files, {
+  await overHistories(() =>
+    benchStore(files, {
       seed: flags.seed,
       git: flags.git,
       xz: flags.xz,
@@ -109,11 +108,8 @@ async function store(files: string[], flags: StoreFlags): Promise<void> {
       log: logLine,
       onRow: out.row,
       onReadScaling: (row) => (flags.json ? printLine(JSON.stringify(row)) : scalingTable(row).forEach((line) => printLine(line))),
-    });
-  } catch (err) {
-    if (err instanceof HistoryInputError) throw new UsageError(err.message);
-    throw err;
-  }
+    }),
+  );
 }
 
 /** Adds `store` to the `bench` command group. */
@@ -121,7 +117,7 @@ export function registerBenchStore(bench: Command): void {
   bench
     .command("store")
     .description("import MediaWiki exports into a local Worker and measure storage, read cost and latency, import throughput against gzip, brotli, git and xz baselines and issue 13's targets")
-    .argument("[files...]", "MediaWiki exports, one page history each (plain, .gz, .br or .bz2)")
+    .argument("[files...]", HISTORY_FILES_ARGUMENT)
     .option("--json", "one JSON object per history (then one for --read-scaling)")
     .option("--read-scaling", "also compare read p50/p99 on synthetic histories of 10, 100, 1,000 and 10,000 revisions")
     .option("--read-scaling-lengths <list>", "comma-separated history lengths for --read-scaling (at least two)", parseLengths)

@@ -8,10 +8,9 @@
  * npx palimpsest bench wire ../shared/corpus/histories/bip-0340.xml.br
  * npx palimpsest bench wire --json ../shared/corpus/histories/*.xml.br
  */
-import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { fixed, printLine, rowPrinter, type Column } from "../harness/index.ts";
-import { HistoryInputError } from "../store/history.ts";
+import { fixed, mixedRowPrinter, type Column } from "../harness/index.ts";
+import { checkHistoryFiles, HISTORY_FILES_ARGUMENT, overHistories } from "./histories.ts";
 import type { WireEncodingRow, WireRow } from "../wire/run.ts";
 import { logLine, UsageError } from "../../local/output.ts";
 
@@ -35,25 +34,18 @@ const COLUMNS: Column<WireEncodingRow>[] = [
 
 async function wire(files: string[], flags: WireFlags): Promise<void> {
   if (files.length === 0) throw new UsageError("name at least one MediaWiki export (e.g. ../shared/corpus/histories/bip-0340.xml.br)");
-  for (const file of files) if (!existsSync(file)) throw new UsageError(`cannot read ${file}`);
-  const table = rowPrinter(false, COLUMNS);
-  if (!flags.json) {
-    logLine("bench wire: body bytes over a walk of every revision; server CPU ms per response (workerd), cold walk then hot walk");
-    table.header();
-  }
-  const onRow = (row: WireRow) => {
-    if (flags.json) printLine(JSON.stringify(row));
-    else if (row.row === "encoding") table.row(row);
-    else printLine(`${row.met ? "met" : "MISSED"}: ${row.history}: ${row.target} ${row.want}: ${row.got}`);
-  };
+  checkHistoryFiles(files);
+  const out = mixedRowPrinter(
+    flags.json ?? false,
+    COLUMNS,
+    (r: WireRow): r is WireEncodingRow => r.row === "encoding",
+    (r) => `${r.met ? "met" : "MISSED"}: ${r.history}: ${r.target} ${r.want}: ${r.got}`,
+  );
+  if (!flags.json) logLine("bench wire: body bytes over a walk of every revision; server CPU ms per response (workerd), cold walk then hot walk");
+  out.header();
   // Imported when run: it loads wrangler, which takes seconds.
   const { benchWire } = await import("../wire/run.ts");
-  try {
-    await benchWire(files, { hot: flags.hot, log: logLine, onRow });
-  } catch (err) {
-    if (err instanceof HistoryInputError) throw new UsageError(err.message);
-    throw err;
-  }
+  await overHistories(() => benchWire(files, { hot: flags.hot, log: logLine, onRow: out.row }));
 }
 
 /** Adds `wire` to the `bench` command group. */
@@ -61,7 +53,7 @@ export function registerBenchWire(bench: Command): void {
   bench
     .command("wire")
     .description("walk each history revision by revision as a browser would: bytes on the wire and server CPU for identity, gzip, br and dcb")
-    .argument("[files...]", "MediaWiki exports, one page history each (plain, .gz, .br or .bz2)")
+    .argument("[files...]", HISTORY_FILES_ARGUMENT)
     .option("--json", "one JSON object per line: per history and encoding, totals, targets")
     .option("--no-hot", "skip the second, warm walk (hot CPU figures null): half the time on big histories")
     .action((files: string[], flags: WireFlags) => wire(files, flags));

@@ -40,6 +40,31 @@ export function rowPrinter<R>(json: boolean, columns: readonly Column<R>[], prin
   };
 }
 
+/**
+ * For a bench whose rows are of several kinds: in JSON mode every row is a
+ * line; otherwise the rows `inTable` picks go into the aligned table and the
+ * others print as `asText` words them.
+ */
+export function mixedRowPrinter<R, T extends R>(
+  json: boolean,
+  columns: readonly Column<T>[],
+  inTable: (row: R) => row is T,
+  asText: (row: Exclude<R, T>) => string,
+  print: (line: string) => void = printLine,
+): RowPrinter<R> {
+  const table = rowPrinter(false, columns, print);
+  return {
+    header() {
+      if (!json) table.header();
+    },
+    row(row) {
+      if (json) print(JSON.stringify(row));
+      else if (inTable(row)) table.row(row);
+      else print(asText(row as Exclude<R, T>));
+    },
+  };
+}
+
 /** A number for a table cell, "-" for null. */
 export const fixed = (x: number | null | undefined, digits: number) => (x === null || x === undefined ? "-" : x.toFixed(digits));
 
