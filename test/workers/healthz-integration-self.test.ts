@@ -2,6 +2,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { version } from "../../package.json";
 import { CODEC_BUILD } from "../../src/codec/wasm/build-info.ts";
+import { expectProblem } from "./support/problems.ts";
 
 describe("edge worker", () => {
   it("reports health with the package version and codec build", async () => {
@@ -17,15 +18,7 @@ describe("edge worker", () => {
 
   it("answers an unknown path with a 404 problem", async () => {
     const res = await exports.default.fetch("http://palimpsest.test/no/such/page");
-    expect(res.status).toBe(404);
-    expect(res.headers.get("content-type")).toBe("application/problem+json");
-    expect(await res.json()).toEqual({
-      type: "urn:palimpsest:problem:not_found",
-      title: "Not Found",
-      status: 404,
-      detail: "No route for GET /no/such/page",
-      code: "not_found",
-    });
+    await expectProblem(res, { status: 404, code: "not_found", title: "Not Found", detail: "No route for GET /no/such/page" });
   });
 
   it("rejects an over-long URL with a 414 problem naming the limit", async () => {

@@ -3,6 +3,7 @@ import { requestId } from "hono/request-id";
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it, vi } from "vitest";
 import { notFound, onError, ProblemError } from "../../src/http/problem.ts";
+import { expectProblem } from "./support/problems.ts";
 
 function appThrowing(err: unknown): Hono {
   const app = new Hono();
@@ -25,16 +26,7 @@ describe("problem responses", () => {
       extensions: { field: "title" },
     });
     const res = await appThrowing(err).request("/boom");
-    expect(res.status).toBe(422);
-    expect(res.headers.get("content-type")).toBe("application/problem+json");
-    expect(await res.json()).toEqual({
-      type: "urn:palimpsest:problem:bad_title",
-      title: "Invalid page title",
-      status: 422,
-      detail: "Titles may not contain '#'.",
-      code: "bad_title",
-      field: "title",
-    });
+    await expectProblem(res, { status: 422, code: "bad_title", title: "Invalid page title", detail: "Titles may not contain '#'.", field: "title" });
   });
 
   it("turn an unknown error into a logged 500 that leaks nothing", async () => {

@@ -108,6 +108,20 @@ describe("item 2: the TimeGate never sends a client to a suppressed memento", ()
   });
 });
 
+/**
+ * Writes `count` revisions of `page` (ids from 10, one a second from 2020-01-01),
+ * reads `?at=` and checks it is revision `index` as a memento: its text and
+ * its Memento-Datetime. The answer, for the caller's further checks.
+ */
+async function readAt(page: string, count: number, at: string, index: number): Promise<Response> {
+  await appendOk(page, linearHistory(count, 10));
+  const res = await request(`/page/${page}?at=${at}`);
+  expect(res.status).toBe(200);
+  expect(await text(res)).toBe(linearHistory(count, 10)[index]!.text);
+  expect(res.headers.get("memento-datetime")).toBe(second(index));
+  return res;
+}
+
 describe("item 8: what pywb and memento-client read", () => {
   it("writes original and timegate as separate link-values, on the page, a memento, a redirect and a TimeMap", async () => {
     const page = "Mv_split";
@@ -140,11 +154,7 @@ describe("item 8: what pywb and memento-client read", () => {
 
   it("answers ?at= as a memento: Memento-Datetime, Content-Location of the revision, and Link to original, TimeGate and TimeMaps", async () => {
     const page = "Mv_at";
-    await appendOk(page, linearHistory(4, 10));
-    const res = await request(`/page/${page}?at=20200101000002`);
-    expect(res.status).toBe(200);
-    expect(await text(res)).toBe(linearHistory(4, 10)[2]!.text);
-    expect(res.headers.get("memento-datetime")).toBe(second(2));
+    const res = await readAt(page, 4, "20200101000002", 2);
     expect(new URL(res.headers.get("content-location")!, `${BASE}/page/${page}?at=20200101000002`).toString()).toBe(`${BASE}/page/${page}/12`);
     const links = parseLinks(res.headers.get("link"));
     expect(linkWith(links, "original")?.uri).toBe(`${BASE}/page/${page}`);
@@ -155,11 +165,7 @@ describe("item 8: what pywb and memento-client read", () => {
 
   it("answers ?at= before the first revision with the first, as the TimeGate and /web/ do", async () => {
     const page = "Mv_at_early";
-    await appendOk(page, linearHistory(3, 10));
-    const res = await request(`/page/${page}?at=19990101000000`);
-    expect(res.status).toBe(200);
-    expect(await text(res)).toBe(linearHistory(3, 10)[0]!.text);
-    expect(res.headers.get("memento-datetime")).toBe(second(0));
+    const res = await readAt(page, 3, "19990101000000", 0);
     expect(res.headers.get("content-location")).toBe(`/page/${page}/10`);
     expect((await request(`/page/${page}`, { headers: { "accept-datetime": "Fri, 01 Jan 1999 00:00:00 GMT" } })).headers.get("location")).toBe(`${BASE}/page/${page}/10`);
     expect((await request(`/web/1999/${page}`)).headers.get("location")).toBe(`${BASE}/page/${page}/10`);

@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { PageStore } from "../../../durable-objects/page-store.ts";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
+import type { Region } from "../../../src/config/topology.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { clearBlobCache } from "../../../src/storage/blob-cache.ts";
 import { latestKey } from "../../../src/tiers/cache-key.ts";
@@ -16,59 +17,62 @@ async function tierCounters(): Promise<Record<string, number>> {
   return ((await res.json()) as { lower: { isolateCounters: Record<string, number> } }).lower.isolateCounters;
 }
 
+/** Sets each tier's faults, runs `body`, then clears them whatever happened. */
+async function withFaults(faults: ReadonlyArray<[TierIdentity, TierCache["faults"]]>, body: () => Promise<void>): Promise<void> {
+  for (const [tier, f] of faults) await setFaults(tier, f);
+  try {
+    await body();
+  } finally {
+    for (const [tier] of faults) await setFaults(tier, {});
+  }
+}
+
+/** Writes `revisions` revisions of `page`; the regional tier in `region` and the upper tier its latest goes through. */
+async function pageTiers(page: string, revisions: number, region: Region): Promise<{ regional: TierIdentity; upper: TierIdentity }> {
+  await appendOk(page, linearHistory(revisions));
+  const key = latestKey(page).key;
+  return { regional: regionalTierFor(env, region, key), upper: upperTierFor(env, key) };
+}
+
 describe("a tier that is down or slow is gone around", () => {
   it("serves the read from the upper tier when the regional tier throws, and counts the skip", async () => {
     const page = "Regional_outage";
-    await appendOk(page, linearHistory(2));
-    const regional = regionalTierFor(env, "oc", latestKey(page).key);
+    const { regional } = await pageTiers(page, 2, "oc");
     const before = await tierCounters();
-    await setFaults(regional, { unavailable: true });
-    try {
+    await withFaults([[regional, { unavailable: true }]], async () => {
       const res = await readFrom("SYD", `/page/${page}`);
       expect(res.status).toBe(200);
       expect(await res.text()).toBe(linearHistory(2)[1]!.text);
       expect(["upper", "origin"]).toContain(res.headers.get("x-palimpsest-tier"));
-    } finally {
-      await setFaults(regional, {});
-    }
+    });
     expect((await tierCounters()).skippedRegional).toBe(before.skippedRegional! + 1);
   });
 
   it("renders from the origin when the upper tier throws too, and when a tier hangs past the hop deadline", async () => {
     const page = "Everything_down";
-    await appendOk(page, linearHistory(1));
-    const key = latestKey(page).key;
-    const regional = regionalTierFor(env, "sam", key);
-    const upper = upperTierFor(env, key);
-    await setFaults(regional, { delayMs: LIMITS.tiers.hopTimeoutMs + 2_000 });
-    await setFaults(upper, { unavailable: true });
-    try {
+    const { regional, upper } = await pageTiers(page, 1, "sam");
+    const faults: Array<[TierIdentity, TierCache["faults"]]> = [
+      [regional, { delayMs: LIMITS.tiers.hopTimeoutMs + 2_000 }],
+      [upper, { unavailable: true }],
+    ];
+    await withFaults(faults, async () => {
       const started = Date.now();
       const res = await readFrom("GRU", `/page/${page}`);
       expect(res.status).toBe(200);
       expect(res.headers.get("x-palimpsest-tier")).toBe("origin");
       expect(Date.now() - started).toBeLessThan(LIMITS.tiers.hopTimeoutMs + 2_000);
-    } finally {
-      await setFaults(regional, {});
-      await setFaults(upper, {});
-    }
+    });
   });
 
   it("has the regional tier go around a failed upper tier to the origin, counting it", async () => {
     const page = "Upper_outage";
-    await appendOk(page, linearHistory(1));
-    const key = latestKey(page).key;
-    const regional = regionalTierFor(env, "afr", key);
-    const upper = upperTierFor(env, key);
+    const { regional, upper } = await pageTiers(page, 1, "afr");
     const before = (await tierCache(regional).stats()).counters.skipped_upper ?? 0;
-    await setFaults(upper, { unavailable: true });
-    try {
+    await withFaults([[upper, { unavailable: true }]], async () => {
       const res = await readFrom("JNB", `/page/${page}`);
       expect(res.status).toBe(200);
       expect(res.headers.get("x-palimpsest-tier")).toBe("origin");
-    } finally {
-      await setFaults(upper, {});
-    }
+    });
     expect((await tierCache(regional).stats()).counters.skipped_upper).toBe(before + 1);
   });
 });

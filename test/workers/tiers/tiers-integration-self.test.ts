@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
 import { purgeTargets, targetName } from "../../../src/purge/targets.ts";
-import { topologyOf } from "../../../src/config/topology.ts";
+import { topologyOf, type Region } from "../../../src/config/topology.ts";
 import { latestKey } from "../../../src/tiers/cache-key.ts";
 import { lowerCounters } from "../../../src/tiers/lower-tier.ts";
 import { allTiers, type TierIdentity } from "../../../src/bindings.ts";
@@ -26,14 +26,37 @@ async function writeNext(page: string, revs: ReturnType<typeof linearHistory>, i
   return body.purges[0]!;
 }
 
+/** Writes revisions 1..count-1 of `page`, checks every regional and upper tier then serves count-1, and writes the last; its purge's id. */
+async function warmEveryTierThenWrite(page: string, count: number): Promise<string> {
+  const revs = linearHistory(count);
+  await appendOk(page, revs.slice(0, count - 1));
+  for (const t of allTiers(env)) expect(await latestAt(t, page)).toBe(String(count - 1));
+  return writeNext(page, revs, count - 1);
+}
+
+/** Runs the queue's alarm every 100 ms until event `seq` is acknowledged, for at most 20 s (retries wait out their backoff). */
+async function alarmUntilAcknowledged(queue: DurableObjectStub<PurgeQueue>, seq: number): Promise<void> {
+  for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(seq))?.acknowledged; ) {
+    await runDurableObjectAlarm(queue);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const setUnavailable = (tier: TierIdentity, unavailable: boolean) => runInDurableObject(tierCache(tier), (t: TierCache) => void (t.faults.unavailable = unavailable));
+
+/** Writes the first of `revs`, checks `region`'s first tier serves it, then cuts that tier off; the tier. */
+async function cutOffAfterFirst(page: string, revs: ReturnType<typeof linearHistory>, region: Region): Promise<TierIdentity> {
+  await appendOk(page, revs.slice(0, 1));
+  const victim = allTiers(env).find((t) => t.region === region)!;
+  expect(await latestAt(victim, page)).toBe("1");
+  await setUnavailable(victim, true);
+  return victim;
+}
+
 describe("push on write", () => {
   it("once a write's purge is acknowledged, every regional and upper tier serves the new revision", async () => {
     const page = "Pushed_page";
-    const revs = linearHistory(3);
-    await appendOk(page, revs.slice(0, 2));
-    // Warm every tier instance with revision 2.
-    for (const t of allTiers(env)) expect(await latestAt(t, page)).toBe("2");
-    const purge = await writeNext(page, revs, 2);
+    const purge = await warmEveryTierThenWrite(page, 3);
     const status = await waitForAck(purge);
     // Every regional and upper tier, and every colo's lower tier.
     expect(status.tiers.map((t) => t.tier).sort()).toEqual(purgeTargets(env).map(targetName).sort());
@@ -127,10 +150,7 @@ describe("delivery under failure", () => {
   it("brings a tier that was cut off up to date by replay from its pointer", async () => {
     const page = "Cutoff_page";
     const revs = linearHistory(5);
-    await appendOk(page, revs.slice(0, 1));
-    const victim = allTiers(env).find((t) => t.region === "oc")!;
-    expect(await latestAt(victim, page)).toBe("1");
-    await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = true));
+    const victim = await cutOffAfterFirst(page, revs, "oc");
     const purges: string[] = [];
     for (let i = 1; i < 5; i++) purges.push(await writeNext(page, revs, i));
     await new Promise((r) => setTimeout(r, 300));
@@ -138,13 +158,10 @@ describe("delivery under failure", () => {
     const queue = queueOfPurge(purges[0]!).queue;
     const load = await queue.load();
     expect(load.pointers.find((p) => p.tier.startsWith("oc/"))!.lag).toBeGreaterThan(0);
-    await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = false));
+    await setUnavailable(victim, false);
     // Retries are due after backoff; the alarm replays from the pointer.
     // A fanout's lost acknowledgement is redelivered after LIMITS.purge.fanoutAckTimeoutMs; allow for a loaded machine.
-    for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(purges[3]!.split(":")[1])))?.acknowledged; ) {
-      await runDurableObjectAlarm(queue);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await alarmUntilAcknowledged(queue, Number(purges[3]!.split(":")[1]));
     await waitForAck(purges[3]!);
     expect(await latestAt(victim, page)).toBe("5");
     const stats = await tierCache(victim).stats();
@@ -155,10 +172,7 @@ describe("delivery under failure", () => {
   it("makes a tier that fell behind the retained log flush everything rather than guess", async () => {
     const page = "Flushed_page";
     const revs = linearHistory(3);
-    await appendOk(page, revs.slice(0, 1));
-    const victim = allTiers(env).find((t) => t.region === "afr")!;
-    expect(await latestAt(victim, page)).toBe("1");
-    await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = true));
+    const victim = await cutOffAfterFirst(page, revs, "afr");
     const first = await writeNext(page, revs, 1);
     const second = await writeNext(page, revs, 2);
     const [queueName, lastSeq] = second.split(":") as [string, string];
@@ -169,11 +183,8 @@ describe("delivery under failure", () => {
     // waiting for the Fanout's next round): let it fail against the cut-off tier, so that the only way
     // back for the tier is through the log, which no longer has the event.
     await new Promise((r) => setTimeout(r, 300));
-    await runInDurableObject(tierCache(victim), (tier: TierCache) => void (tier.faults.unavailable = false));
-    for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(lastSeq)))?.acknowledged; ) {
-      await runDurableObjectAlarm(queue);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await setUnavailable(victim, false);
+    await alarmUntilAcknowledged(queue, Number(lastSeq));
     const stats = await tierCache(victim).stats();
     expect(stats.counters.flush).toBe(1);
     expect(await latestAt(victim, page)).toBe("3");
@@ -181,10 +192,7 @@ describe("delivery under failure", () => {
 
   it("loses no purge when the tiers and queues are reset mid-broadcast", async () => {
     const page = "Reset_page";
-    const revs = linearHistory(2);
-    await appendOk(page, revs.slice(0, 1));
-    for (const t of allTiers(env)) expect(await latestAt(t, page)).toBe("1");
-    const purge = await writeNext(page, revs, 1);
+    const purge = await warmEveryTierThenWrite(page, 2);
     const [queueName, seq] = purge.split(":") as [string, string];
     const before = queueOfPurge(purge).queue;
     // Reset the queue and one far tier while the broadcast is in flight. (Not abortAllDurableObjects:
@@ -195,10 +203,7 @@ describe("delivery under failure", () => {
     }
     // A stub to an aborted object stays broken; callers reconnect with a new one.
     const queue = queueOfPurge(purge).queue;
-    for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(Number(seq)))?.acknowledged; ) {
-      await runDurableObjectAlarm(queue);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await alarmUntilAcknowledged(queue, Number(seq));
     await waitForAck(purge);
     for (const t of allTiers(env)) expect(await latestAt(t, page)).toBe("2");
   });

@@ -8,7 +8,7 @@
  * const page = htmlLike(prng(7), 64 * 1024);
  * const err = expectCodecError(() => brotliDecompress(page), "CORRUPT_INPUT");
  */
-import { expect } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CodecError, type CodecErrorCodeName } from "../../../../src/codec/index.ts";
 import { LIMITS } from "../../../../src/limits.ts";
 import type { Prng } from "./prng.ts";
@@ -175,9 +175,18 @@ export async function expectCodecErrorAsync(body: () => Promise<unknown>, code: 
 /** Output caps every decoder refuses with INVALID_ARGUMENT (resolveOutputCap): above codec.maxOutputBytes, negative, fractional. */
 export const BAD_OUTPUT_CAPS: readonly number[] = [LIMITS.codec.maxOutputBytes + 1, -1, 2.5];
 
-/** Asserts that every decoder refuses every bad cap with INVALID_ARGUMENT; returns the errors. */
-export function expectBadCapsRefused(decoders: ReadonlyArray<(options: { maxOutputBytes: number }) => unknown>): CodecError[] {
-  return BAD_OUTPUT_CAPS.flatMap((maxOutputBytes) => decoders.map((decode) => expectCodecError(() => decode({ maxOutputBytes }), "INVALID_ARGUMENT")));
+/** Asserts that each decoder, given its well-formed `packed` input, refuses every bad cap with INVALID_ARGUMENT; returns the errors. */
+export function expectBadCapsRefused(cases: ReadonlyArray<[packed: Uint8Array, decompress: (packed: Uint8Array, options: { maxOutputBytes: number }) => unknown]>): CodecError[] {
+  return BAD_OUTPUT_CAPS.flatMap((maxOutputBytes) => cases.map(([packed, decompress]) => expectCodecError(() => decompress(packed, { maxOutputBytes }), "INVALID_ARGUMENT")));
+}
+
+/** The test every codec's decoders share: `<codec> output cap argument` refuses every bad cap (inputs made when the test runs). */
+export function describeOutputCapArgument(codec: string, cases: () => Parameters<typeof expectBadCapsRefused>[0]): void {
+  describe(`${codec} output cap argument`, () => {
+    it("rejects a cap above codec.maxOutputBytes, negative or fractional, with INVALID_ARGUMENT", () => {
+      expectBadCapsRefused(cases());
+    });
+  });
 }
 
 /**
