@@ -3,12 +3,19 @@ import { defineConfig } from "vitest/config";
 
 /**
  * Three projects, all run by `npm test` (`vitest run`):
- * - `workers`: tests under test/workers/ run inside workerd, against the edge
- *   worker and bindings from wrangler.toml (which also enables the .wasm rule).
- * - `workers-short-grace`: test/workers/short-grace/ in its own workerd, with
- *   a one-second ORPHAN_GRACE_SECONDS, as an operator would set it.
+ * - `workers`: tests under test/workers/ run inside workerd, against the
+ *   Worker and bindings from wrangler.toml (which also enables the .wasm rule).
+ * - `workers-short-grace`: the one test of the orphan grace setting, in its own
+ *   workerd with a one-second ORPHAN_GRACE_SECONDS, as an operator would set it.
  * - `node`: tests under test/node/ run in Node (CLI, interop with native tools).
+ *
+ * A test file is named `<behaviour>.<kind>.test.ts`, kind one of unit,
+ * integration, e2e, scale, bench (docs/development.md says what each means);
+ * `npm run test:<kind>` runs one kind, `npm run test:fast` the inner loop.
+ * test/node/repo/test-layout.unit.test.ts checks the names and folders.
  */
+/** The orphan grace test runs in a workerd of its own (see above). */
+const SHORT_GRACE = "test/workers/storage/orphan-grace-setting.integration.test.ts";
 /** Secrets the workerd tests run with (never a developer's .dev.vars): test/workers/support/tokens.ts names them. */
 const TEST_SECRETS = {
   API_TOKENS: JSON.stringify([
@@ -38,9 +45,10 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/workers/**/*.test.ts"],
-          exclude: ["test/workers/short-grace/**"],
+          exclude: [SHORT_GRACE],
           globalSetup: ["test/workers/support/corpus-setup.ts"],
           testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -54,8 +62,9 @@ export default defineConfig({
         ],
         test: {
           name: "workers-short-grace",
-          include: ["test/workers/short-grace/**/*.test.ts"],
+          include: [SHORT_GRACE],
           testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -63,6 +72,10 @@ export default defineConfig({
           name: "node",
           include: ["test/node/**/*.test.ts"],
           environment: "node",
+          // Most node tests start processes (workerd, Chromium, reference tools, Python clients):
+          // seconds of work each, slower still beside another heavy job. None may rely on the 5 s default.
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
         },
       },
     ],

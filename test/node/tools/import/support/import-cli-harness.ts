@@ -1,0 +1,221 @@
+/**
+ * What the `palimpsest import` black-box tests share: a local archive (a real
+ * Worker, fresh storage, a random write token), a scratch directory for
+ * exports, the CLI run as a user runs it, and reads of what it stored.
+ *
+ * @example
+ * const h = importHarnessForThisFile(); // at the top of a test file: one Worker for all its tests
+ * // or, by hand:
+ * const h = await startImportHarness();
+ * const file = await h.writeExport("sandbox", exportXml({ pages: [{ title: "Sandbox", revisions: generateHistory(3) }] }), "gz");
+ * summaryOf(await h.runImport(file)); // { pages: 1, revisions: 3, created: 3, … }
+ * await h.stop();
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { brotliCompressSync, gzipSync } from "node:zlib";
+import { afterAll, beforeAll, expect } from "vitest";
+import { mediaWikiSha1 } from "../../../support/mediawiki-export.ts";
+import { commandMissing } from "../../../support/requirements.ts";
+import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../../../src/tools/local/local-worker.ts";
+
+const CLI = join(REPO_ROOT, "src/tools/cli/palimpsest.js");
+/** Far longer than any import here takes (2–10 s) even on a loaded CI machine, and shorter than the tests' timeouts, so a hang fails with its stderr. */
+const CLI_WATCHDOG_MS = 55_000;
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  /** The CLI process's peak resident set, in bytes, when asked for (`peakRss: true`). */
+  peakRss?: number;
+}
+
+export interface ImportSummary {
+  pages: number;
+  revisions: number;
+  created: number;
+  already_stored: number;
+  skipped: number;
+  /** Revisions stored with a warning (dated before their parent), each named on stderr. */
+  warnings: number;
+  raw_bytes: number;
+  stored_bytes: number;
+  seconds: number;
+}
+
+export interface HistoryEntry {
+  id: number;
+  parentId: number | null;
+  sha1: string;
+  bytes: number;
+}
+
+export type Compression = "plain" | "gz" | "br" | "bz2";
+
+/** Null when the `bzip2` command is there to make .bz2 exports; else why not (test/node/support/requirements.ts). */
+export const NO_BZIP2 = commandMissing("bzip2", ["--help"]);
+
+export function summaryOf(result: CliResult): ImportSummary {
+  expect(result.code, `import failed: ${result.stderr}`).toBe(0);
+  const lines = result.stdout.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  const summary = JSON.parse(lines[0]!) as ImportSummary;
+  expect(Object.keys(summary)).toEqual(["pages", "revisions", "created", "already_stored", "skipped", "warnings", "raw_bytes", "stored_bytes", "seconds"]);
+  expect(summary.seconds).toBeGreaterThanOrEqual(0);
+  return summary;
+}
+
+/** stderr of a failed run: exactly one `palimpsest: …` line. */
+export function oneLineReason(result: CliResult): string {
+  expect(result.code).not.toBe(0);
+  expect(result.stdout).toBe("");
+  const lines = result.stderr.trimEnd().split("\n");
+  expect(lines, result.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^palimpsest: \S/);
+  return lines[0]!;
+}
+
+export const rawBytes = (revs: Array<{ text: string }>) => revs.reduce((n, r) => n + Buffer.byteLength(r.text), 0);
+
+const keyOf = (title: string) => encodeURIComponent(title.replace(/ /g, "_"));
+
+export interface ImportHarness {
+  archive: LocalWorker;
+  scratch: string;
+  /** Runs the CLI (never synchronously: the Worker's dev proxy lives in this process's event loop). */
+  runCli(args: string[], options?: { peakRss?: boolean }): Promise<CliResult>;
+  /** `palimpsest import FILE` against the local archive (or `url`), with its token and no progress bar. */
+  runImport(file: string, extra?: string[], options?: { peakRss?: boolean; url?: string }): Promise<CliResult>;
+  /** Writes an export to the scratch directory, compressed as asked; returns its path. */
+  writeExport(name: string, xml: string, compression?: Compression): Promise<string>;
+  /** The page's history, newest first, or null if the archive has no such page. */
+  history(title: string): Promise<HistoryEntry[] | null>;
+  readRevision(title: string, id: number): Promise<Response>;
+  /** Every revision reads back byte-exact, with the SHA-1 the export states. */
+  expectReadsBack(title: string, revisions: Array<{ id: number; text: string; sha1?: string | null }>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startImportHarness(): Promise<ImportHarness> {
+  const scratch = await mkdtemp(join(tmpdir(), "palimpsest-import-test-"));
+  const archive = await startLocalWorker();
+  // Preloaded into the CLI when asked: writes the process's peak RSS (getrusage) as it exits, whatever the exit code.
+  const rssHook = join(scratch, "peak-rss-hook.mjs");
+  await writeFile(rssHook, `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(process.env.PALIMPSEST_TEST_RSS_FILE, String(process.resourceUsage().maxRSS * 1024)));\n`);
+  let runs = 0;
+
+  const runCli: ImportHarness["runCli"] = (args, options = {}) => {
+    const started = Date.now();
+    const env = { ...process.env };
+    delete env.PALIMPSEST_TOKEN;
+    const rssFile = join(scratch, `peak-rss-${++runs}.txt`);
+    const node = options.peakRss ? ["--import", rssHook] : [];
+    if (options.peakRss) env.PALIMPSEST_TEST_RSS_FILE = rssFile;
+    return new Promise((resolve, reject) => {
+      // A scratch working directory: no .dev.vars to fall back on.
+      const child = spawn(process.execPath, [...node, CLI, ...args], { cwd: scratch, env, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      // A run that hangs fails with what it printed, well inside the test's own timeout.
+      const watchdog = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`palimpsest ${args.join(" ")} still running after ${CLI_WATCHDOG_MS} ms; killed. stderr so far: ${stderr.slice(-2000)}`));
+      }, CLI_WATCHDOG_MS);
+      child.on("error", (err) => {
+        clearTimeout(watchdog);
+        reject(err);
+      });
+      child.on("close", (code) => {
+        clearTimeout(watchdog);
+        const result: CliResult = { code, stdout, stderr, ms: Date.now() - started };
+        if (!options.peakRss) return resolve(result);
+        readFile(rssFile, "utf8").then(
+          (text) => resolve({ ...result, peakRss: Number(text) }),
+          () => reject(new Error(`the CLI died without reporting its peak RSS (exit ${code}): ${stderr.slice(0, 500)}`)),
+        );
+      });
+    });
+  };
+
+  const history = async (title: string): Promise<HistoryEntry[] | null> => {
+    const res = await fetch(`${archive.url}/page/${keyOf(title)}/history?limit=500`);
+    if (res.status === 404) return null;
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { revisions: HistoryEntry[] }).revisions;
+  };
+
+  const readRevision = (title: string, id: number) => fetch(`${archive.url}/page/${keyOf(title)}/${id}`);
+
+  return {
+    archive,
+    scratch,
+    runCli,
+    runImport: (file, extra = [], options = {}) => runCli(["import", file, "--url", options.url ?? archive.url, "--token", archive.token, "--no-progress", ...extra], options),
+    async writeExport(name, xml, compression = "plain") {
+      const plain = join(scratch, `${name}.xml`);
+      await writeFile(plain, xml);
+      switch (compression) {
+        case "plain":
+          return plain;
+        case "gz":
+          await writeFile(`${plain}.gz`, gzipSync(xml));
+          return `${plain}.gz`;
+        case "br":
+          await writeFile(`${plain}.br`, brotliCompressSync(xml));
+          return `${plain}.br`;
+        case "bz2":
+          await promisify(execFile)("bzip2", ["-k", "-f", "-9", plain]);
+          return `${plain}.bz2`;
+      }
+    },
+    history,
+    readRevision,
+    async expectReadsBack(title, revisions) {
+      const pending = [...revisions];
+      const worker = async () => {
+        for (let rev = pending.shift(); rev; rev = pending.shift()) {
+          const res = await readRevision(title, rev.id);
+          expect(res.status, `GET revision ${rev.id}`).toBe(200);
+          expect(res.headers.get("x-revision-id")).toBe(String(rev.id));
+          const body = new Uint8Array(await res.arrayBuffer());
+          const expected = rev.sha1 ?? mediaWikiSha1(rev.text);
+          expect(mediaWikiSha1(body), `SHA-1 of revision ${rev.id}`).toBe(expected);
+          expect(Buffer.from(body).equals(Buffer.from(rev.text)), `bytes of revision ${rev.id}`).toBe(true);
+        }
+      };
+      await Promise.all(Array.from({ length: 6 }, worker));
+    },
+    async stop() {
+      await archive.stop();
+      await rm(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One harness for the calling test file, started before its first test and
+ * stopped after its last: a Worker takes seconds to start, so the tests of a
+ * file share one, each on its own pages. Use the result only inside tests.
+ */
+export function importHarnessForThisFile(): ImportHarness {
+  let started: ImportHarness | undefined;
+  beforeAll(async () => {
+    started = await startImportHarness();
+  }, 120_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return new Proxy({} as ImportHarness, {
+    get(_, key) {
+      if (!started) throw new Error("the import harness is used outside a test: it starts in beforeAll");
+      return started[key as keyof ImportHarness];
+    },
+  });
+}

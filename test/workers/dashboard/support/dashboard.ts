@@ -1,0 +1,56 @@
+/**
+ * Drives the dashboard as a browser would: form posts from its own origin,
+ * the session cookie carried by hand, the CSRF token read from the page.
+ * Calls the Hono app directly, as test/workers/support/archive.ts does;
+ * `bindings` overrides the Worker's env for one request (a missing secret,
+ * Cloudflare Access settings).
+ */
+import { createExecutionContext, env } from "cloudflare:test";
+import "../../../../src/codec/install-worker.ts";
+import { app } from "../../../../workers/app.ts";
+import { TOKENS } from "../../support/tokens.ts";
+
+export const ORIGIN = "http://archive.test";
+
+export function dashboard(path: string, init: RequestInit = {}, bindings: Record<string, unknown> = {}, origin = ORIGIN): Promise<Response> {
+  const envFor = Object.keys(bindings).length === 0 ? env : { ...env, ...bindings };
+  return Promise.resolve(app.fetch(new Request(`${origin}${path}`, { redirect: "manual", ...init }), envFor, createExecutionContext()));
+}
+
+let client = 0;
+/** A fresh client address, so one test's logins never spend another's LOGIN_RATE allowance. */
+export const newClient = () => `192.0.2.${++client % 250}`;
+
+/** A form post from the dashboard's own pages. */
+export function post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}, bindings: Record<string, unknown> = {}, origin = ORIGIN): Promise<Response> {
+  return dashboard(path, { method: "POST", headers: { origin, "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": newClient(), ...headers }, body: new URLSearchParams(fields) }, bindings, origin);
+}
+
+/** `name=value` of the session cookie a response set. */
+export function sessionCookie(res: Response): string {
+  const set = res.headers.get("set-cookie") ?? "";
+  const m = /^(palimpsest_session=[^;]*)/.exec(set);
+  if (!m) throw new Error(`no session cookie in ${res.status}: ${set}`);
+  return m[1]!;
+}
+
+export function csrfOf(html: string): string {
+  const m = /name="csrf" value="([0-9a-f]{64})"/.exec(html);
+  if (!m) throw new Error("no CSRF field in the page");
+  return m[1]!;
+}
+
+export interface Signed {
+  cookie: string;
+  csrf: string;
+}
+
+export async function login(token: string = TOKENS.operator): Promise<Signed> {
+  const res = await post("/dashboard/login", { token });
+  if (res.status !== 303) throw new Error(`login: ${res.status} ${await res.text()}`);
+  const cookie = sessionCookie(res);
+  const home = await dashboard("/dashboard", { headers: { cookie } });
+  return { cookie, csrf: csrfOf(await home.text()) };
+}
+
+export const get = (path: string, s: Signed) => dashboard(path, { headers: { cookie: s.cookie } });
