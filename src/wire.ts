@@ -7,7 +7,7 @@
  * the server module that builds the answer: nothing here is written twice.
  *
  * @example
- * import type { PurgeStatusBody } from "../src/wire.ts";
+ * import type { PurgeStatusBody } from "./wire.ts";
  * const status = (await res.json()) as PurgeStatusBody;
  * status.tiers.filter((t) => !t.acknowledged);
  */

@@ -16,7 +16,7 @@
  * to the tiers' own limit (`maxStaleSeconds`, 300).
  *
  * @example
- * import { CACHE_CONTROL } from "../representation/cache-control.ts";
+ * import { CACHE_CONTROL } from "./cache-control.ts";
  * headers["cache-control"] = CACHE_CONTROL.timemap;
  */
 export const CACHE_CONTROL = {

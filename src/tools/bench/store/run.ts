@@ -23,7 +23,7 @@
  * | sqlite_bytes | the page's SQLite database size after the import, `ctx.storage.sql.databaseSize` (stats: metadataBytes) |
  * | ratio | stored_bytes / raw_bytes, a fraction: 0.0052 means 0.52 % |
  * | blobs | live blobs |
- * | max_blob_reads_per_read, max_decodes_per_read | maxima over the reads of `x-read-cost`'s blob-reads and decodes, as the origin reports them (blobs a read needs, held parsed or not); the KV reads themselves are counted at the binding in test/workers/storage/blob-reads-integration-self.test.ts |
+ * | max_blob_reads_per_read, max_decodes_per_read | maxima over the reads of `x-read-cost`'s blob-reads and decodes, as the origin reports them (blobs a read needs, held parsed or not); the KV reads themselves are counted at the binding in test/workers/storage/blob-reads.integration.test.ts |
  * | mean_decoded_bytes_per_read, max_decoded_bytes_per_read | mean and maximum of `x-read-cost`'s decoded-bytes |
  * | mean_decode_amplification, max_decode_amplification | a read's decoded bytes / the byte size of the revision it returned, mean and maximum over the reads (reads.ts) |
  * | read_ms_p50, read_ms_p99 | wall-clock ms per `GET /page/{key}/{revid}` (request to full body), over random revisions after a warm-up (reads.ts) |
