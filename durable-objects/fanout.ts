@@ -110,7 +110,11 @@ export class Fanout extends DurableObject<Env> {
       // Failures go back too: the queue retries them on its backoff (and shows why) instead of waiting out the ack timeout.
       await purgeQueueOf(this.env, queue).ack(acks, failures);
     } catch (err) {
-      console.warn("fanout could not report acknowledgements; the queue will redeliver", queue.name, (err as Error)?.message ?? err);
+      console.warn(
+        "fanout could not report acknowledgements; the queue will redeliver",
+        queue.name,
+        (err as Error)?.message ?? err,
+      );
     }
   }
 }

@@ -29,7 +29,16 @@ import { deletePage, suppressRevision } from "../src/page-store/removal.ts";
 import type { PageDb } from "../src/page-store/rows.ts";
 import { openPageDb } from "../src/page-store/schema.ts";
 import type { PageRef } from "../src/page/page-ref.ts";
-import type { AppendResult, HistoryPage, ListedRevision, LocateResult, PageStats, RevisionSelector, StoreProblem, StoreRevision } from "../src/page/types.ts";
+import type {
+  AppendResult,
+  HistoryPage,
+  ListedRevision,
+  LocateResult,
+  PageStats,
+  RevisionSelector,
+  StoreProblem,
+  StoreRevision,
+} from "../src/page/types.ts";
 import { drainOutbox } from "../src/purge/outbox.ts";
 import { BlobStore } from "../src/storage/blob-store.ts";
 
@@ -55,7 +64,13 @@ export class PageStore extends DurableObject<Env> {
   /** Appends revisions, all or none. Texts arrive as UTF-8, the size they have on the wire. */
   append(ref: PageRef, revisions: StoreRevision[], region = topologyOf(this.env).upperRegion): Promise<AppendResult> {
     return this.#changes.serialized(async () => {
-      const context = { env: this.env, db: this.#db, blobs: this.#blobs, scheduleCollection: () => this.#changes.scheduleAlarm(), beforeCommit: this.faults.beforeCommit };
+      const context = {
+        env: this.env,
+        db: this.#db,
+        blobs: this.#blobs,
+        scheduleCollection: () => this.#changes.scheduleAlarm(),
+        beforeCommit: this.faults.beforeCommit,
+      };
       const result = await commitRevisions(context, ref, revisions, region);
       if (result.ok && result.created.length === 0) return { ...result, purges: [] };
       if (result.ok) this.#changes.reportFigures(ref.key);
@@ -64,7 +79,12 @@ export class PageStore extends DurableObject<Env> {
   }
 
   /** Hides (or restores) a revision's content; its metadata stays listed. */
-  setSuppressed(ref: PageRef, revisionId: number, suppressed: boolean, region = topologyOf(this.env).upperRegion): Promise<Changed<{ revision: ListedRevision }>> {
+  setSuppressed(
+    ref: PageRef,
+    revisionId: number,
+    suppressed: boolean,
+    region = topologyOf(this.env).upperRegion,
+  ): Promise<Changed<{ revision: ListedRevision }>> {
     return this.#changes.serialized(() => {
       const result = suppressRevision(this.#db, ref, revisionId, suppressed, region);
       // Its raw bytes leave (or rejoin) the page's figures.

@@ -56,7 +56,11 @@ export class PurgeQueue extends DurableObject<Env> {
    */
   #reportCompleted(done: PurgeEvent[], now: number): void {
     if (done.length === 0) return;
-    this.ctx.waitUntil(purgeAuditOf(this.env).completed(done.map((e) => ({ id: e.id, at: now }))).catch((err) => console.warn("audit completion report lost", String(err))));
+    this.ctx.waitUntil(
+      purgeAuditOf(this.env)
+        .completed(done.map((e) => ({ id: e.id, at: now })))
+        .catch((err) => console.warn("audit completion report lost", String(err))),
+    );
   }
 
   /**

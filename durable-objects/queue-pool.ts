@@ -33,7 +33,15 @@ export class QueuePool extends DurableObject<Env> {
   async overview(region: Region): Promise<PoolOverview> {
     await this.#touch(region);
     const { min, max } = topologyOf(this.env).queuePool;
-    return { region, size: this.#store.size(min), min, max, queues: this.#store.known(min), lastTick: this.#store.lastTick(), decisions: this.#store.decisions(LIMITS.pool.decisionsShown) };
+    return {
+      region,
+      size: this.#store.size(min),
+      min,
+      max,
+      queues: this.#store.known(min),
+      lastTick: this.#store.lastTick(),
+      decisions: this.#store.decisions(LIMITS.pool.decisionsShown),
+    };
   }
 
   /** Health samples since `since` (at most the retained hour). */
@@ -55,7 +63,8 @@ export class QueuePool extends DurableObject<Env> {
     try {
       await this.tick(region);
     } finally {
-      if (Date.now() - this.#store.activeAt() < LIMITS.pool.idleAfterMs) await this.ctx.storage.setAlarm(this.#nextSample());
+      if (Date.now() - this.#store.activeAt() < LIMITS.pool.idleAfterMs)
+        await this.ctx.storage.setAlarm(this.#nextSample());
     }
   }
 

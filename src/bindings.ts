@@ -68,7 +68,8 @@ export function upperTierFor(env: Env, key: string): TierIdentity {
 export function allTiers(env: Env): TierIdentity[] {
   const t = topologyOf(env);
   const out: TierIdentity[] = [];
-  for (const region of Object.keys(t.regions) as Region[]) for (const m of tierMembers(t, region)) out.push({ level: "regional", region, member: m.id });
+  for (const region of Object.keys(t.regions) as Region[])
+    for (const m of tierMembers(t, region)) out.push({ level: "regional", region, member: m.id });
   for (const m of tierMembers(t, t.upperRegion)) out.push({ level: "upper", region: t.upperRegion, member: m.id });
   return out;
 }
@@ -120,7 +121,12 @@ export async function activePurgeQueues(env: Env, region: Region): Promise<Queue
       console.warn("queue pool size unavailable; using the last known", region, (err as Error)?.message ?? err);
       return last ? await last.catch(() => topologyOf(env).queuePool.min) : topologyOf(env).queuePool.min;
     };
-    entry = { size: queuePoolOf(env, region).activeSize(region).then((n) => n, fallback), until: now + LIMITS.pool.membershipCacheMs };
+    entry = {
+      size: queuePoolOf(env, region)
+        .activeSize(region)
+        .then((n) => n, fallback),
+      until: now + LIMITS.pool.membershipCacheMs,
+    };
     poolSizes.set(region, entry);
   }
   return purgeQueueNames(region, await entry.size);
@@ -142,7 +148,10 @@ export async function activePurgeQueues(env: Env, region: Region): Promise<Queue
  */
 export async function purgeQueueFor(env: Env, region: string, pageKey: string): Promise<QueueSelf> {
   const queues = await activePurgeQueues(env, purgeHome(topologyOf(env), region));
-  const { name, region: home } = rendezvousPick(queues.map((q) => ({ ...q, id: q.name, weight: 1 })), pageKey);
+  const { name, region: home } = rendezvousPick(
+    queues.map((q) => ({ ...q, id: q.name, weight: 1 })),
+    pageKey,
+  );
   return { name, region: home };
 }
 
@@ -154,7 +163,10 @@ export const purgeIdOf = (queue: string, seq: number) => `${queue}:${seq}`;
  * (and so creates) a Durable Object. Any queue below the pool's maximum is
  * known: one that left the pool still answers for the purges it logged.
  */
-export function parsePurgeId(id: string, topology: Topology): { ok: true; queue: QueueSelf; seq: number } | { ok: false; reason: "malformed" | "unknown" } {
+export function parsePurgeId(
+  id: string,
+  topology: Topology,
+): { ok: true; queue: QueueSelf; seq: number } | { ok: false; reason: "malformed" | "unknown" } {
   const m = /^([a-z]+)-q(0|[1-9]\d?):(\d{1,15})$/.exec(id);
   if (!m) return { ok: false, reason: "malformed" };
   const region = m[1]! as Region;

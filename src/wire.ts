@@ -53,10 +53,21 @@ export interface DeletionBody {
 export type PageStatsBody = PageStats;
 
 /** `POST /api/purges`: Cloudflare's purge body, one kind per request (src/purge/ingest.ts validates it). */
-export type OperatorPurgeBody = ({ files: Array<string | { url: string; headers?: Record<string, string> }> } | { tags: string[] } | { prefixes: string[] } | { hosts: string[] } | { purge_everything: true }) & { soft?: boolean };
+export type OperatorPurgeBody = (
+  | { files: Array<string | { url: string; headers?: Record<string, string> }> }
+  | { tags: string[] }
+  | { prefixes: string[] }
+  | { hosts: string[] }
+  | { purge_everything: true }
+) & { soft?: boolean };
 
 /** `POST /api/purges` answered 202: the receipt, with `success` and `result` as Cloudflare's API answers. */
-export type PurgeReceiptBody = PurgeReceipt & { success: true; errors: never[]; messages: never[]; result: { id: string } };
+export type PurgeReceiptBody = PurgeReceipt & {
+  success: true;
+  errors: never[];
+  messages: never[];
+  result: { id: string };
+};
 
 /** `GET /api/purges/{id}`: every tier's acknowledgement. */
 export type PurgeStatusBody = PurgeView;

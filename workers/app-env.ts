@@ -22,5 +22,6 @@ export type AppEnv = { Bindings: Env; Variables: RequestIdVariables & { colo: Co
 
 export type DashboardEnv = {
   Bindings: Env;
-  Variables: RequestIdVariables & SecureHeadersVariables & { session?: Session; csrf?: string; problemFrame?: ProblemFrame };
+  Variables: RequestIdVariables &
+    SecureHeadersVariables & { session?: Session; csrf?: string; problemFrame?: ProblemFrame };
 };

@@ -50,7 +50,8 @@ export async function htmlResponse(node: JSX.Element, init: HtmlInit = {}): Prom
   headers.set("cache-control", init.cacheControl ?? "no-store");
   headers.set(
     "content-security-policy",
-    init.contentSecurityPolicy ?? `default-src 'none'; style-src ${await styleHash()}; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+    init.contentSecurityPolicy ??
+      `default-src 'none'; style-src ${await styleHash()}; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
   );
   headers.set("x-content-type-options", "nosniff");
   headers.set("referrer-policy", "same-origin");

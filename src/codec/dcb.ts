@@ -20,7 +20,8 @@ export const DCB_HEADER_BYTES = DCB_MAGIC.byteLength + 32;
 
 /** Prepends the dcb header to a brotli stream already encoded against the dictionary. */
 export function dcbFrame(dictionarySha256: Uint8Array, brotliStream: Uint8Array): Uint8Array {
-  if (dictionarySha256.byteLength !== 32) throw new CodecError("INVALID_ARGUMENT", "a dcb dictionary hash is 32 bytes of SHA-256");
+  if (dictionarySha256.byteLength !== 32)
+    throw new CodecError("INVALID_ARGUMENT", "a dcb dictionary hash is 32 bytes of SHA-256");
   const out = new Uint8Array(DCB_HEADER_BYTES + brotliStream.byteLength);
   out.set(DCB_MAGIC, 0);
   out.set(dictionarySha256, DCB_MAGIC.byteLength);
@@ -31,10 +32,14 @@ export function dcbFrame(dictionarySha256: Uint8Array, brotliStream: Uint8Array)
 /** Splits a dcb body into the dictionary hash it names and the brotli stream. */
 export function dcbUnframe(body: Uint8Array): { dictionarySha256: Uint8Array; payload: Uint8Array } {
   if (body.byteLength < DCB_HEADER_BYTES) {
-    throw new CodecError("TRUNCATED_INPUT", `dcb body of ${body.byteLength} bytes is shorter than its ${DCB_HEADER_BYTES}-byte header`);
+    throw new CodecError(
+      "TRUNCATED_INPUT",
+      `dcb body of ${body.byteLength} bytes is shorter than its ${DCB_HEADER_BYTES}-byte header`,
+    );
   }
   for (let i = 0; i < DCB_MAGIC.byteLength; i++) {
-    if (body[i] !== DCB_MAGIC[i]) throw new CodecError("BAD_MAGIC", "not a dcb body: it does not start with FF 44 43 42");
+    if (body[i] !== DCB_MAGIC[i])
+      throw new CodecError("BAD_MAGIC", "not a dcb body: it does not start with FF 44 43 42");
   }
   return {
     dictionarySha256: body.subarray(DCB_MAGIC.byteLength, DCB_HEADER_BYTES),
@@ -47,7 +52,9 @@ export async function dcbCompress(
   dictionary: DictionaryInput,
   options: Omit<BrotliCompressOptions, "dictionary" | "largeWindow"> = {},
 ): Promise<Uint8Array> {
-  return withDictionary(dictionary, async (dict) => dcbFrame(await dict.sha256(), brotliCompress(input, { ...options, dictionary: dict })));
+  return withDictionary(dictionary, async (dict) =>
+    dcbFrame(await dict.sha256(), brotliCompress(input, { ...options, dictionary: dict })),
+  );
 }
 
 export async function dcbDecompress(
@@ -58,7 +65,10 @@ export async function dcbDecompress(
   const { dictionarySha256, payload } = dcbUnframe(body);
   return withDictionary(dictionary, async (dict) => {
     if (!sameBytes(await dict.sha256(), dictionarySha256)) {
-      throw new CodecError("DICTIONARY_MISMATCH", "the dcb body was encoded against a different dictionary (SHA-256 differs)");
+      throw new CodecError(
+        "DICTIONARY_MISMATCH",
+        "the dcb body was encoded against a different dictionary (SHA-256 differs)",
+      );
     }
     return brotliDecompress(payload, { ...options, dictionary: dict });
   });

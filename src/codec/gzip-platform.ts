@@ -54,9 +54,11 @@ function outputLimit(cap: number): CodecError {
 /** zlib says only "bad data" or "unexpected end"; name which, and keep its words. */
 function platformError(err: unknown, body: Uint8Array): CodecError {
   const message = String((err as Error)?.message ?? err);
-  if (/unexpected end|incomplete|truncat|premature/i.test(message)) return new CodecError("TRUNCATED_INPUT", `gzip stream ends early: ${message}`);
+  if (/unexpected end|incomplete|truncat|premature/i.test(message))
+    return new CodecError("TRUNCATED_INPUT", `gzip stream ends early: ${message}`);
   // After a whole member, zlib reads what follows as the next member's header.
   const gzip = body[0] === 0x1f && body[1] === 0x8b;
-  if (gzip && /incorrect header check|unknown compression method/i.test(message)) return new CodecError("TRAILING_DATA", `gzip stream has bytes after its end: ${message}`);
+  if (gzip && /incorrect header check|unknown compression method/i.test(message))
+    return new CodecError("TRAILING_DATA", `gzip stream has bytes after its end: ${message}`);
   return new CodecError("CORRUPT_INPUT", `gzip stream is corrupt: ${message}`);
 }

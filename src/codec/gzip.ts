@@ -78,7 +78,8 @@ export function deflateDecompress(input: Uint8Array, options: OutputCapOptions =
   try {
     // The last slice must be pushed as final: fflate only reports a cut stream
     // when it runs out of input on a final push (a final push of nothing passes).
-    for (let i = 0; i < input.byteLength; i += SLICE_BYTES) inflater.push(input.subarray(i, i + SLICE_BYTES), i + SLICE_BYTES >= input.byteLength);
+    for (let i = 0; i < input.byteLength; i += SLICE_BYTES)
+      inflater.push(input.subarray(i, i + SLICE_BYTES), i + SLICE_BYTES >= input.byteLength);
   } catch (err) {
     throw mapFlateError(err, "deflate");
   }
@@ -133,7 +134,8 @@ function gunzipFrom(input: Uint8Array, from: number, cap: number, sentinel: bool
   gunzip.onmember = (offset) => {
     const next = from + offset;
     // The sentinel's magic is only at its start, so fflate cannot find a member past the input's end.
-    if (next > input.byteLength) throw new CodecError("CORRUPT_INPUT", "gzip member boundary past the end of the input");
+    if (next > input.byteLength)
+      throw new CodecError("CORRUPT_INPUT", "gzip member boundary past the end of the input");
     checkTrailer(input, next, run);
     if (next === input.byteLength) run.endedAtInputEnd = true;
     run.memberStart = next;
@@ -178,19 +180,28 @@ function findTrailerEnd(input: Uint8Array, run: GunzipRun): number {
 
 function checkTrailer(input: Uint8Array, end: number, run: GunzipRun): void {
   if (!trailerMatches(input, end, run)) {
-    throw new CodecError("CHECKSUM_MISMATCH", `gzip member ${run.member}: its trailer's CRC-32 or length does not match the decoded data`);
+    throw new CodecError(
+      "CHECKSUM_MISMATCH",
+      `gzip member ${run.member}: its trailer's CRC-32 or length does not match the decoded data`,
+    );
   }
 }
 
 export function gzipDecompress(input: Uint8Array, options: OutputCapOptions = {}): Uint8Array {
   const cap = resolveOutputCap(options.maxOutputBytes);
-  if (input.byteLength < GZIP_MIN_BYTES) throw new CodecError("TRUNCATED_INPUT", `gzip stream of ${input.byteLength} bytes is shorter than its header and trailer`);
-  if (input[0] !== 0x1f || input[1] !== 0x8b || input[2] !== 8) throw new CodecError("CORRUPT_INPUT", "not a gzip stream (bad magic or compression method)");
+  if (input.byteLength < GZIP_MIN_BYTES)
+    throw new CodecError(
+      "TRUNCATED_INPUT",
+      `gzip stream of ${input.byteLength} bytes is shorter than its header and trailer`,
+    );
+  if (input[0] !== 0x1f || input[1] !== 0x8b || input[2] !== 8)
+    throw new CodecError("CORRUPT_INPUT", "not a gzip stream (bad magic or compression method)");
 
   const run = gunzipFrom(input, 0, cap, true);
   if (run.error === undefined && run.endedAtInputEnd) return run.sink.result();
   // A trailer check, or the cap hit by the input's own bytes, is the answer.
-  if (run.error instanceof CodecError && (run.error.code === "CHECKSUM_MISMATCH" || !run.errorInSentinel)) throw run.error;
+  if (run.error instanceof CodecError && (run.error.code === "CHECKSUM_MISMATCH" || !run.errorInSentinel))
+    throw run.error;
 
   // The last member did not end exactly at the end of the input. Decode it
   // again, alone and without the sentinel, to tell a cut member from bytes
@@ -208,6 +219,10 @@ export function gzipDecompress(input: Uint8Array, options: OutputCapOptions = {}
   }
   // With 4 or more bytes after it, the member's trailer is there but wrong;
   // with fewer, fflate stops quietly, as it does when the trailer is cut.
-  if (last.error !== undefined) throw new CodecError("CHECKSUM_MISMATCH", `gzip member ${n}: its trailer's CRC-32 or length does not match the decoded data`);
+  if (last.error !== undefined)
+    throw new CodecError(
+      "CHECKSUM_MISMATCH",
+      `gzip member ${n}: its trailer's CRC-32 or length does not match the decoded data`,
+    );
   throw new CodecError("TRUNCATED_INPUT", `gzip stream ended inside member ${n}`);
 }

@@ -29,7 +29,12 @@
  */
 export { CodecError, CodecErrorCode, type CodecErrorCodeName } from "./errors.ts";
 export { BrotliDictionary, type DictionaryInput } from "./brotli/dictionary.ts";
-export { borrowCachedDictionary, preparedDictionaryCacheStats, preparedDictionaryHeapBytes, type BorrowedDictionary } from "./brotli/dictionary-cache.ts";
+export {
+  borrowCachedDictionary,
+  preparedDictionaryCacheStats,
+  preparedDictionaryHeapBytes,
+  type BorrowedDictionary,
+} from "./brotli/dictionary-cache.ts";
 export { BROTLI_DEFAULTS, type BrotliCompressOptions, type BrotliMode } from "./brotli/options.ts";
 export { BrotliEncoder, brotliCompress, brotliCompressStream } from "./brotli/encoder.ts";
 export {
@@ -49,10 +54,37 @@ export {
   type TraceOptions,
   type TraceRecords,
 } from "./brotli/reduced-dictionary.ts";
-export { BrotliDecoder, brotliDecompress, brotliDecompressInto, brotliDecompressKnownSize, brotliDecompressStream, type BrotliDecompressOptions } from "./brotli/decoder.ts";
-export { lz4Compress, lz4Decompress, lz4DecompressInto, lz4DecompressWith, lz4StoredSize, type Lz4CompressOptions, type Lz4DecompressOptions } from "./lz4/block.ts";
-export { LZ4_DEFAULT_VARIANT, LZ4_VARIANTS, lz4VariantChoice, type Lz4Variant, type Lz4VariantChoice } from "./lz4/fast-block.ts";
-export { lz4FrameCompress, lz4FrameDecompress, lz4FrameDecompressInto, Lz4FrameDecoder, type Lz4FrameOptions } from "./lz4/frame.ts";
+export {
+  BrotliDecoder,
+  brotliDecompress,
+  brotliDecompressInto,
+  brotliDecompressKnownSize,
+  brotliDecompressStream,
+  type BrotliDecompressOptions,
+} from "./brotli/decoder.ts";
+export {
+  lz4Compress,
+  lz4Decompress,
+  lz4DecompressInto,
+  lz4DecompressWith,
+  lz4StoredSize,
+  type Lz4CompressOptions,
+  type Lz4DecompressOptions,
+} from "./lz4/block.ts";
+export {
+  LZ4_DEFAULT_VARIANT,
+  LZ4_VARIANTS,
+  lz4VariantChoice,
+  type Lz4Variant,
+  type Lz4VariantChoice,
+} from "./lz4/fast-block.ts";
+export {
+  lz4FrameCompress,
+  lz4FrameDecompress,
+  lz4FrameDecompressInto,
+  Lz4FrameDecoder,
+  type Lz4FrameOptions,
+} from "./lz4/frame.ts";
 export { gzipCompress, gzipDecompress, deflateCompress, deflateDecompress, type GzipOptions } from "./gzip.ts";
 export { platformGzip, platformGunzip } from "./gzip-platform.ts";
 export { DCB_MAGIC, DCB_HEADER_BYTES, dcbFrame, dcbUnframe, dcbCompress, dcbDecompress } from "./dcb.ts";

@@ -19,7 +19,9 @@ export interface OutputCapOptions {
 export function resolveOutputCap(maxOutputBytes: number | undefined): number {
   const cap = maxOutputBytes ?? LIMITS.codec.maxOutputBytes;
   if (!Number.isInteger(cap) || cap < 0 || cap > LIMITS.codec.maxOutputBytes) {
-    throw invalidArgument(`maxOutputBytes must be an integer 0..${LIMITS.codec.maxOutputBytes} (codec.maxOutputBytes), got ${cap}`);
+    throw invalidArgument(
+      `maxOutputBytes must be an integer 0..${LIMITS.codec.maxOutputBytes} (codec.maxOutputBytes), got ${cap}`,
+    );
   }
   return cap;
 }
@@ -38,7 +40,8 @@ export class OutputBudget {
   }
 
   spend(bytes: number): void {
-    if (this.#spent + bytes > this.cap) throw new CodecError("OUTPUT_LIMIT", `${this.what} output exceeds the ${this.cap}-byte cap`);
+    if (this.#spent + bytes > this.cap)
+      throw new CodecError("OUTPUT_LIMIT", `${this.what} output exceeds the ${this.cap}-byte cap`);
     this.#spent += bytes;
   }
 }

@@ -29,7 +29,8 @@ const CONTEXT = 3;
 /** Most words inserted plus deleted on one line before its change is shown as a whole line. */
 const MAX_WORD_EDITS = 200;
 /** Letters, digits and Latin diacritics: what a word is made of (jsdiff's `diffWordsWithSpace` set). */
-const WORD_CHARS = "a-zA-Z0-9_\\u{AD}\\u{C0}-\\u{D6}\\u{D8}-\\u{F6}\\u{F8}-\\u{2C6}\\u{2C8}-\\u{2D7}\\u{2DE}-\\u{2FF}\\u{1E00}-\\u{1EFF}";
+const WORD_CHARS =
+  "a-zA-Z0-9_\\u{AD}\\u{C0}-\\u{D6}\\u{D8}-\\u{F6}\\u{F8}-\\u{2C6}\\u{2C8}-\\u{2D7}\\u{2DE}-\\u{2FF}\\u{1E00}-\\u{1EFF}";
 /** A line's tokens: words, runs of spaces, and any other character alone. Compiled once, not per line. */
 const WORD_TOKENS = new RegExp(`[${WORD_CHARS}]+|\\s+|[^${WORD_CHARS}]`, "gu");
 
@@ -79,14 +80,27 @@ function isText(contentType: string): boolean {
 
 function sideOf(r: ComparedRevision): RevisionSide {
   const at = new Date(r.timestamp);
-  return { id: r.id, bytes: r.body.byteLength, timestamp: Number.isNaN(at.getTime()) ? null : at.toISOString().replace("T", " ").replace(/\.\d{3}Z$/, " UTC") };
+  return {
+    id: r.id,
+    bytes: r.body.byteLength,
+    timestamp: Number.isNaN(at.getTime())
+      ? null
+      : at
+          .toISOString()
+          .replace("T", " ")
+          .replace(/\.\d{3}Z$/, " UTC"),
+  };
 }
 
 /** Compares two revisions' bodies, when both are UTF-8 text. */
 export function compareRevisions(a: ComparedRevision, b: ComparedRevision): CompareAnswer {
   const [from, to] = [sideOf(a), sideOf(b)];
   if (!isText(a.contentType) || !isText(b.contentType)) {
-    return { from, to, result: { kind: "not_text", detail: "These revisions are not text, so they are not compared line by line." } };
+    return {
+      from,
+      to,
+      result: { kind: "not_text", detail: "These revisions are not text, so they are not compared line by line." },
+    };
   }
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
   const max = LIMITS.browse.compareMaxRevisionBytes;
@@ -97,7 +111,14 @@ export function compareRevisions(a: ComparedRevision, b: ComparedRevision): Comp
     return { from, to, result: compareTexts(before, after, { before: from.bytes, after: to.bytes }) };
   } catch (err) {
     if (!(err instanceof TypeError)) throw err;
-    return { from, to, result: { kind: "not_text", detail: "A revision is not valid UTF-8 text, so they are not compared line by line." } };
+    return {
+      from,
+      to,
+      result: {
+        kind: "not_text",
+        detail: "A revision is not valid UTF-8 text, so they are not compared line by line.",
+      },
+    };
   }
 }
 
@@ -141,7 +162,12 @@ const shown = (line: string) => (line.endsWith("\n") ? line.slice(0, -1) : line)
  * replaced it; undefined when they differ in too many words, "spent" when
  * the budget cannot pay for it.
  */
-function wordParts(before: string, after: string, words: Interner, budget: StepBudget): { before: Part[]; after: Part[] } | undefined | "spent" {
+function wordParts(
+  before: string,
+  after: string,
+  words: Interner,
+  budget: StepBudget,
+): { before: Part[]; after: Part[] } | undefined | "spent" {
   const oldTokens = before.match(WORD_TOKENS) ?? [];
   const newTokens = after.match(WORD_TOKENS) ?? [];
   const changes = diffIds(words.ids(oldTokens), words.ids(newTokens), MAX_WORD_EDITS, budget);
@@ -192,12 +218,20 @@ class ShownRows {
 export function compareTexts(before: string, after: string, bytes: { before: number; after: number }): Comparison {
   const maxBytes = LIMITS.browse.compareMaxRevisionBytes;
   if (bytes.before > maxBytes || bytes.after > maxBytes) {
-    return { kind: "too_big", limit: "browse.compareMaxRevisionBytes", detail: `A revision is ${Math.max(bytes.before, bytes.after)} bytes; pages compare revisions up to ${maxBytes} bytes.` };
+    return {
+      kind: "too_big",
+      limit: "browse.compareMaxRevisionBytes",
+      detail: `A revision is ${Math.max(bytes.before, bytes.after)} bytes; pages compare revisions up to ${maxBytes} bytes.`,
+    };
   }
   const maxLines = LIMITS.browse.compareMaxLines;
   const lines = Math.max(lineCount(before), lineCount(after));
   if (lines > maxLines) {
-    return { kind: "too_big", limit: "browse.compareMaxLines", detail: `A revision has ${lines} lines; pages compare revisions of up to ${maxLines} lines.` };
+    return {
+      kind: "too_big",
+      limit: "browse.compareMaxLines",
+      detail: `A revision has ${lines} lines; pages compare revisions of up to ${maxLines} lines.`,
+    };
   }
   const budget: StepBudget = { steps: LIMITS.browse.compareMaxWork };
   const [oldLines, newLines] = [splitLines(before), splitLines(after)];
@@ -228,7 +262,10 @@ export function compareTexts(before: string, after: string, bytes: { before: num
     if (change.removed) {
       const next = changes[i + 1];
       const replaced = next?.added ? next.count : 0;
-      const dels = Array.from({ length: count }, (_, j) => out.push({ kind: "del", old: oldLine + j, text: oldText(j) }) && out.rows.length - 1);
+      const dels = Array.from(
+        { length: count },
+        (_, j) => out.push({ kind: "del", old: oldLine + j, text: oldText(j) }) && out.rows.length - 1,
+      );
       for (let j = 0; j < replaced; j++) {
         const at = out.push({ kind: "add", new: newLine + j, text: newText(j) }) && out.rows.length - 1;
         const del = dels[j];

@@ -31,7 +31,12 @@ export interface StepBudget {
  * changed run; `undefined` when it takes more than `maxEdits` insertions and
  * deletions, `"spent"` when the budget runs out first.
  */
-export function diffIds(a: Int32Array, b: Int32Array, maxEdits: number, budget: StepBudget): Edit[] | undefined | "spent" {
+export function diffIds(
+  a: Int32Array,
+  b: Int32Array,
+  maxEdits: number,
+  budget: StepBudget,
+): Edit[] | undefined | "spent" {
   const [n, m] = [a.length, b.length];
   const max = Math.min(n + m, maxEdits);
   // Round d's furthest x on each diagonal k (-d..d) at trace[d² + d + k]: what the next round and backtracking read.
@@ -45,7 +50,12 @@ export function diffIds(a: Int32Array, b: Int32Array, maxEdits: number, budget: 
       trace = grown;
     }
     for (let k = -d; k <= d; k += 2) {
-      let x = d === 0 ? 0 : k === -d || (k !== d && trace[prev + k - 1]! < trace[prev + k + 1]!) ? trace[prev + k + 1]! : trace[prev + k - 1]! + 1;
+      let x =
+        d === 0
+          ? 0
+          : k === -d || (k !== d && trace[prev + k - 1]! < trace[prev + k + 1]!)
+            ? trace[prev + k + 1]!
+            : trace[prev + k - 1]! + 1;
       let y = x - k;
       const start = x;
       while (x < n && y < m && a[x] === b[y]) {

@@ -18,6 +18,10 @@ export const compareRange = z
   .transform((s, ctx) => {
     const [from, to] = s.split("...").map((id) => revisionId.safeParse(id));
     if (from?.success && to?.success) return { from: from.data, to: to.data };
-    ctx.addIssue({ code: "custom", message: `revision ids go up to ${Number.MAX_SAFE_INTEGER}`, params: { status: 422, code: "revision_id_out_of_range" } });
+    ctx.addIssue({
+      code: "custom",
+      message: `revision ids go up to ${Number.MAX_SAFE_INTEGER}`,
+      params: { status: 422, code: "revision_id_out_of_range" },
+    });
     return z.NEVER;
   });

@@ -21,13 +21,23 @@ export function coloOf(request: Request, env: Env): Colo {
   const simulated = request.headers.get(COLO_HEADER);
   const development = settingsOf(env).development;
   if (simulated !== null && !development) {
-    throw new ProblemError({ status: 400, code: "simulation_disabled", title: "Bad Request", detail: `${COLO_HEADER} is accepted only in development` });
+    throw new ProblemError({
+      status: 400,
+      code: "simulation_disabled",
+      title: "Bad Request",
+      detail: `${COLO_HEADER} is accepted only in development`,
+    });
   }
   const colo = (simulated ?? (request as Request & { cf?: { colo?: string } }).cf?.colo ?? "").toUpperCase();
   const region = topology.regionOfColo.get(colo);
   if (region) return { colo, region };
   if (simulated !== null) {
-    throw new ProblemError({ status: 400, code: "unknown_colo", title: "Bad Request", detail: `colo ${simulated} is not in TOPOLOGY; known: ${[...topology.regionOfColo.keys()].join(" ")}` });
+    throw new ProblemError({
+      status: 400,
+      code: "unknown_colo",
+      title: "Bad Request",
+      detail: `colo ${simulated} is not in TOPOLOGY; known: ${[...topology.regionOfColo.keys()].join(" ")}`,
+    });
   }
   // An unmapped real colo (or none, under plain wrangler dev) is served by the upper tier's region.
   return { colo: colo || "LOCAL", region: topology.upperRegion };

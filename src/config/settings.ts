@@ -19,12 +19,19 @@
  */
 import { z } from "zod";
 
-const seconds = z.coerce.number().int().min(1).max(30 * 86_400);
+const seconds = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(30 * 86_400);
 
 const schema = z.object({
   ORPHAN_GRACE_SECONDS: seconds.default(600),
   ENVIRONMENT: z.enum(["production", "development"]).default("production"),
-  CF_ZONE_ID: z.string().regex(/^[0-9a-f]{32}$/, "must be a 32-digit hex zone id").optional(),
+  CF_ZONE_ID: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/, "must be a 32-digit hex zone id")
+    .optional(),
   CF_PURGE_TOKEN: z.string().min(1).optional(),
   PUBLIC_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
 });

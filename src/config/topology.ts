@@ -14,7 +14,9 @@ export type Region = (typeof REGIONS)[number];
 
 const regionSchema = z.object({
   colos: z.array(z.string().regex(/^[A-Z]{3}$/, "colos are three-letter IATA codes")).min(1),
-  tiers: z.record(z.string().regex(/^[a-z0-9-]+$/), z.number().positive()).refine((t) => Object.keys(t).length > 0, "a region needs at least one tier"),
+  tiers: z
+    .record(z.string().regex(/^[a-z0-9-]+$/), z.number().positive())
+    .refine((t) => Object.keys(t).length > 0, "a region needs at least one tier"),
 });
 
 /**
@@ -35,9 +37,14 @@ const queuePoolSchema = z
   })
   .strict()
   .superRefine((p, ctx) => {
-    if (p.max < p.min) ctx.addIssue({ code: "custom", path: ["max"], message: `max (${p.max}) must be at least min (${p.min})` });
+    if (p.max < p.min)
+      ctx.addIssue({ code: "custom", path: ["max"], message: `max (${p.max}) must be at least min (${p.min})` });
     if (p.lowEventsPerSecond >= p.highEventsPerSecond) {
-      ctx.addIssue({ code: "custom", path: ["lowEventsPerSecond"], message: `must be below highEventsPerSecond (${p.highEventsPerSecond}), or the pool would resize on every sample` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["lowEventsPerSecond"],
+        message: `must be below highEventsPerSecond (${p.highEventsPerSecond}), or the pool would resize on every sample`,
+      });
     }
   });
 
@@ -57,15 +64,23 @@ const topologySchema = z
     regions: z.record(z.enum(REGIONS), regionSchema),
   })
   .superRefine((t, ctx) => {
-    for (const region of REGIONS) if (!t.regions[region]) ctx.addIssue({ code: "custom", path: ["regions", region], message: `region ${region} is missing` });
+    for (const region of REGIONS)
+      if (!t.regions[region])
+        ctx.addIssue({ code: "custom", path: ["regions", region], message: `region ${region} is missing` });
     const seen = new Map<string, string>();
     for (const [region, r] of Object.entries(t.regions)) {
       for (const colo of r!.colos) {
-        if (seen.has(colo)) ctx.addIssue({ code: "custom", path: ["regions", region, "colos"], message: `colo ${colo} is in both ${seen.get(colo)} and ${region}` });
+        if (seen.has(colo))
+          ctx.addIssue({
+            code: "custom",
+            path: ["regions", region, "colos"],
+            message: `colo ${colo} is in both ${seen.get(colo)} and ${region}`,
+          });
         seen.set(colo, region);
       }
     }
-    if (t.maxStaleSeconds < t.refreshSeconds) ctx.addIssue({ code: "custom", path: ["maxStaleSeconds"], message: "must be at least refreshSeconds" });
+    if (t.maxStaleSeconds < t.refreshSeconds)
+      ctx.addIssue({ code: "custom", path: ["maxStaleSeconds"], message: "must be at least refreshSeconds" });
   });
 
 export type Topology = z.infer<typeof topologySchema> & {
@@ -78,7 +93,9 @@ let cached: { source: unknown; topology: Topology } | undefined;
 export function parseTopology(source: unknown): Topology {
   // The old fixed pool size would otherwise be dropped without a word, leaving the pool at its defaults' mercy.
   if (typeof source === "object" && source !== null && "queuesPerRegion" in source) {
-    throw new Error("TOPOLOGY in wrangler.toml is invalid at queuesPerRegion: replaced by queuePool = { min, max, lowEventsPerSecond, highEventsPerSecond, maxBacklog, sampleIntervalMs }");
+    throw new Error(
+      "TOPOLOGY in wrangler.toml is invalid at queuesPerRegion: replaced by queuePool = { min, max, lowEventsPerSecond, highEventsPerSecond, maxBacklog, sampleIntervalMs }",
+    );
   }
   const result = topologySchema.safeParse(source);
   if (!result.success) {
@@ -86,7 +103,8 @@ export function parseTopology(source: unknown): Topology {
     throw new Error(`TOPOLOGY in wrangler.toml is invalid at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
   }
   const regionOfColo = new Map<string, Region>();
-  for (const [region, r] of Object.entries(result.data.regions)) for (const colo of r!.colos) regionOfColo.set(colo, region as Region);
+  for (const [region, r] of Object.entries(result.data.regions))
+    for (const colo of r!.colos) regionOfColo.set(colo, region as Region);
   return { ...result.data, regionOfColo };
 }
 
@@ -99,7 +117,12 @@ export function topologyOf(env: Env): Topology {
     cached = { source, topology };
     return topology;
   } catch (err) {
-    throw new ProblemError({ status: 500, code: "bad_topology", title: "Tier topology misconfigured", detail: (err as Error).message });
+    throw new ProblemError({
+      status: 500,
+      code: "bad_topology",
+      title: "Tier topology misconfigured",
+      detail: (err as Error).message,
+    });
   }
 }
 

@@ -41,7 +41,12 @@ export async function accessPrincipal(env: Env, request: Request): Promise<Princ
     });
     const email = payload.email;
     if (typeof email !== "string" || email === "") return null;
-    return { name: email, scopes: ["purge"], via: "access", expiresAt: typeof payload.exp === "number" ? payload.exp * 1000 : null };
+    return {
+      name: email,
+      scopes: ["purge"],
+      via: "access",
+      expiresAt: typeof payload.exp === "number" ? payload.exp * 1000 : null,
+    };
   } catch (err) {
     // An expired or foreign assertion is an ordinary refusal; a certificate fetch failure is worth seeing.
     console.warn("Cloudflare Access assertion refused", err instanceof Error ? err.message : err);

@@ -20,7 +20,10 @@ export function formatDuration(ms: number): string {
 
 /** UTC, to the second: operators compare times across regions. */
 export function formatTime(ms: number): string {
-  return new Date(ms).toISOString().replace("T", " ").replace(/\.\d{3}Z$/, " UTC");
+  return new Date(ms)
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d{3}Z$/, " UTC");
 }
 
 export function formatPercent(ratio: number | null): string {

@@ -42,10 +42,14 @@ function describe(event: PurgeView["event"]): { what: string; by: string } {
   const by = event.operator?.by ?? (event.page ? "a write to the page" : "");
   const soft = event.mark?.soft ? "soft " : "";
   const page = event.page ? ` of ${event.page}` : "";
-  const list = (items: string[]) => (items.length <= 5 ? items.join(", ") : `${items.slice(0, 5).join(", ")} and ${items.length - 5} more`);
+  const list = (items: string[]) =>
+    items.length <= 5 ? items.join(", ") : `${items.slice(0, 5).join(", ")} and ${items.length - 5} more`;
   switch (scope.kind) {
     case "keys":
-      return { what: `${soft}purge of ${scope.keys.length} URL${scope.keys.length === 1 ? "" : "s"}: ${list(scope.keys)}`, by };
+      return {
+        what: `${soft}purge of ${scope.keys.length} URL${scope.keys.length === 1 ? "" : "s"}: ${list(scope.keys)}`,
+        by,
+      };
     case "tags":
       return { what: `${soft}purge of tags ${list(scope.tags)}`, by };
     case "prefixes":
@@ -71,7 +75,10 @@ export function purgeDisplay(view: PurgeView): PurgeDisplay {
     region: t.region,
     acknowledged: t.acknowledged,
     state: t.acknowledged ? "acknowledged" : "pending",
-    after: t.acknowledged && t.ackedAt !== null && createdAt !== null ? formatDuration(Math.max(0, t.ackedAt - createdAt)) : "",
+    after:
+      t.acknowledged && t.ackedAt !== null && createdAt !== null
+        ? formatDuration(Math.max(0, t.ackedAt - createdAt))
+        : "",
     lastError: t.lastError ?? "",
   }));
   const acknowledged = rows.filter((r) => r.acknowledged).length;

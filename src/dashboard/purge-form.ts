@@ -37,7 +37,8 @@ export function purgeRequest(form: Record<string, unknown>): PurgeRequest {
     items: typeof form.items === "string" ? form.items : "",
     soft: form.soft === "1" || form.soft === "on",
   };
-  if (!isKind(form.kind)) return { ok: false, values, message: "Choose what to purge: URLs, cache tags, URL prefixes, hosts or everything." };
+  if (!isKind(form.kind))
+    return { ok: false, values, message: "Choose what to purge: URLs, cache tags, URL prefixes, hosts or everything." };
   const soft = values.soft ? { soft: true } : {};
   if (values.kind === "everything") return { ok: true, values, body: { purge_everything: true, ...soft }, lines: [] };
   const items: string[] = [];

@@ -40,7 +40,15 @@ export interface Session {
 }
 
 /** Known weak or placeholder secrets, refused whatever their length. */
-const PLACEHOLDER_SECRETS = new Set(["changeme", "change-me", "secret", "password", "session-secret", "development", "test"]);
+const PLACEHOLDER_SECRETS = new Set([
+  "changeme",
+  "change-me",
+  "secret",
+  "password",
+  "session-secret",
+  "development",
+  "test",
+]);
 /** The shortest secret accepted: 32 bytes' worth of a random base64url string is 43 characters. */
 export const MIN_SECRET_CHARS = 32;
 const MIN_SECRET_DISTINCT = 16;
@@ -53,10 +61,19 @@ export type SecretCheck = { ok: true; secret: string } | { ok: false; reason: "u
  */
 export function sessionSecret(env: Env): SecretCheck {
   const secret = (env as { SESSION_SECRET?: string }).SESSION_SECRET?.trim() ?? "";
-  const fix = "Set it to a random string of at least 32 characters: npx wrangler secret put SESSION_SECRET (locally, SESSION_SECRET=… in .dev.vars), with a value from: openssl rand -base64 32";
+  const fix =
+    "Set it to a random string of at least 32 characters: npx wrangler secret put SESSION_SECRET (locally, SESSION_SECRET=… in .dev.vars), with a value from: openssl rand -base64 32";
   if (!secret) return { ok: false, reason: "unset", detail: `SESSION_SECRET is not set. ${fix}` };
-  if (secret.length < MIN_SECRET_CHARS || new Set(secret).size < MIN_SECRET_DISTINCT || PLACEHOLDER_SECRETS.has(secret.toLowerCase())) {
-    return { ok: false, reason: "weak", detail: `SESSION_SECRET is too weak to sign sessions (${secret.length} characters, ${new Set(secret).size} different). ${fix}` };
+  if (
+    secret.length < MIN_SECRET_CHARS ||
+    new Set(secret).size < MIN_SECRET_DISTINCT ||
+    PLACEHOLDER_SECRETS.has(secret.toLowerCase())
+  ) {
+    return {
+      ok: false,
+      reason: "weak",
+      detail: `SESSION_SECRET is too weak to sign sessions (${secret.length} characters, ${new Set(secret).size} different). ${fix}`,
+    };
   }
   return { ok: true, secret };
 }
@@ -65,12 +82,21 @@ export function sessionSecret(env: Env): SecretCheck {
 function cookieOptions(c: Context, expiresAt: number, now: number): CookieOptions {
   const host = new URL(c.req.url).hostname;
   const local = host === "localhost" || host === "127.0.0.1" || host === "[::1]";
-  return { path: "/dashboard", httpOnly: true, sameSite: "Strict", secure: !local, maxAge: Math.max(0, Math.floor((expiresAt - now) / 1000)), expires: new Date(expiresAt) };
+  return {
+    path: "/dashboard",
+    httpOnly: true,
+    sameSite: "Strict",
+    secure: !local,
+    maxAge: Math.max(0, Math.floor((expiresAt - now) / 1000)),
+    expires: new Date(expiresAt),
+  };
 }
 
 function randomId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(24));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_");
 }
 
 /**
@@ -78,7 +104,13 @@ function randomId(): string {
  * re-derived from: the token's digest (from authenticateToken), or the
  * Access identity.
  */
-export async function startSession<E extends { Bindings: Env }>(c: Context<E>, secret: string, who: Principal, credential: string, now = Date.now()): Promise<Session> {
+export async function startSession<E extends { Bindings: Env }>(
+  c: Context<E>,
+  secret: string,
+  who: Principal,
+  credential: string,
+  now = Date.now(),
+): Promise<Session> {
   const expiresAt = Math.min(now + SESSION_MS, who.expiresAt ?? Infinity);
   const via = who.via === "access" ? "access" : "session";
   const session: Session = { sid: randomId(), name: who.name, scopes: who.scopes, via, expiresAt };
@@ -94,7 +126,11 @@ async function cookieSid(c: Context, secret: string): Promise<string | null> {
 }
 
 /** The request's session, if it is live on the server and its credential still grants it. */
-export async function readSession<E extends { Bindings: Env }>(c: Context<E>, secret: string, now = Date.now()): Promise<Session | null> {
+export async function readSession<E extends { Bindings: Env }>(
+  c: Context<E>,
+  secret: string,
+  now = Date.now(),
+): Promise<Session | null> {
   const sid = await cookieSid(c, secret);
   if (!sid) return null;
   const stored = await dashboardSessionsOf(c.env as Env).get(sid);
@@ -111,14 +147,24 @@ export async function readSession<E extends { Bindings: Env }>(c: Context<E>, se
 }
 
 /** Ends the request's session on the server (every copy of the cookie) and clears the cookie. */
-export async function endSession<E extends { Bindings: Env }>(c: Context<E>, secret: string, now = Date.now()): Promise<void> {
+export async function endSession<E extends { Bindings: Env }>(
+  c: Context<E>,
+  secret: string,
+  now = Date.now(),
+): Promise<void> {
   const sid = await cookieSid(c, secret);
   if (sid) await dashboardSessionsOf(c.env as Env).revoke(sid);
   deleteCookie(c, SESSION_COOKIE, cookieOptions(c, now, now));
 }
 
 async function hmac(secret: string, message: string): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   return new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`csrf:${message}`)));
 }
 

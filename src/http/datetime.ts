@@ -10,20 +10,34 @@
  * parseHttpDate("2020-01-01");                     // null: not an RFC 1123 date
  */
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
-const RFC1123 = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC1123 =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
 
 /** Epoch seconds of an RFC 1123 date, or null if it is not one or names no real instant (31 Feb, 24:00). */
 export function parseHttpDate(value: string): number | null {
   const m = RFC1123.exec(value.trim());
   if (!m) return null;
-  const [day, year, hour, minute, second] = [m[1], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number];
+  const [day, year, hour, minute, second] = [m[1], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const month = MONTHS.indexOf(m[2] as (typeof MONTHS)[number]);
   // The weekday is not checked against the date: RFC 9110 §5.6.7 asks recipients to be lenient, and it adds nothing.
   return utcSeconds(year, month, day, hour, minute, second);
 }
 
 /** Epoch seconds of a UTC calendar time, or null if any field is out of range. */
-export function utcSeconds(year: number, month0: number, day: number, hour: number, minute: number, second: number): number | null {
+export function utcSeconds(
+  year: number,
+  month0: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+): number | null {
   if (month0 < 0 || month0 > 11 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
   const date = new Date(0);
   date.setUTCFullYear(year, month0, day);

@@ -36,7 +36,10 @@ export interface JsonBounds {
 }
 
 /** Why a body was refused, and where: `offset` is the byte that crossed the bound. */
-export type JsonScanRefusal = { kind: "depth"; offset: number } | { kind: "values"; offset: number } | { kind: "array"; key: string; offset: number };
+export type JsonScanRefusal =
+  | { kind: "depth"; offset: number }
+  | { kind: "values"; offset: number }
+  | { kind: "array"; key: string; offset: number };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -143,7 +146,8 @@ export class JsonScanner {
   #value(i: number): JsonScanRefusal | null {
     if (++this.#values > this.#bounds.maxValues) return { kind: "values", offset: this.#offset + i };
     const tracked = this.#tracked;
-    if (tracked && this.#depth === tracked.depth && ++tracked.count > tracked.limit) return { kind: "array", key: tracked.key, offset: this.#offset + i };
+    if (tracked && this.#depth === tracked.depth && ++tracked.count > tracked.limit)
+      return { kind: "array", key: tracked.key, offset: this.#offset + i };
     return null;
   }
 
@@ -152,7 +156,8 @@ export class JsonScanner {
     if (this.#depth >= this.#bounds.maxDepth) return { kind: "depth", offset: this.#offset + i };
     if (kind === ARRAY && this.#depth === 1 && this.#stack[0] === OBJECT && this.#lastKey !== null) {
       const limit = this.#bounds.arrays?.[this.#lastKey];
-      if (limit !== undefined && Object.hasOwn(this.#bounds.arrays!, this.#lastKey)) this.#tracked = { depth: 2, key: this.#lastKey, limit, count: 0 };
+      if (limit !== undefined && Object.hasOwn(this.#bounds.arrays!, this.#lastKey))
+        this.#tracked = { depth: 2, key: this.#lastKey, limit, count: 0 };
     }
     this.#stack[this.#depth++] = kind;
     this.#expectKey = kind === OBJECT;

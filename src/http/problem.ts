@@ -84,7 +84,14 @@ export class ProblemError extends Error {
 
   /** The same problem with more extension members. */
   withExtensions(extensions: Record<string, unknown>): ProblemError {
-    return new ProblemError({ status: this.status, code: this.code, title: this.title, detail: this.detail, limit: this.limit, extensions: { ...this.extensions, ...extensions } });
+    return new ProblemError({
+      status: this.status,
+      code: this.code,
+      title: this.title,
+      detail: this.detail,
+      limit: this.limit,
+      extensions: { ...this.extensions, ...extensions },
+    });
   }
 
   /** The response; a `retryAfterSeconds` extension is also sent as Retry-After. */
@@ -117,7 +124,12 @@ export const onError: ErrorHandler = (err, c) => {
     problem = new ProblemError({ status, code: `http_${status}`, title: err.message || "Request rejected" });
   } else {
     console.error("unhandled error", { requestId, method: c.req.method, path: c.req.path }, err);
-    problem = new ProblemError({ status: 500, code: "internal", title: "Internal Server Error", detail: "quote the request id when reporting this" });
+    problem = new ProblemError({
+      status: 500,
+      code: "internal",
+      title: "Internal Server Error",
+      detail: "quote the request id when reporting this",
+    });
   }
   if (problem.status >= 500 && requestId) problem = problem.withExtensions({ requestId });
   const res = problem.toResponse();

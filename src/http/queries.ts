@@ -11,7 +11,11 @@ import { parseAt } from "./timestamps.ts";
 export const atQuery = z.object({
   at: z
     .string()
-    .transform((s, ctx) => parseAt(s) ?? (ctx.addIssue({ code: "custom", message: `${s} is neither ISO-8601 nor YYYYMMDDHHMMSS` }), z.NEVER))
+    .transform(
+      (s, ctx) =>
+        parseAt(s) ??
+        (ctx.addIssue({ code: "custom", message: `${s} is neither ISO-8601 nor YYYYMMDDHHMMSS` }), z.NEVER),
+    )
     .optional(),
 });
 
@@ -22,8 +26,14 @@ export const historyQuery = z.object({
     .transform(Number)
     .refine((n) => n >= 1 && n <= LIMITS.history.maxPageSize, `must be 1..${LIMITS.history.maxPageSize}`)
     .default(LIMITS.history.defaultPageSize),
-  older: z.string().regex(/^b\d+$/, "is not a cursor this API issued").optional(),
-  newer: z.string().regex(/^a\d+$/, "is not a cursor this API issued").optional(),
+  older: z
+    .string()
+    .regex(/^b\d+$/, "is not a cursor this API issued")
+    .optional(),
+  newer: z
+    .string()
+    .regex(/^a\d+$/, "is not a cursor this API issued")
+    .optional(),
 });
 
 const MAX_ID_DIGITS = String(Number.MAX_SAFE_INTEGER);
@@ -34,7 +44,10 @@ const MAX_ID_DIGITS = String(Number.MAX_SAFE_INTEGER);
  * (zod 4 runs a refinement even after a failed regex unless the regex aborts).
  */
 export function isSafeIdDigits(digits: string): boolean {
-  return /^[1-9]\d*$/.test(digits) && (digits.length < MAX_ID_DIGITS.length || (digits.length === MAX_ID_DIGITS.length && digits <= MAX_ID_DIGITS));
+  return (
+    /^[1-9]\d*$/.test(digits) &&
+    (digits.length < MAX_ID_DIGITS.length || (digits.length === MAX_ID_DIGITS.length && digits <= MAX_ID_DIGITS))
+  );
 }
 
 export const revisionParam = z.object({
@@ -58,7 +71,10 @@ const mementoId = z
 /** A TimeMap page: the oldest (no cursor), or the page after or before a memento (the ids its prev/next links carry). */
 export const timemapQuery = z
   .object({ after: mementoId.optional(), before: mementoId.optional() })
-  .refine((q) => q.after === undefined || q.before === undefined, { message: "give after or before, not both", path: ["before"] });
+  .refine((q) => q.after === undefined || q.before === undefined, {
+    message: "give after or before, not both",
+    path: ["before"],
+  });
 
 /** `/timemap/{format}/{title}`. */
 export const timemapParam = z.object({ format: z.enum(["link", "json"]), title: z.string() });
@@ -69,5 +85,9 @@ export const waybackParam = z.object({
   timestamp: z
     .string()
     .regex(/^\d{1,14}$/, "must be 1 to 14 digits: YYYY[MM[DD[hh[mm[ss]]]]]")
-    .transform((s, ctx) => parseWaybackTimestamp(s) ?? (ctx.addIssue({ code: "custom", message: `${s} names no instant (month, day or time out of range)` }), z.NEVER)),
+    .transform(
+      (s, ctx) =>
+        parseWaybackTimestamp(s) ??
+        (ctx.addIssue({ code: "custom", message: `${s} names no instant (month, day or time out of range)` }), z.NEVER),
+    ),
 });

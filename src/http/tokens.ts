@@ -50,11 +50,22 @@ const MIN_TOKEN_DISTINCT = 16;
 const MIN_TOKEN_BITS = 128;
 
 export function tokenStrength(token: string): { ok: true } | { ok: false; reason: string } {
-  if (token.length < MIN_TOKEN_CHARS) return { ok: false, reason: `tokens are at least ${MIN_TOKEN_CHARS} characters (make one with: openssl rand -base64 32)` };
-  if (new Set(token).size < MIN_TOKEN_DISTINCT) return { ok: false, reason: `a token must use at least ${MIN_TOKEN_DISTINCT} different characters` };
-  const alphabet = (/[a-z]/.test(token) ? 26 : 0) + (/[A-Z]/.test(token) ? 26 : 0) + (/[0-9]/.test(token) ? 10 : 0) + (/[^a-zA-Z0-9]/.test(token) ? 32 : 0);
+  if (token.length < MIN_TOKEN_CHARS)
+    return {
+      ok: false,
+      reason: `tokens are at least ${MIN_TOKEN_CHARS} characters (make one with: openssl rand -base64 32)`,
+    };
+  if (new Set(token).size < MIN_TOKEN_DISTINCT)
+    return { ok: false, reason: `a token must use at least ${MIN_TOKEN_DISTINCT} different characters` };
+  const alphabet =
+    (/[a-z]/.test(token) ? 26 : 0) +
+    (/[A-Z]/.test(token) ? 26 : 0) +
+    (/[0-9]/.test(token) ? 10 : 0) +
+    (/[^a-zA-Z0-9]/.test(token) ? 32 : 0);
   const bits = token.length * Math.log2(Math.max(alphabet, 2));
-  return bits >= MIN_TOKEN_BITS ? { ok: true } : { ok: false, reason: `a token must carry at least ${MIN_TOKEN_BITS} bits (about ${Math.floor(bits)} here)` };
+  return bits >= MIN_TOKEN_BITS
+    ? { ok: true }
+    : { ok: false, reason: `a token must carry at least ${MIN_TOKEN_BITS} bits (about ${Math.floor(bits)} here)` };
 }
 
 const strongToken = z.string().superRefine((t, ctx) => {
@@ -79,7 +90,9 @@ export function configuredTokens(env: Env): TokenEntry[] {
   if (hit) return hit;
   const raw = env as unknown as { API_TOKENS?: string; WRITE_TOKENS?: string };
   if (raw.WRITE_TOKENS?.trim()) {
-    throw misconfigured('the WRITE_TOKENS secret is no longer read: list each of its tokens in API_TOKENS as {"name": …, "token": …, "scopes": ["write"]}, then delete WRITE_TOKENS');
+    throw misconfigured(
+      'the WRITE_TOKENS secret is no longer read: list each of its tokens in API_TOKENS as {"name": …, "token": …, "scopes": ["write"]}, then delete WRITE_TOKENS',
+    );
   }
   const entries: TokenEntry[] = [];
   if (raw.API_TOKENS?.trim()) {
@@ -94,7 +107,13 @@ export function configuredTokens(env: Env): TokenEntry[] {
       const issue = result.error.issues[0]!;
       throw misconfigured(`the API_TOKENS secret is invalid at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
     }
-    for (const t of result.data) entries.push({ name: t.name, token: t.token, scopes: t.scopes, expiresAt: t.expires ? Date.parse(t.expires) : null });
+    for (const t of result.data)
+      entries.push({
+        name: t.name,
+        token: t.token,
+        scopes: t.scopes,
+        expiresAt: t.expires ? Date.parse(t.expires) : null,
+      });
   }
   parsed.set(env, entries);
   return entries;
@@ -104,7 +123,8 @@ async function digest(value: string): Promise<ArrayBuffer> {
   return crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
 }
 
-export type TokenCheck = { ok: true; principal: Principal; credential: string } | { ok: false; reason: "unknown" | "expired" };
+export type TokenCheck =
+  { ok: true; principal: Principal; credential: string } | { ok: false; reason: "unknown" | "expired" };
 
 const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
@@ -118,7 +138,9 @@ const digests = new WeakMap<object, Array<{ entry: TokenEntry; digest: ArrayBuff
 async function configuredDigests(env: Env): Promise<Array<{ entry: TokenEntry; digest: ArrayBuffer }>> {
   const hit = digests.get(env);
   if (hit) return hit;
-  const computed = await Promise.all(configuredTokens(env).map(async (entry) => ({ entry, digest: await digest(entry.token) })));
+  const computed = await Promise.all(
+    configuredTokens(env).map(async (entry) => ({ entry, digest: await digest(entry.token) })),
+  );
   digests.set(env, computed);
   return computed;
 }
@@ -132,7 +154,11 @@ export async function authenticateToken(env: Env, presented: string, now = Date.
   }
   if (!match) return { ok: false, reason: "unknown" };
   if (match.expiresAt !== null && match.expiresAt <= now) return { ok: false, reason: "expired" };
-  return { ok: true, principal: { name: match.name, scopes: match.scopes, via: "token", expiresAt: match.expiresAt }, credential: hex(got) };
+  return {
+    ok: true,
+    principal: { name: match.name, scopes: match.scopes, via: "token", expiresAt: match.expiresAt },
+    credential: hex(got),
+  };
 }
 
 /**
@@ -141,7 +167,11 @@ export async function authenticateToken(env: Env, presented: string, now = Date.
  * Null once the token is rotated or removed; its scopes and expiry are
  * today's, so a scope cut or a new expiry applies at once.
  */
-export async function tokenByCredential(env: Env, name: string, credential: string): Promise<{ scopes: Scope[]; expiresAt: number | null } | null> {
+export async function tokenByCredential(
+  env: Env,
+  name: string,
+  credential: string,
+): Promise<{ scopes: Scope[]; expiresAt: number | null } | null> {
   for (const { entry, digest: known } of await configuredDigests(env)) {
     if (entry.name === name && hex(known) === credential) return { scopes: entry.scopes, expiresAt: entry.expiresAt };
   }

@@ -23,25 +23,45 @@ function refusalOf(issue: z.core.$ZodIssue, fields: Record<string, FieldRefusal>
   return fields[String(issue.path[0] ?? "")];
 }
 
-export function invalid(issues: z.core.$ZodIssue[], what: string, fields: Record<string, FieldRefusal> = {}, extensions: Record<string, unknown> = {}): ProblemError {
+export function invalid(
+  issues: z.core.$ZodIssue[],
+  what: string,
+  fields: Record<string, FieldRefusal> = {},
+  extensions: Record<string, unknown> = {},
+): ProblemError {
   const issue = issues[0]!;
   const field = issue.path.join(".") || "(body)";
   const own = refusalOf(issue, fields);
   if (own) {
     const title = own.status === 422 ? "Unprocessable Content" : "Bad Request";
-    return new ProblemError({ ...own, title, detail: `${what}: ${field}: ${issue.message}`, extensions: { field, ...extensions } });
+    return new ProblemError({
+      ...own,
+      title,
+      detail: `${what}: ${field}: ${issue.message}`,
+      extensions: { field, ...extensions },
+    });
   }
   return new ProblemError({
     status: 422,
     code: "invalid_field",
     title: "Unprocessable Content",
     detail: `${what}: ${field}: ${issue.message}`,
-    extensions: { field, ...extensions, issues: issues.slice(0, 20).map((i) => ({ field: i.path.join("."), message: i.message })) },
+    extensions: {
+      field,
+      ...extensions,
+      issues: issues.slice(0, 20).map((i) => ({ field: i.path.join("."), message: i.message })),
+    },
   });
 }
 
-export function validated<T extends keyof ValidationTargets, S extends z.ZodType>(target: T, schema: S, what: string, fields: Record<string, FieldRefusal> = {}) {
+export function validated<T extends keyof ValidationTargets, S extends z.ZodType>(
+  target: T,
+  schema: S,
+  what: string,
+  fields: Record<string, FieldRefusal> = {},
+) {
   return zValidator(target, schema, (result, c) => {
-    if (!result.success) throw invalid(result.error.issues, what, fields, target === "json" ? {} : { page: c.req.param("title") });
+    if (!result.success)
+      throw invalid(result.error.issues, what, fields, target === "json" ? {} : { page: c.req.param("title") });
   });
 }

@@ -6,7 +6,11 @@
  * @example
  * await runLimited(targets, 6, async (target, i) => deliver(target, i));
  */
-export async function runLimited<T>(items: readonly T[], limit: number, job: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function runLimited<T>(
+  items: readonly T[],
+  limit: number,
+  job: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) {

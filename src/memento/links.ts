@@ -60,7 +60,10 @@ export function pageLinks(urls: MementoUrls): string[] {
  * (RFC 7089 §2.2.1 allows the combined values), in time order. `memento`
  * alone names one by no other relation (the one a TimeGate selected).
  */
-export function mementoLinks(urls: MementoUrls, named: Array<[rel: "first" | "prev" | "next" | "last" | "memento", MementoRef | null]>): string[] {
+export function mementoLinks(
+  urls: MementoUrls,
+  named: Array<[rel: "first" | "prev" | "next" | "last" | "memento", MementoRef | null]>,
+): string[] {
   const byId = new Map<number, { ref: MementoRef; rels: string[] }>();
   for (const [rel, ref] of named) {
     if (!ref) continue;
@@ -70,7 +73,11 @@ export function mementoLinks(urls: MementoUrls, named: Array<[rel: "first" | "pr
   }
   return [...byId.values()]
     .sort((a, b) => a.ref.ts - b.ref.ts || a.ref.id - b.ref.id)
-    .map(({ ref, rels }) => linkValue(urls.memento(ref.id), [...rels.filter((r) => r !== "memento"), "memento"], { datetime: formatHttpDate(ref.ts) }));
+    .map(({ ref, rels }) =>
+      linkValue(urls.memento(ref.id), [...rels.filter((r) => r !== "memento"), "memento"], {
+        datetime: formatHttpDate(ref.ts),
+      }),
+    );
 }
 
 /** The page's links, then first, prev, next and last around a memento; `selected` too, where a TimeGate names the one it chose. */

@@ -48,7 +48,9 @@ export function renderLinkTimemap(urls: MementoUrls, page: TimemapPage, cursor: 
     linkValue(urls.timemap("link", cursor), ["self"], { type: LINK_FORMAT, ...span(page.mementos) }),
     ...(around.prev ? [linkValue(urls.timemap("link", around.prev), ["prev"], { type: LINK_FORMAT })] : []),
     ...(around.next ? [linkValue(urls.timemap("link", around.next), ["next"], { type: LINK_FORMAT })] : []),
-    ...page.mementos.map((ref) => linkValue(urls.memento(ref.id), rels(ref, page), { datetime: formatHttpDate(ref.ts) })),
+    ...page.mementos.map((ref) =>
+      linkValue(urls.memento(ref.id), rels(ref, page), { datetime: formatHttpDate(ref.ts) }),
+    ),
   ];
   return lines.join(",");
 }
@@ -67,7 +69,10 @@ export interface JsonTimemap {
 }
 
 export function renderJsonTimemap(urls: MementoUrls, page: TimemapPage, cursor: TimemapCursor): JsonTimemap {
-  const entry = (ref: MementoRef) => ({ datetime: new Date(ref.ts * 1000).toISOString().replace(".000Z", "Z"), uri: urls.memento(ref.id) });
+  const entry = (ref: MementoRef) => ({
+    datetime: new Date(ref.ts * 1000).toISOString().replace(".000Z", "Z"),
+    uri: urls.memento(ref.id),
+  });
   const around = neighbours(page);
   return {
     original_uri: urls.original,

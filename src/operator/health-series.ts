@@ -15,8 +15,16 @@ export type HealthSeries = {
   from: number;
   to: number;
   stepMs: number;
-  tiers: Array<{ tier: string; level: string; region: string; points: Array<{ at: number; hitRatio: number | null; staleServes: number; purgeLag: number }> }>;
-  queues: Array<{ region: string; points: Array<{ at: number; poolSize: number; depth: number; eventsPerSecond: number }> }>;
+  tiers: Array<{
+    tier: string;
+    level: string;
+    region: string;
+    points: Array<{ at: number; hitRatio: number | null; staleServes: number; purgeLag: number }>;
+  }>;
+  queues: Array<{
+    region: string;
+    points: Array<{ at: number; poolSize: number; depth: number; eventsPerSecond: number }>;
+  }>;
 };
 
 /** The counters TierCache `stats()` keeps: reads answered from its entries, reads it had to fill, stale entries it served. */
@@ -69,7 +77,12 @@ export async function healthSeries(env: Env): Promise<HealthSeries> {
         if (!before || s.at < from) continue;
         const [hits, misses] = [grew(t.counters, before, HIT), grew(t.counters, before, MISS)];
         const series = points.get(t.tier) ?? points.set(t.tier, []).get(t.tier)!;
-        series.push({ at: s.at, hitRatio: hits + misses > 0 ? hits / (hits + misses) : null, staleServes: grew(t.counters, before, STALE), purgeLag: lagAt.get(t.tier)?.get(bucket(s.at)) ?? 0 });
+        series.push({
+          at: s.at,
+          hitRatio: hits + misses > 0 ? hits / (hits + misses) : null,
+          staleServes: grew(t.counters, before, STALE),
+          purgeLag: lagAt.get(t.tier)?.get(bucket(s.at)) ?? 0,
+        });
       }
     }
   }
@@ -78,10 +91,20 @@ export async function healthSeries(env: Env): Promise<HealthSeries> {
     from,
     to,
     stepMs,
-    tiers: allTiers(env).map((t) => ({ tier: tierName(t), level: t.level, region: t.region, points: points.get(tierName(t)) ?? [] })),
+    tiers: allTiers(env).map((t) => ({
+      tier: tierName(t),
+      level: t.level,
+      region: t.region,
+      points: points.get(tierName(t)) ?? [],
+    })),
     queues: regions.map((region, i) => ({
       region,
-      points: byRegion[i]!.filter((s) => s.at >= from).map((s) => ({ at: s.at, poolSize: s.poolSize, depth: s.depth, eventsPerSecond: s.eventsPerSecond })),
+      points: byRegion[i]!.filter((s) => s.at >= from).map((s) => ({
+        at: s.at,
+        poolSize: s.poolSize,
+        depth: s.depth,
+        eventsPerSecond: s.eventsPerSecond,
+      })),
     })),
   };
 }

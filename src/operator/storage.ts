@@ -20,8 +20,13 @@ export interface StorageOverview {
   next: string | null;
 }
 
-export async function storageOverview(env: Env, { after = "", limit }: { after?: string; limit: number }): Promise<StorageOverview> {
-  const surveys: DirectorySurvey[] = await Promise.all(directoryShards(env).map((shard) => shard.survey(after, limit + 1)));
+export async function storageOverview(
+  env: Env,
+  { after = "", limit }: { after?: string; limit: number },
+): Promise<StorageOverview> {
+  const surveys: DirectorySurvey[] = await Promise.all(
+    directoryShards(env).map((shard) => shard.survey(after, limit + 1)),
+  );
   const totals = sumTotals(surveys.map((s) => s.totals));
   // Each shard sent its first limit + 1 pages after the cursor, so the merged first limit + 1 are the true ones.
   const merged = surveys.flatMap((s) => s.pages).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

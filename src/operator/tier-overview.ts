@@ -20,12 +20,24 @@ export interface TierOverview {
 export async function tierOverview(env: Env): Promise<TierOverview> {
   const regions = Object.keys(topologyOf(env).regions) as Region[];
   const [tiers, pools] = await Promise.all([
-    Promise.all(allTiers(env).map(async (t) => ({ tier: tierName(t), level: t.level, region: t.region, ...(await tierCacheOf(env, t).stats()) }))),
+    Promise.all(
+      allTiers(env).map(async (t) => ({
+        tier: tierName(t),
+        level: t.level,
+        region: t.region,
+        ...(await tierCacheOf(env, t).stats()),
+      })),
+    ),
     Promise.all(regions.map((region) => queuePoolOf(env, region).overview(region))),
   ]);
   const queues = await Promise.all(
     pools.flatMap((pool) =>
-      purgeQueueNames(pool.region, Math.max(pool.queues, pool.size)).map(async (q, i) => ({ region: pool.region, active: i < pool.size, ...(await purgeQueueOf(env, q).load()), queue: q.name })),
+      purgeQueueNames(pool.region, Math.max(pool.queues, pool.size)).map(async (q, i) => ({
+        region: pool.region,
+        active: i < pool.size,
+        ...(await purgeQueueOf(env, q).load()),
+        queue: q.name,
+      })),
     ),
   );
   // Purge lag per tier: how far its pointer trails each queue's head.

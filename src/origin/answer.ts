@@ -18,7 +18,13 @@ export type OriginQuery =
   /** What changed between revisions `from` and `to` of the page (src/origin/compare.ts). */
   | { kind: "compare"; ref: PageRef; from: number; to: number }
   /** A TimeMap page; `base` is the origin its absolute URIs start with. */
-  | { kind: "timemap"; ref: PageRef; format: "link" | "json"; base: string; cursor: { after?: number; before?: number } };
+  | {
+      kind: "timemap";
+      ref: PageRef;
+      format: "link" | "json";
+      base: string;
+      cursor: { after?: number; before?: number };
+    };
 
 export interface Answer {
   status: number;

@@ -32,12 +32,25 @@ function compared(read: RevisionRead): ComparedRevision {
 /** Throws the ProblemError of a revision that is missing or removed (render.ts turns it into an uncached answer). */
 export async function renderCompare(env: Env, query: CompareQuery): Promise<Answer> {
   const { ref, from, to } = query;
-  const [a, b] = await Promise.all([readRevision(env, ref, { kind: "id", id: from }), readRevision(env, ref, { kind: "id", id: to })]);
+  const [a, b] = await Promise.all([
+    readRevision(env, ref, { kind: "id", id: from }),
+    readRevision(env, ref, { kind: "id", id: to }),
+  ]);
   const body = new TextEncoder().encode(JSON.stringify(compareRevisions(compared(a), compared(b))));
-  const tags = [...new Set([...answerTags(ref.key, "application/json"), revisionVariantsTag(ref.key, from), revisionVariantsTag(ref.key, to)])];
+  const tags = [
+    ...new Set([
+      ...answerTags(ref.key, "application/json"),
+      revisionVariantsTag(ref.key, from),
+      revisionVariantsTag(ref.key, to),
+    ]),
+  ];
   return {
     status: 200,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": CACHE_CONTROL.revision, "cache-tag": tags.join(",") },
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": CACHE_CONTROL.revision,
+      "cache-tag": tags.join(","),
+    },
     body,
     version: Math.min(a.version, b.version),
     page: ref.key,

@@ -27,10 +27,20 @@ function notUsable(detail: string): ProblemError {
 /** `revisionAnswer` renders the target revision's answer without coded bodies (render.ts). */
 export async function renderDelta(env: Env, query: DeltaQuery, revisionAnswer: () => Promise<Answer>): Promise<Answer> {
   const dictionaryId = await pageStoreOf(env, query.ref.key).dictionaryFor(query.dictionary, query.id);
-  if (dictionaryId === null) throw notUsable(`no revision among the ${LIMITS.wire.dcbPredecessors} before this one, nor the latest, has a body with that SHA-256`);
-  const [target, dictionary] = await Promise.all([revisionAnswer(), readRevision(env, query.ref, { kind: "id", id: dictionaryId })]);
+  if (dictionaryId === null)
+    throw notUsable(
+      `no revision among the ${LIMITS.wire.dcbPredecessors} before this one, nor the latest, has a body with that SHA-256`,
+    );
+  const [target, dictionary] = await Promise.all([
+    revisionAnswer(),
+    readRevision(env, query.ref, { kind: "id", id: dictionaryId }),
+  ]);
   const size = target.body.byteLength;
-  if (size > LIMITS.tiers.maxEntryBytes || dictionary.body.byteLength > LIMITS.codec.brotliMaxDictionaryBytes || dictionary.body.byteLength === 0) {
+  if (
+    size > LIMITS.tiers.maxEntryBytes ||
+    dictionary.body.byteLength > LIMITS.codec.brotliMaxDictionaryBytes ||
+    dictionary.body.byteLength === 0
+  ) {
     throw notUsable("the revision or the dictionary is too big to code against each other");
   }
   const lgwin = Math.min(BROTLI_DEFAULTS.lgwin, Math.max(10, Math.ceil(Math.log2(size + 1))));
@@ -38,5 +48,11 @@ export async function renderDelta(env: Env, query: DeltaQuery, revisionAnswer: (
   // Its Cache-Tag also names its revision (src/tiers/cache-key.ts cacheTagsOf), so a purge of the revision's URL reaches it where tags are all there is,
   // and its dictionary's: once that is suppressed, a cached dcb answer would tell whoever names a guessed text's SHA-256 that the guess is right.
   const tags = [...tagsOf(target), revisionVariantsTag(query.ref.key, dictionaryId)];
-  return { ...target, headers: { ...target.headers, "cache-tag": tags.join(",") }, tags, body: new Uint8Array(0), encoded: { dcb } };
+  return {
+    ...target,
+    headers: { ...target.headers, "cache-tag": tags.join(",") },
+    tags,
+    body: new Uint8Array(0),
+    encoded: { dcb },
+  };
 }

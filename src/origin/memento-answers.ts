@@ -18,10 +18,20 @@ import { renderJsonTimemap, renderLinkTimemap } from "../memento/timemap.ts";
 /** What a write changes: the one policy for TimeMaps and Memento answers (src/representation/cache-control.ts). */
 export const MEMENTO_CACHE_CONTROL = CACHE_CONTROL.timemap;
 
-async function answer(query: OriginQuery, contentType: string, text: string, version: number, tagged = false): Promise<Answer> {
+async function answer(
+  query: OriginQuery,
+  contentType: string,
+  text: string,
+  version: number,
+  tagged = false,
+): Promise<Answer> {
   const tags = answerTags(query.ref.key, contentType);
   const body = new TextEncoder().encode(text);
-  const headers: Record<string, string> = { "content-type": contentType, "cache-control": MEMENTO_CACHE_CONTROL, "cache-tag": tags.join(",") };
+  const headers: Record<string, string> = {
+    "content-type": contentType,
+    "cache-control": MEMENTO_CACHE_CONTROL,
+    "cache-tag": tags.join(","),
+  };
   // A TimeMap is sent as is: its validator is made once here, not on every read.
   if (tagged) headers.etag = `"${await sha256Hex(body)}"`;
   return {
@@ -50,5 +60,11 @@ export async function renderTimemap(env: Env, query: Extract<OriginQuery, { kind
   const urls = mementoUrls(query.base, query.ref.key);
   return query.format === "link"
     ? answer(query, `${LINK_FORMAT}; charset=utf-8`, renderLinkTimemap(urls, page, query.cursor), version, true)
-    : answer(query, "application/json; charset=utf-8", JSON.stringify(renderJsonTimemap(urls, page, query.cursor)), version, true);
+    : answer(
+        query,
+        "application/json; charset=utf-8",
+        JSON.stringify(renderJsonTimemap(urls, page, query.cursor)),
+        version,
+        true,
+      );
 }

@@ -38,7 +38,10 @@ export async function readRevision(env: Env, ref: PageRef, selector: RevisionSel
     } catch (err) {
       // A blob written moments ago in another data centre may not show in KV here yet.
       if (err instanceof BlobMissingError && attempt + 1 < LIMITS.storage.blobReadAttempts) {
-        await sleep((LIMITS.storage.blobRetryBaseMs * 2 ** attempt) / 2 + backoffMs(attempt, LIMITS.storage.blobRetryBaseMs, 2_000));
+        await sleep(
+          (LIMITS.storage.blobRetryBaseMs * 2 ** attempt) / 2 +
+            backoffMs(attempt, LIMITS.storage.blobRetryBaseMs, 2_000),
+        );
         continue;
       }
       // Blob keys stay in the log; the client learns what failed, not where it is stored.

@@ -21,7 +21,6 @@ import { answerTags } from "./tags.ts";
 import { formatHttpDate } from "../http/datetime.ts";
 import { titleSegment } from "../page/page-ref.ts";
 
-
 function problemAnswer(err: ProblemError, query: OriginQuery, negativeTtl?: number): Answer {
   const tags = answerTags(query.ref.key, "application/problem+json");
   const headers: Record<string, string> = {
@@ -46,7 +45,13 @@ function problemAnswer(err: ProblemError, query: OriginQuery, negativeTtl?: numb
 
 /** The answer for a title nobody wrote: a 404 the tiers may keep briefly (TOPOLOGY.notFoundSeconds). */
 export function notFoundAnswer(env: Env, query: OriginQuery): Answer {
-  const err = new ProblemError({ status: 404, code: "page_not_found", title: "Not Found", detail: "no such page in the archive", extensions: { page: query.ref.title } });
+  const err = new ProblemError({
+    status: 404,
+    code: "page_not_found",
+    title: "Not Found",
+    detail: "no such page in the archive",
+    extensions: { page: query.ref.title },
+  });
   return problemAnswer(err, query, topologyOf(env).notFoundSeconds);
 }
 
@@ -57,21 +62,33 @@ export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer
     if (query.kind === "memento") return await renderMementoInfo(env, query);
     if (query.kind === "timemap") return await renderTimemap(env, query);
     if (query.kind === "compare") return await renderCompare(env, query);
-    if (query.kind === "delta") return await renderDelta(env, query, () => renderRevision(env, { kind: "revision", ref: query.ref, id: query.id }, false));
+    if (query.kind === "delta")
+      return await renderDelta(env, query, () =>
+        renderRevision(env, { kind: "revision", ref: query.ref, id: query.id }, false),
+      );
     return query.kind === "history" ? await renderHistory(env, query) : await renderRevision(env, query);
   } catch (err) {
     // Problems travel as (uncached) answers: across Durable Object RPC an exception would lose its type.
     // A refused dcb pair is kept briefly, like an unwritten title, so its repeats stop at the tiers.
-    if (err instanceof ProblemError && err.code === "dictionary_not_usable") return problemAnswer(err, query, topologyOf(env).notFoundSeconds);
+    if (err instanceof ProblemError && err.code === "dictionary_not_usable")
+      return problemAnswer(err, query, topologyOf(env).notFoundSeconds);
     if (err instanceof ProblemError) return problemAnswer(err, query);
     throw err;
   }
 }
 
 /** `encode`: also make the revision's coded bodies (a delta answer needs only the identity body). */
-async function renderRevision(env: Env, query: Extract<OriginQuery, { kind: "revision" | "latest" }>, encode = true): Promise<Answer> {
+async function renderRevision(
+  env: Env,
+  query: Extract<OriginQuery, { kind: "revision" | "latest" }>,
+  encode = true,
+): Promise<Answer> {
   const selector: RevisionSelector =
-    query.kind === "revision" ? { kind: "id", id: query.id } : query.at === undefined ? { kind: "latest" } : { kind: "at", epochSeconds: query.at };
+    query.kind === "revision"
+      ? { kind: "id", id: query.id }
+      : query.at === undefined
+        ? { kind: "latest" }
+        : { kind: "at", epochSeconds: query.at };
   const read = await readRevision(env, query.ref, selector);
   const r = read.revision;
   const immutable = query.kind === "revision";
@@ -90,7 +107,12 @@ async function renderRevision(env: Env, query: Extract<OriginQuery, { kind: "rev
       "cache-control": immutable ? CACHE_CONTROL.revision : CACHE_CONTROL.changing,
       "x-read-cost": `blob-reads=${read.stats.blobReads}; decodes=${read.stats.decodes}; decoded-bytes=${read.stats.decodedBytes}`,
       // `?at=` answers a memento (RFC 7089 §2.1.2): its datetime, and the revision's own URL (RFC 9110 §8.7).
-      ...(selector.kind === "at" ? { "memento-datetime": formatHttpDate(Date.parse(r.timestamp) / 1000), "content-location": `/page/${titleSegment(query.ref.key)}/${r.id}` } : {}),
+      ...(selector.kind === "at"
+        ? {
+            "memento-datetime": formatHttpDate(Date.parse(r.timestamp) / 1000),
+            "content-location": `/page/${titleSegment(query.ref.key)}/${r.id}`,
+          }
+        : {}),
     },
     body: read.body,
     ...(encode ? { encoded: revisionEncodings(read.body, contentType) } : {}),
@@ -111,13 +133,25 @@ export function asRevisionAnswer(answer: Answer): Answer {
 async function renderHistory(env: Env, query: Extract<OriginQuery, { kind: "history" }>): Promise<Answer> {
   const { cursor, ref } = query;
   const seq = cursor === undefined ? undefined : Number(cursor.slice(1));
-  const page = await pageStoreOf(env, ref.key).history(cursor?.startsWith("b") ? { before: seq } : cursor?.startsWith("a") ? { after: seq } : {}, query.limit);
+  const page = await pageStoreOf(env, ref.key).history(
+    cursor?.startsWith("b") ? { before: seq } : cursor?.startsWith("a") ? { after: seq } : {},
+    query.limit,
+  );
   if (!("revisions" in page)) throw storeProblem(page, ref.title);
-  const body = { page: page.title, total: page.total, revisions: page.revisions, cursors: { older: page.older, newer: page.newer } };
+  const body = {
+    page: page.title,
+    total: page.total,
+    revisions: page.revisions,
+    cursors: { older: page.older, newer: page.newer },
+  };
   const tags = answerTags(ref.key, "application/json");
   return {
     status: 200,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": CACHE_CONTROL.changing, "cache-tag": tags.join(",") },
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": CACHE_CONTROL.changing,
+      "cache-tag": tags.join(","),
+    },
     body: new TextEncoder().encode(JSON.stringify(body)),
     version: page.version,
     page: ref.key,

@@ -22,6 +22,7 @@ export function revisionBrotliQuality(bytes: number): number {
 
 export function revisionEncodings(body: Uint8Array, contentType: string): Answer["encoded"] {
   const size = body.byteLength;
-  if (!isCompressible(contentType) || size < LIMITS.wire.minCompressBytes || size > LIMITS.tiers.maxEntryBytes) return undefined;
+  if (!isCompressible(contentType) || size < LIMITS.wire.minCompressBytes || size > LIMITS.tiers.maxEntryBytes)
+    return undefined;
   return { br: brotliForWire(body, revisionBrotliQuality(size), contentType) };
 }

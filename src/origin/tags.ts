@@ -21,7 +21,8 @@ export function variantsTag(revisionPath: string): string {
 }
 
 /** The variants tag of revision `id` of a page: its path as a cache key (`/page/{title}/{id}`). */
-export const revisionVariantsTag = (pageKey: string, id: number) => variantsTag(`/page/${encodeURIComponent(pageKey)}/${id}`);
+export const revisionVariantsTag = (pageKey: string, id: number) =>
+  variantsTag(`/page/${encodeURIComponent(pageKey)}/${id}`);
 
 export function answerTags(pageKey: string, contentType: string, writerTags: readonly string[] = []): string[] {
   const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();

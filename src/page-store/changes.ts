@@ -43,7 +43,9 @@ export class PageChanges {
 
   /** Sets the alarm for whichever comes first: a purge to retry or a blob to collect. */
   async scheduleAlarm(): Promise<void> {
-    const due = [outboxDueAt(this.db.sql), collectionDueAt(this.db, settingsOf(this.env).orphanGraceMs)].filter((t): t is number => t !== null);
+    const due = [outboxDueAt(this.db.sql), collectionDueAt(this.db, settingsOf(this.env).orphanGraceMs)].filter(
+      (t): t is number => t !== null,
+    );
     if (due.length === 0) return;
     const at = Math.min(...due);
     const current = await this.ctx.storage.getAlarm();

@@ -9,7 +9,11 @@ import type { PageFigures } from "../page/directory.ts";
 import type { HistoryEntry, HistoryPage, PageStats, StoreProblem } from "../page/types.ts";
 import { refusal, pageNotFound, toListed, type PageDb, type RevRow } from "./rows.ts";
 
-export function historyPage(db: PageDb, cursor: { before?: number; after?: number }, limit: number): HistoryPage | StoreProblem {
+export function historyPage(
+  db: PageDb,
+  cursor: { before?: number; after?: number },
+  limit: number,
+): HistoryPage | StoreProblem {
   const page = db.page();
   if (!page) return pageNotFound();
   if (page.deleted_at != null) return refusal(410, "page_deleted", `the page ${page.title} was deleted`);
@@ -19,7 +23,8 @@ export function historyPage(db: PageDb, cursor: { before?: number; after?: numbe
       : db.rows("WHERE seq < ? ORDER BY seq DESC LIMIT ?", cursor.before ?? Number.MAX_SAFE_INTEGER, limit);
   const first = rows[0]?.seq;
   const last = rows[rows.length - 1]?.seq;
-  const exists = (sql: string, seq: number | undefined) => seq !== undefined && db.sql.exec(sql, seq).toArray().length > 0;
+  const exists = (sql: string, seq: number | undefined) =>
+    seq !== undefined && db.sql.exec(sql, seq).toArray().length > 0;
   return {
     title: page.title,
     revisions: withPreviousVisible(db, rows, db.withMeta(rows).map(toListed)),
@@ -40,7 +45,11 @@ function withPreviousVisible(db: PageDb, rows: RevRow[], entries: HistoryEntry[]
   const oldest = rows[rows.length - 1];
   let below: { id: number | null } | undefined;
   const visibleBelowOldest = (): number | null =>
-    (below ??= { id: oldest ? (db.rows("WHERE seq < ? AND suppressed = 0 ORDER BY seq DESC LIMIT 1", oldest.seq)[0]?.rev_id ?? null) : null }).id;
+    (below ??= {
+      id: oldest
+        ? (db.rows("WHERE seq < ? AND suppressed = 0 ORDER BY seq DESC LIMIT 1", oldest.seq)[0]?.rev_id ?? null)
+        : null,
+    }).id;
   const parentSuppressed = (i: number): boolean => {
     const parent = rows[i + 1];
     if (parent) return parent.suppressed !== 0;
@@ -75,5 +84,14 @@ export function pageStats(db: PageDb): PageStats {
 /** What the page stores now, as its directory shard keeps it (src/page/directory.ts). */
 export function pageFigures(db: PageDb, key: string, now: number): PageFigures {
   const s = pageStats(db);
-  return { title: s.title ?? key, version: db.version(), deleted: db.livePage() === null, revisions: s.revisions, rawBytes: s.rawBytes, blobBytes: s.blobBytes, metadataBytes: s.metadataBytes, reportedAt: now };
+  return {
+    title: s.title ?? key,
+    version: db.version(),
+    deleted: db.livePage() === null,
+    revisions: s.revisions,
+    rawBytes: s.rawBytes,
+    blobBytes: s.blobBytes,
+    metadataBytes: s.metadataBytes,
+    reportedAt: now,
+  };
 }

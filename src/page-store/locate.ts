@@ -17,20 +17,40 @@ export function locateRevision(db: PageDb, selector: RevisionSelector): LocateRe
     row = current && db.revisionById(current.rev_id);
   }
   if (!row) {
-    const what = selector.kind === "id" ? `revision ${selector.id}` : selector.kind === "at" ? "revision that is not suppressed" : "any revision";
-    return refusal(404, "revision_not_found", `${page.title} has no ${what}`, { latestId: db.latestRow(page)?.rev_id ?? null });
+    const what =
+      selector.kind === "id"
+        ? `revision ${selector.id}`
+        : selector.kind === "at"
+          ? "revision that is not suppressed"
+          : "any revision";
+    return refusal(404, "revision_not_found", `${page.title} has no ${what}`, {
+      latestId: db.latestRow(page)?.rev_id ?? null,
+    });
   }
   const revision = toMeta(row);
-  if (row.suppressed) return refusal(410, "revision_suppressed", `revision ${row.rev_id} of ${page.title} is suppressed`, { revisionId: row.rev_id });
+  if (row.suppressed)
+    return refusal(410, "revision_suppressed", `revision ${row.rev_id} of ${page.title} is suppressed`, {
+      revisionId: row.rev_id,
+    });
   const anchorsBlob = page.anchors_blob!;
-  const { record, part, holder } = recordOf(row.u, page.content_count, (JSON.parse(page.layout) as LayoutParams).groupSize);
+  const { record, part, holder } = recordOf(
+    row.u,
+    page.content_count,
+    (JSON.parse(page.layout) as LayoutParams).groupSize,
+  );
   const blob =
     holder.kind === "anchors"
       ? anchorsBlob
       : holder.kind === "group"
         ? holderBlob(db, KV.group(holder.group))
         : holderBlob(db, KV.tail(holder.u));
-  return { ok: true, title: page.title, revision, location: { record, blob, part, anchorsBlob, sha256: revision.sha256 }, version: db.version() };
+  return {
+    ok: true,
+    title: page.title,
+    revision,
+    location: { record, blob, part, anchorsBlob, sha256: revision.sha256 },
+    version: db.version(),
+  };
 }
 
 function holderBlob(db: PageDb, key: string): string {

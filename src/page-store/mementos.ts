@@ -28,15 +28,25 @@ function one(db: PageDb, sql: string, ...args: number[]): Row | undefined {
 
 const firstRow = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs ORDER BY ts, seq LIMIT 1`);
 const lastRow = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs ORDER BY ts DESC, seq DESC LIMIT 1`);
-const before = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT 1`, r.ts, r.seq);
-const after = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT 1`, r.ts, r.seq);
+const before = (db: PageDb, r: Row) =>
+  one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT 1`, r.ts, r.seq);
+const after = (db: PageDb, r: Row) =>
+  one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT 1`, r.ts, r.seq);
 
 /** The same walks, over visible (not suppressed) revisions only. */
 const VISIBLE = "suppressed = 0";
 const firstVisible = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs WHERE ${VISIBLE} ORDER BY ts, seq LIMIT 1`);
-const lastVisible = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs WHERE ${VISIBLE} ORDER BY ts DESC, seq DESC LIMIT 1`);
-const visibleBefore = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) AND ${VISIBLE} ORDER BY ts DESC, seq DESC LIMIT 1`, r.ts, r.seq);
-const visibleAfter = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) AND ${VISIBLE} ORDER BY ts, seq LIMIT 1`, r.ts, r.seq);
+const lastVisible = (db: PageDb) =>
+  one(db, `SELECT ${COLUMNS} FROM revs WHERE ${VISIBLE} ORDER BY ts DESC, seq DESC LIMIT 1`);
+const visibleBefore = (db: PageDb, r: Row) =>
+  one(
+    db,
+    `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) AND ${VISIBLE} ORDER BY ts DESC, seq DESC LIMIT 1`,
+    r.ts,
+    r.seq,
+  );
+const visibleAfter = (db: PageDb, r: Row) =>
+  one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) AND ${VISIBLE} ORDER BY ts, seq LIMIT 1`, r.ts, r.seq);
 
 /**
  * The revision current at a time, as the TimeGate, `/web/` and `?at=` all
@@ -48,8 +58,11 @@ const visibleAfter = (db: PageDb, r: Row) => one(db, `SELECT ${COLUMNS} FROM rev
  */
 export function visibleAt(db: PageDb, at: number): Row | undefined {
   return (
-    one(db, `SELECT ${COLUMNS} FROM revs WHERE eff_ts <= ? AND ${VISIBLE} ORDER BY eff_ts DESC, seq DESC LIMIT 1`, at) ??
-    one(db, `SELECT ${COLUMNS} FROM revs WHERE ${VISIBLE} ORDER BY eff_ts, seq LIMIT 1`)
+    one(
+      db,
+      `SELECT ${COLUMNS} FROM revs WHERE eff_ts <= ? AND ${VISIBLE} ORDER BY eff_ts DESC, seq DESC LIMIT 1`,
+      at,
+    ) ?? one(db, `SELECT ${COLUMNS} FROM revs WHERE ${VISIBLE} ORDER BY eff_ts, seq LIMIT 1`)
   );
 }
 
@@ -67,11 +80,22 @@ const isProblem = (p: PageRow | StoreProblem): p is StoreProblem => "ok" in p &&
  * its 410 can still link its visible neighbours), or the one current at a
  * time ({@link visibleAt}). First, prev, next and last are visible ones.
  */
-export function mementoInfo(db: PageDb, which: { id: number } | { at: number }): (MementoInfo & { version: number }) | StoreProblem {
+export function mementoInfo(
+  db: PageDb,
+  which: { id: number } | { at: number },
+): (MementoInfo & { version: number }) | StoreProblem {
   const page = livePage(db);
   if (isProblem(page)) return page;
-  const self = "id" in which ? one(db, `SELECT ${COLUMNS} FROM revs WHERE rev_id = ?`, which.id) : visibleAt(db, which.at);
-  if (!self) return refusal(404, "revision_not_found", "id" in which ? `${page.title} has no revision ${which.id}` : `${page.title} has no revision that is not suppressed`);
+  const self =
+    "id" in which ? one(db, `SELECT ${COLUMNS} FROM revs WHERE rev_id = ?`, which.id) : visibleAt(db, which.at);
+  if (!self)
+    return refusal(
+      404,
+      "revision_not_found",
+      "id" in which
+        ? `${page.title} has no revision ${which.id}`
+        : `${page.title} has no revision that is not suppressed`,
+    );
   const suppressed = self.suppressed !== 0;
   const prev = visibleBefore(db, self);
   const next = visibleAfter(db, self);
@@ -91,19 +115,39 @@ export function mementoInfo(db: PageDb, which: { id: number } | { at: number }):
 }
 
 /** A TimeMap page of up to `limit` mementos, oldest first: the oldest ones, or those just after or just before a memento. */
-export function timemapPage(db: PageDb, cursor: TimemapCursor, limit: number): (TimemapPage & { version: number }) | StoreProblem {
+export function timemapPage(
+  db: PageDb,
+  cursor: TimemapCursor,
+  limit: number,
+): (TimemapPage & { version: number }) | StoreProblem {
   const page = livePage(db);
   if (isProblem(page)) return page;
   const first = firstRow(db);
   if (!first) return refusal(404, "revision_not_found", `${page.title} has no revision`);
   const anchorId = cursor.after ?? cursor.before;
   const anchor = anchorId === undefined ? undefined : one(db, `SELECT ${COLUMNS} FROM revs WHERE rev_id = ?`, anchorId);
-  if (anchorId !== undefined && !anchor) return refusal(404, "revision_not_found", `${page.title} has no revision ${anchorId} to page from`);
+  if (anchorId !== undefined && !anchor)
+    return refusal(404, "revision_not_found", `${page.title} has no revision ${anchorId} to page from`);
   let rows: Row[];
   if (anchor && cursor.before !== undefined) {
-    rows = db.sql.exec<Row>(`SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT ?`, anchor.ts, anchor.seq, limit).toArray().reverse();
+    rows = db.sql
+      .exec<Row>(
+        `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT ?`,
+        anchor.ts,
+        anchor.seq,
+        limit,
+      )
+      .toArray()
+      .reverse();
   } else if (anchor) {
-    rows = db.sql.exec<Row>(`SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?`, anchor.ts, anchor.seq, limit).toArray();
+    rows = db.sql
+      .exec<Row>(
+        `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?`,
+        anchor.ts,
+        anchor.seq,
+        limit,
+      )
+      .toArray();
   } else {
     rows = db.sql.exec<Row>(`SELECT ${COLUMNS} FROM revs ORDER BY ts, seq LIMIT ?`, limit).toArray();
   }
@@ -114,8 +158,10 @@ export function timemapPage(db: PageDb, cursor: TimemapCursor, limit: number): (
     mementos: rows.map(ref),
     first: ref(first),
     last: ref(lastRow(db)!),
-    hasOlder: oldest !== undefined ? before(db, oldest) !== undefined : anchor !== undefined && cursor.after !== undefined,
-    hasNewer: newest !== undefined ? after(db, newest) !== undefined : anchor !== undefined && cursor.before !== undefined,
+    hasOlder:
+      oldest !== undefined ? before(db, oldest) !== undefined : anchor !== undefined && cursor.after !== undefined,
+    hasNewer:
+      newest !== undefined ? after(db, newest) !== undefined : anchor !== undefined && cursor.before !== undefined,
     version: db.version(),
   };
 }

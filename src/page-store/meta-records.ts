@@ -28,7 +28,9 @@ const FORMAT_BROTLI_JSON = 2;
 /** What a record keeps of one revision: its metadata, less what the indexed row holds (id, time, suppression). */
 export type MetaEntry = Omit<RevisionMeta, "id" | "timestamp" | "suppressed">;
 
-type Packed = [number | null, string, string, string, string, number, string, string, string[]] | [number | null, string, string, string, string, number, string, string];
+type Packed =
+  | [number | null, string, string, string, string, number, string, string, string[]]
+  | [number | null, string, string, string, string, number, string, string];
 
 export const blockOf = (seq: number): number => Math.floor((seq - 1) / META_BLOCK);
 export const slotOf = (seq: number): number => (seq - 1) % META_BLOCK;
@@ -48,7 +50,11 @@ export function encodeMetaRecord(entries: readonly MetaEntry[]): ArrayBuffer {
     const head: Packed = [e.parentId, e.contributor, e.comment, e.model, e.format, e.bytes, e.sha1, e.sha256];
     return e.tags.length > 0 ? [...head, e.tags] : head;
   });
-  const body = brotliCompress(new TextEncoder().encode(JSON.stringify(packed)), { quality: RECORD_QUALITY, lgwin: RECORD_LGWIN, mode: "text" });
+  const body = brotliCompress(new TextEncoder().encode(JSON.stringify(packed)), {
+    quality: RECORD_QUALITY,
+    lgwin: RECORD_LGWIN,
+    mode: "text",
+  });
   const out = new Uint8Array(1 + body.byteLength);
   out[0] = FORMAT_BROTLI_JSON;
   out.set(body, 1);
@@ -59,10 +65,15 @@ export function encodeMetaRecord(entries: readonly MetaEntry[]): ArrayBuffer {
 export class MetaRecordError extends Error {}
 
 export function decodeMetaRecord(record: Uint8Array): MetaEntry[] {
-  if (record[0] !== FORMAT_BROTLI_JSON) throw new MetaRecordError(`metadata record format ${record[0]} is not one this code reads`);
+  if (record[0] !== FORMAT_BROTLI_JSON)
+    throw new MetaRecordError(`metadata record format ${record[0]} is not one this code reads`);
   let packed: Packed[];
   try {
-    packed = JSON.parse(new TextDecoder().decode(brotliDecompress(record.subarray(1), { maxOutputBytes: LIMITS.storage.maxMetaRecordBytes }))) as Packed[];
+    packed = JSON.parse(
+      new TextDecoder().decode(
+        brotliDecompress(record.subarray(1), { maxOutputBytes: LIMITS.storage.maxMetaRecordBytes }),
+      ),
+    ) as Packed[];
   } catch (err) {
     throw new MetaRecordError(`metadata record does not decode: ${(err as Error).message}`);
   }

@@ -46,7 +46,12 @@ export type Revision = { [K in keyof RevRow as string extends K ? never : K]: Re
 export const contentKey = (sha256Hex: string): number => Number.parseInt(sha256Hex.slice(0, 12), 16);
 
 /** An expected failure, returned across RPC (an exception would lose its fields). */
-export const refusal = (status: StoreProblem["status"], code: string, detail: string, extra: Partial<StoreProblem> = {}): StoreProblem => ({
+export const refusal = (
+  status: StoreProblem["status"],
+  code: string,
+  detail: string,
+  extra: Partial<StoreProblem> = {},
+): StoreProblem => ({
   ok: false,
   status,
   code,
@@ -149,19 +154,26 @@ export class PageDb {
   }
 
   metaBlock(block: number): MetaEntry[] {
-    const record = this.sql.exec<{ record: ArrayBuffer }>("SELECT record FROM meta WHERE block = ?", block).toArray()[0]?.record;
+    const record = this.sql
+      .exec<{ record: ArrayBuffer }>("SELECT record FROM meta WHERE block = ?", block)
+      .toArray()[0]?.record;
     return record ? decodeMetaRecord(new Uint8Array(record)) : [];
   }
 
   /** Records the metadata of revisions seq firstSeq, firstSeq + 1, …; call inside the commit's transaction. */
   appendMeta(firstSeq: number, entries: readonly MetaEntry[]): void {
     let seq = firstSeq;
-    for (let i = 0; i < entries.length; ) {
+    for (let i = 0; i < entries.length;) {
       const block = blockOf(seq);
       const existing = slotOf(seq) === 0 ? [] : this.metaBlock(block);
-      if (existing.length !== slotOf(seq)) throw new Error(`metadata block ${block} holds ${existing.length} entries; seq ${seq} needs ${slotOf(seq)}`);
+      if (existing.length !== slotOf(seq))
+        throw new Error(`metadata block ${block} holds ${existing.length} entries; seq ${seq} needs ${slotOf(seq)}`);
       const take = entries.slice(i, i + (META_BLOCK - existing.length));
-      this.sql.exec("INSERT INTO meta (block, record) VALUES (?, ?) ON CONFLICT (block) DO UPDATE SET record = excluded.record", block, encodeMetaRecord([...existing, ...take]));
+      this.sql.exec(
+        "INSERT INTO meta (block, record) VALUES (?, ?) ON CONFLICT (block) DO UPDATE SET record = excluded.record",
+        block,
+        encodeMetaRecord([...existing, ...take]),
+      );
       i += take.length;
       seq += take.length;
     }
@@ -177,7 +189,9 @@ export class PageDb {
 
   /** Rows of a [from, to) key range of `kv`. */
   kvRange([from, to]: readonly [string, string]): Array<{ k: string; v: SqlStorageValue }> {
-    return this.sql.exec<{ k: string; v: SqlStorageValue }>("SELECT k, v FROM kv WHERE k >= ? AND k < ?", from, to).toArray();
+    return this.sql
+      .exec<{ k: string; v: SqlStorageValue }>("SELECT k, v FROM kv WHERE k >= ? AND k < ?", from, to)
+      .toArray();
   }
 
   kvDeleteRange([from, to]: readonly [string, string]): void {

@@ -81,7 +81,8 @@ export const FORMAT_1_UNSUPPORTED =
 const MIGRATIONS: readonly Migration[] = [
   // 1: the tables. It runs on any store not yet numbered, so this is where format 1 is refused.
   (sql) => {
-    if (sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'revisions'").toArray().length > 0) throw new Error(FORMAT_1_UNSUPPORTED);
+    if (sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'revisions'").toArray().length > 0)
+      throw new Error(FORMAT_1_UNSUPPORTED);
     sql.exec(SCHEMA);
   },
   // 2: the page's raw bytes, added after stores had been created.

@@ -30,7 +30,9 @@ export function allowedFormats(model: ContentModel): readonly string[] {
 export function formatRefusal(model: ContentModel, format: string | undefined): string | null {
   if (format === undefined) return null;
   const allowed = allowedFormats(model);
-  return allowed.includes(format) ? null : `format ${JSON.stringify(format.slice(0, 64))} is not allowed for content model ${model}; allowed: ${allowed.join(", ")}`;
+  return allowed.includes(format)
+    ? null
+    : `format ${JSON.stringify(format.slice(0, 64))} is not allowed for content model ${model}; allowed: ${allowed.join(", ")}`;
 }
 
 /**

@@ -16,7 +16,14 @@
  * store.has("BIP_0340"); // true
  */
 import { LazySchema, type Migration } from "../storage/migrations.ts";
-import type { DirectoryOverview, DirectorySurvey, PageFigures, RecentPage, StorageTotals, TitleMatch } from "./directory.ts";
+import type {
+  DirectoryOverview,
+  DirectorySurvey,
+  PageFigures,
+  RecentPage,
+  StorageTotals,
+  TitleMatch,
+} from "./directory.ts";
 
 /**
  * Numbered (src/storage/migrations.ts). Idempotent: a shard from before
@@ -97,13 +104,29 @@ export class DirectoryStore {
          revisions = excluded.revisions, raw_bytes = excluded.raw_bytes, blob_bytes = excluded.blob_bytes,
          metadata_bytes = excluded.metadata_bytes, reported_at = excluded.reported_at
        WHERE excluded.version >= figures.version`,
-      key, f.title, f.version, f.deleted ? 1 : 0, f.revisions, f.rawBytes, f.blobBytes, f.metadataBytes, f.reportedAt,
+      key,
+      f.title,
+      f.version,
+      f.deleted ? 1 : 0,
+      f.revisions,
+      f.rawBytes,
+      f.blobBytes,
+      f.metadataBytes,
+      f.reportedAt,
     );
   }
 
   /** This shard's totals over every page it lists (the sums cover the pages that reported figures). */
   totals(): StorageTotals {
-    const totals: StorageTotals = { pages: 0, reported: 0, deleted: 0, revisions: 0, rawBytes: 0, blobBytes: 0, metadataBytes: 0 };
+    const totals: StorageTotals = {
+      pages: 0,
+      reported: 0,
+      deleted: 0,
+      revisions: 0,
+      rawBytes: 0,
+      blobBytes: 0,
+      metadataBytes: 0,
+    };
     if (!this.#schema.exists()) return totals;
     const sums = this.#sql
       .exec<Record<string, number | null>>(
@@ -120,8 +143,14 @@ export class DirectoryStore {
   survey(after: string, limit: number): DirectorySurvey {
     const totals = this.totals();
     if (!this.#schema.exists()) return { totals, pages: [] };
-    const rows = this.#sql.exec<FigureRow>(`SELECT p.key AS key, f.title, f.version, f.deleted, f.revisions, f.raw_bytes, f.blob_bytes, f.metadata_bytes, f.reported_at
-         FROM pages p LEFT JOIN figures f ON f.key = p.key WHERE p.key > ? ORDER BY p.key LIMIT ?`, after, limit).toArray();
+    const rows = this.#sql
+      .exec<FigureRow>(
+        `SELECT p.key AS key, f.title, f.version, f.deleted, f.revisions, f.raw_bytes, f.blob_bytes, f.metadata_bytes, f.reported_at
+         FROM pages p LEFT JOIN figures f ON f.key = p.key WHERE p.key > ? ORDER BY p.key LIMIT ?`,
+        after,
+        limit,
+      )
+      .toArray();
     return { totals, pages: rows.map((row) => ({ key: row.key, figures: figuresOf(row) })) };
   }
 
@@ -132,7 +161,10 @@ export class DirectoryStore {
       .exec<{ key: string; revisions: number | null; deleted: number | null; reported_at: number | null }>(
         `SELECT p.key AS key, f.revisions, f.deleted, f.reported_at FROM pages p LEFT JOIN figures f ON f.key = p.key
          WHERE p.key >= ? AND p.key > ? AND p.key < ? ORDER BY p.key LIMIT ?`,
-        prefix, after, prefix + PREFIX_END, limit,
+        prefix,
+        after,
+        prefix + PREFIX_END,
+        limit,
       )
       .toArray()
       .map((r) => ({ key: r.key, revisions: r.revisions, deleted: r.deleted === 1, changedAt: r.reported_at }));
@@ -148,6 +180,14 @@ export class DirectoryStore {
         recent,
       )
       .toArray();
-    return { totals, recent: rows.map((r): RecentPage => ({ key: r.key, title: r.title, revisions: r.revisions, changedAt: r.reported_at })) };
+    return {
+      totals,
+      recent: rows.map((r): RecentPage => ({
+        key: r.key,
+        title: r.title,
+        revisions: r.revisions,
+        changedAt: r.reported_at,
+      })),
+    };
   }
 }

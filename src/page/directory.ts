@@ -52,7 +52,15 @@ export interface StorageTotals {
 
 /** The shards' totals added up. */
 export function sumTotals(shards: StorageTotals[]): StorageTotals {
-  const totals: StorageTotals = { pages: 0, reported: 0, deleted: 0, revisions: 0, rawBytes: 0, blobBytes: 0, metadataBytes: 0 };
+  const totals: StorageTotals = {
+    pages: 0,
+    reported: 0,
+    deleted: 0,
+    revisions: 0,
+    rawBytes: 0,
+    blobBytes: 0,
+    metadataBytes: 0,
+  };
   for (const s of shards) for (const name of Object.keys(totals) as Array<keyof StorageTotals>) totals[name] += s[name];
   return totals;
 }
@@ -104,7 +112,11 @@ export interface DirectoryOverview {
  * the merged first `limit` are the true ones and the read stays bounded by
  * 32 × (limit + 1) rows, however many titles match.
  */
-export async function searchTitles(env: Env, prefix: string, { after = "", limit }: { after?: string; limit: number }): Promise<{ matches: TitleMatch[]; next: string | null }> {
+export async function searchTitles(
+  env: Env,
+  prefix: string,
+  { after = "", limit }: { after?: string; limit: number },
+): Promise<{ matches: TitleMatch[]; next: string | null }> {
   const answers = await Promise.all(directoryShards(env).map((shard) => shard.search(prefix, after, limit + 1)));
   const merged = answers.flat().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const matches = merged.slice(0, limit);

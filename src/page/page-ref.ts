@@ -10,7 +10,14 @@ export interface PageRef {
 
 export function pageRef(raw: string): PageRef {
   const t = normalizeTitle(raw);
-  if (!t.ok) throw new ProblemError({ status: 400, code: "invalid_title", title: "Bad Request", detail: t.reason, extensions: { page: raw } });
+  if (!t.ok)
+    throw new ProblemError({
+      status: 400,
+      code: "invalid_title",
+      title: "Bad Request",
+      detail: t.reason,
+      extensions: { page: raw },
+    });
   return { title: t.title, key: t.key };
 }
 

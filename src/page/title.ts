@@ -46,7 +46,11 @@ export function cleanName(raw: string): { ok: true; value: string } | { ok: fals
     const before = [...value.slice(0, m.index)].at(-1) ?? "";
     const after = [...value.slice(m.index + 1)][0] ?? "";
     const joins = (ch: string) => JOINS.test(ch) && !NO_JOINS.test(ch);
-    if (!joins(before) || !joins(after)) return { ok: false, reason: `contains the invisible character ${codePoint(m[0])} outside a script that joins with it` };
+    if (!joins(before) || !joins(after))
+      return {
+        ok: false,
+        reason: `contains the invisible character ${codePoint(m[0])} outside a script that joins with it`,
+      };
   }
   return { ok: true, value };
 }
@@ -59,7 +63,10 @@ const ILLEGAL = /[#<>[\]|{}\u0000-\u001f\u007f\ufffd]/u;
 export function normalizeTitle(raw: string): TitleResult {
   const clean = cleanName(raw.normalize("NFC"));
   if (!clean.ok) return { ok: false, reason: `title ${clean.reason}` };
-  let title = clean.value.replace(/_/g, " ").replace(/[ \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/gu, " ").trim();
+  let title = clean.value
+    .replace(/_/g, " ")
+    .replace(/[ \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/gu, " ")
+    .trim();
   if (title.length === 0) return { ok: false, reason: "title is empty" };
   const bad = ILLEGAL.exec(title);
   if (bad) return { ok: false, reason: `title contains the illegal character ${JSON.stringify(bad[0])}` };

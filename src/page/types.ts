@@ -47,7 +47,9 @@ export type ContentFacts = "bytes" | "sha1" | "sha256";
  * its content: with its neighbours public, a size or a hash would let anyone
  * check a guess of the hidden text (MediaWiki's `sha1hidden`).
  */
-export type ListedRevision = (Omit<RevisionMeta, "suppressed"> & { suppressed: false }) | (Omit<RevisionMeta, "suppressed" | ContentFacts> & { suppressed: true });
+export type ListedRevision =
+  | (Omit<RevisionMeta, "suppressed"> & { suppressed: false })
+  | (Omit<RevisionMeta, "suppressed" | ContentFacts> & { suppressed: true });
 
 /**
  * A history entry. `previousVisibleId` is there when the revision's parent
@@ -77,7 +79,8 @@ export interface FieldDifference {
   sent: string | number | null | string[];
 }
 
-export type LocateResult = { ok: true; title: string; revision: RevisionMeta; location: ContentLocation; version: number } | StoreProblem;
+export type LocateResult =
+  { ok: true; title: string; revision: RevisionMeta; location: ContentLocation; version: number } | StoreProblem;
 
 /**
  * What a write accepted but its writer should know. `dated_before_parent`: the revision's timestamp
@@ -96,7 +99,16 @@ export interface RevisionWarning {
 }
 
 export type AppendResult =
-  | { ok: true; created: number[]; existing: number[]; latestId: number | null; storedBytes: number; version: number; purges: string[]; warnings: RevisionWarning[] }
+  | {
+      ok: true;
+      created: number[];
+      existing: number[];
+      latestId: number | null;
+      storedBytes: number;
+      version: number;
+      purges: string[];
+      warnings: RevisionWarning[];
+    }
   | StoreProblem;
 
 export interface HistoryPage {

@@ -12,7 +12,13 @@ import { NO_FLOOR, raised, type PageFloor } from "../tiers/floor.ts";
 import { LowerTier } from "../tiers/lower-tier.ts";
 import type { TierStore } from "../tiers/tier-store.ts";
 import { ALL } from "../tiers/purge-marks.ts";
-import { selectorsOfScope, type OperatorPurgeRequest, type PageScope, type PurgeEvent, type PurgeRequest } from "./events.ts";
+import {
+  selectorsOfScope,
+  type OperatorPurgeRequest,
+  type PageScope,
+  type PurgeEvent,
+  type PurgeRequest,
+} from "./events.ts";
 import type { PurgeBatch } from "./plan.ts";
 import { ZONE_MEMBER, type PurgeTarget } from "./targets.ts";
 import { zonePurge } from "./zone-purge.ts";
@@ -77,8 +83,14 @@ export class LowerTierPurges {
 
   async applyPurges(parts: QueuedBatch[], now = Date.now()): Promise<Applied> {
     const flushed = parts.some(({ batch }) => batch.flushUpTo !== undefined);
-    await this.applyEvents(parts.flatMap(({ batch }) => batch.events), flushed ? now : undefined);
-    return parts.map(({ queue, batch }) => ({ queue, seq: Math.max(batch.flushUpTo ?? 0, ...batch.events.map((e) => e.seq)) }));
+    await this.applyEvents(
+      parts.flatMap(({ batch }) => batch.events),
+      flushed ? now : undefined,
+    );
+    return parts.map(({ queue, batch }) => ({
+      queue,
+      seq: Math.max(batch.flushUpTo ?? 0, ...batch.events.map((e) => e.seq)),
+    }));
   }
 
   /** Raises each page's floor once, to the highest the events ask, and every mark in one write; `flushAt` first marks everything gone. */
@@ -86,10 +98,14 @@ export class LowerTierPurges {
     const floors = new Map<string, PageFloor>();
     const marks = flushAt === undefined ? [] : [{ selectors: [ALL], at: flushAt, soft: false }];
     for (const event of events) {
-      if (event.page !== null) floors.set(event.page, raised(floors.get(event.page) ?? NO_FLOOR, floorRaisedBy(event.scope, event.version)));
+      if (event.page !== null)
+        floors.set(event.page, raised(floors.get(event.page) ?? NO_FLOOR, floorRaisedBy(event.scope, event.version)));
       else marks.push(marksOf(event));
     }
-    await Promise.all([...[...floors].map(([page, to]) => this.lower.raiseFloor(page, to)), ...(marks.length > 0 ? [this.lower.markAll(marks)] : [])]);
+    await Promise.all([
+      ...[...floors].map(([page, to]) => this.lower.raiseFloor(page, to)),
+      ...(marks.length > 0 ? [this.lower.markAll(marks)] : []),
+    ]);
   }
 }
 
@@ -106,13 +122,17 @@ export async function applyAt(env: Env, target: PurgeTarget, queue: string, batc
 /** Applies several queues' batches at one target in one go; returns the last sequence applied of each. */
 export async function applyBatchesAt(env: Env, target: PurgeTarget, parts: QueuedBatch[]): Promise<Applied> {
   if (target.level !== "lower") return tierCacheOf(env, target).applyPurges(parts);
-  if (target.member !== ZONE_MEMBER) return new LowerTierPurges(await LowerTier.open(env, target.member)).applyPurges(parts);
+  if (target.member !== ZONE_MEMBER)
+    return new LowerTierPurges(await LowerTier.open(env, target.member)).applyPurges(parts);
   const events = parts.flatMap(({ queue, batch: { events, flushUpTo } }) => [
     ...(flushUpTo === undefined ? [] : [{ page: null, scope: { kind: "everything" } } as const]),
     ...events,
   ]);
   if (events.length > 0) await zonePurge(settingsOf(env), events);
-  return parts.map(({ queue, batch }) => ({ queue, seq: Math.max(batch.flushUpTo ?? 0, ...batch.events.map((e) => e.seq)) }));
+  return parts.map(({ queue, batch }) => ({
+    queue,
+    seq: Math.max(batch.flushUpTo ?? 0, ...batch.events.map((e) => e.seq)),
+  }));
 }
 
 /**
@@ -120,7 +140,13 @@ export async function applyBatchesAt(env: Env, target: PurgeTarget, parts: Queue
  * ingest step 4), so it serves the write on the next read; every other colo
  * gets it from the queues.
  */
-export async function purgeHere(env: Env, colo: string, page: string, scope: PageScope, version: number): Promise<void> {
+export async function purgeHere(
+  env: Env,
+  colo: string,
+  page: string,
+  scope: PageScope,
+  version: number,
+): Promise<void> {
   const lower = await LowerTier.open(env, colo);
   await lower.raiseFloor(page, floorRaisedBy(scope, version));
 }

@@ -65,15 +65,30 @@ export class AuditStore {
     if (!this.#schema.exists()) this.#schema.create();
     this.#sql.exec(
       "INSERT OR IGNORE INTO audit (id, by, kind, soft, items, keys, dropped, created_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT at FROM early_completions WHERE id = ?))",
-      entry.id, entry.by, entry.kind, entry.soft ? 1 : 0, JSON.stringify(entry.items), entry.keys, entry.dropped, entry.createdAt, entry.id,
+      entry.id,
+      entry.by,
+      entry.kind,
+      entry.soft ? 1 : 0,
+      JSON.stringify(entry.items),
+      entry.keys,
+      entry.dropped,
+      entry.createdAt,
+      entry.id,
     );
-    this.#sql.exec("DELETE FROM early_completions WHERE id = ? OR at < ?", entry.id, entry.createdAt - EARLY_COMPLETION_MS);
+    this.#sql.exec(
+      "DELETE FROM early_completions WHERE id = ? OR at < ?",
+      entry.id,
+      entry.createdAt - EARLY_COMPLETION_MS,
+    );
   }
 
   completed(done: Array<{ id: string; at: number }>): void {
     if (!this.#schema.exists()) this.#schema.create();
     for (const { id, at } of done) {
-      const known = this.#sql.exec("UPDATE audit SET completed_at = coalesce(completed_at, ?) WHERE id = ? RETURNING 1", at, id).toArray().length > 0;
+      const known =
+        this.#sql
+          .exec("UPDATE audit SET completed_at = coalesce(completed_at, ?) WHERE id = ? RETURNING 1", at, id)
+          .toArray().length > 0;
       if (!known) this.#sql.exec("INSERT OR IGNORE INTO early_completions (id, at) VALUES (?, ?)", id, at);
     }
   }
@@ -81,7 +96,13 @@ export class AuditStore {
   /** Newest first; `before` is the cursor a previous page returned. */
   list(before: number | null, limit: number): AuditPage {
     if (!this.#schema.exists()) return { entries: [], next: null };
-    const rows = this.#sql.exec<Row>("SELECT * FROM audit WHERE n < ? ORDER BY n DESC LIMIT ?", before ?? Number.MAX_SAFE_INTEGER, limit + 1).toArray();
+    const rows = this.#sql
+      .exec<Row>(
+        "SELECT * FROM audit WHERE n < ? ORDER BY n DESC LIMIT ?",
+        before ?? Number.MAX_SAFE_INTEGER,
+        limit + 1,
+      )
+      .toArray();
     const page = rows.slice(0, limit);
     return {
       entries: page.map((r) => ({

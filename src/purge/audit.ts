@@ -36,11 +36,22 @@ export async function recordAudit(env: Env, entry: Omit<AuditEntry, "completedAt
   await purgeAuditOf(env).record({ ...entry, items: entry.items.slice(0, ITEMS_KEPT).map((i) => i.slice(0, 300)) });
 }
 
-export async function listAudit(env: Env, { before, limit = LIMITS.purge.auditPageSize }: { before?: string; limit?: number }): Promise<AuditPage> {
+export async function listAudit(
+  env: Env,
+  { before, limit = LIMITS.purge.auditPageSize }: { before?: string; limit?: number },
+): Promise<AuditPage> {
   if (before !== undefined && !/^\d{1,15}$/.test(before)) {
-    throw new ProblemError({ status: 400, code: "invalid_cursor", title: "Bad Request", detail: "before is not a cursor this API issued" });
+    throw new ProblemError({
+      status: 400,
+      code: "invalid_cursor",
+      title: "Bad Request",
+      detail: "before is not a cursor this API issued",
+    });
   }
-  const page = await purgeAuditOf(env).list(before === undefined ? null : Number(before), Math.max(1, Math.min(limit, LIMITS.purge.auditPageSize)));
+  const page = await purgeAuditOf(env).list(
+    before === undefined ? null : Number(before),
+    Math.max(1, Math.min(limit, LIMITS.purge.auditPageSize)),
+  );
   await fillCompletions(env, page.entries);
   return page;
 }
@@ -57,7 +68,9 @@ async function fillCompletions(env: Env, entries: AuditEntry[]): Promise<void> {
     if (entry.completedAt !== null) continue;
     const parsed = parsePurgeId(entry.id, topologyOf(env));
     if (!parsed.ok) continue;
-    const group = open.get(parsed.queue.name) ?? open.set(parsed.queue.name, { queue: parsed.queue, entries: [] }).get(parsed.queue.name)!;
+    const group =
+      open.get(parsed.queue.name) ??
+      open.set(parsed.queue.name, { queue: parsed.queue, entries: [] }).get(parsed.queue.name)!;
     group.entries.push({ entry, seq: parsed.seq });
   }
   const learned: Array<{ id: string; at: number }> = [];
@@ -66,7 +79,12 @@ async function fillCompletions(env: Env, entries: AuditEntry[]): Promise<void> {
       // A queue that cannot answer leaves its entries open; the list still reads.
       const times = await purgeQueueOf(env, queue)
         .completedAt(waiting.map((w) => w.seq))
-        .catch((err: unknown) => (console.warn("audit: queue did not answer", queue.name, String(err)), [] as Array<number | null>));
+        .catch(
+          (err: unknown) => (
+            console.warn("audit: queue did not answer", queue.name, String(err)),
+            [] as Array<number | null>
+          ),
+        );
       waiting.forEach(({ entry }, i) => {
         const at = times[i];
         if (at == null) return;
@@ -76,5 +94,8 @@ async function fillCompletions(env: Env, entries: AuditEntry[]): Promise<void> {
     }),
   );
   // Only a cache of the queues' answer: if it cannot be written, the next listing asks again.
-  if (learned.length > 0) await purgeAuditOf(env).completed(learned).catch((err: unknown) => console.warn("audit: completion write-back failed", String(err)));
+  if (learned.length > 0)
+    await purgeAuditOf(env)
+      .completed(learned)
+      .catch((err: unknown) => console.warn("audit: completion write-back failed", String(err)));
 }

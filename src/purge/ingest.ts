@@ -46,7 +46,10 @@ export interface ItemError {
   reason: string;
 }
 
-const fileItem = z.union([z.string(), z.strictObject({ url: z.string(), headers: z.record(z.string(), z.string()).optional() })]);
+const fileItem = z.union([
+  z.string(),
+  z.strictObject({ url: z.string(), headers: z.record(z.string(), z.string()).optional() }),
+]);
 
 const bodySchema = z.strictObject({
   files: z.array(fileItem).optional(),
@@ -57,9 +60,16 @@ const bodySchema = z.strictObject({
   soft: z.boolean().optional(),
 });
 
-const KINDS = { files: "files", tags: "tags", prefixes: "prefixes", hosts: "hosts", purge_everything: "everything" } as const satisfies Record<string, OperatorKind>;
+const KINDS = {
+  files: "files",
+  tags: "tags",
+  prefixes: "prefixes",
+  hosts: "hosts",
+  purge_everything: "everything",
+} as const satisfies Record<string, OperatorKind>;
 
-const bad = (code: string, detail: string, extensions?: Record<string, unknown>) => new ProblemError({ status: 400, code, title: "Bad Request", detail, ...(extensions ? { extensions } : {}) });
+const bad = (code: string, detail: string, extensions?: Record<string, unknown>) =>
+  new ProblemError({ status: 400, code, title: "Bad Request", detail, ...(extensions ? { extensions } : {}) });
 
 /** The kind and items of a body, or a problem naming what is wrong with its shape. */
 function shapeOf(body: unknown): { kind: OperatorKind; items: unknown[]; soft: boolean } {
@@ -67,26 +77,44 @@ function shapeOf(body: unknown): { kind: OperatorKind; items: unknown[]; soft: b
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     if (issue.code === "unrecognized_keys") {
-      throw bad("unknown_key", `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; a purge has one of files, tags, prefixes, hosts, purge_everything, and optionally soft`, { keys: issue.keys });
+      throw bad(
+        "unknown_key",
+        `unknown key ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}; a purge has one of files, tags, prefixes, hosts, purge_everything, and optionally soft`,
+        { keys: issue.keys },
+      );
     }
-    throw bad("invalid_purge", `${issue.path.join(".") || "the body"}: ${issue.message}`, { field: issue.path.join(".") });
+    throw bad("invalid_purge", `${issue.path.join(".") || "the body"}: ${issue.message}`, {
+      field: issue.path.join("."),
+    });
   }
   const { soft = false, ...rest } = parsed.data;
   const kinds = (Object.keys(rest) as Array<keyof typeof KINDS>).filter((k) => rest[k] !== undefined);
-  if (kinds.length === 0) throw bad("no_purge_kind", "name what to purge: files, tags, prefixes, hosts or purge_everything");
-  if (kinds.length > 1) throw bad("mixed_purge_kinds", `one kind per purge, as Cloudflare's API: got ${kinds.join(" and ")}`, { kinds });
+  if (kinds.length === 0)
+    throw bad("no_purge_kind", "name what to purge: files, tags, prefixes, hosts or purge_everything");
+  if (kinds.length > 1)
+    throw bad("mixed_purge_kinds", `one kind per purge, as Cloudflare's API: got ${kinds.join(" and ")}`, { kinds });
   const key = kinds[0]!;
   const items = key === "purge_everything" ? [] : (rest[key] as unknown[]);
   const max = key === "files" ? LIMITS.purge.maxFiles : LIMITS.purge.maxSelectors;
   if (items.length > max) {
-    throw new ProblemError({ status: 413, code: "too_many_items", title: "Content Too Large", detail: `${items.length} ${key} in one purge; send at most ${max} per request`, limit: key === "files" ? "purge.maxFiles" : "purge.maxSelectors" });
+    throw new ProblemError({
+      status: 413,
+      code: "too_many_items",
+      title: "Content Too Large",
+      detail: `${items.length} ${key} in one purge; send at most ${max} per request`,
+      limit: key === "files" ? "purge.maxFiles" : "purge.maxSelectors",
+    });
   }
   if (key !== "purge_everything" && items.length === 0) throw bad("no_items", `${key} is empty`);
   return { kind: KINDS[key], items, soft };
 }
 
 /** Resolves every item; refusals fail the whole purge, drops only leave that item out. */
-function resolve(kind: OperatorKind, items: unknown[], served: ServedHosts): { scope: SelectorScope | { kind: "everything" }; accepted: string[]; dropped: PurgeReceipt["dropped"] } {
+function resolve(
+  kind: OperatorKind,
+  items: unknown[],
+  served: ServedHosts,
+): { scope: SelectorScope | { kind: "everything" }; accepted: string[]; dropped: PurgeReceipt["dropped"] } {
   if (kind === "everything") return { scope: { kind: "everything" }, accepted: [], dropped: [] };
   const errors: ItemError[] = [];
   const accepted: string[] = [];
@@ -119,10 +147,23 @@ function resolve(kind: OperatorKind, items: unknown[], served: ServedHosts): { s
     });
   }
   if (accepted.length === 0) {
-    throw new ProblemError({ status: 422, code: "nothing_to_purge", title: "Unprocessable Content", detail: "Nothing was purged: every item names something this archive never caches.", extensions: { dropped } });
+    throw new ProblemError({
+      status: 422,
+      code: "nothing_to_purge",
+      title: "Unprocessable Content",
+      detail: "Nothing was purged: every item names something this archive never caches.",
+      extensions: { dropped },
+    });
   }
   const list = [...values];
-  const scope: SelectorScope = kind === "files" ? { kind: "keys", keys: list } : kind === "tags" ? { kind: "tags", tags: list } : kind === "prefixes" ? { kind: "prefixes", prefixes: list } : { kind: "hosts", hosts: list };
+  const scope: SelectorScope =
+    kind === "files"
+      ? { kind: "keys", keys: list }
+      : kind === "tags"
+        ? { kind: "tags", tags: list }
+        : kind === "prefixes"
+          ? { kind: "prefixes", prefixes: list }
+          : { kind: "hosts", hosts: list };
   return { scope, accepted, dropped };
 }
 
@@ -148,24 +189,53 @@ const purgeRate = new RateLimiter({
  * 413, 422) is answered first, so a typo never locks an operator out, and
  * checking one costs no more than the body limit lets it.
  */
-export async function ingestPurge(env: Env, at: Colo, who: Principal, body: unknown, requestUrl?: string): Promise<PurgeReceipt> {
+export async function ingestPurge(
+  env: Env,
+  at: Colo,
+  who: Principal,
+  body: unknown,
+  requestUrl?: string,
+): Promise<PurgeReceipt> {
   const { kind, items, soft } = shapeOf(body);
   const publicOrigin = settingsOf(env).publicOrigin;
-  const served = new ServedHosts(requestUrl ? new URL(requestUrl).host : null, publicOrigin ? new URL(publicOrigin).host : null);
+  const served = new ServedHosts(
+    requestUrl ? new URL(requestUrl).host : null,
+    publicOrigin ? new URL(publicOrigin).host : null,
+  );
   const { scope, accepted, dropped } = resolve(kind, items, served);
   await purgeRate.charge(env, who.name);
   const mark = { at: Date.now(), soft };
-  const request: PurgeRequest = { page: null, scope, version: 0, region: at.region, mark, operator: { by: who.name, kind } };
+  const request: PurgeRequest = {
+    page: null,
+    scope,
+    version: 0,
+    region: at.region,
+    mark,
+    operator: { by: who.name, kind },
+  };
   await applyToLower(await LowerTier.open(env, at.colo), request);
   const queue = await activePurgeQueue(env, at.region);
   const { id } = await purgeQueueOf(env, queue).enqueue(request, queue);
   const keys = scope.kind === "everything" ? 1 : selectorCount(scope);
-  await recordAudit(env, { id, by: who.name, kind, soft, items: kind === "everything" ? ["everything"] : accepted, keys, dropped: dropped.length, createdAt: mark.at }).catch((err) =>
-    console.error("purge audit record failed", id, String(err)),
-  );
+  await recordAudit(env, {
+    id,
+    by: who.name,
+    kind,
+    soft,
+    items: kind === "everything" ? ["everything"] : accepted,
+    keys,
+    dropped: dropped.length,
+    createdAt: mark.at,
+  }).catch((err) => console.error("purge audit record failed", id, String(err)));
   return { id, kind, soft, accepted, dropped, keys };
 }
 
 function selectorCount(scope: SelectorScope): number {
-  return scope.kind === "keys" ? scope.keys.length : scope.kind === "tags" ? scope.tags.length : scope.kind === "prefixes" ? scope.prefixes.length : scope.hosts.length;
+  return scope.kind === "keys"
+    ? scope.keys.length
+    : scope.kind === "tags"
+      ? scope.tags.length
+      : scope.kind === "prefixes"
+        ? scope.prefixes.length
+        : scope.hosts.length;
 }

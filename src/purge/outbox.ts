@@ -17,7 +17,9 @@ export function recordPurge(sql: SqlStorage, request: PurgeRequest, now = Date.n
 /** Hands recorded purges to their queues, oldest first; returns the purge ids issued. Stops at the first failure, so order holds. */
 export async function drainOutbox(env: Env, sql: SqlStorage): Promise<string[]> {
   const ids: string[] = [];
-  const rows = sql.exec<{ id: number; request: string; attempts: number }>("SELECT id, request, attempts FROM outbox ORDER BY id").toArray();
+  const rows = sql
+    .exec<{ id: number; request: string; attempts: number }>("SELECT id, request, attempts FROM outbox ORDER BY id")
+    .toArray();
   for (const row of rows) {
     const request = JSON.parse(row.request) as PurgeRequest;
     try {

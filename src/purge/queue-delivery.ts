@@ -44,10 +44,15 @@ export async function deliverPass(env: Env, store: QueueStore, ack: Ack): Promis
   // More of them than connections would take a second round trip; the ones past the connections (but one) go
   // in one call to this region's Fanout, a local hop, which hands them on with connections of its own.
   const remote = [...byRegion.entries()] as Array<[Region, PointerRow[]]>;
-  const ownConnections = remote.length > LIMITS.purge.maxConcurrentDeliveries ? LIMITS.purge.maxConcurrentDeliveries - 1 : remote.length;
+  const ownConnections =
+    remote.length > LIMITS.purge.maxConcurrentDeliveries ? LIMITS.purge.maxConcurrentDeliveries - 1 : remote.length;
   const relayed = remote.slice(ownConnections);
   const jobs: Array<() => Promise<void>> = [
-    ...remote.slice(0, ownConnections).map(([region, pointers]) => () => deliverVia(env, store, self, region, pointers)),
+    ...remote.slice(0, ownConnections).map(
+      ([region, pointers]) =>
+        () =>
+          deliverVia(env, store, self, region, pointers),
+    ),
     ...(relayed.length > 0 ? [() => deliverRelayed(env, store, self, relayed)] : []),
     ...direct.map((p) => () => deliverTo(env, store, self, p, ack)),
   ];
@@ -65,7 +70,13 @@ async function deliverTo(env: Env, store: QueueStore, self: QueueSelf, p: Pointe
   }
 }
 
-async function deliverVia(env: Env, store: QueueStore, self: QueueSelf, region: Region, pointers: PointerRow[]): Promise<void> {
+async function deliverVia(
+  env: Env,
+  store: QueueStore,
+  self: QueueSelf,
+  region: Region,
+  pointers: PointerRow[],
+): Promise<void> {
   const batch = store.fanoutBatch(self, region, pointers);
   const waitUntil = Date.now() + LIMITS.purge.fanoutAckTimeoutMs;
   try {
@@ -78,7 +89,12 @@ async function deliverVia(env: Env, store: QueueStore, self: QueueSelf, region: 
 }
 
 /** Several regions' batches through this region's own Fanout, which hands them on (see Fanout.relay). */
-async function deliverRelayed(env: Env, store: QueueStore, self: QueueSelf, regions: Array<[Region, PointerRow[]]>): Promise<void> {
+async function deliverRelayed(
+  env: Env,
+  store: QueueStore,
+  self: QueueSelf,
+  regions: Array<[Region, PointerRow[]]>,
+): Promise<void> {
   const batches = regions.map(([region, pointers]) => store.fanoutBatch(self, region, pointers));
   const waitUntil = Date.now() + LIMITS.purge.fanoutAckTimeoutMs;
   try {

@@ -51,7 +51,14 @@ export interface PurgeStatus {
   createdAt: number | null;
   /** When the last tier acknowledged it; null while any is pending. */
   completedAt: number | null;
-  tiers: Array<{ tier: string; region: string; level: string; acknowledged: boolean; ackedAt: number | null; lastError: string | null }>;
+  tiers: Array<{
+    tier: string;
+    region: string;
+    level: string;
+    acknowledged: boolean;
+    ackedAt: number | null;
+    lastError: string | null;
+  }>;
   acknowledged: boolean;
 }
 
@@ -127,15 +134,27 @@ export class QueueStore {
     if (!this.used()) this.#schema.create();
     return this.#storage.transactionSync(() => {
       this.#sql.exec("INSERT OR IGNORE INTO meta (name, value) VALUES ('self', ?)", JSON.stringify(self));
-      const seq = this.#sql.exec<{ seq: number }>("INSERT INTO log (event, created_at) VALUES ('', ?) RETURNING seq", now).one().seq;
+      const seq = this.#sql
+        .exec<{ seq: number }>("INSERT INTO log (event, created_at) VALUES ('', ?) RETURNING seq", now)
+        .one().seq;
       const full: PurgeEvent = { ...request, seq, id: purgeIdOf(self.name, seq), queue: self.name, createdAt: now };
       this.#sql.exec("UPDATE log SET event = ? WHERE seq = ?", JSON.stringify(full), seq);
       // The known targets are read once per wake.
-      this.#known ??= new Set(this.#sql.exec<{ target: string }>("SELECT target FROM pointers").toArray().map((r) => r.target));
+      this.#known ??= new Set(
+        this.#sql
+          .exec<{ target: string }>("SELECT target FROM pointers")
+          .toArray()
+          .map((r) => r.target),
+      );
       for (const target of targets) {
         const name = targetName(target);
         if (this.#known.has(name)) continue;
-        this.#sql.exec("INSERT OR IGNORE INTO pointers (target, tier, acked) VALUES (?, ?, ?)", name, JSON.stringify(target), seq - 1);
+        this.#sql.exec(
+          "INSERT OR IGNORE INTO pointers (target, tier, acked) VALUES (?, ?, ?)",
+          name,
+          JSON.stringify(target),
+          seq - 1,
+        );
         this.#known.add(name);
       }
       this.#sql.exec("DELETE FROM log WHERE seq <= ?", seq - LIMITS.purge.retainedEvents);
@@ -148,7 +167,9 @@ export class QueueStore {
     for (const { target, seq } of acks) {
       this.#sql.exec(
         "UPDATE pointers SET acked_at = CASE WHEN acked < ?1 THEN ?2 ELSE acked_at END, acked = max(acked, ?1), attempts = 0, next_at = 0, last_error = NULL WHERE target = ?3",
-        seq, now, target,
+        seq,
+        now,
+        target,
       );
     }
   }
@@ -164,7 +185,12 @@ export class QueueStore {
     const message = String((err as Error)?.message ?? err).slice(0, 300);
     console.warn("purge delivery failed; will retry", p.target, message);
     const delay = backoffMs(p.attempts, LIMITS.purge.retryBaseMs, LIMITS.purge.retryMaxMs);
-    this.#sql.exec("UPDATE pointers SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE target = ?", Date.now() + delay, message, p.target);
+    this.#sql.exec(
+      "UPDATE pointers SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE target = ?",
+      Date.now() + delay,
+      message,
+      p.target,
+    );
   }
 
   /** Dates the events every tier has now acknowledged; returns the operators' purges among them. */
@@ -172,9 +198,17 @@ export class QueueStore {
     const low = this.#sql.exec<{ n: number | null }>("SELECT min(acked) AS n FROM pointers").one().n;
     if (low === null || low <= this.#completedThrough) return [];
     // Every event up to the lowest pointer is complete; only the ones since the last call are new.
-    if (this.#completedThrough < 0) this.#completedThrough = (this.#sql.exec<{ n: number | null }>("SELECT min(seq) AS n FROM log WHERE completed_at IS NULL").one().n ?? low + 1) - 1;
+    if (this.#completedThrough < 0)
+      this.#completedThrough =
+        (this.#sql.exec<{ n: number | null }>("SELECT min(seq) AS n FROM log WHERE completed_at IS NULL").one().n ??
+          low + 1) - 1;
     const done = this.#sql
-      .exec<{ event: string }>("UPDATE log SET completed_at = ? WHERE seq > ? AND seq <= ? RETURNING event", now, this.#completedThrough, low)
+      .exec<{ event: string }>(
+        "UPDATE log SET completed_at = ? WHERE seq > ? AND seq <= ? RETURNING event",
+        now,
+        this.#completedThrough,
+        low,
+      )
       .toArray()
       .map((r) => JSON.parse(r.event) as PurgeEvent)
       .filter((e) => e.operator);
@@ -185,30 +219,64 @@ export class QueueStore {
   /** When each purge completed, as dated when it did; null where not yet, or no longer in the retained log. */
   completedAt(seqs: number[]): Array<number | null> {
     if (!this.used()) return seqs.map(() => null);
-    return seqs.map((seq) => this.#sql.exec<{ at: number | null }>("SELECT completed_at AS at FROM log WHERE seq = ?", seq).toArray()[0]?.at ?? null);
+    return seqs.map(
+      (seq) =>
+        this.#sql.exec<{ at: number | null }>("SELECT completed_at AS at FROM log WHERE seq = ?", seq).toArray()[0]
+          ?.at ?? null,
+    );
   }
 
   /** Each target's acknowledgement of one purge; null if this queue never logged it. */
   status(seq: number): PurgeStatus | null {
     if (!this.used()) return null;
     const self = this.self();
-    const row = this.#sql.exec<{ event: string; completed_at: number | null }>("SELECT event, completed_at FROM log WHERE seq = ?", seq).toArray()[0];
+    const row = this.#sql
+      .exec<{ event: string; completed_at: number | null }>("SELECT event, completed_at FROM log WHERE seq = ?", seq)
+      .toArray()[0];
     if (!row && seq > this.lastSeq()) return null;
-    const tiers = this.#sql.exec<PointerRow>("SELECT * FROM pointers ORDER BY target").toArray().map((p) => {
-      const tier = JSON.parse(p.tier) as PurgeTarget;
-      const acknowledged = p.acked >= seq;
-      return { tier: p.target, region: tier.region, level: tier.level, acknowledged, ackedAt: acknowledged ? p.acked_at : null, lastError: acknowledged ? null : p.last_error };
-    });
+    const tiers = this.#sql
+      .exec<PointerRow>("SELECT * FROM pointers ORDER BY target")
+      .toArray()
+      .map((p) => {
+        const tier = JSON.parse(p.tier) as PurgeTarget;
+        const acknowledged = p.acked >= seq;
+        return {
+          tier: p.target,
+          region: tier.region,
+          level: tier.level,
+          acknowledged,
+          ackedAt: acknowledged ? p.acked_at : null,
+          lastError: acknowledged ? null : p.last_error,
+        };
+      });
     const event = row ? (JSON.parse(row.event) as PurgeEvent) : null;
     const acknowledged = tiers.every((t) => t.acknowledged);
     // An event acknowledged before completion times were recorded is dated by its last acknowledgement.
     const completedAt = acknowledged ? (row?.completed_at ?? Math.max(...tiers.map((t) => t.ackedAt ?? 0))) : null;
-    return { id: purgeIdOf(self.name, seq), event, createdAt: event?.createdAt ?? null, completedAt, tiers, acknowledged };
+    return {
+      id: purgeIdOf(self.name, seq),
+      event,
+      createdAt: event?.createdAt ?? null,
+      completedAt,
+      tiers,
+      acknowledged,
+    };
   }
 
   load(now: number): QueueLoad {
     const windowMs = LIMITS.pool.loadWindowMs;
-    const idle = { lastSeq: 0, oldestRetained: 1, depth: 0, backlog: 0, lagging: 0, eventsPerSecond: 0, windowMs, latencyMs: null, oldestPendingMs: null, pointers: [] };
+    const idle = {
+      lastSeq: 0,
+      oldestRetained: 1,
+      depth: 0,
+      backlog: 0,
+      lagging: 0,
+      eventsPerSecond: 0,
+      windowMs,
+      latencyMs: null,
+      oldestPendingMs: null,
+      pointers: [],
+    };
     if (!this.used()) return { queue: "(unused)", ...idle };
     const lastSeq = this.lastSeq();
     const oldestRetained = this.#oldestRetained();
@@ -217,17 +285,34 @@ export class QueueStore {
     const minAcked = Math.min(lastSeq, ...pointers.map((p) => p.acked));
     // The log's seqs are contiguous and created_at rises with them, so walking back from the head
     // to the newest event older than the window reads only the window's events, not the whole log.
-    const before = this.#sql.exec<{ seq: number }>("SELECT seq FROM log WHERE created_at < ? ORDER BY seq DESC LIMIT 1", now - windowMs).toArray()[0]?.seq ?? oldestRetained - 1;
+    const before =
+      this.#sql
+        .exec<{ seq: number }>("SELECT seq FROM log WHERE created_at < ? ORDER BY seq DESC LIMIT 1", now - windowMs)
+        .toArray()[0]?.seq ?? oldestRetained - 1;
     // completed_at rises with seq (an event completes when the lowest pointer passes it), so the events
     // completed within the window sit just below minAcked; rows logged before the column have none.
     const completedBefore =
-      this.#sql.exec<{ seq: number }>("SELECT seq FROM log WHERE seq <= ? AND (completed_at < ? OR completed_at IS NULL) ORDER BY seq DESC LIMIT 1", minAcked, now - windowMs).toArray()[0]?.seq ??
-      oldestRetained - 1;
+      this.#sql
+        .exec<{ seq: number }>(
+          "SELECT seq FROM log WHERE seq <= ? AND (completed_at < ? OR completed_at IS NULL) ORDER BY seq DESC LIMIT 1",
+          minAcked,
+          now - windowMs,
+        )
+        .toArray()[0]?.seq ?? oldestRetained - 1;
     const latencies = this.#sql
-      .exec<{ ms: number }>("SELECT completed_at - created_at AS ms FROM log WHERE seq > ? AND seq <= ? AND completed_at IS NOT NULL ORDER BY ms", completedBefore, minAcked)
+      .exec<{ ms: number }>(
+        "SELECT completed_at - created_at AS ms FROM log WHERE seq > ? AND seq <= ? AND completed_at IS NOT NULL ORDER BY ms",
+        completedBefore,
+        minAcked,
+      )
       .toArray()
       .map((r) => r.ms);
-    const oldestPending = minAcked < lastSeq ? this.#sql.exec<{ at: number }>("SELECT created_at AS at FROM log WHERE seq > ? ORDER BY seq LIMIT 1", minAcked).toArray()[0] : undefined;
+    const oldestPending =
+      minAcked < lastSeq
+        ? this.#sql
+            .exec<{ at: number }>("SELECT created_at AS at FROM log WHERE seq > ? ORDER BY seq LIMIT 1", minAcked)
+            .toArray()[0]
+        : undefined;
     return {
       queue: name ? (JSON.parse(name.value) as QueueSelf).name : "(unused)",
       lastSeq,
@@ -237,7 +322,14 @@ export class QueueStore {
       lagging: pointers.filter((p) => p.acked < lastSeq).length,
       eventsPerSecond: (lastSeq - before) / (windowMs / 1000),
       windowMs,
-      latencyMs: latencies.length > 0 ? { p50: latencies[Math.floor((latencies.length - 1) / 2)]!, max: latencies.at(-1)!, events: latencies.length } : null,
+      latencyMs:
+        latencies.length > 0
+          ? {
+              p50: latencies[Math.floor((latencies.length - 1) / 2)]!,
+              max: latencies.at(-1)!,
+              events: latencies.length,
+            }
+          : null,
       oldestPendingMs: oldestPending ? now - oldestPending.at : null,
       pointers: pointers.map((p) => ({ tier: p.target, acked: p.acked, lag: lastSeq - p.acked, ackedAt: p.acked_at })),
     };
@@ -252,7 +344,11 @@ export class QueueStore {
   batchFor(acked: number): PurgeBatch {
     const { after, flushUpTo } = batchStart(acked, this.#oldestRetained());
     const events = this.#sql
-      .exec<{ event: string }>("SELECT event FROM log WHERE seq > ? ORDER BY seq LIMIT ?", after, LIMITS.purge.deliveryBatch)
+      .exec<{ event: string }>(
+        "SELECT event FROM log WHERE seq > ? ORDER BY seq LIMIT ?",
+        after,
+        LIMITS.purge.deliveryBatch,
+      )
       .toArray()
       .map((r) => JSON.parse(r.event) as PurgeEvent);
     return flushUpTo === undefined ? { events } : { events, flushUpTo };
@@ -276,11 +372,20 @@ export class QueueStore {
    */
   handedOn(batch: FanoutBatch, waitUntil: number): void {
     const batchEnd = batch.events.at(-1)?.seq ?? Math.min(...batch.targets.map((t) => t.acked));
-    for (const { target } of batch.targets) this.#sql.exec("UPDATE pointers SET next_at = ?, sent = max(sent, ?) WHERE target = ? AND acked < ?", waitUntil, batchEnd, target, batchEnd);
+    for (const { target } of batch.targets)
+      this.#sql.exec(
+        "UPDATE pointers SET next_at = ?, sent = max(sent, ?) WHERE target = ? AND acked < ?",
+        waitUntil,
+        batchEnd,
+        target,
+        batchEnd,
+      );
   }
 
   /** When the earliest lagging pointer is due a retry; null if none lags. */
   nextRetryAt(): number | null {
-    return this.#sql.exec<{ at: number | null }>("SELECT min(next_at) AS at FROM pointers WHERE acked < ?", this.lastSeq()).one().at;
+    return this.#sql
+      .exec<{ at: number | null }>("SELECT min(next_at) AS at FROM pointers WHERE acked < ?", this.lastSeq())
+      .one().at;
   }
 }

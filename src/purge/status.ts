@@ -20,15 +20,31 @@ type ParsedId = ReturnType<typeof parsePurgeId>;
 function parsedId(env: Env, id: string): ParsedId {
   const parsed = parsePurgeId(id, topologyOf(env));
   if (!parsed.ok && parsed.reason === "malformed") {
-    throw new ProblemError({ status: 400, code: "invalid_purge_id", title: "Bad Request", detail: `${id.slice(0, 80)} is not a purge id (<queue>:<seq>)` });
+    throw new ProblemError({
+      status: 400,
+      code: "invalid_purge_id",
+      title: "Bad Request",
+      detail: `${id.slice(0, 80)} is not a purge id (<queue>:<seq>)`,
+    });
   }
   return parsed;
 }
 
 async function once(env: Env, id: string, parsed: ParsedId): Promise<PurgeView> {
   const status = parsed.ok ? await purgeQueueOf(env, parsed.queue).status(parsed.seq) : null;
-  if (!status?.event) throw new ProblemError({ status: 404, code: "purge_not_found", title: "Not Found", detail: `no purge ${id} in the retained log` });
-  return { ...status, event: status.event, createdAt: status.event.createdAt, state: status.acknowledged ? "complete" : "pending" };
+  if (!status?.event)
+    throw new ProblemError({
+      status: 404,
+      code: "purge_not_found",
+      title: "Not Found",
+      detail: `no purge ${id} in the retained log`,
+    });
+  return {
+    ...status,
+    event: status.event,
+    createdAt: status.event.createdAt,
+    state: status.acknowledged ? "complete" : "pending",
+  };
 }
 
 /**
@@ -71,7 +87,12 @@ export function auditForbidden(name: string): ProblemError {
 }
 
 /** The purge's status, or 403 if `scopes` may not see it (see {@link mayView}). */
-export async function purgeViewFor(env: Env, id: string, who: { name: string; scopes: readonly Scope[] }, waitSeconds = 0): Promise<PurgeView> {
+export async function purgeViewFor(
+  env: Env,
+  id: string,
+  who: { name: string; scopes: readonly Scope[] },
+  waitSeconds = 0,
+): Promise<PurgeView> {
   // Checked before any wait: a refused caller never holds a request open.
   const view = await purgeView(env, id, 0);
   if (!mayView(view, who.scopes)) throw auditForbidden(who.name);

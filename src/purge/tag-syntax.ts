@@ -17,4 +17,7 @@ export const cacheTag = z
   .refine((t) => !t.includes(","), "contains a comma (Cache-Tag is a comma-separated list)")
   .refine((t) => !CONTROL.test(t), "contains a control character such as CR or LF")
   .refine((t) => t.trim() === t, "has leading or trailing whitespace")
-  .refine((t) => new TextEncoder().encode(t).byteLength <= LIMITS.purge.maxTagBytes, `is longer than ${LIMITS.purge.maxTagBytes} bytes`);
+  .refine(
+    (t) => new TextEncoder().encode(t).byteLength <= LIMITS.purge.maxTagBytes,
+    `is longer than ${LIMITS.purge.maxTagBytes} bytes`,
+  );

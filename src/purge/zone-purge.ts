@@ -19,7 +19,9 @@ const API = "https://api.cloudflare.com/client/v4";
 export class ZonePurgeNotConfigured extends Error {
   override readonly name = "ZonePurgeNotConfigured";
   constructor() {
-    super("lower-tier purge is not configured: set CF_ZONE_ID and PUBLIC_ORIGIN in wrangler.toml and the CF_PURGE_TOKEN secret");
+    super(
+      "lower-tier purge is not configured: set CF_ZONE_ID and PUBLIC_ORIGIN in wrangler.toml and the CF_PURGE_TOKEN secret",
+    );
   }
 }
 
@@ -29,7 +31,10 @@ export class ZonePurgeNotConfigured extends Error {
  * prefix, never the whole zone. The API has no soft purge: a soft purge is
  * sent as a hard one, which only costs refetches.
  */
-export function zonePurgeBodies(events: ReadonlyArray<Pick<PurgeEvent, "page" | "scope">>, origin: string): Array<Record<string, unknown>> {
+export function zonePurgeBodies(
+  events: ReadonlyArray<Pick<PurgeEvent, "page" | "scope">>,
+  origin: string,
+): Array<Record<string, unknown>> {
   const under = `${new URL(origin).host}${LowerTier.urlOf("", "")}`;
   const tags = new Set<string>();
   const files = new Set<string>();
@@ -67,12 +72,23 @@ export function zonePurgeBodies(events: ReadonlyArray<Pick<PurgeEvent, "page" | 
         break;
     }
   }
-  const chunks = <T>(items: T[]) => Array.from({ length: Math.ceil(items.length / PER_REQUEST) }, (_, i) => items.slice(i * PER_REQUEST, (i + 1) * PER_REQUEST));
-  return [...chunks([...tags]).map((t) => ({ tags: t })), ...chunks([...files]).map((f) => ({ files: f })), ...chunks([...prefixes]).map((p) => ({ prefixes: p }))];
+  const chunks = <T>(items: T[]) =>
+    Array.from({ length: Math.ceil(items.length / PER_REQUEST) }, (_, i) =>
+      items.slice(i * PER_REQUEST, (i + 1) * PER_REQUEST),
+    );
+  return [
+    ...chunks([...tags]).map((t) => ({ tags: t })),
+    ...chunks([...files]).map((f) => ({ files: f })),
+    ...chunks([...prefixes]).map((p) => ({ prefixes: p })),
+  ];
 }
 
 /** Sends the events' purges; throws (so the queue retries) unless every request succeeded. */
-export async function zonePurge(settings: Settings, events: ReadonlyArray<Pick<PurgeEvent, "page" | "scope">>, fetcher: typeof fetch = fetch): Promise<void> {
+export async function zonePurge(
+  settings: Settings,
+  events: ReadonlyArray<Pick<PurgeEvent, "page" | "scope">>,
+  fetcher: typeof fetch = fetch,
+): Promise<void> {
   if (!settings.zonePurge || !settings.publicOrigin) throw new ZonePurgeNotConfigured();
   const { zoneId, token } = settings.zonePurge;
   for (const body of zonePurgeBodies(events, settings.publicOrigin)) {
@@ -81,9 +97,14 @@ export async function zonePurge(settings: Settings, events: ReadonlyArray<Pick<P
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: JSON.stringify(body),
     });
-    const answer = (await res.json().catch(() => null)) as { success?: boolean; errors?: Array<{ message?: string }> } | null;
+    const answer = (await res.json().catch(() => null)) as {
+      success?: boolean;
+      errors?: Array<{ message?: string }>;
+    } | null;
     if (!res.ok || answer?.success !== true) {
-      throw new Error(`Cloudflare purge API answered ${res.status}: ${answer?.errors?.map((e) => e.message).join("; ") || "no success"}`);
+      throw new Error(
+        `Cloudflare purge API answered ${res.status}: ${answer?.errors?.map((e) => e.message).join("; ") || "no success"}`,
+      );
     }
   }
 }

@@ -43,7 +43,10 @@ export function codingWeight(header: string | null | undefined, coding: Coding):
  * The best coding of `offered` (in server preference order) the client
  * accepts, or undefined when it refuses all of them, identity included.
  */
-export function chooseCoding<C extends Coding>(header: string | null | undefined, offered: readonly C[]): C | undefined {
+export function chooseCoding<C extends Coding>(
+  header: string | null | undefined,
+  offered: readonly C[],
+): C | undefined {
   let best: { coding: C; q: number } | undefined;
   for (const coding of offered) {
     const q = codingWeight(header, coding);

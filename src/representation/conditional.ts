@@ -24,7 +24,10 @@ export type PreconditionOutcome = "proceed" | "not-modified" | "failed";
 function tagsOf(list: string): string[] | "*" {
   const trimmed = list.trim();
   if (trimmed === "*") return "*";
-  return trimmed.split(",").map((t) => t.trim()).filter(Boolean);
+  return trimmed
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
 }
 
 const opaque = (tag: string) => (tag.startsWith("W/") ? tag.slice(2) : tag);

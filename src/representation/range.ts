@@ -12,7 +12,8 @@
 import parseRange from "range-parser";
 import { httpDateSeconds, strongMatch, type Validators } from "./conditional.ts";
 
-export type RangeSelection = { kind: "full" } | { kind: "partial"; start: number; end: number } | { kind: "unsatisfiable" };
+export type RangeSelection =
+  { kind: "full" } | { kind: "partial"; start: number; end: number } | { kind: "unsatisfiable" };
 
 /** If-Range holds when its entity tag matches strongly, or its date is exactly the Last-Modified. */
 function ifRangeHolds(value: string, current: Validators): boolean {

@@ -29,7 +29,10 @@ export interface StoredCodings {
  * body too small to gain, too big to code per request, or not text), then identity.
  */
 export function offeredCodings(headers: Headers, size: number, stored?: StoredCodings): Coding[] {
-  const makeable = isCompressible(headers.get("content-type")) && size >= LIMITS.wire.minCompressBytes && size <= LIMITS.wire.maxCompressBytes;
+  const makeable =
+    isCompressible(headers.get("content-type")) &&
+    size >= LIMITS.wire.minCompressBytes &&
+    size <= LIMITS.wire.maxCompressBytes;
   if (stored?.br) return makeable ? ["br", "gzip", "identity"] : ["br", "identity"];
   return makeable ? ["br", "gzip", "identity"] : ["identity"];
 }
@@ -49,21 +52,33 @@ export function notAcceptable(): ProblemError {
   });
 }
 
-export async function serveCoded(request: Request, identity: Representation, stored?: StoredCodings): Promise<Response> {
+export async function serveCoded(
+  request: Request,
+  identity: Representation,
+  stored?: StoredCodings,
+): Promise<Response> {
   const headers = new Headers(identity.headers);
   const offered = offeredCodings(headers, identity.body.byteLength, stored);
   // A body sent as is to everyone needs no Vary, unless it is text: a front line codes that for clients
   // asking for it (Cloudflare's compresses JSON and HTML it is handed as identity), so caches must key on it.
   if (offered.length > 1 || isCompressible(headers.get("content-type"))) addVary(headers, "Accept-Encoding");
-  const coding = chooseCoding(clientAcceptEncoding(request), readyForRange(request, offered, stored)) ?? chooseCoding(clientAcceptEncoding(request), offered);
+  const coding =
+    chooseCoding(clientAcceptEncoding(request), readyForRange(request, offered, stored)) ??
+    chooseCoding(clientAcceptEncoding(request), offered);
   if (coding === undefined) throw notAcceptable();
-  if (coding === "identity") return serveRepresentation(request, { status: identity.status, headers, body: identity.body });
+  if (coding === "identity")
+    return serveRepresentation(request, { status: identity.status, headers, body: identity.body });
   headers.set("content-encoding", coding);
   const etag = headers.get("etag");
   if (etag) headers.set("etag", codedEtag(etag, coding));
   const ready = coding === "br" ? stored?.br : undefined;
   // HEAD: the headers a GET would get, without making a body nobody reads (so without its length).
-  if (!ready && request.method === "HEAD") return serveRepresentation(request, { status: identity.status, headers, body: identity.body, lengthUnknown: true });
-  const body = ready ?? (coding === "br" ? brotliForWire(identity.body, LIMITS.wire.dynamicBrotliQuality, headers.get("content-type")) : await gzipForWire(identity.body));
+  if (!ready && request.method === "HEAD")
+    return serveRepresentation(request, { status: identity.status, headers, body: identity.body, lengthUnknown: true });
+  const body =
+    ready ??
+    (coding === "br"
+      ? brotliForWire(identity.body, LIMITS.wire.dynamicBrotliQuality, headers.get("content-type"))
+      : await gzipForWire(identity.body));
   return serveRepresentation(request, { status: identity.status, headers, body });
 }

@@ -30,7 +30,15 @@ export interface Representation {
  * whatever else the response said about the resource (links, Memento
  * datetimes, debug headers), but no field describing a body it does not have.
  */
-const NOT_ON_304 = ["content-type", "content-length", "content-encoding", "content-range", "content-language", "content-disposition", "accept-ranges"];
+const NOT_ON_304 = [
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "content-range",
+  "content-language",
+  "content-disposition",
+  "accept-ranges",
+];
 
 /** Response init for a body whose coding is ours: the runtime must send the bytes as they are. */
 export function asIs(status: number, headers: Headers): ResponseInit {
@@ -66,7 +74,12 @@ export function serveRepresentation(request: Request, rep: Representation): Resp
 }
 
 function preconditionFailed(): ProblemError {
-  return new ProblemError({ status: 412, code: "precondition_failed", title: "Precondition Failed", detail: "If-Match or If-Unmodified-Since does not hold for the current representation" });
+  return new ProblemError({
+    status: 412,
+    code: "precondition_failed",
+    title: "Precondition Failed",
+    detail: "If-Match or If-Unmodified-Since does not hold for the current representation",
+  });
 }
 
 /** 416 names the representation's length in Content-Range, and keeps the Vary and ETag a cache needs. */

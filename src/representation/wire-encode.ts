@@ -42,5 +42,7 @@ export function gzipForWire(body: Uint8Array): Promise<Uint8Array> {
 
 /** The brotli mode for a media type: the text model helps UTF-8 prose and markup. */
 export function brotliModeFor(contentType: string | null | undefined): BrotliMode {
-  return contentType && /^\s*(text\/|application\/(?:json|problem\+json|link-format|javascript|xml))/i.test(contentType) ? "text" : "generic";
+  return contentType && /^\s*(text\/|application\/(?:json|problem\+json|link-format|javascript|xml))/i.test(contentType)
+    ? "text"
+    : "generic";
 }

@@ -65,7 +65,9 @@ export class BlobFormatError extends Error {
   override readonly name = "BlobFormatError";
 }
 
-export function encodeBlob(records: ReadonlyArray<{ meta: Omit<RecordMeta, "off" | "len">; payload: Uint8Array }>): Uint8Array {
+export function encodeBlob(
+  records: ReadonlyArray<{ meta: Omit<RecordMeta, "off" | "len">; payload: Uint8Array }>,
+): Uint8Array {
   let off = 0;
   const metas: RecordMeta[] = records.map(({ meta, payload }) => {
     const m = { ...meta, off, len: payload.byteLength };
@@ -97,20 +99,28 @@ export interface ParsedBlob {
 }
 
 export function decodeBlob(bytes: Uint8Array): ParsedBlob {
-  if (bytes.byteLength < FIXED) throw new BlobFormatError(`blob of ${bytes.byteLength} bytes is shorter than its header`);
-  if (new TextDecoder().decode(bytes.subarray(0, 4)) !== BLOB_MAGIC) throw new BlobFormatError("blob does not start with PLMP");
+  if (bytes.byteLength < FIXED)
+    throw new BlobFormatError(`blob of ${bytes.byteLength} bytes is shorter than its header`);
+  if (new TextDecoder().decode(bytes.subarray(0, 4)) !== BLOB_MAGIC)
+    throw new BlobFormatError("blob does not start with PLMP");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint8(4);
-  if (version !== 1 && version !== BLOB_FORMAT_VERSION) throw new BlobFormatError(`blob format version ${version} is not supported`);
+  if (version !== 1 && version !== BLOB_FORMAT_VERSION)
+    throw new BlobFormatError(`blob format version ${version} is not supported`);
   if (view.getUint8(5) !== CODEC_BROTLI) throw new BlobFormatError(`blob codec ${view.getUint8(5)} is not supported`);
-  if ((CRC32.buf(bytes.subarray(FIXED)) >>> 0) !== view.getUint32(12, true)) throw new BlobFormatError("blob checksum does not match: it is corrupt");
+  if (CRC32.buf(bytes.subarray(FIXED)) >>> 0 !== view.getUint32(12, true))
+    throw new BlobFormatError("blob checksum does not match: it is corrupt");
   const headerLength = view.getUint32(8, true);
   if (FIXED + headerLength > bytes.byteLength) throw new BlobFormatError("blob header runs past the end of the blob");
   const base = FIXED + headerLength;
   let parsed: { records: RecordMeta[] };
   try {
     const header = bytes.subarray(FIXED, base);
-    parsed = JSON.parse(new TextDecoder().decode(version === 1 ? header : brotliDecompress(header, { maxOutputBytes: LIMITS.storage.maxBlobHeaderBytes })));
+    parsed = JSON.parse(
+      new TextDecoder().decode(
+        version === 1 ? header : brotliDecompress(header, { maxOutputBytes: LIMITS.storage.maxBlobHeaderBytes }),
+      ),
+    );
   } catch {
     throw new BlobFormatError("blob header does not decode to JSON");
   }
@@ -124,7 +134,8 @@ export function decodeBlob(bytes: Uint8Array): ParsedBlob {
   }
   const records = new Map<string, RecordMeta>();
   for (const r of parsed.records) {
-    if (base + r.off + r.len > bytes.byteLength) throw new BlobFormatError(`record ${r.id} runs past the end of the blob`);
+    if (base + r.off + r.len > bytes.byteLength)
+      throw new BlobFormatError(`record ${r.id} runs past the end of the blob`);
     records.set(r.id, r);
   }
   return { records, payload: (m) => bytes.subarray(base + m.off, base + m.off + m.len) };

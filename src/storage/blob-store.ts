@@ -22,7 +22,8 @@ export class BlobCorruptError extends Error {
 
 /** The key `bytes` get in `owner`'s key space. */
 export async function blobKeyOf(owner: string, bytes: Uint8Array): Promise<string> {
-  if (!/^[0-9a-z-]{1,64}$/.test(owner)) throw new Error(`blob owner ${JSON.stringify(owner)} is not a short lowercase id`);
+  if (!/^[0-9a-z-]{1,64}$/.test(owner))
+    throw new Error(`blob owner ${JSON.stringify(owner)} is not a short lowercase id`);
   return `${BLOB_PREFIX}${owner}/${await sha256Hex(bytes)}`;
 }
 
@@ -71,7 +72,8 @@ export class BlobStore {
     if (bytes.byteLength < 1024 && new TextDecoder().decode(bytes.subarray(0, SPLIT_PREFIX.length)) === SPLIT_PREFIX) {
       const parts = JSON.parse(new TextDecoder().decode(bytes.subarray(SPLIT_PREFIX.length))) as string[];
       const chunks = await Promise.all(parts.map((p) => this.kv.get(p, { type: "arrayBuffer" })));
-      if (chunks.some((c) => c === null)) throw new BlobMissingError(`a part of split blob ${key} is missing from BLOBS`);
+      if (chunks.some((c) => c === null))
+        throw new BlobMissingError(`a part of split blob ${key} is missing from BLOBS`);
       const total = chunks.reduce((n, c) => n + c!.byteLength, 0);
       bytes = new Uint8Array(total);
       let off = 0;
@@ -80,7 +82,8 @@ export class BlobStore {
         off += c!.byteLength;
       }
     }
-    if ((await sha256Hex(bytes)) !== hashOf(key)) throw new BlobCorruptError(`blob ${key} does not match its content hash`);
+    if ((await sha256Hex(bytes)) !== hashOf(key))
+      throw new BlobCorruptError(`blob ${key} does not match its content hash`);
     return bytes;
   }
 
@@ -88,7 +91,8 @@ export class BlobStore {
     const value = await this.kv.get(key, { type: "arrayBuffer" });
     if (value !== null && value.byteLength < 1024) {
       const text = new TextDecoder().decode(value);
-      if (text.startsWith(SPLIT_PREFIX)) for (const p of JSON.parse(text.slice(SPLIT_PREFIX.length)) as string[]) await this.kv.delete(p);
+      if (text.startsWith(SPLIT_PREFIX))
+        for (const p of JSON.parse(text.slice(SPLIT_PREFIX.length)) as string[]) await this.kv.delete(p);
     }
     await this.kv.delete(key);
   }

@@ -21,7 +21,12 @@
  */
 import type { StreamCut } from "./record-codec.ts";
 
-export function planStreams(memberSizes: readonly number[], anchorBytes: number, budget: number, knownAnchorBytes = anchorBytes): StreamCut[] {
+export function planStreams(
+  memberSizes: readonly number[],
+  anchorBytes: number,
+  budget: number,
+  knownAnchorBytes = anchorBytes,
+): StreamCut[] {
   const cuts: StreamCut[] = [];
   let current: StreamCut | null = null;
   let prefix = 0;

@@ -9,7 +9,17 @@ import { encodeBlob, type ParsedBlob, type RecordMeta } from "./blob-format.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { AnchorDecoder } from "./anchor-decoder.ts";
 import { planStreams } from "./group-streams.ts";
-import { anchorClosure, anchorDeps, anchorId, anchorsRebracketedBy, finalClosure, groupDeps, groupId, tailId, type LayoutParams } from "./layout.ts";
+import {
+  anchorClosure,
+  anchorDeps,
+  anchorId,
+  anchorsRebracketedBy,
+  finalClosure,
+  groupDeps,
+  groupId,
+  tailId,
+  type LayoutParams,
+} from "./layout.ts";
 import { decodeRecord, encodeRecord, type EncodedRecord } from "./record-codec.ts";
 
 /**
@@ -109,10 +119,16 @@ export class LayoutWriter {
     this.#anchorSizes.set(k, bytes.byteLength);
     if (k > 0) await this.#closeGroup(k - 1, bytes);
     this.#anchors.seed(anchorId(k), bytes);
-    this.#anchorRecords.set(k, await encodeRecord(anchorId(k), [bytes], await this.#dictFor(anchorDeps(k, count, this.#params)), this.#params));
+    this.#anchorRecords.set(
+      k,
+      await encodeRecord(anchorId(k), [bytes], await this.#dictFor(anchorDeps(k, count, this.#params)), this.#params),
+    );
     for (const j of anchorsRebracketedBy(k, this.#params)) {
       const own = await this.#anchors.anchor(anchorId(j));
-      this.#anchorRecords.set(j, await encodeRecord(anchorId(j), [own], await this.#dictFor(anchorDeps(j, count, this.#params)), this.#params));
+      this.#anchorRecords.set(
+        j,
+        await encodeRecord(anchorId(j), [own], await this.#dictFor(anchorDeps(j, count, this.#params)), this.#params),
+      );
     }
     this.#anchorsChanged = true;
   }
@@ -125,7 +141,15 @@ export class LayoutWriter {
     for (let u = k * G + 1; u < (k + 1) * G; u++) members.push(await this.#member(u));
     if (members.length === 0) return;
     const budget = this.#params.decodeBudget;
-    const cut = budget === undefined ? undefined : planStreams(members.map((m) => m.byteLength), this.#anchorBytes([k, k + 1]), budget, this.#anchorBytes([k, k + 1], 1));
+    const cut =
+      budget === undefined
+        ? undefined
+        : planStreams(
+            members.map((m) => m.byteLength),
+            this.#anchorBytes([k, k + 1]),
+            budget,
+            this.#anchorBytes([k, k + 1], 1),
+          );
     const record = await encodeRecord(groupId(k), members, await this.#dictFor([k, k + 1]), this.#params, cut);
     this.#closed.push({ group: k, record });
   }
@@ -138,7 +162,10 @@ export class LayoutWriter {
    */
   #anchorBytes(anchors: number[], growth = this.#recentGrowth()): number {
     const count = this.#count === 0 ? 0 : Math.floor((this.#count - 1) / this.#params.groupSize) + 1;
-    const needed = this.#params.treeLevels === undefined ? [...new Set(anchors.flatMap((a) => anchorClosure(a, count, this.#params)))] : finalClosure(anchors, this.#params);
+    const needed =
+      this.#params.treeLevels === undefined
+        ? [...new Set(anchors.flatMap((a) => anchorClosure(a, count, this.#params)))]
+        : finalClosure(anchors, this.#params);
     const sizes = needed.map((a) => this.#anchorSizes.get(a));
     const largest = Math.max(0, ...sizes.map((n) => n ?? 0));
     return sizes.reduce<number>((sum, n) => sum + (n ?? largest * growth), 0);
@@ -192,7 +219,8 @@ export class LayoutWriter {
     if (this.#anchorsChanged) {
       const ordered = [...this.#anchorRecords.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
       commit.anchorsBlob = await put(ordered);
-      if (this.#state.anchorsBlob && this.#state.anchorsBlob !== commit.anchorsBlob) commit.deadBlobs.push(this.#state.anchorsBlob);
+      if (this.#state.anchorsBlob && this.#state.anchorsBlob !== commit.anchorsBlob)
+        commit.deadBlobs.push(this.#state.anchorsBlob);
     }
     const closedGroups = new Set<number>();
     for (const { group, record } of this.#closed) {
@@ -216,8 +244,18 @@ export class LayoutWriter {
       const bytes = this.#openMembers.get(u)!;
       const budget = this.#params.decodeBudget;
       // A tail too small for its anchors' decoding is stored alone, as its group's cut would.
-      const plain = budget !== undefined && planStreams([bytes.byteLength], this.#anchorBytes([group]), budget, this.#anchorBytes([group], 1))[0]!.plain;
-      tails.push({ u, record: await encodeRecord(tailId(u), [bytes], plain ? { ids: [], bytes: [] } : await this.#dictFor(groupDeps(group, group + 1)), this.#params) });
+      const plain =
+        budget !== undefined &&
+        planStreams([bytes.byteLength], this.#anchorBytes([group]), budget, this.#anchorBytes([group], 1))[0]!.plain;
+      tails.push({
+        u,
+        record: await encodeRecord(
+          tailId(u),
+          [bytes],
+          plain ? { ids: [], bytes: [] } : await this.#dictFor(groupDeps(group, group + 1)),
+          this.#params,
+        ),
+      });
     }
     if (tails.length > 0) {
       const blob = await put(tails.map((t) => t.record));

@@ -51,7 +51,15 @@ export interface LayoutParams {
  * keyframe per 1,536 contents; 16 is the storage bound on a read's decoding
  * (LAYOUT-TRADEOFFS.md has the measurements).
  */
-export const DEFAULT_LAYOUT: LayoutParams = { groupSize: 16, quality: 7, keyframeQuality: 8, lgwin: 22, treeLevels: 5, chainTops: 3, decodeBudget: 16 };
+export const DEFAULT_LAYOUT: LayoutParams = {
+  groupSize: 16,
+  quality: 7,
+  keyframeQuality: 8,
+  lgwin: 22,
+  treeLevels: 5,
+  chainTops: 3,
+  decodeBudget: 16,
+};
 
 /** The parameters that decide a page's anchor graph. */
 export type TreeShape = Pick<LayoutParams, "treeLevels" | "chainTops">;
@@ -141,9 +149,14 @@ export function groupDeps(group: number, anchorCount: number): number[] {
 export type RecordHolder = { kind: "anchors" } | { kind: "group"; group: number } | { kind: "tail"; u: number };
 
 /** The record holding content u, its index among the record's parts, and where its blob is named. */
-export function recordOf(u: number, contentCount: number, groupSize: number): { record: string; part: number; holder: RecordHolder } {
+export function recordOf(
+  u: number,
+  contentCount: number,
+  groupSize: number,
+): { record: string; part: number; holder: RecordHolder } {
   const place = placementOf(u, contentCount, groupSize);
   if (place.kind === "anchor") return { record: anchorId(place.anchor), part: 0, holder: { kind: "anchors" } };
-  if (place.kind === "group") return { record: groupId(place.group), part: place.index, holder: { kind: "group", group: place.group } };
+  if (place.kind === "group")
+    return { record: groupId(place.group), part: place.index, holder: { kind: "group", group: place.group } };
   return { record: tailId(u), part: 0, holder: { kind: "tail", u } };
 }

@@ -24,17 +24,28 @@
 /** SQL to run as is, or a function for a change that must look first. */
 export type Migration = string | ((sql: SqlStorage) => void);
 
-const VERSION_TABLE = "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)";
+const VERSION_TABLE =
+  "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)";
 
 /** Whether any of these tables exists: a store asks before a read, so a read never creates a database. */
 export function hasSchema(sql: SqlStorage, tables: readonly string[]): boolean {
   const names = ["schema_version", ...tables];
-  return sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN (${names.map(() => "?").join(", ")}) LIMIT 1`, ...names).toArray().length > 0;
+  return (
+    sql
+      .exec(
+        `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN (${names.map(() => "?").join(", ")}) LIMIT 1`,
+        ...names,
+      )
+      .toArray().length > 0
+  );
 }
 
 /** How many migrations have run (0 for a database that never counted). */
 export function schemaVersion(sql: SqlStorage): number {
-  const columns = sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('schema_version')").toArray().map((c) => c.name);
+  const columns = sql
+    .exec<{ name: string }>("SELECT name FROM pragma_table_info('schema_version')")
+    .toArray()
+    .map((c) => c.name);
   if (columns.length === 0) return 0;
   // The dashboard sessions' first form of the table, one column `v`: rewritten to this one, keeping the count.
   if (!columns.includes("version")) {

@@ -46,18 +46,32 @@ export async function encodeRecord(
 ): Promise<EncodedRecord> {
   const body = concatChunks(parts);
   const dictionary = dictionaryOf(dict.bytes);
-  const meta: EncodedRecord["meta"] = { id, size: body.byteLength, parts: parts.map((p) => p.byteLength), dict: dict.ids, sum: (await sha256Hex(body)).slice(0, 16) };
+  const meta: EncodedRecord["meta"] = {
+    id,
+    size: body.byteLength,
+    parts: parts.map((p) => p.byteLength),
+    dict: dict.ids,
+    sum: (await sha256Hex(body)).slice(0, 16),
+  };
   if (!cut || (cut.length === 1 && !cut[0]!.plain)) return { meta, payload: compressStream(body, dictionary, params) };
-  if (cut.reduce((n, c) => n + c.parts, 0) !== parts.length) throw new Error(`record ${id}: the cut covers ${cut.reduce((n, c) => n + c.parts, 0)} parts of ${parts.length}`);
+  if (cut.reduce((n, c) => n + c.parts, 0) !== parts.length)
+    throw new Error(`record ${id}: the cut covers ${cut.reduce((n, c) => n + c.parts, 0)} parts of ${parts.length}`);
   const payloads: Uint8Array[] = [];
   let first = 0;
   for (const c of cut) {
-    payloads.push(compressStream(concatChunks(parts.slice(first, first + c.parts)), c.plain ? undefined : dictionary, params));
+    payloads.push(
+      compressStream(concatChunks(parts.slice(first, first + c.parts)), c.plain ? undefined : dictionary, params),
+    );
     first += c.parts;
   }
   const plain = cut.flatMap((c, i) => (c.plain ? [i] : []));
   return {
-    meta: { ...meta, streams: cut.map((c) => c.parts), lens: payloads.map((p) => p.byteLength), ...(plain.length > 0 ? { plain } : {}) },
+    meta: {
+      ...meta,
+      streams: cut.map((c) => c.parts),
+      lens: payloads.map((p) => p.byteLength),
+      ...(plain.length > 0 ? { plain } : {}),
+    },
     payload: concatChunks(payloads),
   };
 }
@@ -83,16 +97,25 @@ export interface StreamOfPart {
 export function streamOf(meta: RecordMeta, part: number): StreamOfPart {
   if (part < 0 || part >= meta.parts.length) throw new RecordCorruptError(`record ${meta.id} has no part ${part}`);
   const sizeUpTo = (from: number) => meta.parts.slice(from, part + 1).reduce((a, b) => a + b, 0);
-  if (!meta.streams) return { off: 0, len: meta.len, firstPart: 0, through: sizeUpTo(0), size: meta.size, plain: false };
+  if (!meta.streams)
+    return { off: 0, len: meta.len, firstPart: 0, through: sizeUpTo(0), size: meta.size, plain: false };
   const lens = meta.lens ?? [];
-  if (meta.streams.length !== lens.length || meta.streams.reduce((a, b) => a + b, 0) !== meta.parts.length) throw new RecordCorruptError(`record ${meta.id}: its streams do not cover its parts`);
+  if (meta.streams.length !== lens.length || meta.streams.reduce((a, b) => a + b, 0) !== meta.parts.length)
+    throw new RecordCorruptError(`record ${meta.id}: its streams do not cover its parts`);
   let firstPart = 0;
   let off = 0;
   for (let i = 0; i < meta.streams.length; i++) {
     const count = meta.streams[i]!;
     if (part < firstPart + count) {
       const size = meta.parts.slice(firstPart, firstPart + count).reduce((a, b) => a + b, 0);
-      return { off, len: lens[i]!, firstPart, through: sizeUpTo(firstPart), size, plain: meta.plain?.includes(i) ?? false };
+      return {
+        off,
+        len: lens[i]!,
+        firstPart,
+        through: sizeUpTo(firstPart),
+        size,
+        plain: meta.plain?.includes(i) ?? false,
+      };
     }
     firstPart += count;
     off += lens[i]!;
@@ -107,14 +130,21 @@ export function streamOf(meta: RecordMeta, part: number): StreamOfPart {
  * given: the record's checksum covers all its streams, so only the caller's
  * check of the revision itself applies.
  */
-export async function decodeRecord(meta: RecordMeta, payload: Uint8Array, dict: Uint8Array[], prefixBytes = meta.size, streamSize?: number): Promise<Uint8Array> {
+export async function decodeRecord(
+  meta: RecordMeta,
+  payload: Uint8Array,
+  dict: Uint8Array[],
+  prefixBytes = meta.size,
+  streamSize?: number,
+): Promise<Uint8Array> {
   const whole = streamSize === undefined;
   // Decoding to the end reads the whole payload, even when nothing is left to produce (an empty revision).
   const toEnd = prefixBytes >= (streamSize ?? meta.size);
   const size = toEnd ? (streamSize ?? meta.size) : prefixBytes;
   const bytes = brotliDecompressKnownSize(payload, size, { dictionary: dictionaryOf(dict), whole: toEnd });
   // `size` is at most prefixBytes, so what comes back is the prefix or less.
-  if (bytes.byteLength < prefixBytes) throw new RecordCorruptError(`record ${meta.id} decoded to ${bytes.byteLength} bytes, expected ${prefixBytes}`);
+  if (bytes.byteLength < prefixBytes)
+    throw new RecordCorruptError(`record ${meta.id} decoded to ${bytes.byteLength} bytes, expected ${prefixBytes}`);
   if (whole && prefixBytes === meta.size && (await sha256Hex(bytes)).slice(0, 16) !== meta.sum) {
     throw new RecordCorruptError(`record ${meta.id} does not match its checksum`);
   }

@@ -31,7 +31,10 @@ export interface ReadStats {
   decodedBytes: number;
 }
 
-export async function readContent(store: BlobStore, loc: ContentLocation): Promise<{ bytes: Uint8Array; stats: ReadStats }> {
+export async function readContent(
+  store: BlobStore,
+  loc: ContentLocation,
+): Promise<{ bytes: Uint8Array; stats: ReadStats }> {
   const keys = [...new Set([loc.anchorsBlob, loc.blob])];
   const parsed = await Promise.all(keys.map((k) => parsedBlob(store, k)));
   const blobs = new Map(keys.map((k, i) => [k, parsed[i]!]));
@@ -54,6 +57,7 @@ export async function readContent(store: BlobStore, loc: ContentLocation): Promi
   }
   stats.decodes += anchors.decodes;
   stats.decodedBytes += anchors.decodedBytes;
-  if ((await sha256Hex(bytes)) !== loc.sha256) throw new RecordCorruptError(`record ${loc.record} decoded to bytes that do not match the revision's SHA-256`);
+  if ((await sha256Hex(bytes)) !== loc.sha256)
+    throw new RecordCorruptError(`record ${loc.record} decoded to bytes that do not match the revision's SHA-256`);
   return { bytes, stats };
 }

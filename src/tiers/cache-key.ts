@@ -33,12 +33,26 @@ export function historyKey(page: string, limit: number, cursor: string | undefin
 
 /** A memento's place in time (Link headers, TimeGate answers): changes with every write, as `last memento` does. */
 export function mementoKey(page: string, which: { id: number } | { at: number }): CacheKey {
-  return { key: "id" in which ? `${path(page)}/memento/${which.id}` : `${path(page)}/memento?at=${which.at}`, page, mutable: true };
+  return {
+    key: "id" in which ? `${path(page)}/memento/${which.id}` : `${path(page)}/memento?at=${which.at}`,
+    page,
+    mutable: true,
+  };
 }
 
 /** A TimeMap page, per format and per origin its URIs are written for. */
-export function timemapKey(page: string, format: "link" | "json", base: string, cursor: { after?: number; before?: number }): CacheKey {
-  const at = cursor.after !== undefined ? `&after=${cursor.after}` : cursor.before !== undefined ? `&before=${cursor.before}` : "";
+export function timemapKey(
+  page: string,
+  format: "link" | "json",
+  base: string,
+  cursor: { after?: number; before?: number },
+): CacheKey {
+  const at =
+    cursor.after !== undefined
+      ? `&after=${cursor.after}`
+      : cursor.before !== undefined
+        ? `&before=${cursor.before}`
+        : "";
   return { key: `${path(page)}/timemap/${format}?base=${encodeURIComponent(base)}${at}`, page, mutable: true };
 }
 
@@ -90,6 +104,7 @@ export function cacheTagsOf(entry: Pick<Answer, "page" | "mutable" | "tags" | "r
   const tags = [...tagsOf(entry)];
   if (entry.mutable) tags.push(mutableTag(entry.page));
   // A dcb variant also names its revision: purging the revision's URL must reach it where tags are all there is.
-  if (entry.encoded?.dcb && entry.revisionId !== undefined) tags.push(variantsTag(revisionKey(entry.page, entry.revisionId).key));
+  if (entry.encoded?.dcb && entry.revisionId !== undefined)
+    tags.push(variantsTag(revisionKey(entry.page, entry.revisionId).key));
   return tags;
 }

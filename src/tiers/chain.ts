@@ -49,7 +49,14 @@ function hopsBelow(env: Env, level: "edge" | TierIdentity["level"], region: Regi
  * Tries each hop in turn; the origin, last, always answers. `accepts` is the
  * asker's floor and purge marks, applied to an answer when it arrives.
  */
-async function walk(env: Env, hops: Hop[], request: TierRequest, counter: HopCounter, accepts: (a: Answer) => boolean, revalidation = false): Promise<TierRead> {
+async function walk(
+  env: Env,
+  hops: Hop[],
+  request: TierRequest,
+  counter: HopCounter,
+  accepts: (a: Answer) => boolean,
+  revalidation = false,
+): Promise<TierRead> {
   const from = request.fromRegion;
   for (const hop of hops) {
     if (hop.kind === "origin") {
@@ -60,7 +67,11 @@ async function walk(env: Env, hops: Hop[], request: TierRequest, counter: HopCou
     const { tier } = hop;
     try {
       await crossRegionHop(env, from, tier.region);
-      const read = await withDeadline(tierCacheOf(env, tier).read(request, tier, revalidation), LIMITS.tiers.hopTimeoutMs, `${tier.level} tier ${tier.member}`);
+      const read = await withDeadline(
+        tierCacheOf(env, tier).read(request, tier, revalidation),
+        LIMITS.tiers.hopTimeoutMs,
+        `${tier.level} tier ${tier.member}`,
+      );
       // A purge that landed here, or one the hop has not applied yet, can make its answer too old to pass on.
       if (read.entry.status !== 200 || accepts(read.entry)) return read;
       counter.skipped(tier.level, "behind");
@@ -78,16 +89,34 @@ const edgeCounter: HopCounter = {
 };
 
 /** A read at the edge: this colo's lower tier, then the chain below it. */
-export async function readThroughTiers(env: Env, ctx: { waitUntil(p: Promise<unknown>): void }, at: Colo, query: OriginQuery): Promise<ReadThrough> {
+export async function readThroughTiers(
+  env: Env,
+  ctx: { waitUntil(p: Promise<unknown>): void },
+  at: Colo,
+  query: OriginQuery,
+): Promise<ReadThrough> {
   const key = cacheKeyOf(query);
   const topology = topologyOf(env);
   const hops = hopsBelow(env, "edge", at.region, key.key);
-  if (!topology.enabled) return { ...(await walk(env, hops, { query, ...key, minVersion: 0, fromRegion: at.region }, edgeCounter, () => true)), ...at };
+  if (!topology.enabled)
+    return {
+      ...(await walk(env, hops, { query, ...key, minVersion: 0, fromRegion: at.region }, edgeCounter, () => true)),
+      ...at,
+    };
 
   const lower = await LowerTier.open(env, at.colo);
   const { hit, floor, marks } = await lower.get(key);
   const below = (request: TierRequest, revalidation = false) =>
-    walk(env, hops, request, edgeCounter, (a) => a.version >= request.minVersion && marks.verdict({ key: key.key, tags: tagsOf(a), storedAt: a.storedAt }) !== "purged", revalidation);
+    walk(
+      env,
+      hops,
+      request,
+      edgeCounter,
+      (a) =>
+        a.version >= request.minVersion &&
+        marks.verdict({ key: key.key, tags: tagsOf(a), storedAt: a.storedAt }) !== "purged",
+      revalidation,
+    );
   // Whatever this colo has purged, the tiers below must not hand back either.
   const request: TierRequest = { query, ...key, minVersion: versionFloor(floor, key.mutable), fromRegion: at.region };
   if (hit && hit.state !== "expired") {
@@ -100,7 +129,9 @@ export async function readThroughTiers(env: Env, ctx: { waitUntil(p: Promise<unk
   }
   lowerCounters.miss++;
   // A title nobody wrote is answered here, from the page directory: a flood of made-up titles never reaches a tier.
-  const read = (await pageExists(env, key.page)) ? await below(request) : { entry: notFoundAnswer(env, query), servedBy: "origin" as const };
+  const read = (await pageExists(env, key.page))
+    ? await below(request)
+    : { entry: notFoundAnswer(env, query), servedBy: "origin" as const };
   ctx.waitUntil(lower.put(key, read.entry));
   return { ...read, ...at };
 }
@@ -116,7 +147,9 @@ async function revalidate(lower: LowerTier, key: CacheKey, hit: LowerHit, fresh:
   lowerCounters.revalidated++;
   const same = read.entry.version === hit.entry.version || etagOf(read.entry) === etagOf(hit.entry);
   if (same) lowerCounters.renewed++;
-  const newer = read.entry.version > hit.entry.version || (read.entry.version === hit.entry.version && read.entry.storedAt >= hit.entry.storedAt);
+  const newer =
+    read.entry.version > hit.entry.version ||
+    (read.entry.version === hit.entry.version && read.entry.storedAt >= hit.entry.storedAt);
   await lower.put(key, newer ? read.entry : hit.entry);
 }
 
@@ -126,7 +159,14 @@ async function revalidate(lower: LowerTier, key: CacheKey, hit: LowerHit, fresh:
  * fill replaces it in the background, unless the asker is itself
  * revalidating: then only the hops below can answer.
  */
-export async function readAtTier(env: Env, store: TierStore, self: TierIdentity, request: TierRequest, revalidation: boolean, waitUntil: (p: Promise<unknown>) => void): Promise<TierRead> {
+export async function readAtTier(
+  env: Env,
+  store: TierStore,
+  self: TierIdentity,
+  request: TierRequest,
+  revalidation: boolean,
+  waitUntil: (p: Promise<unknown>) => void,
+): Promise<TierRead> {
   const minVersion = store.required(request, request.minVersion);
   if (revalidation) store.count("revalidated");
   const cached = store.lookup(request.key, minVersion);
@@ -144,17 +184,33 @@ export async function readAtTier(env: Env, store: TierStore, self: TierIdentity,
 }
 
 /** The fill in flight for this key, or a new one: concurrent misses share one. */
-function fillOnce(env: Env, store: TierStore, self: TierIdentity, request: TierRequest, minVersion: number, revalidating = false): Promise<TierRead> {
+function fillOnce(
+  env: Env,
+  store: TierStore,
+  self: TierIdentity,
+  request: TierRequest,
+  minVersion: number,
+  revalidating = false,
+): Promise<TierRead> {
   let pending = store.inflight.get(request.key);
   if (!pending) {
-    pending = fill(env, store, self, request, minVersion, revalidating).finally(() => store.inflight.delete(request.key));
+    pending = fill(env, store, self, request, minVersion, revalidating).finally(() =>
+      store.inflight.delete(request.key),
+    );
     store.inflight.set(request.key, pending);
   }
   return pending;
 }
 
 /** Fills from the hops below; `revalidating` (replacing a stale entry) asks them not to answer from stale entries of their own. */
-async function fill(env: Env, store: TierStore, self: TierIdentity, request: TierRequest, minVersion: number, revalidating: boolean): Promise<TierRead> {
+async function fill(
+  env: Env,
+  store: TierStore,
+  self: TierIdentity,
+  request: TierRequest,
+  minVersion: number,
+  revalidating: boolean,
+): Promise<TierRead> {
   const counter: HopCounter = {
     skipped: (level, why) => {
       store.count(`skipped_${level}`);
@@ -164,7 +220,14 @@ async function fill(env: Env, store: TierStore, self: TierIdentity, request: Tie
   };
   const hops = hopsBelow(env, self.level, self.region, request.key);
   const accepts = (a: Answer) => a.version >= store.required(a) && store.verdict(request.key, a) !== "purged";
-  const read = await walk(env, hops, { ...request, minVersion, fromRegion: self.region }, counter, accepts, revalidating);
+  const read = await walk(
+    env,
+    hops,
+    { ...request, minVersion, fromRegion: self.region },
+    counter,
+    accepts,
+    revalidating,
+  );
   store.keep(request, read.entry);
   return read;
 }

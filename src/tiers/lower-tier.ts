@@ -64,7 +64,17 @@ export interface LowerHit {
  * `originRenders`: reads the edge answered by rendering at the origin itself
  * (tiers disabled, or every tier gone around); TierCache counts its own.
  */
-export const lowerCounters = { hit: 0, miss: 0, stale: 0, revalidated: 0, renewed: 0, floored: 0, skippedRegional: 0, skippedUpper: 0, originRenders: 0 };
+export const lowerCounters = {
+  hit: 0,
+  miss: 0,
+  stale: 0,
+  revalidated: 0,
+  renewed: 0,
+  floored: 0,
+  skippedRegional: 0,
+  skippedUpper: 0,
+  originRenders: 0,
+};
 
 /**
  * Floor and mark updates are read-modify-write: one at a time per cache and
@@ -121,11 +131,18 @@ function toResponse(entry: Answer, filledAt: number, keepSeconds: number): Respo
 function fromResponse(res: Response): { entry: PackedMeta; filledAt: number } | null {
   const h = res.headers;
   const number = (name: string) => Number(h.get(name) ?? Number.NaN);
-  const [status, version, storedAt, filledAt] = [number(FIELD.status), number(FIELD.version), number(FIELD.storedAt), number(FIELD.filledAt)];
+  const [status, version, storedAt, filledAt] = [
+    number(FIELD.status),
+    number(FIELD.version),
+    number(FIELD.storedAt),
+    number(FIELD.filledAt),
+  ];
   const page = h.get(FIELD.page);
   if (![status, version, storedAt, filledAt].every(Number.isFinite) || page === null) return null;
   const names = (h.get(FIELD.headers) ?? "").split(",").filter(Boolean);
-  const headers = Object.fromEntries(names.map((name) => [name, name === "cache-control" ? (h.get(FIELD.cacheControl) ?? "") : (h.get(name) ?? "")]));
+  const headers = Object.fromEntries(
+    names.map((name) => [name, name === "cache-control" ? (h.get(FIELD.cacheControl) ?? "") : (h.get(name) ?? "")]),
+  );
   const revision = h.get(FIELD.revisionId);
   const tags = h.get(FIELD.tags);
   const coded = h.get(FIELD.coded);
@@ -187,7 +204,10 @@ export class LowerTier {
       return;
     }
     // Kept as long as any entry it guards can live.
-    const headers = { "content-type": "application/json", "cache-control": `public, max-age=${this.topology.ttlSeconds}` };
+    const headers = {
+      "content-type": "application/json",
+      "cache-control": `public, max-age=${this.topology.ttlSeconds}`,
+    };
     await this.cache.put(this.#request(path), new Response(JSON.stringify(value), { headers }));
   }
 
@@ -200,8 +220,15 @@ export class LowerTier {
     return new PurgeMarks(Object.entries((await this.#record<Record<string, Mark>>(MARKS)) ?? {}));
   }
 
-  async get(key: CacheKey, now = Date.now()): Promise<{ hit: LowerHit | undefined; floor: PageFloor; marks: PurgeMarks }> {
-    const [res, floor, marks] = await Promise.all([this.cache.match(this.#request(key.key)), this.floor(key.page), this.marks()]);
+  async get(
+    key: CacheKey,
+    now = Date.now(),
+  ): Promise<{ hit: LowerHit | undefined; floor: PageFloor; marks: PurgeMarks }> {
+    const [res, floor, marks] = await Promise.all([
+      this.cache.match(this.#request(key.key)),
+      this.floor(key.page),
+      this.marks(),
+    ]);
     if (!res) return { hit: undefined, floor, marks };
     const found = fromResponse(res);
     const verdict = found && marks.verdict({ key: key.key, tags: tagsOf(found.entry), storedAt: found.entry.storedAt });
@@ -217,7 +244,16 @@ export class LowerTier {
     const age = (now - filledAt) / 1000;
     const t = this.topology;
     // A 404 is kept only briefly and never served stale: the page may be written any moment.
-    let state: LowerState = entry.status === 404 ? (age < t.notFoundSeconds ? "fresh" : "expired") : age < t.refreshSeconds ? "fresh" : age < t.maxStaleSeconds ? "stale" : "expired";
+    let state: LowerState =
+      entry.status === 404
+        ? age < t.notFoundSeconds
+          ? "fresh"
+          : "expired"
+        : age < t.refreshSeconds
+          ? "fresh"
+          : age < t.maxStaleSeconds
+            ? "stale"
+            : "expired";
     // Soft-purged: served while revalidating (a 404 is never served stale).
     if (verdict === "stale" && state === "fresh") state = entry.status === 404 ? "expired" : "stale";
     return { hit: { entry, state, filledAt }, floor, marks };
@@ -229,7 +265,8 @@ export class LowerTier {
 
   /** Stores a 200 answer, or a cacheable 404; any other answer removes what the colo held for the key. */
   async put(key: CacheKey, entry: Answer, now = Date.now()): Promise<void> {
-    const cacheable = entry.status === 200 || (entry.status === 404 && entry.negative === true && this.topology.notFoundSeconds > 0);
+    const cacheable =
+      entry.status === 200 || (entry.status === 404 && entry.negative === true && this.topology.notFoundSeconds > 0);
     if (!cacheable) return this.delete(key.key);
     const keep = entry.status === 200 ? this.topology.ttlSeconds : this.topology.notFoundSeconds;
     await this.cache.put(this.#request(key.key), toResponse(entry, now, keep));
@@ -267,7 +304,8 @@ export class LowerTier {
     return this.#locked(MARKS, async () => {
       const marks = await this.marks();
       let changed = false;
-      for (const { selectors, at, soft } of raises) for (const selector of selectors) changed = marks.raise(selector, at, soft) !== undefined || changed;
+      for (const { selectors, at, soft } of raises)
+        for (const selector of selectors) changed = marks.raise(selector, at, soft) !== undefined || changed;
       // One record is read on every request: keep it small, folding the oldest into `all`.
       marks.fold(LIMITS.purge.maxLowerMarks);
       if (changed) await this.#putRecord(MARKS, Object.fromEntries(marks.entries()));

@@ -46,7 +46,13 @@ export function pathPrefixes(key: string): string[] {
 /** Every selector that can match an entry; a revision's dcb variant also answers to the revision's own key. */
 export function selectorsOf(entry: Pick<Marked, "key" | "tags">): string[] {
   const base = variantBase(entry.key);
-  return [ALL, `key:${entry.key}`, ...(base === undefined ? [] : [`key:${base}`]), ...entry.tags.map((t) => `tag:${t}`), ...pathPrefixes(entry.key).map((p) => `prefix:${p}`)];
+  return [
+    ALL,
+    `key:${entry.key}`,
+    ...(base === undefined ? [] : [`key:${base}`]),
+    ...entry.tags.map((t) => `tag:${t}`),
+    ...pathPrefixes(entry.key).map((p) => `prefix:${p}`),
+  ];
 }
 
 export class PurgeMarks {
@@ -82,7 +88,9 @@ export class PurgeMarks {
   /** Raises a selector's mark; returns the mark if it changed. */
   raise(selector: string, at: number, soft: boolean): Mark | undefined {
     const current = this.#marks.get(selector) ?? { hard: 0, soft: 0 };
-    const next = soft ? { hard: current.hard, soft: Math.max(current.soft, at) } : { hard: Math.max(current.hard, at), soft: current.soft };
+    const next = soft
+      ? { hard: current.hard, soft: Math.max(current.soft, at) }
+      : { hard: Math.max(current.hard, at), soft: current.soft };
     if (next.hard === current.hard && next.soft === current.soft) return undefined;
     this.#marks.set(selector, next);
     return next;

@@ -68,7 +68,12 @@ function problemFields(body: Uint8Array): Record<string, unknown> {
 
 /** A 5xx is logged with the request id, the one thing of this request the client's copy adds to the origin's problem. */
 function serverError(asker: Asker, status: number, problem: Record<string, unknown>): void {
-  console.error("read failed", { requestId: asker.requestId, path: new URL(asker.request.url).pathname, status, code: problem.code });
+  console.error("read failed", {
+    requestId: asker.requestId,
+    path: new URL(asker.request.url).pathname,
+    status,
+    code: problem.code,
+  });
 }
 
 /** The body to send: a 5xx's problem plus this request's id for the report; anything else as given. */

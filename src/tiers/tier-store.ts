@@ -81,7 +81,12 @@ const utf8 = new TextEncoder();
 /** What an entry costs against the budget: its row's key, meta and body, and a row per tag. */
 function entrySize(key: string, meta: string, body: Uint8Array, tags: readonly string[]): number {
   const keyBytes = utf8.encode(key).byteLength;
-  return keyBytes + utf8.encode(meta).byteLength + body.byteLength + tags.reduce((n, tag) => n + utf8.encode(tag).byteLength + keyBytes, 0);
+  return (
+    keyBytes +
+    utf8.encode(meta).byteLength +
+    body.byteLength +
+    tags.reduce((n, tag) => n + utf8.encode(tag).byteLength + keyBytes, 0)
+  );
 }
 
 /** In memory, a 404 also carries when it stops being served, and a stored entry the read time SQLite holds for it. */
@@ -139,11 +144,21 @@ export class TierStore {
 
   /** The marks, applied sequences and usage, as SQLite holds them: at start, and after a transaction that changed them rolled back. */
   #loadState(): void {
-    this.#usage = this.#sql.exec<{ bytes: number; entries: number }>("SELECT bytes, entries FROM usage WHERE id = 1").one();
+    this.#usage = this.#sql
+      .exec<{ bytes: number; entries: number }>("SELECT bytes, entries FROM usage WHERE id = 1")
+      .one();
     this.#marks = new PurgeMarks(
-      this.#sql.exec<{ selector: string; hard: number; soft: number }>("SELECT selector, hard, soft FROM marks").toArray().map((r) => [r.selector, { hard: r.hard, soft: r.soft }]),
+      this.#sql
+        .exec<{ selector: string; hard: number; soft: number }>("SELECT selector, hard, soft FROM marks")
+        .toArray()
+        .map((r) => [r.selector, { hard: r.hard, soft: r.soft }]),
     );
-    this.#applied = new Map(this.#sql.exec<{ queue: string; seq: number }>("SELECT queue, seq FROM applied").toArray().map((r) => [r.queue, r.seq]));
+    this.#applied = new Map(
+      this.#sql
+        .exec<{ queue: string; seq: number }>("SELECT queue, seq FROM applied")
+        .toArray()
+        .map((r) => [r.queue, r.seq]),
+    );
   }
 
   get #sql(): SqlStorage {
@@ -168,14 +183,21 @@ export class TierStore {
   /** Writes the counts and read times held back. */
   #flush(): void {
     this.#flushedAt = Date.now();
-    for (const [name, n] of this.#pending) this.#sql.exec("INSERT INTO counters (name, n) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET n = n + excluded.n", name, n);
+    for (const [name, n] of this.#pending)
+      this.#sql.exec(
+        "INSERT INTO counters (name, n) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET n = n + excluded.n",
+        name,
+        n,
+      );
     this.#pending.clear();
     for (const [key, at] of this.#touches) this.#sql.exec("UPDATE entry_use SET read_at = ? WHERE key = ?", at, key);
     this.#touches.clear();
   }
 
   floor(page: string): PageFloor {
-    const row = this.#sql.exec<{ mutable: number; all_keys: number }>("SELECT mutable, all_keys FROM page_floors WHERE page = ?", page).toArray()[0];
+    const row = this.#sql
+      .exec<{ mutable: number; all_keys: number }>("SELECT mutable, all_keys FROM page_floors WHERE page = ?", page)
+      .toArray()[0];
     return row ? { mutable: row.mutable, all: row.all_keys } : NO_FLOOR;
   }
 
@@ -210,9 +232,12 @@ export class TierStore {
       if (readAt !== undefined) hot.meta.readAt = this.#touch(key, readAt);
       return unpackBodies(meta, hot.body);
     }
-    const row = this.#sql.exec<{ meta: string; body: ArrayBuffer; read_at: number | null }>(
-      "SELECT e.meta, e.body, u.read_at FROM entries e LEFT JOIN entry_use u ON u.key = e.key WHERE e.key = ?", key,
-    ).toArray()[0];
+    const row = this.#sql
+      .exec<{ meta: string; body: ArrayBuffer; read_at: number | null }>(
+        "SELECT e.meta, e.body, u.read_at FROM entries e LEFT JOIN entry_use u ON u.key = e.key WHERE e.key = ?",
+        key,
+      )
+      .toArray()[0];
     if (!row) return undefined;
     const meta = JSON.parse(row.meta) as EntryMeta;
     const bytes = lz4Decompress(new Uint8Array(row.body));
@@ -248,7 +273,8 @@ export class TierStore {
     // A revision's br body goes with it: stored, evicted and purged together.
     const { meta, bytes: body } = packBodies(answer);
     if (answer.status === 404 && answer.negative) {
-      if (this.notFoundSeconds > 0) this.#memory.set(key, { ...meta, expiresAt: Date.now() + this.notFoundSeconds * 1000 }, body);
+      if (this.notFoundSeconds > 0)
+        this.#memory.set(key, { ...meta, expiresAt: Date.now() + this.notFoundSeconds * 1000 }, body);
       return;
     }
     if (answer.status !== 200) return;
@@ -263,7 +289,12 @@ export class TierStore {
     const now = Date.now();
     this.#sql.exec(
       "INSERT OR REPLACE INTO entries (key, page, mutable, version, meta, body) VALUES (?, ?, ?, ?, ?, ?)",
-      key, answer.page, answer.mutable ? 1 : 0, answer.version, metaText, packed,
+      key,
+      answer.page,
+      answer.mutable ? 1 : 0,
+      answer.version,
+      metaText,
+      packed,
     );
     this.#sql.exec("DELETE FROM entry_tags WHERE key = ?", key);
     for (const tag of tags) this.#sql.exec("INSERT OR IGNORE INTO entry_tags (tag, key) VALUES (?, ?)", tag, key);
@@ -280,7 +311,10 @@ export class TierStore {
     this.#flush();
     let evicted = 0;
     while (this.#usage.bytes + growth > this.#budget) {
-      const victims = this.#sql.exec<{ key: string }>("SELECT key FROM entry_use WHERE key <> ? ORDER BY read_at LIMIT 16", keep).toArray().map((r) => r.key);
+      const victims = this.#sql
+        .exec<{ key: string }>("SELECT key FROM entry_use WHERE key <> ? ORDER BY read_at LIMIT 16", keep)
+        .toArray()
+        .map((r) => r.key);
       if (victims.length === 0) break;
       for (const victim of victims) {
         if (this.#usage.bytes + growth <= this.#budget) break;
@@ -306,7 +340,13 @@ export class TierStore {
   mark(selectors: string[], at: number, soft: boolean): void {
     for (const selector of selectors) {
       const mark = this.#marks.raise(selector, at, soft);
-      if (mark) this.#sql.exec("INSERT OR REPLACE INTO marks (selector, hard, soft) VALUES (?, ?, ?)", selector, mark.hard, mark.soft);
+      if (mark)
+        this.#sql.exec(
+          "INSERT OR REPLACE INTO marks (selector, hard, soft) VALUES (?, ?, ?)",
+          selector,
+          mark.hard,
+          mark.soft,
+        );
       if (soft) continue;
       if (selector === ALL) this.dropAll();
       else this.#dropKeys(this.#keysUnder(selector));
@@ -314,19 +354,41 @@ export class TierStore {
     const folded = this.#marks.fold(LIMITS.purge.maxMarks);
     if (folded) {
       for (const selector of folded.removed) this.#sql.exec("DELETE FROM marks WHERE selector = ?", selector);
-      this.#sql.exec("INSERT OR REPLACE INTO marks (selector, hard, soft) VALUES (?, ?, ?)", ALL, folded.all.hard, folded.all.soft);
+      this.#sql.exec(
+        "INSERT OR REPLACE INTO marks (selector, hard, soft) VALUES (?, ?, ?)",
+        ALL,
+        folded.all.hard,
+        folded.all.soft,
+      );
     }
   }
 
   #keysUnder(selector: string): string[] {
     const colon = selector.indexOf(":");
     const [kind, value] = [selector.slice(0, colon), selector.slice(colon + 1)];
-    const keys = (sql: string, ...args: string[]) => this.#sql.exec<{ key: string }>(sql, ...args).toArray().map((r) => r.key);
+    const keys = (sql: string, ...args: string[]) =>
+      this.#sql
+        .exec<{ key: string }>(sql, ...args)
+        .toArray()
+        .map((r) => r.key);
     // A revision's key also covers its dcb variants (`?dcb=<hash>`; '>' follows '=').
-    if (kind === "key") return keys("SELECT key FROM entries WHERE key = ? OR (key >= ? AND key < ?)", value, `${value}?dcb=`, `${value}?dcb>`);
+    if (kind === "key")
+      return keys(
+        "SELECT key FROM entries WHERE key = ? OR (key >= ? AND key < ?)",
+        value,
+        `${value}?dcb=`,
+        `${value}?dcb>`,
+      );
     if (kind === "tag") return keys("SELECT key FROM entry_tags WHERE tag = ?", value);
     // At path segments: the prefix itself, below it (`/`), or with a query (`?`); '0' and '@' follow '/' and '?'.
-    return keys("SELECT key FROM entries WHERE key = ? OR (key >= ? AND key < ?) OR (key >= ? AND key < ?)", value, `${value}/`, `${value}0`, `${value}?`, `${value}@`);
+    return keys(
+      "SELECT key FROM entries WHERE key = ? OR (key >= ? AND key < ?) OR (key >= ? AND key < ?)",
+      value,
+      `${value}/`,
+      `${value}0`,
+      `${value}?`,
+      `${value}@`,
+    );
   }
 
   /** Drops entries from SQLite and memory alike, and takes what they cost off the usage. */
@@ -334,7 +396,9 @@ export class TierStore {
     let bytes = 0;
     let entries = 0;
     for (const key of keys) {
-      const gone = this.#sql.exec<{ size: number }>("DELETE FROM entry_use WHERE key = ? RETURNING size", key).toArray()[0];
+      const gone = this.#sql
+        .exec<{ size: number }>("DELETE FROM entry_use WHERE key = ? RETURNING size", key)
+        .toArray()[0];
       this.#sql.exec("DELETE FROM entries WHERE key = ?", key);
       this.#sql.exec("DELETE FROM entry_tags WHERE key = ?", key);
       this.#memory.delete(key);
@@ -346,12 +410,22 @@ export class TierStore {
 
   raiseFloor(page: string, to: Partial<PageFloor>): void {
     const next = raised(this.floor(page), to);
-    this.#sql.exec("INSERT OR REPLACE INTO page_floors (page, mutable, all_keys) VALUES (?, ?, ?)", page, next.mutable, next.all);
+    this.#sql.exec(
+      "INSERT OR REPLACE INTO page_floors (page, mutable, all_keys) VALUES (?, ?, ?)",
+      page,
+      next.mutable,
+      next.all,
+    );
   }
 
   /** Drops a page's entries: its mutable ones, or all of them. */
   dropPage(page: string, mutableOnly: boolean): void {
-    this.#dropKeys(this.#sql.exec<{ key: string }>(`SELECT key FROM entries WHERE page = ?${mutableOnly ? " AND mutable = 1" : ""}`, page).toArray().map((r) => r.key));
+    this.#dropKeys(
+      this.#sql
+        .exec<{ key: string }>(`SELECT key FROM entries WHERE page = ?${mutableOnly ? " AND mutable = 1" : ""}`, page)
+        .toArray()
+        .map((r) => r.key),
+    );
     // Brief 404s live in memory only.
     this.#memory.deleteWhere((_, m) => m.page === page && (!mutableOnly || m.mutable));
   }
@@ -386,9 +460,17 @@ export class TierStore {
 
   stats(): TierStats {
     this.#flush();
-    const counters = Object.fromEntries(this.#sql.exec<{ name: string; n: number }>("SELECT name, n FROM counters").toArray().map((r) => [r.name, r.n]));
+    const counters = Object.fromEntries(
+      this.#sql
+        .exec<{ name: string; n: number }>("SELECT name, n FROM counters")
+        .toArray()
+        .map((r) => [r.name, r.n]),
+    );
     const applied = Object.fromEntries(
-      this.#sql.exec<{ queue: string; seq: number; at: number }>("SELECT queue, seq, at FROM applied").toArray().map((r) => [r.queue, { seq: r.seq, at: r.at }]),
+      this.#sql
+        .exec<{ queue: string; seq: number; at: number }>("SELECT queue, seq, at FROM applied")
+        .toArray()
+        .map((r) => [r.queue, { seq: r.seq, at: r.at }]),
     );
     return {
       counters,

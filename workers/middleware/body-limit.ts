@@ -16,10 +16,21 @@ export type BytesLimit = LimitName & `${string}Bytes`;
 
 /** Counts a body against `limit` (a LIMITS entry) as it is read (Hono's body-limit). */
 export function limitBody(limit: BytesLimit): MiddlewareHandler {
-  return bodyLimit({ maxSize: limitValue(limit), onError: () => { throw tooLarge(limit); } });
+  return bodyLimit({
+    maxSize: limitValue(limit),
+    onError: () => {
+      throw tooLarge(limit);
+    },
+  });
 }
 
 /** The 413 a body past `limit` gets. */
 export function tooLarge(limit: BytesLimit): ProblemError {
-  return new ProblemError({ status: 413, code: "request_too_large", title: "Content Too Large", detail: `the request body is larger than ${limitValue(limit)} bytes`, limit });
+  return new ProblemError({
+    status: 413,
+    code: "request_too_large",
+    title: "Content Too Large",
+    detail: `the request body is larger than ${limitValue(limit)} bytes`,
+    limit,
+  });
 }

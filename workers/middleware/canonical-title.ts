@@ -7,7 +7,9 @@
 import type { Context, Env as HonoEnv, MiddlewareHandler } from "hono";
 import { pageRef, titleSegment, type PageRef } from "../../src/page/page-ref.ts";
 
-export function canonicalTitle<E extends HonoEnv & { Variables: { ref: PageRef } }>(rest: (c: Context<E>) => string = () => ""): MiddlewareHandler<E> {
+export function canonicalTitle<E extends HonoEnv & { Variables: { ref: PageRef } }>(
+  rest: (c: Context<E>) => string = () => "",
+): MiddlewareHandler<E> {
   return async (c, next) => {
     const raw = c.req.param("title")!;
     const ref = pageRef(raw);

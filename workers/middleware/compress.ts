@@ -30,7 +30,8 @@ const NO_TRANSFORM = /(?:^|,)\s*no-transform\s*(?:,|$)/i;
 /** Whether this middleware has anything to decide for `res`. */
 function negotiable(res: Response): boolean {
   const h = res.headers;
-  if (res.body === null || res.status === 206 || res.status === 304 || res.status < 200 || res.status === 204) return false;
+  if (res.body === null || res.status === 206 || res.status === 304 || res.status < 200 || res.status === 204)
+    return false;
   if (h.has("content-encoding") || variesOn(h, "accept-encoding")) return false;
   if (NO_TRANSFORM.test(h.get("cache-control") ?? "")) return false;
   return isCompressible(h.get("content-type"));

@@ -43,11 +43,17 @@ export const deploymentGuard: MiddlewareHandler<{ Bindings: Env }> = async (c, n
         status: 503,
         code: "public_origin_unset",
         title: "Archive not configured",
-        detail: "PUBLIC_ORIGIN is not set, so this archive cannot build its own URLs safely. Set it in wrangler.toml's [vars] (e.g. PUBLIC_ORIGIN = \"https://archive.example.org\") and deploy again.",
+        detail:
+          'PUBLIC_ORIGIN is not set, so this archive cannot build its own URLs safely. Set it in wrangler.toml\'s [vars] (e.g. PUBLIC_ORIGIN = "https://archive.example.org") and deploy again.',
       });
     }
     if (new URL(c.req.url).host !== new URL(publicOrigin).host) {
-      throw new ProblemError({ status: 421, code: "misdirected_request", title: "Misdirected Request", detail: `this archive answers only for ${publicOrigin}` });
+      throw new ProblemError({
+        status: 421,
+        code: "misdirected_request",
+        title: "Misdirected Request",
+        detail: `this archive answers only for ${publicOrigin}`,
+      });
     }
   }
   await next();

@@ -10,4 +10,5 @@ import type { MiddlewareHandler } from "hono";
 import { settingsOf } from "../../src/config/settings.ts";
 import { notFound } from "../../src/http/problem.ts";
 
-export const developmentOnly: MiddlewareHandler<{ Bindings: Env }> = async (c, next) => (settingsOf(c.env).development ? next() : notFound(c));
+export const developmentOnly: MiddlewareHandler<{ Bindings: Env }> = async (c, next) =>
+  settingsOf(c.env).development ? next() : notFound(c);

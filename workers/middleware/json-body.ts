@@ -50,17 +50,42 @@ export interface JsonShape {
   arrays?: Record<string, CountedArray>;
 }
 
-function refusalProblem(refusal: JsonScanRefusal, values: LimitName, arrays: Record<string, CountedArray>): ProblemError {
+function refusalProblem(
+  refusal: JsonScanRefusal,
+  values: LimitName,
+  arrays: Record<string, CountedArray>,
+): ProblemError {
   const at = { offset: refusal.offset };
   if (refusal.kind === "depth") {
     const limit: LimitName = "http.maxJsonDepth";
-    return new ProblemError({ status: 400, code: "json_too_deep", title: "Bad Request", detail: `the body nests more than ${limitValue(limit)} objects or arrays deep`, limit, extensions: at });
+    return new ProblemError({
+      status: 400,
+      code: "json_too_deep",
+      title: "Bad Request",
+      detail: `the body nests more than ${limitValue(limit)} objects or arrays deep`,
+      limit,
+      extensions: at,
+    });
   }
   if (refusal.kind === "values") {
-    return new ProblemError({ status: 413, code: "json_too_many_values", title: "Content Too Large", detail: `the body holds more than ${limitValue(values)} JSON values`, limit: values, extensions: at });
+    return new ProblemError({
+      status: 413,
+      code: "json_too_many_values",
+      title: "Content Too Large",
+      detail: `the body holds more than ${limitValue(values)} JSON values`,
+      limit: values,
+      extensions: at,
+    });
   }
   const array = arrays[refusal.key]!;
-  return new ProblemError({ status: 413, code: array.code, title: "Content Too Large", detail: `more than ${limitValue(array.limit)} ${array.what} in one request`, limit: array.limit, extensions: at });
+  return new ProblemError({
+    status: 413,
+    code: array.code,
+    title: "Content Too Large",
+    detail: `more than ${limitValue(array.limit)} ${array.what} in one request`,
+    limit: array.limit,
+    extensions: at,
+  });
 }
 
 /**
@@ -70,7 +95,12 @@ function refusalProblem(refusal: JsonScanRefusal, values: LimitName, arrays: Rec
  * answers a client that is still sending only once its body has been read:
  * wrangler dev's proxy answers 503 "worker restarted" otherwise.
  */
-async function readScanned(body: ReadableStream<Uint8Array> | null, bytes: BytesLimit, scanner: JsonScanner, refuse: (r: JsonScanRefusal) => ProblemError): Promise<string> {
+async function readScanned(
+  body: ReadableStream<Uint8Array> | null,
+  bytes: BytesLimit,
+  scanner: JsonScanner,
+  refuse: (r: JsonScanRefusal) => ProblemError,
+): Promise<string> {
   const maxSize = limitValue(bytes);
   let buffer = new Uint8Array(0);
   let size = 0;
@@ -96,7 +126,9 @@ async function readScanned(body: ReadableStream<Uint8Array> | null, bytes: Bytes
         }
         if (size + value.byteLength > buffer.byteLength) {
           // Grown by doubling, never far ahead of the bytes that came: a refused body allocates little.
-          const grown = new Uint8Array(Math.min(maxSize, Math.max(size + value.byteLength, buffer.byteLength * 2, 64 * 1024)));
+          const grown = new Uint8Array(
+            Math.min(maxSize, Math.max(size + value.byteLength, buffer.byteLength * 2, 64 * 1024)),
+          );
           grown.set(buffer.subarray(0, size));
           buffer = grown;
         }
@@ -123,14 +155,30 @@ export function jsonBody(limit: BytesLimit, shape: JsonShape = {}): MiddlewareHa
     const declared = c.req.header("content-length");
     if (declared !== undefined && Number(declared) > limitValue(limit)) throw tooLarge(limit);
     if (!isJson(c.req.header("content-type"))) {
-      throw new ProblemError({ status: 415, code: "unsupported_media_type", title: "Unsupported Media Type", detail: "send the body as application/json" });
+      throw new ProblemError({
+        status: 415,
+        code: "unsupported_media_type",
+        title: "Unsupported Media Type",
+        detail: "send the body as application/json",
+      });
     }
-    const scanner = new JsonScanner({ maxDepth: limitValue("http.maxJsonDepth"), maxValues: limitValue(values), arrays: counted });
-    const text = await readScanned(c.req.raw.body, limit, scanner, (refusal) => refusalProblem(refusal, values, arrays));
+    const scanner = new JsonScanner({
+      maxDepth: limitValue("http.maxJsonDepth"),
+      maxValues: limitValue(values),
+      arrays: counted,
+    });
+    const text = await readScanned(c.req.raw.body, limit, scanner, (refusal) =>
+      refusalProblem(refusal, values, arrays),
+    );
     try {
       JSON.parse(text);
     } catch {
-      throw new ProblemError({ status: 400, code: "malformed_json", title: "Bad Request", detail: "the body is not valid JSON" });
+      throw new ProblemError({
+        status: 400,
+        code: "malformed_json",
+        title: "Bad Request",
+        detail: "the body is not valid JSON",
+      });
     }
     // The stream is spent: what follows (c.req.json(), the validator) reads the text from Hono's
     // body cache, which holds promises at run time (its declared type says plain values).

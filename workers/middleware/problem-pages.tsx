@@ -34,7 +34,10 @@ function factsOf(status: number, json: unknown, requestId: string | null): Probl
     title: text(body.title) ?? "Error",
     detail: text(body.detail),
     code: text(body.code),
-    limit: typeof limit?.name === "string" && typeof limit.value === "number" ? { name: limit.name, value: limit.value } : undefined,
+    limit:
+      typeof limit?.name === "string" && typeof limit.value === "number"
+        ? { name: limit.name, value: limit.value }
+        : undefined,
     requestId: text(body.requestId) ?? requestId ?? undefined,
   };
 }
@@ -44,7 +47,11 @@ export const problemPages: MiddlewareHandler<AppEnv> = async (c, next) => {
   const res = c.res;
   if (!res.headers.get("content-type")?.startsWith(PROBLEM_CONTENT_TYPE)) return;
   const frame = c.get("problemFrame");
-  if ((!frame && !prefersHtml(c, PROBLEM_CONTENT_TYPE, "application/json")) || res.body === null || res.headers.has("content-encoding")) {
+  if (
+    (!frame && !prefersHtml(c, PROBLEM_CONTENT_TYPE, "application/json")) ||
+    res.body === null ||
+    res.headers.has("content-encoding")
+  ) {
     const varied = varyAccept(res);
     if (varied !== res) {
       c.res = undefined;

@@ -20,10 +20,18 @@ export type AuthVariables = { principal: Principal };
 const CHECK = "tokenCheck";
 
 /** Requires `Authorization: Bearer <token>` with a token carrying any one of `scopes`; sets `principal`. */
-export function requireScope(...scopes: [Scope, ...Scope[]]): MiddlewareHandler<{ Bindings: Env; Variables: AuthVariables }> {
+export function requireScope(
+  ...scopes: [Scope, ...Scope[]]
+): MiddlewareHandler<{ Bindings: Env; Variables: AuthVariables }> {
   const wanted = scopes.join(" or ");
   const unauthenticated = () =>
-    new ProblemError({ status: 401, code: "unauthenticated", title: "Unauthorized", detail: `send Authorization: Bearer <token> with a ${wanted}-scope token`, extensions: { scope: scopes } }).toResponse();
+    new ProblemError({
+      status: 401,
+      code: "unauthenticated",
+      title: "Unauthorized",
+      detail: `send Authorization: Bearer <token> with a ${wanted}-scope token`,
+      extensions: { scope: scopes },
+    }).toResponse();
   return bearerAuth({
     verifyToken: async (token, c) => {
       const client = clientOf(c.req.raw);
@@ -41,12 +49,30 @@ export function requireScope(...scopes: [Scope, ...Scope[]]): MiddlewareHandler<
       message: (c: Context) => {
         const check = c.get(CHECK as never) as TokenCheck | undefined;
         if (check?.ok) {
-          return new ProblemError({ status: 403, code: "forbidden", title: "Forbidden", detail: `the token of ${check.principal.name} does not carry the ${wanted} scope`, extensions: { scope: scopes } }).toResponse();
+          return new ProblemError({
+            status: 403,
+            code: "forbidden",
+            title: "Forbidden",
+            detail: `the token of ${check.principal.name} does not carry the ${wanted} scope`,
+            extensions: { scope: scopes },
+          }).toResponse();
         }
         if (check?.reason === "expired") {
-          return new ProblemError({ status: 401, code: "token_expired", title: "Unauthorized", detail: "the token has expired; ask for a new one", extensions: { scope: scopes } }).toResponse();
+          return new ProblemError({
+            status: 401,
+            code: "token_expired",
+            title: "Unauthorized",
+            detail: "the token has expired; ask for a new one",
+            extensions: { scope: scopes },
+          }).toResponse();
         }
-        return new ProblemError({ status: 401, code: "invalid_token", title: "Unauthorized", detail: `the token is not one this archive issued`, extensions: { scope: scopes } }).toResponse();
+        return new ProblemError({
+          status: 401,
+          code: "invalid_token",
+          title: "Unauthorized",
+          detail: `the token is not one this archive issued`,
+          extensions: { scope: scopes },
+        }).toResponse();
       },
     },
   });

@@ -7,7 +7,14 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { accessPrincipal } from "../../src/dashboard/access.ts";
-import { csrfMatches, csrfToken, readSession, sessionSecret, startSession, type Session } from "../../src/dashboard/session.ts";
+import {
+  csrfMatches,
+  csrfToken,
+  readSession,
+  sessionSecret,
+  startSession,
+  type Session,
+} from "../../src/dashboard/session.ts";
 import { ProblemError } from "../../src/http/problem.ts";
 import type { DashboardEnv } from "../app-env.ts";
 
@@ -41,17 +48,33 @@ export const requireSession: MiddlewareHandler<DashboardEnv> = async (c, next) =
   const session = await currentSession(c, secret);
   if (!session) {
     if (c.req.path.startsWith("/dashboard/api/")) {
-      throw new ProblemError({ status: 401, code: "unauthenticated", title: "Unauthorized", detail: "log in at /dashboard/login first" });
+      throw new ProblemError({
+        status: 401,
+        code: "unauthenticated",
+        title: "Unauthorized",
+        detail: "log in at /dashboard/login first",
+      });
     }
     if (c.req.method === "GET" || c.req.method === "HEAD") return c.redirect("/dashboard/login", 303);
-    throw new ProblemError({ status: 401, code: "unauthenticated", title: "Unauthorized", detail: "Your session has ended; log in again, then resend the form." });
+    throw new ProblemError({
+      status: 401,
+      code: "unauthenticated",
+      title: "Unauthorized",
+      detail: "Your session has ended; log in again, then resend the form.",
+    });
   }
   c.set("session", session);
   c.set("csrf", await csrfToken(secret, session.sid));
   if (c.req.method === "POST") {
     const form = await c.req.parseBody();
     if (!(await csrfMatches(secret, session.sid, form.csrf))) {
-      throw new ProblemError({ status: 403, code: "csrf_token_invalid", title: "Forbidden", detail: "This form's CSRF token is missing or not this session's, so nothing was done. Reload the page and send it again." });
+      throw new ProblemError({
+        status: 403,
+        code: "csrf_token_invalid",
+        title: "Forbidden",
+        detail:
+          "This form's CSRF token is missing or not this session's, so nothing was done. Reload the page and send it again.",
+      });
     }
   }
   await next();

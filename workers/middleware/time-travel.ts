@@ -38,12 +38,19 @@ function read(c: Context<AppEnv>, query: OriginQuery): Promise<ReadThrough> {
 }
 
 /** An answer as it came through the tiers, for what is sent as is: TimeMaps and problems (src/tiers/respond.ts). */
-const send = (c: Context<AppEnv>, through: ReadThrough): Response => respondAsIs({ request: c.req.raw, requestId: c.get("requestId") }, through);
+const send = (c: Context<AppEnv>, through: ReadThrough): Response =>
+  respondAsIs({ request: c.req.raw, requestId: c.get("requestId") }, through);
 
-const infoOf = (through: ReadThrough): MementoInfo => JSON.parse(new TextDecoder().decode(through.entry.body)) as MementoInfo;
+const infoOf = (through: ReadThrough): MementoInfo =>
+  JSON.parse(new TextDecoder().decode(through.entry.body)) as MementoInfo;
 
 /** A 302 to the memento current at the time asked, linking what a TimeGate's answer links (§4.1.1). */
-export async function redirectToMemento(c: Context<AppEnv>, ref: PageRef, at: number, vary: boolean): Promise<Response> {
+export async function redirectToMemento(
+  c: Context<AppEnv>,
+  ref: PageRef,
+  at: number,
+  vary: boolean,
+): Promise<Response> {
   const through = await read(c, { kind: "memento", ref, which: { at } });
   if (through.entry.status !== 200) return send(c, through);
   const info = infoOf(through);

@@ -16,7 +16,7 @@ export interface CompareModel extends CompareAnswer {
 }
 
 const Parts: FC<{ parts: Part[]; mark: "ins" | "del" }> = ({ parts, mark }) => (
-  <>{parts.map((p) => (p.changed ? (mark === "ins" ? <ins>{p.text}</ins> : <del>{p.text}</del>) : p.text))}</>
+  <>{parts.map((p) => (p.changed ? mark === "ins" ? <ins>{p.text}</ins> : <del>{p.text}</del> : p.text))}</>
 );
 
 const DiffRow: FC<{ row: Row }> = ({ row }) => {
@@ -91,11 +91,14 @@ export const CompareView: FC<{ model: CompareModel }> = ({ model }) => {
       {result.kind === "diff" ? (
         <section aria-labelledby="diff-heading">
           <h2 id="diff-heading">
-            {result.added + result.removed === 0 ? "No differences" : `${formatCount(result.removed)} lines removed, ${formatCount(result.added)} added`}
+            {result.added + result.removed === 0
+              ? "No differences"
+              : `${formatCount(result.removed)} lines removed, ${formatCount(result.added)} added`}
           </h2>
           {result.truncated ? (
             <p class="alert" role="status">
-              The differences are longer than this page shows; the table stops early. Compare the raw revisions for the rest.
+              The differences are longer than this page shows; the table stops early. Compare the raw revisions for the
+              rest.
             </p>
           ) : null}
           {result.rows.length > 0 ? (

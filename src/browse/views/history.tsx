@@ -37,7 +37,8 @@ function byYear(revisions: HistoryEntry[]): Array<{ year: string; revisions: His
 const when = (timestamp: string) => timestamp.replace("T", " ").replace(/Z$/, " UTC");
 
 /** What "changes" compares a revision with: its parent, or past a suppressed parent the nearest visible revision before it. */
-const changesFrom = (r: HistoryEntry): number | null => (r.previousVisibleId === undefined ? r.parentId : r.previousVisibleId);
+const changesFrom = (r: HistoryEntry): number | null =>
+  r.previousVisibleId === undefined ? r.parentId : r.previousVisibleId;
 
 const Changes: FC<{ page: string; r: HistoryEntry }> = ({ page, r }) => {
   if (r.parentId === null) return <span class="meta">first</span>;
@@ -45,7 +46,8 @@ const Changes: FC<{ page: string; r: HistoryEntry }> = ({ page, r }) => {
   if (r.suppressed || from === null) return null;
   return (
     <a href={compareUrl(page, from, r.id)}>
-      changes<span class="visually-hidden">{` made by revision ${r.id}${from === r.parentId ? "" : ` and the suppressed revisions before it`}`}</span>
+      changes
+      <span class="visually-hidden">{` made by revision ${r.id}${from === r.parentId ? "" : ` and the suppressed revisions before it`}`}</span>
     </a>
   );
 };
@@ -112,11 +114,17 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
       <Pager model={model} label="History pages, top" />
       <form method="get" action={`${pageUrl(key)}/compare`} aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Timeline</h2>
-        <p class="hint">Pick two revisions with the From and To columns, then compare them; or follow “changes” to see what one edit did.</p>
+        <p class="hint">
+          Pick two revisions with the From and To columns, then compare them; or follow “changes” to see what one edit
+          did.
+        </p>
         {byYear(revisions).map(({ year, revisions: inYear }) => (
           <section class="year" aria-labelledby={`y${year}`}>
             <h3 id={`y${year}`}>{year}</h3>
-            <DataTable caption={`${inYear.length} revision${inYear.length === 1 ? "" : "s"} from ${year} on this page`} columns={["Revision", "Date", "Contributor", "Comment", { n: "Size" }, "Changes", "From", "To"]}>
+            <DataTable
+              caption={`${inYear.length} revision${inYear.length === 1 ? "" : "s"} from ${year} on this page`}
+              columns={["Revision", "Date", "Contributor", "Comment", { n: "Size" }, "Changes", "From", "To"]}
+            >
               {inYear.map((r) => (
                 <tr data-revision={String(r.id)}>
                   <th scope="row">
@@ -137,15 +145,33 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
                   <td>
                     <bdi>{r.comment}</bdi>
                   </td>
-                  <td class="n">{r.suppressed ? <span class="meta">hidden</span> : <data value={String(r.bytes)}>{formatBytes(r.bytes)}</data>}</td>
+                  <td class="n">
+                    {r.suppressed ? (
+                      <span class="meta">hidden</span>
+                    ) : (
+                      <data value={String(r.bytes)}>{formatBytes(r.bytes)}</data>
+                    )}
+                  </td>
                   <td>
                     <Changes page={key} r={r} />
                   </td>
                   <td>
-                    <input type="radio" name="from" value={String(r.id)} aria-label={`Compare from revision ${r.id}`} checked={r === second} />
+                    <input
+                      type="radio"
+                      name="from"
+                      value={String(r.id)}
+                      aria-label={`Compare from revision ${r.id}`}
+                      checked={r === second}
+                    />
                   </td>
                   <td>
-                    <input type="radio" name="to" value={String(r.id)} aria-label={`Compare to revision ${r.id}`} checked={r === newest} />
+                    <input
+                      type="radio"
+                      name="to"
+                      value={String(r.id)}
+                      aria-label={`Compare to revision ${r.id}`}
+                      checked={r === newest}
+                    />
                   </td>
                 </tr>
               ))}

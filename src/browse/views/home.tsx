@@ -50,7 +50,12 @@ export const LatestLink: FC<{ pageKey: string }> = ({ pageKey }) => (
 );
 
 /** One figure of the totals: its name, the number as machine-readable data, formatted, and what the caller adds. */
-const Fact: FC<{ term: string; value: number; format: (n: number) => string; children?: Child }> = ({ term, value, format, children }) => (
+const Fact: FC<{ term: string; value: number; format: (n: number) => string; children?: Child }> = ({
+  term,
+  value,
+  format,
+  children,
+}) => (
   <div>
     <dt>{term}</dt>
     <dd>
@@ -64,9 +69,9 @@ export const HomeView: FC<{ overview: DirectoryOverview }> = ({ overview: { tota
   <>
     <h1>Palimpsest</h1>
     <p class="lede">
-      Palimpsest is an archive of page revisions: every version of every page it holds, stored as compressed deltas and served over plain HTTP
-      from the data centre nearest to you. Look a page up by title, read its history year by year, open any revision as it was, and see what
-      changed between two of them.
+      Palimpsest is an archive of page revisions: every version of every page it holds, stored as compressed deltas and
+      served over plain HTTP from the data centre nearest to you. Look a page up by title, read its history year by
+      year, open any revision as it was, and see what changed between two of them.
     </p>
     <section aria-labelledby="search-heading">
       <h2 id="search-heading">Search titles</h2>
@@ -78,7 +83,9 @@ export const HomeView: FC<{ overview: DirectoryOverview }> = ({ overview: { tota
         <Fact term="Pages" value={totals.pages - totals.deleted} format={formatCount} />
         <Fact term="Revisions" value={totals.revisions} format={formatCount} />
         <Fact term="Stored" value={totals.blobBytes} format={formatBytes}>
-          {totals.rawBytes > 0 ? ` for ${formatBytes(totals.rawBytes)} of text (${((totals.blobBytes / totals.rawBytes) * 100).toFixed(1)} %)` : null}
+          {totals.rawBytes > 0
+            ? ` for ${formatBytes(totals.rawBytes)} of text (${((totals.blobBytes / totals.rawBytes) * 100).toFixed(1)} %)`
+            : null}
         </Fact>
       </dl>
       {totals.reported < totals.pages ? (
@@ -88,7 +95,9 @@ export const HomeView: FC<{ overview: DirectoryOverview }> = ({ overview: { tota
     <section aria-labelledby="recent-heading">
       <h2 id="recent-heading">Recently changed</h2>
       {recent.length === 0 ? (
-        <p>No pages yet. Import some with <code>npx palimpsest import FILE</code>.</p>
+        <p>
+          No pages yet. Import some with <code>npx palimpsest import FILE</code>.
+        </p>
       ) : (
         <ul class="plain">
           {recent.map((p) => (

@@ -8,7 +8,11 @@ import type { Child, FC } from "hono/jsx";
 import { raw } from "hono/html";
 import { BROWSE_STYLE } from "../style.ts";
 
-export const Layout: FC<{ title: string; description?: string; children?: Child }> = ({ title, description, children }) => (
+export const Layout: FC<{ title: string; description?: string; children?: Child }> = ({
+  title,
+  description,
+  children,
+}) => (
   <>
     {raw("<!doctype html>")}
     <html lang="en">
@@ -16,7 +20,10 @@ export const Layout: FC<{ title: string; description?: string; children?: Child 
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Palimpsest`}</title>
-        <meta name="description" content={description ?? "Palimpsest: an archive of page revisions you can browse, search and compare."} />
+        <meta
+          name="description"
+          content={description ?? "Palimpsest: an archive of page revisions you can browse, search and compare."}
+        />
         <style>{raw(BROWSE_STYLE)}</style>
       </head>
       <body>
@@ -40,7 +47,8 @@ export const Layout: FC<{ title: string; description?: string; children?: Child 
         </main>
         <footer>
           <p>
-            Every page here is also an API: <code>curl</code> the same URLs for JSON. Limits: <a href="/api/limits">/api/limits</a>.
+            Every page here is also an API: <code>curl</code> the same URLs for JSON. Limits:{" "}
+            <a href="/api/limits">/api/limits</a>.
           </p>
         </footer>
       </body>

@@ -14,7 +14,10 @@ export interface ProblemFacts {
   requestId?: string;
 }
 
-export const ProblemView: FC<{ problem: ProblemFacts; back?: { href: string; label: string } }> = ({ problem, back }) => (
+export const ProblemView: FC<{ problem: ProblemFacts; back?: { href: string; label: string } }> = ({
+  problem,
+  back,
+}) => (
   <section aria-labelledby="problem-heading">
     <h1 id="problem-heading">{`${problem.status} ${problem.title}`}</h1>
     <div class="alert" role="alert">

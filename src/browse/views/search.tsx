@@ -3,7 +3,13 @@ import type { FC } from "hono/jsx";
 import type { TitleMatch } from "../../page/directory.ts";
 import { HistoryLink, LatestLink, revisionCount, SearchForm } from "./home.tsx";
 
-export const SearchView: FC<{ q: string; error?: string; matches: TitleMatch[]; next: string | null; after: string }> = ({ q, error, matches, next, after }) => (
+export const SearchView: FC<{
+  q: string;
+  error?: string;
+  matches: TitleMatch[];
+  next: string | null;
+  after: string;
+}> = ({ q, error, matches, next, after }) => (
   <>
     <h1>{error || !q ? "Search titles" : `Titles starting with “${q}”`}</h1>
     <SearchForm q={q} error={error} />
@@ -17,7 +23,9 @@ export const SearchView: FC<{ q: string; error?: string; matches: TitleMatch[]; 
             {matches.map((m) => (
               <li>
                 <HistoryLink pageKey={m.key} />{" "}
-                <span class="meta">{m.deleted ? "deleted" : m.revisions === null ? "" : revisionCount(m.revisions)}</span>
+                <span class="meta">
+                  {m.deleted ? "deleted" : m.revisions === null ? "" : revisionCount(m.revisions)}
+                </span>
                 {m.deleted ? null : (
                   <>
                     {" · "}

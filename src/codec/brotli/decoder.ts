@@ -53,7 +53,11 @@ export class BrotliDecoder {
           if (!dict) return;
           const data = dict.dataIn(heap);
           const size = dict.byteLength;
-          if (!heap.call("BrotliDecoderAttachDictionary", () => heap.fn.BrotliDecoderAttachDictionary!(state, BROTLI_SHARED_DICTIONARY_RAW, size, data))) {
+          if (
+            !heap.call("BrotliDecoderAttachDictionary", () =>
+              heap.fn.BrotliDecoderAttachDictionary!(state, BROTLI_SHARED_DICTIONARY_RAW, size, data),
+            )
+          ) {
             throw new CodecError("BAD_DICTIONARY", "brotli decoder refused the dictionary");
           }
         },
@@ -76,7 +80,8 @@ export class BrotliDecoder {
     return this.#s.lease.releaseOnThrow(() => {
       const out: Uint8Array[] = [];
       if (this.#finished) {
-        if (input.byteLength > 0) throw new CodecError("TRAILING_DATA", `${input.byteLength} bytes follow the end of the brotli stream`);
+        if (input.byteLength > 0)
+          throw new CodecError("TRAILING_DATA", `${input.byteLength} bytes follow the end of the brotli stream`);
         return out;
       }
       let offset = 0;
@@ -118,7 +123,14 @@ export class BrotliDecoder {
       heap.setU32(b.io + AVAIL_OUT, outputBytes);
       heap.setU32(b.io + NEXT_OUT, dst);
       const result = heap.call("BrotliDecoderDecompressStream", () =>
-        heap.fn.BrotliDecoderDecompressStream!(state, b.io + AVAIL_IN, b.io + NEXT_IN, b.io + AVAIL_OUT, b.io + NEXT_OUT, 0),
+        heap.fn.BrotliDecoderDecompressStream!(
+          state,
+          b.io + AVAIL_IN,
+          b.io + NEXT_IN,
+          b.io + AVAIL_OUT,
+          b.io + NEXT_OUT,
+          0,
+        ),
       );
       if (result === Result.Error) throw this.#error();
       const produced = outputBytes - heap.u32(b.io + AVAIL_OUT);
@@ -127,7 +139,8 @@ export class BrotliDecoder {
         const left = heap.u32(b.io + AVAIL_IN);
         if (left > 0) throw new CodecError("TRAILING_DATA", `${left} bytes follow the end of the brotli stream`);
       } else if (result === Result.NeedsMoreOutput) {
-        if (whole) throw new CodecError("OUTPUT_LIMIT", `brotli stream decodes past the ${outputBytes} bytes it should hold`);
+        if (whole)
+          throw new CodecError("OUTPUT_LIMIT", `brotli stream decodes past the ${outputBytes} bytes it should hold`);
       } else if (whole) {
         throw new CodecError("TRUNCATED_INPUT", "brotli stream ended before its last block");
       }
@@ -194,7 +207,11 @@ export function brotliDecompress(input: Uint8Array, options: BrotliDecompressOpt
  * short TRUNCATED_INPUT; one that ends (or, without `whole`, runs out of
  * input) before `outputBytes` is returned short, for the caller to judge.
  */
-export function brotliDecompressKnownSize(input: Uint8Array, outputBytes: number, options: Omit<BrotliDecompressOptions, "maxOutputBytes"> & { whole?: boolean } = {}): Uint8Array {
+export function brotliDecompressKnownSize(
+  input: Uint8Array,
+  outputBytes: number,
+  options: Omit<BrotliDecompressOptions, "maxOutputBytes"> & { whole?: boolean } = {},
+): Uint8Array {
   return decodeKnown(input, outputBytes, options.whole ?? true, options, NEW_BUFFER);
 }
 
@@ -210,18 +227,29 @@ export function brotliDecompressKnownSize(input: Uint8Array, outputBytes: number
  * const page = new Uint8Array(storedSize);
  * const n = brotliDecompressInto(blob, page, { dictionary: anchor });
  */
-export function brotliDecompressInto(input: Uint8Array, output: Uint8Array, options: Omit<BrotliDecompressOptions, "maxOutputBytes"> = {}): number {
+export function brotliDecompressInto(
+  input: Uint8Array,
+  output: Uint8Array,
+  options: Omit<BrotliDecompressOptions, "maxOutputBytes"> = {},
+): number {
   return decodeKnown(input, output.byteLength, true, options, intoBuffer(output));
 }
 
 /** brotliDecompressKnownSize's work, its output going to `sink`. */
-function decodeKnown<T>(input: Uint8Array, outputBytes: number, whole: boolean, options: Omit<BrotliDecompressOptions, "maxOutputBytes">, sink: OutputSink<T>): T {
+function decodeKnown<T>(
+  input: Uint8Array,
+  outputBytes: number,
+  whole: boolean,
+  options: Omit<BrotliDecompressOptions, "maxOutputBytes">,
+  sink: OutputSink<T>,
+): T {
   resolveOutputCap(outputBytes);
   // A prefix may overshoot by the one staging chunk that completes it.
   const cap = whole ? outputBytes : Math.min(outputBytes + LIMITS.codec.streamChunkBytes, LIMITS.codec.maxOutputBytes);
   const dec = new BrotliDecoder({ ...options, maxOutputBytes: cap });
   try {
-    if (outputBytes > 0 && outputBytes <= LIMITS.codec.knownSizeDecodeBytes) return dec.decodeKnownSize(input, outputBytes, whole, sink);
+    if (outputBytes > 0 && outputBytes <= LIMITS.codec.knownSizeDecodeBytes)
+      return dec.decodeKnownSize(input, outputBytes, whole, sink);
     return sink.fromBytes(prefixByStreaming(dec, input, outputBytes, whole));
   } finally {
     dec.dispose();

@@ -61,7 +61,11 @@ export interface BorrowedDictionary {
  * made for this borrower alone.
  * `sha256`, when the caller has it, spares the dictionary computing it.
  */
-export function borrowCachedDictionary(bytes: Uint8Array, key: Uint8Array | string = bytes, sha256?: Uint8Array): BorrowedDictionary {
+export function borrowCachedDictionary(
+  bytes: Uint8Array,
+  key: Uint8Array | string = bytes,
+  sha256?: Uint8Array,
+): BorrowedDictionary {
   let entry = cache.get(key);
   // Found by the caller's array: compare in full, as the caller may have refilled it with another
   // dictionary, and a delta against the wrong one decodes to wrong bytes with nothing to tell.
@@ -100,7 +104,10 @@ export function preparedDictionaryCacheStats(): { entries: number; heapBytes: nu
  * needs anyway, so the same dictionary arriving again in other bytes
  * (another request, another read from storage) is not prepared again.
  */
-export async function withDictionary<T>(input: DictionaryInput, body: (dict: BrotliDictionary) => Promise<T>): Promise<T> {
+export async function withDictionary<T>(
+  input: DictionaryInput,
+  body: (dict: BrotliDictionary) => Promise<T>,
+): Promise<T> {
   if (input instanceof BrotliDictionary) return body(input);
   checkDictionaryBytes(input);
   const sha256 = new Uint8Array(await crypto.subtle.digest("SHA-256", input));
@@ -120,7 +127,10 @@ export async function withDictionary<T>(input: DictionaryInput, body: (dict: Bro
  * storage read's anchors, made afresh per read) would only push out the
  * prepared ones encoders reuse.
  */
-export function borrowUnpreparedDictionary(input: DictionaryInput | undefined): { dict?: BrotliDictionary; release(): void } {
+export function borrowUnpreparedDictionary(input: DictionaryInput | undefined): {
+  dict?: BrotliDictionary;
+  release(): void;
+} {
   if (input === undefined) return { release() {} };
   if (input instanceof BrotliDictionary) return { dict: input, release() {} };
   const dict = new BrotliDictionary(input);

@@ -59,9 +59,10 @@ export class BrotliDictionary {
     if (copy.prepared === 0) {
       const data = copy.data;
       const size = this.bytes.byteLength;
-      copy.prepared = heap.call("BrotliEncoderPrepareDictionary", () =>
-        heap.fn.BrotliEncoderPrepareDictionary!(BROTLI_SHARED_DICTIONARY_RAW, size, data, 11, 0, 0, 0),
-      ) >>> 0;
+      copy.prepared =
+        heap.call("BrotliEncoderPrepareDictionary", () =>
+          heap.fn.BrotliEncoderPrepareDictionary!(BROTLI_SHARED_DICTIONARY_RAW, size, data, 11, 0, 0, 0),
+        ) >>> 0;
       if (copy.prepared === 0) throw new CodecError("OUT_OF_MEMORY", "could not prepare the brotli dictionary");
     }
     return copy.prepared;

@@ -51,14 +51,22 @@ export class BrotliEncoder {
           if (reduced) {
             // The state keeps a pointer to the prepared structure: prepared in this heap, freed only by its dispose().
             const handle = reduced.handleIn(heap);
-            if (!heap.call("BrotliEncoderAttachReducedDictionary", () => heap.fn.BrotliEncoderAttachReducedDictionary!(state, handle))) {
+            if (
+              !heap.call("BrotliEncoderAttachReducedDictionary", () =>
+                heap.fn.BrotliEncoderAttachReducedDictionary!(state, handle),
+              )
+            ) {
               throw new CodecError("OUT_OF_MEMORY", "brotli encoder could not attach the reduced dictionary");
             }
             trace?.attach(lease, state);
           }
           if (!dict) return;
           const prepared = dict.preparedIn(heap);
-          if (!heap.call("BrotliEncoderAttachPreparedDictionary", () => heap.fn.BrotliEncoderAttachPreparedDictionary!(state, prepared))) {
+          if (
+            !heap.call("BrotliEncoderAttachPreparedDictionary", () =>
+              heap.fn.BrotliEncoderAttachPreparedDictionary!(state, prepared),
+            )
+          ) {
             throw new CodecError("BAD_DICTIONARY", "brotli encoder refused the dictionary");
           }
         },
@@ -72,7 +80,7 @@ export class BrotliEncoder {
     this.#assertOpen();
     return this.#s.lease.releaseOnThrow(() => {
       const out: Uint8Array[] = [];
-      for (let offset = 0; offset < input.byteLength; ) {
+      for (let offset = 0; offset < input.byteLength;) {
         offset += this.#s.buffers.loadInput(input, offset);
         this.#drive(Op.Process, out);
       }
@@ -109,7 +117,11 @@ export class BrotliEncoder {
       // Built with BROTLI_ENCODER_CLEANUP_ON_OOM (see native/build.sh), the encoder
       // returns false when malloc fails instead of exiting; our calls never
       // misuse the API, so that is the only way to get here.
-      if (!ok) throw new CodecError("OUT_OF_MEMORY", "brotli encoder ran out of wasm memory (window or quality too big for the heap)");
+      if (!ok)
+        throw new CodecError(
+          "OUT_OF_MEMORY",
+          "brotli encoder ran out of wasm memory (window or quality too big for the heap)",
+        );
       const chunk = b.takeOutput();
       if (chunk) out.push(chunk);
       const more = fn.BrotliEncoderHasMoreOutput!(state) !== 0;

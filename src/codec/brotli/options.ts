@@ -58,9 +58,11 @@ export function resolveBrotliOptions(options: BrotliCompressOptions): ResolvedBr
     );
   }
   const sizeHint = options.sizeHint ?? 0;
-  if (!Number.isInteger(sizeHint) || sizeHint < 0) throw invalidArgument(`brotli sizeHint must be a non-negative integer, got ${sizeHint}`);
+  if (!Number.isInteger(sizeHint) || sizeHint < 0)
+    throw invalidArgument(`brotli sizeHint must be a non-negative integer, got ${sizeHint}`);
   const mode = MODES[options.mode ?? "generic"];
-  if (mode === undefined) throw invalidArgument(`brotli mode must be generic, text or font, got ${String(options.mode)}`);
+  if (mode === undefined)
+    throw invalidArgument(`brotli mode must be generic, text or font, got ${String(options.mode)}`);
   // The encoder clamps the hint to 2^30; so do we, to keep it in an i32.
   return { quality, lgwin, largeWindow, sizeHint: Math.min(sizeHint, 1 << 30), mode };
 }

@@ -52,7 +52,9 @@ export const REDUCED_TABLE_MAGIC = "PSD1";
 export const REDUCED_TABLE_HEADER_BYTES = 8;
 export const REDUCED_TABLE_ENTRY_BYTES = 4;
 /** log2 of the number of dictionary words of each length (RFC 7932 NDBITS); 0 = no words of that length. */
-export const DICTIONARY_WORD_BITS: readonly number[] = [0, 0, 0, 0, 10, 10, 11, 11, 10, 10, 10, 10, 10, 9, 9, 8, 7, 7, 8, 7, 7, 6, 6, 5, 5];
+export const DICTIONARY_WORD_BITS: readonly number[] = [
+  0, 0, 0, 0, 10, 10, 11, 11, 10, 10, 10, 10, 10, 9, 9, 8, 7, 7, 8, 7, 7, 6, 6, 5, 5,
+];
 export const DICTIONARY_TRANSFORMS = 121;
 /** Qualities at which the encoder searches a reduced dictionary; at others it is ignored (stock output). */
 export const REDUCED_DICTIONARY_QUALITIES = { min: 5, max: 9 } as const;
@@ -126,12 +128,19 @@ export class ReducedDictionary {
     const data = heap.copyIn(this.table);
     let handle: number;
     try {
-      handle = heap.call("BrotliReducedDictionaryPrepare", () => heap.fn.BrotliReducedDictionaryPrepare!(data, this.table.byteLength)) >>> 0;
+      handle =
+        heap.call("BrotliReducedDictionaryPrepare", () =>
+          heap.fn.BrotliReducedDictionaryPrepare!(data, this.table.byteLength),
+        ) >>> 0;
     } finally {
       heap.free(data);
     }
     // The table was validated above, so NULL can only mean malloc failed.
-    if (handle === 0) throw new CodecError("OUT_OF_MEMORY", `could not prepare a reduced dictionary of ${this.entries} entries in the wasm heap`);
+    if (handle === 0)
+      throw new CodecError(
+        "OUT_OF_MEMORY",
+        `could not prepare a reduced dictionary of ${this.entries} entries in the wasm heap`,
+      );
     this.#copy = { heap, handle };
     return handle;
   }
@@ -171,12 +180,16 @@ export function cachedReducedDictionary(key: string, load: () => Uint8Array): Re
 /** Throws BAD_DICTIONARY unless `table` is a well-formed PSD1 table; returns its entry count. */
 export function checkReducedTable(table: Uint8Array): number {
   const bad = (why: string) => new CodecError("BAD_DICTIONARY", `reduced dictionary table: ${why}`);
-  if (table.byteLength < REDUCED_TABLE_HEADER_BYTES || new TextDecoder().decode(table.subarray(0, 4)) !== REDUCED_TABLE_MAGIC) {
+  if (
+    table.byteLength < REDUCED_TABLE_HEADER_BYTES ||
+    new TextDecoder().decode(table.subarray(0, 4)) !== REDUCED_TABLE_MAGIC
+  ) {
     throw bad(`bad magic (want "${REDUCED_TABLE_MAGIC}" and at least ${REDUCED_TABLE_HEADER_BYTES} bytes)`);
   }
   const view = new DataView(table.buffer, table.byteOffset, table.byteLength);
   const count = view.getUint32(4, true);
-  if (count > REDUCED_TABLE_MAX_ENTRIES) throw bad(`${count} entries exceeds the ${REDUCED_TABLE_MAX_ENTRIES} distinct pairs there are`);
+  if (count > REDUCED_TABLE_MAX_ENTRIES)
+    throw bad(`${count} entries exceeds the ${REDUCED_TABLE_MAX_ENTRIES} distinct pairs there are`);
   const expected = REDUCED_TABLE_HEADER_BYTES + count * REDUCED_TABLE_ENTRY_BYTES;
   if (table.byteLength !== expected) throw bad(`count ${count} needs ${expected} bytes, got ${table.byteLength}`);
   for (let i = 0; i < count; i++) {
@@ -186,8 +199,10 @@ export function checkReducedTable(table: Uint8Array): number {
     const transform = view.getUint8(at + 3);
     const bits = DICTIONARY_WORD_BITS[length] ?? 0;
     if (bits === 0) throw bad(`entry ${i}: word length ${length} is outside 4..24`);
-    if (index >= 1 << bits) throw bad(`entry ${i}: word index ${index} is outside 0..${(1 << bits) - 1} for length ${length}`);
-    if (transform >= DICTIONARY_TRANSFORMS) throw bad(`entry ${i}: transform ${transform} is outside 0..${DICTIONARY_TRANSFORMS - 1}`);
+    if (index >= 1 << bits)
+      throw bad(`entry ${i}: word index ${index} is outside 0..${(1 << bits) - 1} for length ${length}`);
+    if (transform >= DICTIONARY_TRANSFORMS)
+      throw bad(`entry ${i}: transform ${transform} is outside 0..${DICTIONARY_TRANSFORMS - 1}`);
   }
   return count;
 }
@@ -201,8 +216,13 @@ export function dictionaryWord(wordLength: number, wordIndex: number, transformI
   return withHeap("brotli", (heap) => {
     const out = heap.malloc(64);
     try {
-      const n = heap.call("BrotliGetDictionaryWord", () => heap.fn.BrotliGetDictionaryWord!(wordLength, wordIndex, transformId, out));
-      if (n < 0) throw invalidArgument(`no dictionary word (length ${wordLength}, index ${wordIndex}, transform ${transformId})`);
+      const n = heap.call("BrotliGetDictionaryWord", () =>
+        heap.fn.BrotliGetDictionaryWord!(wordLength, wordIndex, transformId, out),
+      );
+      if (n < 0)
+        throw invalidArgument(
+          `no dictionary word (length ${wordLength}, index ${wordIndex}, transform ${transformId})`,
+        );
       return heap.copyOut(out, n);
     } finally {
       heap.free(out);
@@ -235,11 +255,20 @@ export interface TraceRecords {
  */
 export function traceDictionaryCandidatesRaw(input: Uint8Array, options: TraceOptions): TraceRecords {
   const { quality } = options;
-  if (!Number.isInteger(quality) || quality < REDUCED_DICTIONARY_QUALITIES.min || quality > REDUCED_DICTIONARY_QUALITIES.max) {
-    throw invalidArgument(`tracing needs quality ${REDUCED_DICTIONARY_QUALITIES.min}..${REDUCED_DICTIONARY_QUALITIES.max}, got ${quality}`);
+  if (
+    !Number.isInteger(quality) ||
+    quality < REDUCED_DICTIONARY_QUALITIES.min ||
+    quality > REDUCED_DICTIONARY_QUALITIES.max
+  ) {
+    throw invalidArgument(
+      `tracing needs quality ${REDUCED_DICTIONARY_QUALITIES.min}..${REDUCED_DICTIONARY_QUALITIES.max}, got ${quality}`,
+    );
   }
   if (input.byteLength > LIMITS.codec.maxOneShotInputBytes) {
-    throw new CodecError("INPUT_TOO_LARGE", `${input.byteLength} bytes exceeds codec.maxOneShotInputBytes (${LIMITS.codec.maxOneShotInputBytes})`);
+    throw new CodecError(
+      "INPUT_TOO_LARGE",
+      `${input.byteLength} bytes exceeds codec.maxOneShotInputBytes (${LIMITS.codec.maxOneShotInputBytes})`,
+    );
   }
   const owned = !(options.table instanceof ReducedDictionary);
   const dict = options.table instanceof ReducedDictionary ? options.table : ReducedDictionary.prepare(options.table);
@@ -304,13 +333,18 @@ export class ReducedDictionaryTrace {
     const ok = heap.call("BrotliEncoderSetReducedDictionaryTrace", () =>
       heap.fn.BrotliEncoderSetReducedDictionaryTrace!(state, this.#buffer, this.capacity),
     );
-    if (!ok) throw new CodecError("INVALID_ARGUMENT", "brotli encoder refused the trace buffer (no reduced dictionary attached)");
+    if (!ok)
+      throw new CodecError(
+        "INVALID_ARGUMENT",
+        "brotli encoder refused the trace buffer (no reduced dictionary attached)",
+      );
   }
 
   collect(heap: WasmHeap, state: number): void {
     const total = heap.fn.BrotliEncoderReducedDictionaryTraceCount!(state) >>> 0;
     // Cannot happen with the capacity traceDictionaryCandidatesRaw picks; say so if it ever does.
-    if (total > this.capacity) throw new CodecError("INVALID_ARGUMENT", `trace overflowed: ${total} events for ${this.capacity} slots`);
+    if (total > this.capacity)
+      throw new CodecError("INVALID_ARGUMENT", `trace overflowed: ${total} events for ${this.capacity} slots`);
     this.count = total;
     this.records = heap.copyOut(this.#buffer, total * TRACE_RECORD_BYTES);
   }

@@ -79,7 +79,9 @@ function checkEntry(e: TableEntry, where: string): void {
     throw new TableFormatError(`${where}: word length ${e.length} is outside ${MIN_WORD_LENGTH}..${MAX_WORD_LENGTH}`);
   }
   if (!Number.isInteger(e.index) || e.index < 0 || e.index >= wordCount(e.length)) {
-    throw new TableFormatError(`${where}: word index ${e.index} is outside 0..${wordCount(e.length) - 1} for length ${e.length}`);
+    throw new TableFormatError(
+      `${where}: word index ${e.index} is outside 0..${wordCount(e.length) - 1} for length ${e.length}`,
+    );
   }
   if (!Number.isInteger(e.transform) || e.transform < 0 || e.transform >= TRANSFORM_COUNT) {
     throw new TableFormatError(`${where}: transform ${e.transform} is outside 0..${TRANSFORM_COUNT - 1}`);
@@ -142,7 +144,8 @@ export function decodeTable(bytes: Uint8Array, limits: TableLimits = {}): TableE
     const at = TABLE_HEADER_BYTES + i * TABLE_ENTRY_BYTES;
     const e = { length: view.getUint8(at), index: view.getUint16(at + 1, true), transform: view.getUint8(at + 3) };
     checkEntry(e, `entry ${i}`);
-    if (i > 0 && compareEntries(entries[i - 1]!, e) >= 0) throw new TableFormatError(`entry ${i} is out of order or repeated`);
+    if (i > 0 && compareEntries(entries[i - 1]!, e) >= 0)
+      throw new TableFormatError(`entry ${i} is out of order or repeated`);
     entries.push(e);
   }
   return entries;

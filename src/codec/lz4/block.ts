@@ -32,16 +32,21 @@ export interface Lz4CompressOptions {
 export type Lz4DecompressOptions = OutputCapOptions;
 
 export function checkLz4Level(level: number): number {
-  if (!Number.isInteger(level) || level < 0 || level > 12) throw invalidArgument(`lz4 level must be an integer 0..12, got ${level}`);
+  if (!Number.isInteger(level) || level < 0 || level > 12)
+    throw invalidArgument(`lz4 level must be an integer 0..12, got ${level}`);
   return level;
 }
 
 export function lz4Compress(input: Uint8Array, options: Lz4CompressOptions = {}): Uint8Array {
   const level = checkLz4Level(options.level ?? 0);
   const acceleration = options.acceleration ?? 1;
-  if (!Number.isInteger(acceleration) || acceleration < 1) throw invalidArgument(`lz4 acceleration must be an integer >= 1, got ${acceleration}`);
+  if (!Number.isInteger(acceleration) || acceleration < 1)
+    throw invalidArgument(`lz4 acceleration must be an integer >= 1, got ${acceleration}`);
   if (input.byteLength > Math.min(LZ4_MAX_INPUT_SIZE, LIMITS.codec.maxOneShotInputBytes)) {
-    throw new CodecError("INPUT_TOO_LARGE", `${input.byteLength} bytes exceeds codec.maxOneShotInputBytes for an LZ4 block`);
+    throw new CodecError(
+      "INPUT_TOO_LARGE",
+      `${input.byteLength} bytes exceeds codec.maxOneShotInputBytes for an LZ4 block`,
+    );
   }
   return withHeap("lz4", (heap) => {
     const bound = heap.fn.LZ4_compressBound!(input.byteLength);
@@ -68,7 +73,8 @@ export function lz4Compress(input: Uint8Array, options: Lz4CompressOptions = {})
 
 /** Reads the stored size without decoding; useful for sizing caches. */
 export function lz4StoredSize(input: Uint8Array): number {
-  if (input.byteLength < SIZE_PREFIX) throw new CodecError("TRUNCATED_INPUT", `LZ4 block of ${input.byteLength} bytes has no size prefix`);
+  if (input.byteLength < SIZE_PREFIX)
+    throw new CodecError("TRUNCATED_INPUT", `LZ4 block of ${input.byteLength} bytes has no size prefix`);
   return (input[0]! | (input[1]! << 8) | (input[2]! << 16) | (input[3]! << 24)) >>> 0;
 }
 
@@ -90,7 +96,10 @@ export function lz4Decompress(input: Uint8Array, options: Lz4DecompressOptions =
 export function lz4DecompressInto(input: Uint8Array, output: Uint8Array, options: Lz4DecompressOptions = {}): number {
   const size = lz4StoredSize(input);
   if (size > output.byteLength) {
-    throw new CodecError("OUTPUT_LIMIT", `LZ4 block holds ${size} bytes; the output buffer has room for ${output.byteLength}`);
+    throw new CodecError(
+      "OUTPUT_LIMIT",
+      `LZ4 block holds ${size} bytes; the output buffer has room for ${output.byteLength}`,
+    );
   }
   return decompressBlock(input, options, banditDecode, intoBuffer(output));
 }
@@ -100,10 +109,19 @@ export function lz4DecompressInto(input: Uint8Array, output: Uint8Array, options
  * variants (still confirmed by the reference when it refuses a block), or
  * "reference", upstream's LZ4_decompress_safe alone, as before our decoder.
  */
-export function lz4DecompressWith(input: Uint8Array, variant: Lz4Variant | "reference", options: Lz4DecompressOptions = {}): Uint8Array {
+export function lz4DecompressWith(
+  input: Uint8Array,
+  variant: Lz4Variant | "reference",
+  options: Lz4DecompressOptions = {},
+): Uint8Array {
   if (variant === "reference") return decompressBlock(input, options, () => -1, NEW_BUFFER);
   const arm = lz4VariantIndex(variant);
-  return decompressBlock(input, options, (heap, src, srcLen, dst, size) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm), NEW_BUFFER);
+  return decompressBlock(
+    input,
+    options,
+    (heap, src, srcLen, dst, size) => decodeBlockVariant(heap, src, srcLen, dst, 0, size, arm),
+    NEW_BUFFER,
+  );
 }
 
 type FastDecode = (heap: WasmHeap, src: number, srcLen: number, dst: number, size: number) => number;
@@ -116,7 +134,12 @@ const banditDecode: FastDecode = (heap, src, srcLen, dst, size) =>
   );
 const NOTHING = new Uint8Array(0);
 
-function decompressBlock<T>(input: Uint8Array, options: Lz4DecompressOptions, fast: FastDecode, sink: OutputSink<T>): T {
+function decompressBlock<T>(
+  input: Uint8Array,
+  options: Lz4DecompressOptions,
+  fast: FastDecode,
+  sink: OutputSink<T>,
+): T {
   const cap = resolveOutputCap(options.maxOutputBytes);
   const size = lz4StoredSize(input);
   if (size > cap || size > LZ4_MAX_INPUT_SIZE) {
@@ -129,7 +152,10 @@ function decompressBlock<T>(input: Uint8Array, options: Lz4DecompressOptions, fa
   }
   // A block can expand at most 255x; a smaller input cannot honestly hold `size` bytes.
   if (bodyBytes === 0 || size > bodyBytes * 255 + 16) {
-    throw new CodecError("CORRUPT_INPUT", `LZ4 block of ${bodyBytes} bytes cannot decode to the ${size} bytes it claims`);
+    throw new CodecError(
+      "CORRUPT_INPUT",
+      `LZ4 block of ${bodyBytes} bytes cannot decode to the ${size} bytes it claims`,
+    );
   }
   return withHeap("lz4", (heap) => {
     // One allocation per call, hot tier reads being many and small: the
@@ -143,8 +169,10 @@ function decompressBlock<T>(input: Uint8Array, options: Lz4DecompressOptions, fa
       if (fast(heap, src, bodyBytes, dst, size) === size) return sink.fromHeap(heap.u8, dst, size);
       // Our decoder refused the block (or was not asked): the reference decides, with its own messages.
       const n = heap.call("LZ4_decompress_safe", () => heap.fn.LZ4_decompress_safe!(src, dst, bodyBytes, size));
-      if (n < 0) throw new CodecError("CORRUPT_INPUT", `LZ4 block is corrupt (decoder stopped at input byte ${-n - 1})`);
-      if (n !== size) throw new CodecError("CORRUPT_INPUT", `LZ4 block decoded to ${n} bytes, but its header says ${size}`);
+      if (n < 0)
+        throw new CodecError("CORRUPT_INPUT", `LZ4 block is corrupt (decoder stopped at input byte ${-n - 1})`);
+      if (n !== size)
+        throw new CodecError("CORRUPT_INPUT", `LZ4 block decoded to ${n} bytes, but its header says ${size}`);
       return sink.fromHeap(heap.u8, dst, n);
     } finally {
       heap.free(dst);

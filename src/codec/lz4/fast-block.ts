@@ -33,7 +33,10 @@ export type Lz4Variant = (typeof LZ4_VARIANTS)[number];
 export const LZ4_DEFAULT_VARIANT: Lz4Variant = "wild16-swizzle";
 
 /** The hot tier's per-call choice; module-wide, so it learns across calls. */
-export const lz4VariantBandit = new VariantBandit({ arms: LZ4_VARIANTS.length, defaultArm: LZ4_VARIANTS.indexOf(LZ4_DEFAULT_VARIANT) });
+export const lz4VariantBandit = new VariantBandit({
+  arms: LZ4_VARIANTS.length,
+  defaultArm: LZ4_VARIANTS.indexOf(LZ4_DEFAULT_VARIANT),
+});
 
 export interface Lz4VariantChoice {
   /** What the bandit would run next without sampling: its default until something is timed, then the arm with the lowest mean. */
@@ -59,6 +62,14 @@ export const LZ4_SLACK = LIMITS.codec.lz4DecodeSlackBytes;
  * dst[0, offset) as history. Returns the decoded size, or a negative code
  * when the fast decoder refuses the block.
  */
-export function decodeBlockVariant(heap: WasmHeap, src: number, srcLen: number, dst: number, offset: number, cap: number, variant: number): number {
+export function decodeBlockVariant(
+  heap: WasmHeap,
+  src: number,
+  srcLen: number,
+  dst: number,
+  offset: number,
+  cap: number,
+  variant: number,
+): number {
   return heap.call("pal_lz4_decode_block", () => heap.fn.pal_lz4_decode_block!(src, srcLen, dst, offset, cap, variant));
 }

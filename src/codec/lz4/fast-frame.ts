@@ -28,12 +28,25 @@ export const FAST_FRAME_TOO_BIG = -100;
 export type FastFrameResult<T = Uint8Array> = { ok: true; bytes: T; size: number } | { ok: false; code: number };
 
 /** Frames are a workload of their own (checksums, block headers), so they get their own bandit. */
-export const lz4FrameVariantBandit = new VariantBandit({ arms: LZ4_VARIANTS.length, defaultArm: LZ4_VARIANTS.indexOf(LZ4_DEFAULT_VARIANT) });
+export const lz4FrameVariantBandit = new VariantBandit({
+  arms: LZ4_VARIANTS.length,
+  defaultArm: LZ4_VARIANTS.indexOf(LZ4_DEFAULT_VARIANT),
+});
 
 /** `sink` takes the decoded bytes (by default, a fresh copy). */
 export function decodeFrameFast(input: Uint8Array, cap: number, variant: number): FastFrameResult;
-export function decodeFrameFast<T>(input: Uint8Array, cap: number, variant: number, sink: OutputSink<T>): FastFrameResult<T>;
-export function decodeFrameFast(input: Uint8Array, cap: number, variant: number, sink: OutputSink<unknown> = NEW_BUFFER): FastFrameResult<unknown> {
+export function decodeFrameFast<T>(
+  input: Uint8Array,
+  cap: number,
+  variant: number,
+  sink: OutputSink<T>,
+): FastFrameResult<T>;
+export function decodeFrameFast(
+  input: Uint8Array,
+  cap: number,
+  variant: number,
+  sink: OutputSink<unknown> = NEW_BUFFER,
+): FastFrameResult<unknown> {
   const limit = Math.min(cap, LIMITS.codec.lz4OneShotFrameBytes);
   // A frame decodes to about its own size or more: one bigger than the one-shot limit streams
   // through LZ4F without first being copied whole into the heap.
@@ -49,13 +62,16 @@ export function decodeFrameFast(input: Uint8Array, cap: number, variant: number,
       const declared = heap.u32(io) !== 0;
       const maxBlock = heap.u32(io + 12);
       // Content sizes past 2^32 are over any cap; the low word alone would lie.
-      if (declared && (heap.u32(io + 8) !== 0 || heap.u32(io + 4) > limit)) return { ok: false, code: FAST_FRAME_TOO_BIG };
+      if (declared && (heap.u32(io + 8) !== 0 || heap.u32(io + 4) > limit))
+        return { ok: false, code: FAST_FRAME_TOO_BIG };
       // Without a declared size, start at a guess and let the decoder ask for more.
       let capacity = declared ? heap.u32(io + 4) : Math.min(limit, 4 * input.byteLength) + maxBlock;
       dst = heap.malloc(capacity + LZ4_SLACK);
       for (let i = 0; i < 3; i++) heap.setU32(io + 4 * i, 0);
       for (;;) {
-        const r = heap.call("pal_lz4f_fast_decode", () => heap.fn.pal_lz4f_fast_decode!(src, input.byteLength, dst, capacity, io, variant));
+        const r = heap.call("pal_lz4f_fast_decode", () =>
+          heap.fn.pal_lz4f_fast_decode!(src, input.byteLength, dst, capacity, io, variant),
+        );
         const written = heap.u32(io + 4);
         if (r === NEED_ROOM) {
           // One block past the cap may still be an error LZ4F should name; more than that is over it.

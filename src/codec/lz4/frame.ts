@@ -42,9 +42,13 @@ function frameError(heap: WasmHeap, code: number, what: string): CodecError {
 export function lz4FrameCompress(input: Uint8Array, options: Lz4FrameOptions = {}): Uint8Array {
   const level = checkLz4Level(options.level ?? 0);
   const blockSizeId = BLOCK_SIZE_IDS.get(options.blockSize ?? 4194304);
-  if (blockSizeId === undefined) throw invalidArgument(`lz4 frame blockSize must be 64 KiB, 256 KiB, 1 MiB or 4 MiB, got ${options.blockSize}`);
+  if (blockSizeId === undefined)
+    throw invalidArgument(`lz4 frame blockSize must be 64 KiB, 256 KiB, 1 MiB or 4 MiB, got ${options.blockSize}`);
   if (input.byteLength > LIMITS.codec.maxOneShotInputBytes) {
-    throw new CodecError("INPUT_TOO_LARGE", `${input.byteLength} bytes exceeds codec.maxOneShotInputBytes for an LZ4 frame`);
+    throw new CodecError(
+      "INPUT_TOO_LARGE",
+      `${input.byteLength} bytes exceeds codec.maxOneShotInputBytes for an LZ4 frame`,
+    );
   }
   return withHeap("lz4", (heap) => {
     const bound = heap.fn.pal_lz4f_compress_bound!(input.byteLength, level, blockSizeId) >>> 0;
@@ -52,7 +56,10 @@ export function lz4FrameCompress(input: Uint8Array, options: Lz4FrameOptions = {
     let dst = 0;
     try {
       dst = heap.malloc(bound);
-      const n = heap.call("LZ4F_compressFrame", () => heap.fn.pal_lz4f_compress!(dst, bound, src, input.byteLength, level, blockSizeId)) >>> 0;
+      const n =
+        heap.call("LZ4F_compressFrame", () =>
+          heap.fn.pal_lz4f_compress!(dst, bound, src, input.byteLength, level, blockSizeId),
+        ) >>> 0;
       if (heap.fn.LZ4F_isError!(n)) throw frameError(heap, n, "LZ4 frame compression failed");
       return heap.copyOut(dst, n);
     } finally {
@@ -113,7 +120,8 @@ export class Lz4FrameDecoder {
     this.#lease.releaseOnThrow(() => {
       let offset = 0;
       while (offset < input.byteLength) {
-        if (this.#finished) throw new CodecError("TRAILING_DATA", `${input.byteLength - offset} bytes follow the end of the LZ4 frame`);
+        if (this.#finished)
+          throw new CodecError("TRAILING_DATA", `${input.byteLength - offset} bytes follow the end of the LZ4 frame`);
         const n = Math.min(chunk, input.byteLength - offset);
         heap.u8.set(input.subarray(offset, offset + n), this.#src);
         let consumed = 0;
@@ -122,7 +130,8 @@ export class Lz4FrameDecoder {
           heap.setU32(this.#io, LZ4F_MAX_BLOCK_BYTES);
           heap.setU32(this.#io + 4, n - consumed);
           const src = this.#src + consumed;
-          const hint = heap.call("LZ4F_decompress", () => heap.fn.pal_lz4f_decompress!(this.#ctx, this.#dst, src, this.#io)) >>> 0;
+          const hint =
+            heap.call("LZ4F_decompress", () => heap.fn.pal_lz4f_decompress!(this.#ctx, this.#dst, src, this.#io)) >>> 0;
           if (heap.fn.LZ4F_isError!(hint)) throw frameError(heap, hint, "LZ4 frame is corrupt");
           const written = heap.u32(this.#io);
           const read = heap.u32(this.#io + 4);
@@ -133,7 +142,11 @@ export class Lz4FrameDecoder {
           }
           if (hint === 0) {
             this.#finished = true;
-            if (consumed < n) throw new CodecError("TRAILING_DATA", `${input.byteLength - offset - consumed} bytes follow the end of the LZ4 frame`);
+            if (consumed < n)
+              throw new CodecError(
+                "TRAILING_DATA",
+                `${input.byteLength - offset - consumed} bytes follow the end of the LZ4 frame`,
+              );
             break;
           }
           // Output room left over means LZ4F has used up this slice; a full
@@ -175,8 +188,16 @@ export function lz4FrameDecompress(input: Uint8Array, options: Lz4DecompressOpti
  * @example
  * const n = lz4FrameDecompressInto(frame, new Uint8Array(declaredSize));
  */
-export function lz4FrameDecompressInto(input: Uint8Array, output: Uint8Array, options: Lz4DecompressOptions = {}): number {
-  return decompressFrame(input, Math.min(resolveOutputCap(options.maxOutputBytes), output.byteLength), intoBuffer(output));
+export function lz4FrameDecompressInto(
+  input: Uint8Array,
+  output: Uint8Array,
+  options: Lz4DecompressOptions = {},
+): number {
+  return decompressFrame(
+    input,
+    Math.min(resolveOutputCap(options.maxOutputBytes), output.byteLength),
+    intoBuffer(output),
+  );
 }
 
 function decompressFrame<T>(input: Uint8Array, cap: number, sink: OutputSink<T>): T {
@@ -192,7 +213,11 @@ function decompressFrame<T>(input: Uint8Array, cap: number, sink: OutputSink<T>)
     // LZ4F decodes a frame that names a dictionary as if it had none; say why it failed.
     if (fast.code === FAST_FRAME_DICT_ID && err instanceof CodecError && err.code === "CORRUPT_INPUT") {
       const id = new DataView(input.buffer, input.byteOffset).getUint32(input[4]! & 0x08 ? 14 : 6, true);
-      throw new CodecError("CORRUPT_INPUT", `LZ4 frame needs dictionary ${id}, and LZ4 dictionaries are not supported (${err.message})`, { cause: err });
+      throw new CodecError(
+        "CORRUPT_INPUT",
+        `LZ4 frame needs dictionary ${id}, and LZ4 dictionaries are not supported (${err.message})`,
+        { cause: err },
+      );
     }
     throw err;
   }

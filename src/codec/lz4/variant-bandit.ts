@@ -117,7 +117,8 @@ export class VariantBandit {
   constructor(options: VariantBanditOptions) {
     const { arms, defaultArm } = options;
     if (!Number.isInteger(arms) || arms < 1) throw new RangeError(`a bandit needs at least one arm, got ${arms}`);
-    if (!Number.isInteger(defaultArm) || defaultArm < 0 || defaultArm >= arms) throw new RangeError(`default arm ${defaultArm} is not one of 0..${arms - 1}`);
+    if (!Number.isInteger(defaultArm) || defaultArm < 0 || defaultArm >= arms)
+      throw new RangeError(`default arm ${defaultArm} is not one of 0..${arms - 1}`);
     this.arms = arms;
     this.defaultArm = defaultArm;
     this.#greedy = defaultArm;
@@ -194,7 +195,8 @@ export class VariantBandit {
   record(arm: number, elapsed: number, bytes: number, covariate: Covariates = 0): void {
     const c = typeof covariate === "number" ? [covariate] : covariate;
     if (!(elapsed > 0) || !(bytes > 0) || !Number.isFinite(elapsed) || !c.every(Number.isFinite)) return;
-    if (!Number.isInteger(arm) || arm < 0 || arm >= this.arms) throw new RangeError(`arm ${arm} is not one of 0..${this.arms - 1}`);
+    if (!Number.isInteger(arm) || arm < 0 || arm >= this.arms)
+      throw new RangeError(`arm ${arm} is not one of 0..${this.arms - 1}`);
     if (c.length > COVARIATES) throw new RangeError(`at most ${COVARIATES} covariates, got ${c.length}`);
     const x = Math.log(elapsed / bytes);
     for (const sums of this.#sums) for (let i = 0; i < sums.length; i++) sums[i]! *= DECAY;
@@ -255,7 +257,8 @@ export class VariantBandit {
       for (let k = 0; k < K; k++) {
         const sck = this.#sc[a * K + k]!;
         sxc[k]! += this.#sxc[a * K + k]! - (sx * sck) / wa;
-        for (let l = 0; l < K; l++) scc[k * K + l]! += this.#scc[(a * K + k) * K + l]! - (sck * this.#sc[a * K + l]!) / wa;
+        for (let l = 0; l < K; l++)
+          scc[k * K + l]! += this.#scc[(a * K + k) * K + l]! - (sck * this.#sc[a * K + l]!) / wa;
         cSum[k]! += sck;
       }
       w += wa;
@@ -277,7 +280,8 @@ export class VariantBandit {
         const sck = this.#sc[a * K + k]!;
         mean -= slope[k]! * (sck / wa - (w > 0 ? cSum[k]! / w : 0));
         residual -= 2 * slope[k]! * (this.#sxc[a * K + k]! - (sx * sck) / wa);
-        for (let l = 0; l < K; l++) residual += slope[k]! * slope[l]! * (this.#scc[(a * K + k) * K + l]! - (sck * this.#sc[a * K + l]!) / wa);
+        for (let l = 0; l < K; l++)
+          residual += slope[k]! * slope[l]! * (this.#scc[(a * K + k) * K + l]! - (sck * this.#sc[a * K + l]!) / wa);
       }
       means.push(mean);
       residualSquares.push(Math.max(0, residual));

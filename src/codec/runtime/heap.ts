@@ -73,7 +73,9 @@ export class WasmHeap {
     } catch (err) {
       if (err instanceof WebAssembly.RuntimeError || err instanceof RangeError) {
         this.#broken = true;
-        throw new CodecError("WASM_TRAP", `${this.moduleName}: ${what} trapped (${(err as Error).message})`, { cause: err });
+        throw new CodecError("WASM_TRAP", `${this.moduleName}: ${what} trapped (${(err as Error).message})`, {
+          cause: err,
+        });
       }
       throw err;
     } finally {
@@ -147,7 +149,11 @@ export function dropIdleHeaps(): void {
 }
 
 function retireIfIdle(heap: WasmHeap): void {
-  if (heap.users === 0 && (heap.broken || heap.bytes > LIMITS.codec.recycleHeapBytes) && current.get(heap.moduleName) === heap) {
+  if (
+    heap.users === 0 &&
+    (heap.broken || heap.bytes > LIMITS.codec.recycleHeapBytes) &&
+    current.get(heap.moduleName) === heap
+  ) {
     current.delete(heap.moduleName);
   }
 }

@@ -37,7 +37,10 @@ export function sparkPath(points: SeriesPoint[], from: number, to: number, top: 
 }
 
 export function describeSeries(points: SeriesPoint[], format: (v: number) => string): string {
-  const values = points.filter((p): p is { at: number; value: number } => p.value !== null).sort((a, b) => a.at - b.at).map((p) => p.value);
+  const values = points
+    .filter((p): p is { at: number; value: number } => p.value !== null)
+    .sort((a, b) => a.at - b.at)
+    .map((p) => p.value);
   if (values.length === 0) return "No data in the last hour.";
   return `Last hour: latest ${format(values[values.length - 1]!)}, lowest ${format(Math.min(...values))}, highest ${format(Math.max(...values))}.`;
 }
@@ -54,7 +57,14 @@ export const Sparkline: FC<{
 }> = ({ id, label, points, from, to, format, max }) => {
   const top = max ?? Math.max(1, ...points.map((p) => p.value ?? 0));
   return (
-    <svg class="spark" width={CHART_WIDTH} height={CHART_HEIGHT} viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`} role="img" aria-labelledby={`${id}-t ${id}-d`}>
+    <svg
+      class="spark"
+      width={CHART_WIDTH}
+      height={CHART_HEIGHT}
+      viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`}
+      role="img"
+      aria-labelledby={`${id}-t ${id}-d`}
+    >
       <title id={`${id}-t`}>{label}</title>
       <desc id={`${id}-d`}>{describeSeries(points, format)}</desc>
       <line x1="0" y1={CHART_HEIGHT} x2={CHART_WIDTH} y2={CHART_HEIGHT} />

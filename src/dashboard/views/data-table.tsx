@@ -14,7 +14,12 @@ import type { Child, FC } from "hono/jsx";
 
 export type ColumnTitle = string | { n: string };
 
-export const DataTable: FC<{ columns: readonly ColumnTitle[]; caption?: string; labelledBy?: string; children?: Child }> = ({ columns, caption, labelledBy, children }) => (
+export const DataTable: FC<{
+  columns: readonly ColumnTitle[];
+  caption?: string;
+  labelledBy?: string;
+  children?: Child;
+}> = ({ columns, caption, labelledBy, children }) => (
   <div class="scroll">
     <table aria-labelledby={labelledBy}>
       {caption === undefined ? null : <caption>{caption}</caption>}

@@ -15,7 +15,15 @@ export const LoginView: FC<{ error?: string | null; access: boolean }> = ({ erro
         <p class="hint" id="token-hint">
           A token from the API_TOKENS secret; <code>npm start</code> prints where the local one is.
         </p>
-        <input type="password" id="token" name="token" required autocomplete="current-password" aria-describedby={error ? "token-hint token-error" : "token-hint"} aria-invalid={error ? "true" : undefined} />
+        <input
+          type="password"
+          id="token"
+          name="token"
+          required
+          autocomplete="current-password"
+          aria-describedby={error ? "token-hint token-error" : "token-hint"}
+          aria-invalid={error ? "true" : undefined}
+        />
       </div>
       <button type="submit">Log in</button>
     </form>

@@ -19,7 +19,11 @@ const midSentence = (label: string) => label.replace(/^[A-Z][a-z]/, (s) => s.toL
 
 export const EMPTY_PURGE: PurgeFormValues = { kind: "files", items: "", soft: false };
 
-export const PurgeForm: FC<{ csrf: string; values: PurgeFormValues; refusal?: PurgeRefusal | null }> = ({ csrf, values, refusal }) => (
+export const PurgeForm: FC<{ csrf: string; values: PurgeFormValues; refusal?: PurgeRefusal | null }> = ({
+  csrf,
+  values,
+  refusal,
+}) => (
   <section aria-labelledby="purge-heading">
     <h1 id="purge-heading">Purge</h1>
     {refusal ? (
@@ -52,7 +56,8 @@ export const PurgeForm: FC<{ csrf: string; values: PurgeFormValues; refusal?: Pu
       <div>
         <label for="items">Items, one per line</label>
         <p class="hint" id="items-hint">
-          For example {PURGE_KINDS.filter((k) => k.example).map((k, i) => (
+          For example{" "}
+          {PURGE_KINDS.filter((k) => k.example).map((k, i) => (
             <>
               {i > 0 ? "; " : ""}
               {midSentence(k.label)}: <code>{k.example}</code>
@@ -60,12 +65,20 @@ export const PurgeForm: FC<{ csrf: string; values: PurgeFormValues; refusal?: Pu
           ))}
           . Not needed for everything.
         </p>
-        <textarea id="items" name="items" rows={6} spellcheck={false} aria-describedby={refusal ? "items-hint purge-errors" : "items-hint"} aria-invalid={refusal ? "true" : undefined}>
+        <textarea
+          id="items"
+          name="items"
+          rows={6}
+          spellcheck={false}
+          aria-describedby={refusal ? "items-hint purge-errors" : "items-hint"}
+          aria-invalid={refusal ? "true" : undefined}
+        >
           {values.items}
         </textarea>
       </div>
       <div>
-        <input type="checkbox" id="soft" name="soft" value="1" checked={values.soft} aria-describedby="soft-hint" /> <label for="soft">Soft purge</label>
+        <input type="checkbox" id="soft" name="soft" value="1" checked={values.soft} aria-describedby="soft-hint" />{" "}
+        <label for="soft">Soft purge</label>
         <p class="hint" id="soft-hint">
           Marks entries stale: they are served while revalidating, never once something newer has answered.
         </p>

@@ -8,13 +8,17 @@ import type { AuditEntry } from "../../purge/audit.ts";
 import { formatCount, formatDuration, formatTime } from "../format.ts";
 import { DataTable } from "./data-table.tsx";
 
-const items = (list: string[]) => (list.length <= 3 ? list.join(", ") : `${list.slice(0, 3).join(", ")} and ${list.length - 3} more`);
+const items = (list: string[]) =>
+  list.length <= 3 ? list.join(", ") : `${list.slice(0, 3).join(", ")} and ${list.length - 3} more`;
 
 export const PurgeTable: FC<{ entries: AuditEntry[]; caption: string }> = ({ entries, caption }) =>
   entries.length === 0 ? (
     <p>No purges yet.</p>
   ) : (
-    <DataTable caption={caption} columns={["Purge", "When", "By", "What", { n: "Keys" }, { n: "Dropped" }, { n: "Time to completion" }]}>
+    <DataTable
+      caption={caption}
+      columns={["Purge", "When", "By", "What", { n: "Keys" }, { n: "Dropped" }, { n: "Time to completion" }]}
+    >
       {entries.map((e) => (
         <tr>
           <th scope="row">
@@ -32,13 +36,23 @@ export const PurgeTable: FC<{ entries: AuditEntry[]; caption: string }> = ({ ent
           </td>
           <td class="n">{formatCount(e.keys)}</td>
           <td class="n">{formatCount(e.dropped)}</td>
-          <td class="n">{e.completedAt === null ? <span class="pending">pending</span> : formatDuration(e.completedAt - e.createdAt)}</td>
+          <td class="n">
+            {e.completedAt === null ? (
+              <span class="pending">pending</span>
+            ) : (
+              formatDuration(e.completedAt - e.createdAt)
+            )}
+          </td>
         </tr>
       ))}
     </DataTable>
   );
 
-export const PurgeList: FC<{ entries: AuditEntry[]; next: string | null; first: boolean }> = ({ entries, next, first }) => (
+export const PurgeList: FC<{ entries: AuditEntry[]; next: string | null; first: boolean }> = ({
+  entries,
+  next,
+  first,
+}) => (
   <>
     <h1>Purges and audit log</h1>
     <PurgeTable entries={entries} caption="Purges, newest first" />

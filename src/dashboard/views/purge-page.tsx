@@ -41,7 +41,10 @@ export const PurgePage: FC<{ purge: PurgeDisplay }> = ({ purge }) => (
         <dd data-field="took">{purge.took ?? ""}</dd>
       </div>
     </dl>
-    <DataTable caption="Every tier that must apply this purge" columns={["Tier", "Level", "Region", "State", { n: "Acknowledged after" }, "Last delivery error"]}>
+    <DataTable
+      caption="Every tier that must apply this purge"
+      columns={["Tier", "Level", "Region", "State", { n: "Acknowledged after" }, "Last delivery error"]}
+    >
       {purge.rows.map((r) => (
         <tr data-tier={r.tier}>
           <th scope="row">{r.tier}</th>

@@ -10,7 +10,8 @@ import { formatBytes, formatCount, formatTime } from "../format.ts";
 import { DataTable } from "./data-table.tsx";
 
 const Bytes: FC<{ n: number }> = ({ n }) => <data value={String(n)}>{formatBytes(n)}</data>;
-const ratio = (stored: number, raw: number) => (raw === 0 ? "–" : `${((stored / raw) * 100).toFixed(raw > 0 && stored / raw < 0.1 ? 2 : 1)} %`);
+const ratio = (stored: number, raw: number) =>
+  raw === 0 ? "–" : `${((stored / raw) * 100).toFixed(raw > 0 && stored / raw < 0.1 ? 2 : 1)} %`;
 
 export const StorageView: FC<{ overview: StorageOverview; first: boolean }> = ({ overview, first }) => {
   const t = overview.totals;
@@ -43,15 +44,26 @@ export const StorageView: FC<{ overview: StorageOverview; first: boolean }> = ({
       </dl>
       {t.reported < t.pages ? (
         <p>
-          {formatCount(t.pages - t.reported)} of the pages have not been changed since figures were first kept; their revisions and bytes are not in these
-          totals yet.
+          {formatCount(t.pages - t.reported)} of the pages have not been changed since figures were first kept; their
+          revisions and bytes are not in these totals yet.
         </p>
       ) : null}
       <h2 id="pages-heading">Per page</h2>
       {overview.pages.length === 0 ? (
         <p>No pages yet.</p>
       ) : (
-        <DataTable labelledBy="pages-heading" columns={["Page", { n: "Revisions" }, { n: "Raw" }, { n: "Stored" }, { n: "Stored / raw" }, { n: "Metadata" }, "Measured"]}>
+        <DataTable
+          labelledBy="pages-heading"
+          columns={[
+            "Page",
+            { n: "Revisions" },
+            { n: "Raw" },
+            { n: "Stored" },
+            { n: "Stored / raw" },
+            { n: "Metadata" },
+            "Measured",
+          ]}
+        >
           {overview.pages.map(({ key, figures: f }) => (
             <tr data-page={key}>
               <th scope="row">
@@ -91,7 +103,9 @@ export const StorageView: FC<{ overview: StorageOverview; first: boolean }> = ({
       )}
       <nav class="pager" aria-label="Storage pages">
         {first ? null : <a href="/dashboard/storage">First pages</a>}
-        {overview.next ? <a href={`/dashboard/storage?after=${encodeURIComponent(overview.next)}`}>Next pages</a> : null}
+        {overview.next ? (
+          <a href={`/dashboard/storage?after=${encodeURIComponent(overview.next)}`}>Next pages</a>
+        ) : null}
       </nav>
     </>
   );

@@ -50,25 +50,46 @@ const rate = (n: number) => `${Math.round(n * 100) / 100} events/s`;
 
 export function decide(input: DecideInput): Decision {
   const { size, band, loads, now, lastChangeAt, cooldownMs } = input;
-  const change = (to: number, reason: string): Decision => ({ action: to > size ? "grow" : to < size ? "shrink" : "hold", from: size, to, reason });
+  const change = (to: number, reason: string): Decision => ({
+    action: to > size ? "grow" : to < size ? "shrink" : "hold",
+    from: size,
+    to,
+    reason,
+  });
   if (size > band.max) return change(band.max, `pool of ${size} is above the configured max ${band.max}`);
   if (size < band.min) return change(band.min, `pool of ${size} is below the configured min ${band.min}`);
   if (input.unreachable.length > 0) return change(size, `no load report from ${input.unreachable.join(", ")}`);
-  if (lastChangeAt !== null && now - lastChangeAt < cooldownMs) return change(size, `cooling down ${Math.ceil((cooldownMs - (now - lastChangeAt)) / 1000)} s after the last resize`);
+  if (lastChangeAt !== null && now - lastChangeAt < cooldownMs)
+    return change(
+      size,
+      `cooling down ${Math.ceil((cooldownMs - (now - lastChangeAt)) / 1000)} s after the last resize`,
+    );
 
   const over = loads.flatMap((l) => [
-    ...(l.eventsPerSecond > band.highEventsPerSecond ? [`${l.queue} at ${rate(l.eventsPerSecond)} > ${band.highEventsPerSecond}`] : []),
+    ...(l.eventsPerSecond > band.highEventsPerSecond
+      ? [`${l.queue} at ${rate(l.eventsPerSecond)} > ${band.highEventsPerSecond}`]
+      : []),
     ...(l.backlog > band.maxBacklog ? [`${l.queue} backlog ${l.backlog} > ${band.maxBacklog}`] : []),
   ]);
   if (over.length > 0) {
-    return size < band.max ? change(size + 1, `over the band: ${over.join("; ")}`) : change(size, `at max ${band.max}, over the band: ${over.join("; ")}`);
+    return size < band.max
+      ? change(size + 1, `over the band: ${over.join("; ")}`)
+      : change(size, `at max ${band.max}, over the band: ${over.join("; ")}`);
   }
 
   const total = loads.reduce((sum, l) => sum + l.eventsPerSecond, 0);
   const busiest = Math.max(0, ...loads.map((l) => l.eventsPerSecond));
   const deepest = Math.max(0, ...loads.map((l) => l.backlog));
-  if (size > band.min && busiest < band.lowEventsPerSecond && deepest <= band.maxBacklog / 2 && total / (size - 1) < band.highEventsPerSecond) {
-    return change(size - 1, `under the band: every queue below ${band.lowEventsPerSecond} events/s (busiest ${rate(busiest)}), deepest backlog ${deepest}`);
+  if (
+    size > band.min &&
+    busiest < band.lowEventsPerSecond &&
+    deepest <= band.maxBacklog / 2 &&
+    total / (size - 1) < band.highEventsPerSecond
+  ) {
+    return change(
+      size - 1,
+      `under the band: every queue below ${band.lowEventsPerSecond} events/s (busiest ${rate(busiest)}), deepest backlog ${deepest}`,
+    );
   }
   return change(size, `inside the band (busiest ${rate(busiest)}, deepest backlog ${deepest})`);
 }

@@ -175,9 +175,19 @@ export class PoolStore {
 
   decisions(limit: number): PoolDecision[] {
     return this.sql
-      .exec<{ at: number; region: string; from_size: number; to_size: number; reason: string; loads: string }>("SELECT * FROM decisions ORDER BY id DESC LIMIT ?", limit)
+      .exec<{ at: number; region: string; from_size: number; to_size: number; reason: string; loads: string }>(
+        "SELECT * FROM decisions ORDER BY id DESC LIMIT ?",
+        limit,
+      )
       .toArray()
-      .map((r) => ({ at: r.at, region: r.region, from: r.from_size, to: r.to_size, reason: r.reason, loads: JSON.parse(r.loads) as QueueSample[] }));
+      .map((r) => ({
+        at: r.at,
+        region: r.region,
+        from: r.from_size,
+        to: r.to_size,
+        reason: r.reason,
+        loads: JSON.parse(r.loads) as QueueSample[],
+      }));
   }
 
   addSample(s: PoolSample): void {

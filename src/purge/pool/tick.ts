@@ -4,7 +4,14 @@
  * charts. The QueuePool's alarm and its `tick()` RPC both run this.
  */
 import type { QueueLoad } from "../queue-store.ts";
-import { purgeQueueName, purgeQueueNames, purgeQueueOf, tierCacheOf, tierName, type TierIdentity } from "../../bindings.ts";
+import {
+  purgeQueueName,
+  purgeQueueNames,
+  purgeQueueOf,
+  tierCacheOf,
+  tierName,
+  type TierIdentity,
+} from "../../bindings.ts";
 import { tierMembers, topologyOf, type Region } from "../../config/topology.ts";
 import { LIMITS } from "../../limits.ts";
 import { decide, type QueueSample } from "./decide.ts";
@@ -13,8 +20,15 @@ import type { PoolSample, PoolStore, TickOutcome, TierCounters } from "./pool-st
 /** The tiers a region's pool samples: its own regional tiers, and the upper tier if it lives here. */
 export function sampledTiers(env: Env, region: Region): TierIdentity[] {
   const topology = topologyOf(env);
-  const regional = tierMembers(topology, region).map((m): TierIdentity => ({ level: "regional", region, member: m.id }));
-  const upper = region === topology.upperRegion ? tierMembers(topology, region).map((m): TierIdentity => ({ level: "upper", region, member: m.id })) : [];
+  const regional = tierMembers(topology, region).map((m): TierIdentity => ({
+    level: "regional",
+    region,
+    member: m.id,
+  }));
+  const upper =
+    region === topology.upperRegion
+      ? tierMembers(topology, region).map((m): TierIdentity => ({ level: "upper", region, member: m.id }))
+      : [];
   return [...regional, ...upper];
 }
 
@@ -36,7 +50,12 @@ async function tierCounters(env: Env, region: Region): Promise<TierCounters[]> {
   const sampled = await Promise.all(
     sampledTiers(env, region).map(async (t) => {
       try {
-        return { tier: tierName(t), level: t.level, region: t.region, counters: (await tierCacheOf(env, t).stats()).counters };
+        return {
+          tier: tierName(t),
+          level: t.level,
+          region: t.region,
+          counters: (await tierCacheOf(env, t).stats()).counters,
+        };
       } catch (err) {
         // A tier that is down has no point in this sample; the chart shows the gap.
         console.warn("tier stats failed", tierName(t), (err as Error)?.message ?? err);
@@ -47,13 +66,23 @@ async function tierCounters(env: Env, region: Region): Promise<TierCounters[]> {
   return sampled.filter((t) => t !== null);
 }
 
-export async function runTick(env: Env, store: PoolStore, storage: DurableObjectStorage, region: Region, now = Date.now()): Promise<TickOutcome> {
+export async function runTick(
+  env: Env,
+  store: PoolStore,
+  storage: DurableObjectStorage,
+  region: Region,
+  now = Date.now(),
+): Promise<TickOutcome> {
   const config = topologyOf(env).queuePool;
   const size = store.size(config.min);
   const known = Math.min(store.known(config.min), config.max);
   const [loads, tiers] = await Promise.all([loadsOf(env, region, known), tierCounters(env, region)]);
 
-  const sample = (l: QueueLoad): QueueSample => ({ queue: l.queue, eventsPerSecond: l.eventsPerSecond, backlog: l.backlog });
+  const sample = (l: QueueLoad): QueueSample => ({
+    queue: l.queue,
+    eventsPerSecond: l.eventsPerSecond,
+    backlog: l.backlog,
+  });
   const active = loads.slice(0, size);
   const decision = decide({
     size,
@@ -72,7 +101,9 @@ export async function runTick(env: Env, store: PoolStore, storage: DurableObject
   store.setKnown(Math.max(decision.to, size, ...draining));
 
   const lags: Record<string, number> = {};
-  for (const l of loads) for (const p of l?.pointers ?? []) if (!p.tier.startsWith("lower/")) lags[p.tier] = Math.max(lags[p.tier] ?? 0, p.lag);
+  for (const l of loads)
+    for (const p of l?.pointers ?? [])
+      if (!p.tier.startsWith("lower/")) lags[p.tier] = Math.max(lags[p.tier] ?? 0, p.lag);
   const present = loads.filter((l) => l !== null);
   const point: PoolSample = {
     at: now,

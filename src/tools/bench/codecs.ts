@@ -55,7 +55,14 @@ import * as wasm from "../../codec/index.ts";
 import { LIMITS } from "../../limits.ts";
 import type { BenchSample } from "./corpus.ts";
 import { timeInCacheSizedRuns } from "./dictionary-batches.ts";
-import { comparison, compareThroughput, mbPerSecond, measure, type Comparison, type TimingPolicy } from "./harness/index.ts";
+import {
+  comparison,
+  compareThroughput,
+  mbPerSecond,
+  measure,
+  type Comparison,
+  type TimingPolicy,
+} from "./harness/index.ts";
 import { benchLz4Variants, type Lz4VariantReport } from "./lz4-variants.ts";
 import { nativeBrotliBaseline, type NativeBrotliBaseline } from "./native-brotli.ts";
 import type { NativeSpeed } from "./native-build.ts";
@@ -149,24 +156,51 @@ function assertSame(a: readonly Uint8Array[], b: readonly Uint8Array[], what: st
 /** Packs the inputs once, checks they come back, and describes the compress and the decompress row. */
 function roundTrip(head: RowHead, inputs: readonly Uint8Array[], codec: Codec, what: string): [RowSpec, RowSpec] {
   const packed = inputs.map((b, i) => codec.compress(b, i));
-  assertSame(packed.map((p, i) => codec.decompress(p, i)), inputs, what);
+  assertSame(
+    packed.map((p, i) => codec.decompress(p, i)),
+    inputs,
+    what,
+  );
   return [
     { ...head, op: "compress", inputs, outputs: packed, pass: () => inputs.forEach((b, i) => codec.compress(b, i)) },
-    { ...head, op: "decompress", inputs: packed, outputs: inputs, pass: () => packed.forEach((p, i) => codec.decompress(p, i)) },
+    {
+      ...head,
+      op: "decompress",
+      inputs: packed,
+      outputs: inputs,
+      pass: () => packed.forEach((p, i) => codec.decompress(p, i)),
+    },
   ];
 }
 
 function toRow(spec: RowSpec, baseline: string, c: Comparison): CodecRow {
   const { codec, op, quality, lgwin, dict, inputs, outputs } = spec;
-  const speeds = { mb_per_s: c.mbPerS, baseline: c.baselineMbPerS === null ? "none" : baseline, baseline_mb_per_s: c.baselineMbPerS };
-  return { codec, op, quality, lgwin, dict, bytes_in: sum(inputs), bytes_out: sum(outputs), ...speeds, ratio_vs_baseline: c.ratio };
+  const speeds = {
+    mb_per_s: c.mbPerS,
+    baseline: c.baselineMbPerS === null ? "none" : baseline,
+    baseline_mb_per_s: c.baselineMbPerS,
+  };
+  return {
+    codec,
+    op,
+    quality,
+    lgwin,
+    dict,
+    bytes_in: sum(inputs),
+    bytes_out: sum(outputs),
+    ...speeds,
+    ratio_vs_baseline: c.ratio,
+  };
 }
 
 /** Times each row against the native codec run in this process on the same inputs, alternating passes. */
 function againstInProcess(rows: [RowSpec, RowSpec], name: string, native: Codec, policy: TimingPolicy): CodecRow[] {
   const inputs = rows[0].inputs;
   const packed = inputs.map((b, i) => native.compress(b, i));
-  const passes = [() => inputs.forEach((b, i) => native.compress(b, i)), () => packed.forEach((p, i) => native.decompress(p, i))];
+  const passes = [
+    () => inputs.forEach((b, i) => native.compress(b, i)),
+    () => packed.forEach((p, i) => native.decompress(p, i)),
+  ];
   return rows.map((spec, k) => toRow(spec, name, compareThroughput(spec.pass, passes[k]!, plainBytes(spec), policy)));
 }
 
@@ -208,9 +242,18 @@ function lz4Rows(items: readonly Uint8Array[], b: Baselines, o: CodecBenchOption
       compress: (x: Uint8Array) => wasm.lz4Compress(x, { level }),
       decompress: (p: Uint8Array, i: number) => outputs[i]!.subarray(0, wasm.lz4DecompressInto(p, outputs[i]!)),
     };
-    const rows = roundTrip({ codec: "lz4", quality: level, lgwin: null, dict: false }, items, codec, `lz4 level ${level}`);
-    const out = [...againstNative(rows, b.lz4?.name, () => b.lz4?.speed(mode), o), ...againstNative(rows, b.lz4Cli?.name, () => b.lz4Cli?.speed(mode), o)];
-    if (o.onVariants) o.onVariants({ lz4_variants: { level, bytes_out: sum(items), ...benchLz4Variants(rows[1].inputs, o.policy) } });
+    const rows = roundTrip(
+      { codec: "lz4", quality: level, lgwin: null, dict: false },
+      items,
+      codec,
+      `lz4 level ${level}`,
+    );
+    const out = [
+      ...againstNative(rows, b.lz4?.name, () => b.lz4?.speed(mode), o),
+      ...againstNative(rows, b.lz4Cli?.name, () => b.lz4Cli?.speed(mode), o),
+    ];
+    if (o.onVariants)
+      o.onVariants({ lz4_variants: { level, bytes_out: sum(items), ...benchLz4Variants(rows[1].inputs, o.policy) } });
     return out;
   });
   const frame = {
@@ -222,9 +265,20 @@ function lz4Rows(items: readonly Uint8Array[], b: Baselines, o: CodecBenchOption
 }
 
 function gzipRows(items: readonly Uint8Array[], o: CodecBenchOptions): CodecRow[] {
-  const own = { compress: (b: Uint8Array) => wasm.gzipCompress(b, { level: GZIP_LEVEL }), decompress: (p: Uint8Array) => wasm.gzipDecompress(p) };
-  const native = { compress: (b: Uint8Array) => gzipSync(b, { level: GZIP_LEVEL }), decompress: (p: Uint8Array) => gunzipSync(p) };
-  return againstInProcess(roundTrip({ codec: "gzip", quality: GZIP_LEVEL, lgwin: null, dict: false }, items, own, "gzip"), "node-zlib-gzip", native, o.policy);
+  const own = {
+    compress: (b: Uint8Array) => wasm.gzipCompress(b, { level: GZIP_LEVEL }),
+    decompress: (p: Uint8Array) => wasm.gzipDecompress(p),
+  };
+  const native = {
+    compress: (b: Uint8Array) => gzipSync(b, { level: GZIP_LEVEL }),
+    decompress: (p: Uint8Array) => gunzipSync(p),
+  };
+  return againstInProcess(
+    roundTrip({ codec: "gzip", quality: GZIP_LEVEL, lgwin: null, dict: false }, items, own, "gzip"),
+    "node-zlib-gzip",
+    native,
+    o.policy,
+  );
 }
 
 /**
@@ -232,18 +286,37 @@ function gzipRows(items: readonly Uint8Array[], o: CodecBenchOptions): CodecRow[
  * with native-brotli's dictionary call and with our own plain call on the
  * same inputs.
  */
-function brotliRows(sample: BenchSample, quality: number, lgwin: number, b: Baselines, o: CodecBenchOptions): CodecRow[] {
+function brotliRows(
+  sample: BenchSample,
+  quality: number,
+  lgwin: number,
+  b: Baselines,
+  o: CodecBenchOptions,
+): CodecRow[] {
   const items = sample.items.map((i) => i.bytes);
   const zlib = {
-    compress: (x: Uint8Array) => brotliCompressSync(x, { params: { [z.BROTLI_PARAM_QUALITY]: quality, [z.BROTLI_PARAM_LGWIN]: lgwin, [z.BROTLI_PARAM_SIZE_HINT]: x.byteLength } }),
+    compress: (x: Uint8Array) =>
+      brotliCompressSync(x, {
+        params: {
+          [z.BROTLI_PARAM_QUALITY]: quality,
+          [z.BROTLI_PARAM_LGWIN]: lgwin,
+          [z.BROTLI_PARAM_SIZE_HINT]: x.byteLength,
+        },
+      }),
     decompress: (p: Uint8Array) => brotliDecompressSync(p),
   };
-  const plain = { compress: (x: Uint8Array) => wasm.brotliCompress(x, { quality, lgwin }), decompress: (p: Uint8Array) => wasm.brotliDecompress(p) };
+  const plain = {
+    compress: (x: Uint8Array) => wasm.brotliCompress(x, { quality, lgwin }),
+    decompress: (p: Uint8Array) => wasm.brotliDecompress(p),
+  };
   const plainRows = roundTrip({ codec: "br", quality, lgwin, dict: false }, items, plain, `br q${quality}`);
   // native-brotli decodes into a buffer of the known size per input, made once; so do we against it.
   const outputs = items.map((x) => new Uint8Array(x.byteLength));
   const packed = plainRows[1].inputs;
-  const intoSpec: RowSpec = { ...plainRows[1], pass: () => packed.forEach((p, i) => wasm.brotliDecompressInto(p, outputs[i]!)) };
+  const intoSpec: RowSpec = {
+    ...plainRows[1],
+    pass: () => packed.forEach((p, i) => wasm.brotliDecompressInto(p, outputs[i]!)),
+  };
   intoSpec.pass();
   assertSame(outputs, items, `br q${quality} into a buffer`);
   const rows = [
@@ -254,11 +327,17 @@ function brotliRows(sample: BenchSample, quality: number, lgwin: number, b: Base
   if (pairs.length === 0) return rows;
   // Dictionaries as bytes, so every call goes through the prepared-dictionary cache as the archive's do.
   const dict = {
-    compress: (x: Uint8Array, i: number) => wasm.brotliCompress(x, { quality, lgwin, dictionary: pairs[i]!.dictionary }),
+    compress: (x: Uint8Array, i: number) =>
+      wasm.brotliCompress(x, { quality, lgwin, dictionary: pairs[i]!.dictionary }),
     decompress: (p: Uint8Array, i: number) => wasm.brotliDecompress(p, { dictionary: pairs[i]!.dictionary }),
   };
   const inputs = pairs.map((p) => p.input);
-  const [compressSpec, decompressSpec] = roundTrip({ codec: "br", quality, lgwin, dict: true }, inputs, dict, `br q${quality} dict`);
+  const [compressSpec, decompressSpec] = roundTrip(
+    { codec: "br", quality, lgwin, dict: true },
+    inputs,
+    dict,
+    `br q${quality} dict`,
+  );
   const plainPacked = inputs.map((x) => plain.compress(x));
   const seconds = timeInCacheSizedRuns(
     pairs,
@@ -270,14 +349,22 @@ function brotliRows(sample: BenchSample, quality: number, lgwin: number, b: Base
     },
     o.policy,
   );
-  o.log?.(`bench: br q${quality} dict rows timed in ${seconds.runs} runs that each fit the ${LIMITS.codec.preparedDictionaryCacheBytes}-byte prepared-dictionary cache`);
+  o.log?.(
+    `bench: br q${quality} dict rows timed in ${seconds.runs} runs that each fit the ${LIMITS.codec.preparedDictionaryCacheBytes}-byte prepared-dictionary cache`,
+  );
   const bytes = sum(inputs);
   const own = [mbPerSecond(bytes, seconds.dictCompress), mbPerSecond(bytes, seconds.dictDecompress)];
   const ownPlain = [mbPerSecond(bytes, seconds.plainCompress), mbPerSecond(bytes, seconds.plainDecompress)];
   const specs = [compressSpec, decompressSpec];
   return [
     ...rows,
-    ...againstNative(specs, b.brotli && `${b.brotli.name}, dictionary prepared once`, () => b.brotli?.dictionary({ quality, lgwin }).dict.speed, o, own),
+    ...againstNative(
+      specs,
+      b.brotli && `${b.brotli.name}, dictionary prepared once`,
+      () => b.brotli?.dictionary({ quality, lgwin }).dict.speed,
+      o,
+      own,
+    ),
     ...specs.map((spec, k) => toRow(spec, "wasm brotli plain call, same inputs", comparison(own[k]!, ownPlain[k]!))),
   ];
 }
@@ -310,7 +397,8 @@ export function benchCodecs(sample: BenchSample, options: CodecBenchOptions): Co
     for (const row of rows) options.onRow?.(row);
     return rows;
   };
-  if (sample.pairs.length === 0) options.log?.("bench: no input has a related earlier input to use as a dictionary; skipping the br dict rows");
+  if (sample.pairs.length === 0)
+    options.log?.("bench: no input has a related earlier input to use as a dictionary; skipping the br dict rows");
   // brotli last: at q9 each call outgrows codec.recycleHeapBytes, so the
   // heap is replaced per call and hundreds of dead 30+ MiB wasm memories
   // await GC; LZ4 timed after the brotli rows ran ~2x slower than timed first.

@@ -20,7 +20,10 @@ import type { DictPair } from "./corpus.ts";
 import { measureAll, type TimingPolicy } from "./harness/timing.ts";
 
 /** Consecutive runs of pairs whose prepared dictionaries fit `budget` bytes of heap together; a dictionary too big for it runs alone. */
-export function cacheSizedRuns<T extends Pick<DictPair, "dictionary">>(pairs: readonly T[], budget: number = LIMITS.codec.preparedDictionaryCacheBytes): T[][] {
+export function cacheSizedRuns<T extends Pick<DictPair, "dictionary">>(
+  pairs: readonly T[],
+  budget: number = LIMITS.codec.preparedDictionaryCacheBytes,
+): T[][] {
   const runs: T[][] = [];
   let run: T[] = [];
   let cost = 0;
@@ -55,13 +58,26 @@ export interface DictionarySeconds {
 }
 
 /** Seconds per pass over all pairs of each operation, summed over cache-sized runs. */
-export function timeInCacheSizedRuns(pairs: readonly DictPair[], ops: DictionaryOps, policy: TimingPolicy): DictionarySeconds {
-  const total: DictionarySeconds = { dictCompress: 0, plainCompress: 0, dictDecompress: 0, plainDecompress: 0, runs: 0 };
+export function timeInCacheSizedRuns(
+  pairs: readonly DictPair[],
+  ops: DictionaryOps,
+  policy: TimingPolicy,
+): DictionarySeconds {
+  const total: DictionarySeconds = {
+    dictCompress: 0,
+    plainCompress: 0,
+    dictDecompress: 0,
+    plainDecompress: 0,
+    runs: 0,
+  };
   let offset = 0;
   for (const run of cacheSizedRuns(pairs)) {
     const first = offset;
     const over = (op: (pair: DictPair, i: number) => void) => () => run.forEach((pair, k) => op(pair, first + k));
-    const [dc, pc, dd, pd] = measureAll([over(ops.dictCompress), over(ops.plainCompress), over(ops.dictDecompress), over(ops.plainDecompress)], policy);
+    const [dc, pc, dd, pd] = measureAll(
+      [over(ops.dictCompress), over(ops.plainCompress), over(ops.dictDecompress), over(ops.plainDecompress)],
+      policy,
+    );
     total.dictCompress += dc!.seconds;
     total.plainCompress += pc!.seconds;
     total.dictDecompress += dd!.seconds;

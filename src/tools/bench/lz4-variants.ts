@@ -10,7 +10,14 @@
  * const blocks = files.map((f) => lz4Compress(f, { level: 9 }));
  * const { rows, bandit_choice, best_fixed } = benchLz4Variants(blocks, DEFAULT_POLICY);
  */
-import { LZ4_VARIANTS, lz4Decompress, lz4DecompressWith, lz4StoredSize, lz4VariantChoice, type Lz4Variant } from "../../codec/index.ts";
+import {
+  LZ4_VARIANTS,
+  lz4Decompress,
+  lz4DecompressWith,
+  lz4StoredSize,
+  lz4VariantChoice,
+  type Lz4Variant,
+} from "../../codec/index.ts";
 import { mbPerSecond, measureAll, round, type TimingPolicy } from "./harness/index.ts";
 
 export type Lz4Decoder = Lz4Variant | "bandit" | "reference";
@@ -35,11 +42,13 @@ export interface Lz4VariantReport {
 export function benchLz4Variants(blocks: readonly Uint8Array[], policy: TimingPolicy): Lz4VariantReport {
   if (blocks.length === 0) throw new Error("bench lz4 variants: no blocks");
   const decoders: Lz4Decoder[] = ["reference", ...LZ4_VARIANTS, "bandit"];
-  const decode = (d: Lz4Decoder) => (d === "bandit" ? (b: Uint8Array) => lz4Decompress(b) : (b: Uint8Array) => lz4DecompressWith(b, d));
+  const decode = (d: Lz4Decoder) =>
+    d === "bandit" ? (b: Uint8Array) => lz4Decompress(b) : (b: Uint8Array) => lz4DecompressWith(b, d);
   const expected = blocks.map((b) => lz4DecompressWith(b, "reference"));
   for (const d of decoders) {
     blocks.forEach((b, i) => {
-      if (Buffer.compare(decode(d)(b), expected[i]!) !== 0) throw new Error(`bench lz4 variants: ${d} decoded block ${i} differently from the reference`);
+      if (Buffer.compare(decode(d)(b), expected[i]!) !== 0)
+        throw new Error(`bench lz4 variants: ${d} decoded block ${i} differently from the reference`);
     });
   }
   const bytes = blocks.reduce((n, b) => n + lz4StoredSize(b), 0);
@@ -51,8 +60,14 @@ export function benchLz4Variants(blocks: readonly Uint8Array[], policy: TimingPo
     policy,
   );
   const speeds = timings.map((t) => mbPerSecond(bytes, t.seconds));
-  const rows = decoders.map((variant, i) => ({ variant, mb_per_s: round(speeds[i]!, 1), ratio_vs_reference: round(speeds[i]! / speeds[0]!, 3) }));
-  const fixed = rows.filter((r): r is Lz4VariantRow & { variant: Lz4Variant } => (LZ4_VARIANTS as readonly string[]).includes(r.variant));
+  const rows = decoders.map((variant, i) => ({
+    variant,
+    mb_per_s: round(speeds[i]!, 1),
+    ratio_vs_reference: round(speeds[i]! / speeds[0]!, 3),
+  }));
+  const fixed = rows.filter((r): r is Lz4VariantRow & { variant: Lz4Variant } =>
+    (LZ4_VARIANTS as readonly string[]).includes(r.variant),
+  );
   const best = fixed.reduce((a, b) => (b.mb_per_s > a.mb_per_s ? b : a));
   return { rows, bandit_choice: lz4VariantChoice().current, best_fixed: best.variant };
 }

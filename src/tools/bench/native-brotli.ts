@@ -31,7 +31,14 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TimingPolicy } from "./harness/index.ts";
-import { DEFAULT_COMPILER, nativeHarness, WASM_OPT, type NativeCompiler, type NativeSpeed, type PassSeconds } from "./native-build.ts";
+import {
+  DEFAULT_COMPILER,
+  nativeHarness,
+  WASM_OPT,
+  type NativeCompiler,
+  type NativeSpeed,
+  type PassSeconds,
+} from "./native-build.ts";
 
 const HARNESS = fileURLToPath(new URL("./brotli-bench.c", import.meta.url));
 const CODEC_NATIVE = fileURLToPath(new URL("../../codec/native/", import.meta.url));
@@ -142,10 +149,22 @@ export function nativeBrotliBaseline(
   const { scratch } = harness;
   try {
     const all = scratch.concat("items", items);
-    const inputs = scratch.concat("inputs", pairs.map((p) => p.input));
-    const dicts = scratch.concat("dicts", pairs.map((p) => p.dictionary));
-    const run = (files: { data: string; sizes: string }, s: BrotliSetting, extra: string[]) => harness.run<HarnessLine>(files, [String(s.quality), String(s.lgwin)], extra);
-    const speeds = (bytes: number, p: PathLine): NativeBrotliSpeeds => ({ bytes, packed: p.packed, packedFnv1a64: p.packed_fnv1a64, speed: harness.speed(bytes, p) });
+    const inputs = scratch.concat(
+      "inputs",
+      pairs.map((p) => p.input),
+    );
+    const dicts = scratch.concat(
+      "dicts",
+      pairs.map((p) => p.dictionary),
+    );
+    const run = (files: { data: string; sizes: string }, s: BrotliSetting, extra: string[]) =>
+      harness.run<HarnessLine>(files, [String(s.quality), String(s.lgwin)], extra);
+    const speeds = (bytes: number, p: PathLine): NativeBrotliSpeeds => ({
+      bytes,
+      packed: p.packed,
+      packedFnv1a64: p.packed_fnv1a64,
+      speed: harness.speed(bytes, p),
+    });
     return {
       name,
       plain(setting) {

@@ -67,7 +67,8 @@ export function pinnedSdist(prefix: "BROTLI" | "LZ4"): Sdist {
 /** The compiler's first --version line; throws naming the compiler if it cannot be run. */
 export function compilerVersion(cc: string): string {
   const run = spawnSync(cc, ["--version"], { encoding: "utf8" });
-  if (run.error || run.status !== 0) throw new Error(`C compiler ${cc} not found (apt-get install ${cc.startsWith("clang") ? cc : "clang-16"})`);
+  if (run.error || run.status !== 0)
+    throw new Error(`C compiler ${cc} not found (apt-get install ${cc.startsWith("clang") ? cc : "clang-16"})`);
   return run.stdout.split("\n")[0]?.trim() || cc;
 }
 
@@ -105,14 +106,17 @@ export function buildHarness(spec: HarnessSpec, compiler: NativeCompiler, log: (
   mkdirSync(dir, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), `palimpsest-${spec.name}-`));
   try {
-    const untar = spawnSync("tar", ["-xzf", spec.sdist.file, "-C", work, "--wildcards", ...spec.extract], { encoding: "utf8" });
+    const untar = spawnSync("tar", ["-xzf", spec.sdist.file, "-C", work, "--wildcards", ...spec.extract], {
+      encoding: "utf8",
+    });
     if (untar.status !== 0) throw new Error(`tar failed: ${untar.stderr.trim()}`);
     const root = join(work, spec.sdist.version);
     spec.prepare?.(root);
     const out = join(work, spec.name);
     const args = [...compiler.flags, `-I${dirname(BENCH_HEADER)}`, spec.harness, ...spec.args(root), "-o", out];
     const cc = spawnSync(compiler.cc, args, { encoding: "utf8", maxBuffer: 16 << 20 });
-    if (cc.status !== 0) throw new Error(`${compiler.cc} failed: ${cc.stderr.trim().split("\n").slice(0, 3).join(" ")}`);
+    if (cc.status !== 0)
+      throw new Error(`${compiler.cc} failed: ${cc.stderr.trim().split("\n").slice(0, 3).join(" ")}`);
     // Rename into place so a concurrent run never executes a half-written binary.
     renameSync(out, binary);
   } finally {
@@ -178,7 +182,12 @@ export interface NativeHarness {
 }
 
 /** Builds (or reuses) a harness from a pinned sdist and gives it a scratch directory; throws naming what is missing. */
-export function nativeHarness(spec: Omit<HarnessSpec, "sdist"> & { sdist: "BROTLI" | "LZ4" }, compiler: NativeCompiler, policy: TimingPolicy, log: (msg: string) => void): NativeHarness {
+export function nativeHarness(
+  spec: Omit<HarnessSpec, "sdist"> & { sdist: "BROTLI" | "LZ4" },
+  compiler: NativeCompiler,
+  policy: TimingPolicy,
+  log: (msg: string) => void,
+): NativeHarness {
   const sdist = pinnedSdist(spec.sdist);
   const binary = buildHarness({ ...spec, sdist }, compiler, log);
   const described = describeCompiler(compiler);
@@ -186,7 +195,8 @@ export function nativeHarness(spec: Omit<HarnessSpec, "sdist"> & { sdist: "BROTL
     sdistVersion: sdist.version,
     compiler: described,
     scratch: scratchDir(),
-    run: (files, settings, extra = []) => runJsonHarness(binary, [files.data, files.sizes, ...settings, ...policyArgs(policy), ...extra]),
+    run: (files, settings, extra = []) =>
+      runJsonHarness(binary, [files.data, files.sizes, ...settings, ...policyArgs(policy), ...extra]),
     speed: (bytes, line) => nativeSpeed(bytes, line.compress_seconds, line.decompress_seconds, policy),
   };
 }
@@ -236,9 +246,20 @@ export interface NativeSpeed extends Throughput {
 }
 
 /** Speeds from a harness's compress and decompress seconds over `bytes` uncompressed bytes. */
-export function nativeSpeed(bytes: number, compress: PassSeconds, decompress: PassSeconds, policy: TimingPolicy): NativeSpeed {
-  const median = { compressMbPerS: mbPerSecond(bytes, compress.median), decompressMbPerS: mbPerSecond(bytes, decompress.median) };
-  const best = { compressMbPerS: mbPerSecond(bytes, compress.best), decompressMbPerS: mbPerSecond(bytes, decompress.best) };
+export function nativeSpeed(
+  bytes: number,
+  compress: PassSeconds,
+  decompress: PassSeconds,
+  policy: TimingPolicy,
+): NativeSpeed {
+  const median = {
+    compressMbPerS: mbPerSecond(bytes, compress.median),
+    decompressMbPerS: mbPerSecond(bytes, decompress.median),
+  };
+  const best = {
+    compressMbPerS: mbPerSecond(bytes, compress.best),
+    decompressMbPerS: mbPerSecond(bytes, decompress.best),
+  };
   const headline = policy.statistic === "best" ? best : median;
   return { ...headline, median, best, passes: { compress: compress.passes, decompress: decompress.passes } };
 }

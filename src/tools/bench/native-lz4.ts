@@ -25,7 +25,16 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { TimingPolicy } from "./harness/index.ts";
-import { DEFAULT_COMPILER, nativeHarness, scratchDir, WASM_OPT, type NativeCompiler, type NativeHarness, type NativeSpeed, type PassSeconds } from "./native-build.ts";
+import {
+  DEFAULT_COMPILER,
+  nativeHarness,
+  scratchDir,
+  WASM_OPT,
+  type NativeCompiler,
+  type NativeHarness,
+  type NativeSpeed,
+  type PassSeconds,
+} from "./native-build.ts";
 
 export type { NativeSpeed } from "./native-build.ts";
 export type Lz4Mode = "fast" | "hc9" | "frame";
@@ -71,7 +80,13 @@ export function nativeLz4Baseline(
   let harness: NativeHarness;
   try {
     harness = nativeHarness(
-      { name: "lz4-bench", harness: HARNESS, sdist: "LZ4", extract: ["*/lz4libs/*"], args: (root) => [`-I${root}/lz4libs`, ...LZ4_SOURCES.map((f) => `${root}/lz4libs/${f}`)] },
+      {
+        name: "lz4-bench",
+        harness: HARNESS,
+        sdist: "LZ4",
+        extract: ["*/lz4libs/*"],
+        args: (root) => [`-I${root}/lz4libs`, ...LZ4_SOURCES.map((f) => `${root}/lz4libs/${f}`)],
+      },
       compiler,
       policy,
       log,

@@ -32,7 +32,11 @@ const LEVEL = 6;
 /** Uncompressed bytes one timed request works through, so its CPU time dwarfs the request's own. */
 const BYTES_PER_REQUEST = 4_000_000;
 
-export async function benchWorkerGzip(items: readonly Uint8Array[], policy: TimingPolicy, log: (msg: string) => void): Promise<CodecRow[]> {
+export async function benchWorkerGzip(
+  items: readonly Uint8Array[],
+  policy: TimingPolicy,
+  log: (msg: string) => void,
+): Promise<CodecRow[]> {
   const packed = items.map((b) => gzipSync(b, { level: LEVEL }));
   // Node's side first, before a Worker and its dev server share the machine and this process.
   const node = {
@@ -45,7 +49,11 @@ export async function benchWorkerGzip(items: readonly Uint8Array[], policy: Timi
     /** workerd CPU nanoseconds of a request running `op` on `body` `n` times. */
     const cost = async (op: CodecOp, body: Uint8Array, n: number): Promise<number> => {
       const before = cpu.nanos();
-      const res = await fetch(`${worker.url}/api/dev/codec/gzip?op=${op}&rounds=${n}`, { method: "POST", body, headers: { authorization: `Bearer ${worker.token}` } });
+      const res = await fetch(`${worker.url}/api/dev/codec/gzip?op=${op}&rounds=${n}`, {
+        method: "POST",
+        body,
+        headers: { authorization: `Bearer ${worker.token}` },
+      });
       if (!res.ok) throw new Error(`worker gzip ${op}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
       await res.arrayBuffer();
       return cpu.nanos() - before;
@@ -53,7 +61,9 @@ export async function benchWorkerGzip(items: readonly Uint8Array[], policy: Timi
     const rows: CodecRow[] = [];
     for (const op of ["compress", "decompress"] as const) {
       const bodies = op === "compress" ? items : packed;
-      const rounds = items.map((b) => Math.min(LIMITS.http.maxDevCodecRounds, Math.max(4, Math.ceil(BYTES_PER_REQUEST / Math.max(1, b.byteLength)))));
+      const rounds = items.map((b) =>
+        Math.min(LIMITS.http.maxDevCodecRounds, Math.max(4, Math.ceil(BYTES_PER_REQUEST / Math.max(1, b.byteLength)))),
+      );
       /** One pass over every input, as Node's side makes: its net CPU seconds per round, and all it spent. */
       const pass = async (): Promise<{ seconds: number; spent: number }> => {
         let net = 0;
@@ -69,8 +79,22 @@ export async function benchWorkerGzip(items: readonly Uint8Array[], policy: Timi
       const seconds = await timedPasses(pass, policy);
       const c = comparison(mbPerSecond(sum(items), seconds), mbPerSecond(sum(items), node[op]));
       const [inputs, outputs] = op === "compress" ? [items, packed] : [packed, items];
-      rows.push({ codec: "gzip-worker", op, quality: LEVEL, lgwin: null, dict: false, bytes_in: sum(inputs), bytes_out: sum(outputs), mb_per_s: c.mbPerS, baseline: "node-zlib-gzip", baseline_mb_per_s: c.baselineMbPerS, ratio_vs_baseline: c.ratio });
-      log(`bench codecs: workerd gzip ${op}: ${c.mbPerS.toFixed(1)} MB/s, node zlib ${c.baselineMbPerS?.toFixed(1)} MB/s`);
+      rows.push({
+        codec: "gzip-worker",
+        op,
+        quality: LEVEL,
+        lgwin: null,
+        dict: false,
+        bytes_in: sum(inputs),
+        bytes_out: sum(outputs),
+        mb_per_s: c.mbPerS,
+        baseline: "node-zlib-gzip",
+        baseline_mb_per_s: c.baselineMbPerS,
+        ratio_vs_baseline: c.ratio,
+      });
+      log(
+        `bench codecs: workerd gzip ${op}: ${c.mbPerS.toFixed(1)} MB/s, node zlib ${c.baselineMbPerS?.toFixed(1)} MB/s`,
+      );
     }
     return rows;
   } finally {
@@ -83,7 +107,10 @@ export async function benchWorkerGzip(items: readonly Uint8Array[], policy: Timi
  * runs: warm-up passes until warmupSeconds of workerd CPU, then passes until
  * minPasses and minSeconds, and the median (or best) pass.
  */
-async function timedPasses(pass: () => Promise<{ seconds: number; spent: number }>, policy: TimingPolicy): Promise<number> {
+async function timedPasses(
+  pass: () => Promise<{ seconds: number; spent: number }>,
+  policy: TimingPolicy,
+): Promise<number> {
   let warm = 0;
   for (let i = 0; i < policy.warmupPasses || warm < (policy.warmupSeconds ?? 0); i++) warm += (await pass()).spent;
   const times: number[] = [];

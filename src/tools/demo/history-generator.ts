@@ -7,7 +7,28 @@
 import type { NewRevision } from "../../page/types.ts";
 import { mulberry32 } from "../../lib/mulberry32.ts";
 
-const SYLLABLES = ["pal", "imp", "sest", "ar", "chi", "ve", "re", "vi", "sion", "lo", "ra", "tel", "mon", "dra", "ke", "stor", "via", "quen", "tor", "lex"];
+const SYLLABLES = [
+  "pal",
+  "imp",
+  "sest",
+  "ar",
+  "chi",
+  "ve",
+  "re",
+  "vi",
+  "sion",
+  "lo",
+  "ra",
+  "tel",
+  "mon",
+  "dra",
+  "ke",
+  "stor",
+  "via",
+  "quen",
+  "tor",
+  "lex",
+];
 const LINKS = ["Archive", "Revision", "Edge cache", "Brotli", "Manuscript", "Vellum", "Scribe", "Library"];
 
 class Writer {
@@ -40,8 +61,12 @@ export interface DemoPage {
 export function generateDemoPage(title: string, seed: number, revisionCount: number, firstId: number): DemoPage {
   const rand = mulberry32(seed);
   const w = new Writer(rand);
-  let sections: Array<{ heading: string; paragraphs: string[] }> = [{ heading: "Overview", paragraphs: [w.paragraph()] }];
-  const render = () => `'''${title}''' is a page of the Palimpsest demo archive.\n\n` + sections.map((s) => `== ${s.heading} ==\n${s.paragraphs.join("\n\n")}\n`).join("\n");
+  let sections: Array<{ heading: string; paragraphs: string[] }> = [
+    { heading: "Overview", paragraphs: [w.paragraph()] },
+  ];
+  const render = () =>
+    `'''${title}''' is a page of the Palimpsest demo archive.\n\n` +
+    sections.map((s) => `== ${s.heading} ==\n${s.paragraphs.join("\n\n")}\n`).join("\n");
   const authors = ["Aldhelm", "Brigid", "Cuthbert", "Dymphna", "Egbert", "203.0.113.7"];
   const revisions: NewRevision[] = [];
   let time = Date.UTC(2012, 0, 1) / 1000 + Math.floor(rand() * 86400 * 30);
@@ -65,7 +90,10 @@ export function generateDemoPage(title: string, seed: number, revisionCount: num
       s.paragraphs[p] = s.paragraphs[p]!.replace(/\b(\w+)\b/, () => w.word());
       comment = "Copyedit";
     } else if (r < 0.8) {
-      sections.push({ heading: w.word().replace(/^./, (c) => c.toUpperCase()), paragraphs: [w.paragraph(), w.paragraph()] });
+      sections.push({
+        heading: w.word().replace(/^./, (c) => c.toUpperCase()),
+        paragraphs: [w.paragraph(), w.paragraph()],
+      });
       comment = "New section";
     } else if (r < 0.9) {
       w.pick(sections).paragraphs.push(w.paragraph());

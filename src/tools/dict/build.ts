@@ -79,7 +79,9 @@ function renderGenerated(tables: Record<StaticDictType, Uint8Array>, notes: Reco
 /** Trains every table from `webCorpus` and returns the files build:dict writes, without writing them. */
 export function buildTables(webCorpus: string, log: (line: string) => void): BuiltFile[] {
   if (!existsSync(join(webCorpus, "MANIFEST.tsv"))) {
-    throw new CorpusMissingForBuildError(`the web corpus is missing (looked for ${join(webCorpus, "MANIFEST.tsv")}); pass --corpus DIR`);
+    throw new CorpusMissingForBuildError(
+      `the web corpus is missing (looked for ${join(webCorpus, "MANIFEST.tsv")}); pass --corpus DIR`,
+    );
   }
   const tables = {} as Record<StaticDictType, Uint8Array>;
   const notes = {} as Record<StaticDictType, string>;
@@ -89,7 +91,8 @@ export function buildTables(webCorpus: string, log: (line: string) => void): Bui
     log(`build:dict: ${type}: training on ${files.length} files (the "train" part of ${webCorpus})`);
     const result = trainTable(files, { ...settings, log });
     tables[type] = result.table;
-    notes[type] = `${type}: ${result.kept.length} pairs from ${result.files} train-part files (${result.inputBytes} bytes), maxEntries ${settings.maxEntries}, minFiles ${settings.minFiles ?? 2}`;
+    notes[type] =
+      `${type}: ${result.kept.length} pairs from ${result.files} train-part files (${result.inputBytes} bytes), maxEntries ${settings.maxEntries}, minFiles ${settings.minFiles ?? 2}`;
     log(`build:dict: ${notes[type]}`);
   }
   return [

@@ -67,7 +67,10 @@ function walk(dir: string): string[] {
 /** Byte order, not locale order: the same list on every machine. */
 const byKey = (a: CorpusFile, b: CorpusFile) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
-export function corpusFiles(dirs: readonly string[], options: { type?: StaticDictType; part?: CorpusPart } = {}): CorpusFile[] {
+export function corpusFiles(
+  dirs: readonly string[],
+  options: { type?: StaticDictType; part?: CorpusPart } = {},
+): CorpusFile[] {
   const part = options.part ?? "all";
   const files: CorpusFile[] = [];
   for (const dir of dirs) {

@@ -66,7 +66,12 @@ export class GainTally {
   /** Every pair seen, best first (gain descending, then table order). */
   scores(): PairScore[] {
     return [...this.#gain.entries()]
-      .map(([key, gain]): PairScore => ({ ...entryOfKey(key), gain, hits: this.#hits.get(key)!, files: this.#files.get(key)! }))
+      .map(([key, gain]): PairScore => ({
+        ...entryOfKey(key),
+        gain,
+        hits: this.#hits.get(key)!,
+        files: this.#files.get(key)!,
+      }))
       .sort((a, b) => b.gain - a.gain || compareEntries(a, b));
   }
 

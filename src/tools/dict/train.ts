@@ -17,7 +17,14 @@
  */
 import { readFileSync } from "node:fs";
 import { heapOf, ReducedDictionary, traceDictionaryCandidates } from "../../codec/index.ts";
-import { ALL_PAIRS, encodeTable, wordCount, MAX_WORD_LENGTH, MIN_WORD_LENGTH, type TableEntry } from "../../codec/dict/table-format.ts";
+import {
+  ALL_PAIRS,
+  encodeTable,
+  wordCount,
+  MAX_WORD_LENGTH,
+  MIN_WORD_LENGTH,
+  type TableEntry,
+} from "../../codec/dict/table-format.ts";
 import { TRANSFORM_COUNT } from "./transforms.ts";
 import type { CorpusFile } from "./corpus.ts";
 import { GainTally, type PairScore } from "./select.ts";
@@ -82,10 +89,14 @@ export function trainTable(files: readonly CorpusFile[], options: TrainOptions):
       const input = readFileSync(file.path);
       inputBytes += input.byteLength;
       const events = traceDictionaryCandidates(input, { quality, table: prepared });
-      tally.addFile(events.map((e) => ({ length: e.wordLength, index: e.wordIndex, transform: e.transformId, gain: e.scoreGain })));
+      tally.addFile(
+        events.map((e) => ({ length: e.wordLength, index: e.wordIndex, transform: e.transformId, gain: e.scoreGain })),
+      );
       if (Date.now() - lastLog >= PROGRESS_EVERY_MS || i === files.length - 1) {
         lastLog = Date.now();
-        log(`dict train: ${i + 1}/${files.length} files, ${(inputBytes / 1e6).toFixed(1)} MB, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        log(
+          `dict train: ${i + 1}/${files.length} files, ${(inputBytes / 1e6).toFixed(1)} MB, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
       }
     });
   } finally {

@@ -42,9 +42,9 @@ export const TRANSFORMS: readonly Transform[] = [
   ["", "identity", " in "], // 16
   ["", "identity", " to "], // 17
   ["e ", "identity", " "], // 18
-  ["", "identity", "\""], // 19
+  ["", "identity", '"'], // 19
   ["", "identity", "."], // 20
-  ["", "identity", "\">"], // 21
+  ["", "identity", '">'], // 21
   ["", "identity", "\n"], // 22
   ["", "omit-last-3", ""], // 23
   ["", "identity", "]"], // 24
@@ -89,11 +89,11 @@ export const TRANSFORMS: readonly Transform[] = [
   ["", "omit-last-5", ""], // 63
   ["", "omit-last-9", ""], // 64
   [" ", "uppercase-first", ", "], // 65
-  ["", "uppercase-first", "\""], // 66
+  ["", "uppercase-first", '"'], // 66
   [".", "identity", "("], // 67
   ["", "uppercase-all", " "], // 68
-  ["", "uppercase-first", "\">"], // 69
-  ["", "identity", "=\""], // 70
+  ["", "uppercase-first", '">'], // 69
+  ["", "identity", '="'], // 70
   [" ", "identity", "."], // 71
   [".com/", "identity", ""], // 72
   [" the ", "identity", " of the "], // 73
@@ -104,13 +104,13 @@ export const TRANSFORMS: readonly Transform[] = [
   ["", "uppercase-first", "("], // 78
   ["", "uppercase-first", "."], // 79
   ["", "identity", " not "], // 80
-  [" ", "identity", "=\""], // 81
+  [" ", "identity", '="'], // 81
   ["", "identity", "er "], // 82
   [" ", "uppercase-all", " "], // 83
   ["", "identity", "al "], // 84
   [" ", "uppercase-all", ""], // 85
   ["", "identity", "='"], // 86
-  ["", "uppercase-all", "\""], // 87
+  ["", "uppercase-all", '"'], // 87
   ["", "uppercase-first", ". "], // 88
   [" ", "identity", "("], // 89
   ["", "identity", "ful "], // 90
@@ -120,20 +120,20 @@ export const TRANSFORMS: readonly Transform[] = [
   ["", "uppercase-all", "'"], // 94
   ["", "identity", "est "], // 95
   [" ", "uppercase-first", "."], // 96
-  ["", "uppercase-all", "\">"], // 97
+  ["", "uppercase-all", '">'], // 97
   [" ", "identity", "='"], // 98
   ["", "uppercase-first", ","], // 99
   ["", "identity", "ize "], // 100
   ["", "uppercase-all", "."], // 101
   ["\u00a0", "identity", ""], // 102
   [" ", "identity", ","], // 103
-  ["", "uppercase-first", "=\""], // 104
-  ["", "uppercase-all", "=\""], // 105
+  ["", "uppercase-first", '="'], // 104
+  ["", "uppercase-all", '="'], // 105
   ["", "identity", "ous "], // 106
   ["", "uppercase-all", ", "], // 107
   ["", "uppercase-first", "='"], // 108
   [" ", "uppercase-first", ","], // 109
-  [" ", "uppercase-all", "=\""], // 110
+  [" ", "uppercase-all", '="'], // 110
   [" ", "uppercase-all", ", "], // 111
   ["", "uppercase-all", ","], // 112
   ["", "uppercase-all", "("], // 113
@@ -141,7 +141,7 @@ export const TRANSFORMS: readonly Transform[] = [
   [" ", "uppercase-all", "."], // 115
   ["", "uppercase-all", "='"], // 116
   [" ", "uppercase-all", ". "], // 117
-  [" ", "uppercase-first", "=\""], // 118
+  [" ", "uppercase-first", '="'], // 118
   [" ", "uppercase-all", "='"], // 119
   [" ", "uppercase-first", "='"], // 120
 ];
@@ -154,6 +154,13 @@ export function describeTransform(id: number): string {
   const t = TRANSFORMS[id];
   if (t === undefined) throw new RangeError(`no brotli transform ${id} (ids are 0..${TRANSFORM_COUNT - 1})`);
   const [prefix, kind, suffix] = t;
-  const word = kind === "identity" ? "word" : kind === "uppercase-first" ? "Upper1(word)" : kind === "uppercase-all" ? "UPPER(word)" : `${kind}(word)`;
+  const word =
+    kind === "identity"
+      ? "word"
+      : kind === "uppercase-first"
+        ? "Upper1(word)"
+        : kind === "uppercase-all"
+          ? "UPPER(word)"
+          : `${kind}(word)`;
   return [prefix && JSON.stringify(prefix), word, suffix && JSON.stringify(suffix)].filter(Boolean).join(" + ");
 }

@@ -26,7 +26,12 @@ export class Bzip2Error extends Error {
  * returns the stream CRC so far (null at the end-of-stream marker) and the
  * bytes written.
  */
-function decodeBlock(bits: BitReader, scratch: Int32Array, streamCrc: number, pool: Buffer[]): { crc: number | null; bytes: number } {
+function decodeBlock(
+  bits: BitReader,
+  scratch: Int32Array,
+  streamCrc: number,
+  pool: Buffer[],
+): { crc: number | null; bytes: number } {
   let index = 0;
   let chunk = pool[0] ?? (pool[0] = Buffer.allocUnsafe(OUTPUT_CHUNK));
   let used = 0;
@@ -85,7 +90,9 @@ export class Bunzip2 {
         bits ??= bitIterator(() => {
           const next = queue.shift();
           if (next) return next;
-          throw new Bzip2Error(ended ? "the data ends in the middle of a block" : `a block is longer than ${needed} bytes`);
+          throw new Bzip2Error(
+            ended ? "the data ends in the middle of a block" : `a block is longer than ${needed} bytes`,
+          );
         });
         try {
           if (level === 0) {
@@ -95,11 +102,13 @@ export class Bunzip2 {
             continue;
           }
           const { crc, bytes } = decodeBlock(bits, scratch, streamCrc, pool);
-          if (crc === null) level = 0; // the end of this stream; another may follow
+          if (crc === null)
+            level = 0; // the end of this stream; another may follow
           else streamCrc = crc;
           this.bytesRead = bits.bytesRead;
           // Views into the pool, which the next block reuses (hence the contract on decode()).
-          for (let at = 0; at < bytes; at += OUTPUT_CHUNK) yield pool[at / OUTPUT_CHUNK]!.subarray(0, Math.min(OUTPUT_CHUNK, bytes - at));
+          for (let at = 0; at < bytes; at += OUTPUT_CHUNK)
+            yield pool[at / OUTPUT_CHUNK]!.subarray(0, Math.min(OUTPUT_CHUNK, bytes - at));
         } finally {
           this.bytesRead = bits.bytesRead;
         }

@@ -25,9 +25,7 @@ export type ExportRevision = Omit<NewRevision, "format" | "sha1"> & {
   sha1: string | null;
 };
 
-export type ExportItem =
-  | { kind: "revision"; revision: ExportRevision }
-  | { kind: "problem"; problem: RevisionProblem };
+export type ExportItem = { kind: "revision"; revision: ExportRevision } | { kind: "problem"; problem: RevisionProblem };
 
 export class RevisionProblem {
   constructor(
@@ -62,7 +60,15 @@ interface Draft {
 }
 
 function newDraft(): Draft {
-  return { fields: new Map(), contributor: null, textBytesAttr: null, textBytes: 0, textDeleted: false, textOversized: false, problem: null };
+  return {
+    fields: new Map(),
+    contributor: null,
+    textBytesAttr: null,
+    textBytes: 0,
+    textDeleted: false,
+    textOversized: false,
+    problem: null,
+  };
 }
 
 function validTimestamp(value: string): boolean {
@@ -75,7 +81,10 @@ function validTimestamp(value: string): boolean {
 function toRevision(title: string | null, draft: Draft): ExportItem {
   const f = draft.fields;
   const idText = f.get("id") ?? null;
-  const problem = (reason: string): ExportItem => ({ kind: "problem", problem: new RevisionProblem(title, idText, reason) });
+  const problem = (reason: string): ExportItem => ({
+    kind: "problem",
+    problem: new RevisionProblem(title, idText, reason),
+  });
   if (draft.problem !== null) return problem(draft.problem);
   if (title === null) return problem("page has no <title> before its revisions");
   const t = normalizeTitle(title);
@@ -83,12 +92,15 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
   if (idText === null) return problem("missing <id>");
   if (!/^[1-9]\d{0,15}$/.test(idText)) return problem(`<id> is not a positive integer: ${JSON.stringify(idText)}`);
   const parentText = f.get("parentid");
-  if (parentText !== undefined && !/^[1-9]\d{0,15}$/.test(parentText)) return problem(`<parentid> is not a positive integer: ${JSON.stringify(parentText)}`);
+  if (parentText !== undefined && !/^[1-9]\d{0,15}$/.test(parentText))
+    return problem(`<parentid> is not a positive integer: ${JSON.stringify(parentText)}`);
   const timestamp = f.get("timestamp");
   if (timestamp === undefined) return problem("missing <timestamp>");
-  if (!validTimestamp(timestamp)) return problem(`bad <timestamp> ${JSON.stringify(timestamp)} (expected YYYY-MM-DDTHH:MM:SSZ)`);
+  if (!validTimestamp(timestamp))
+    return problem(`bad <timestamp> ${JSON.stringify(timestamp)} (expected YYYY-MM-DDTHH:MM:SSZ)`);
   const model = f.get("model") ?? "wikitext";
-  if (!isContentModel(model)) return problem(`unknown content model ${JSON.stringify(model)} (known: ${Object.keys(CONTENT_MODELS).join(", ")})`);
+  if (!isContentModel(model))
+    return problem(`unknown content model ${JSON.stringify(model)} (known: ${Object.keys(CONTENT_MODELS).join(", ")})`);
   const refusedFormat = formatRefusal(model, f.get("format"));
   if (refusedFormat) return problem(refusedFormat);
   if (draft.textDeleted) return problem("text was deleted in the export (<text deleted>)");
@@ -96,12 +108,14 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
   const text = f.get("text");
   if (text === undefined) return problem("missing <text>");
   const bytes = draft.textBytes;
-  if (bytes > LIMITS.page.maxRevisionBytes) return problem(`text exceeds page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
+  if (bytes > LIMITS.page.maxRevisionBytes)
+    return problem(`text exceeds page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
   if (draft.textBytesAttr !== null && Number(draft.textBytesAttr) !== bytes) {
     return problem(`<text bytes="${draft.textBytesAttr}"> but the text is ${bytes} bytes of UTF-8`);
   }
   const comment = f.get("comment") ?? "";
-  if (new TextEncoder().encode(comment).byteLength > LIMITS.page.maxCommentBytes) return problem(`comment exceeds page.maxCommentBytes (${LIMITS.page.maxCommentBytes})`);
+  if (new TextEncoder().encode(comment).byteLength > LIMITS.page.maxCommentBytes)
+    return problem(`comment exceeds page.maxCommentBytes (${LIMITS.page.maxCommentBytes})`);
   const named = cleanName(draft.contributor ?? "");
   if (!named.ok) return problem(`the contributor's name ${named.reason}`);
   const contributor = named.value;
@@ -109,7 +123,8 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
     return problem(`contributor exceeds page.maxContributorBytes (${LIMITS.page.maxContributorBytes})`);
   }
   const sha1 = f.get("sha1") ?? null;
-  if (sha1 !== null && !/^[0-9a-z]{31}$/.test(sha1)) return problem(`<sha1> is not a 31-digit base-36 hash: ${JSON.stringify(sha1)}`);
+  if (sha1 !== null && !/^[0-9a-z]{31}$/.test(sha1))
+    return problem(`<sha1> is not a 31-digit base-36 hash: ${JSON.stringify(sha1)}`);
   return {
     kind: "revision",
     revision: {
@@ -159,7 +174,9 @@ export async function* decodeUtf8(chunks: AsyncIterable<Uint8Array>): AsyncGener
     try {
       yield decoder.decode(chunk, { stream: true });
     } catch {
-      throw new ExportFormatError(`the export is not valid UTF-8 (bad byte within bytes ${offset}..${offset + chunk.byteLength})`);
+      throw new ExportFormatError(
+        `the export is not valid UTF-8 (bad byte within bytes ${offset}..${offset + chunk.byteLength})`,
+      );
     }
     offset += chunk.byteLength;
   }
@@ -197,14 +214,19 @@ class ExportParse {
   constructor(private readonly parser: SaxesParser) {}
 
   error(err: Error): never {
-    throw new ExportFormatError(`malformed XML at line ${this.parser.line}, column ${this.parser.column}: ${err.message.replace(/^(?:.*?:)?\d+:\d+: /, "")}${this.where()}`);
+    throw new ExportFormatError(
+      `malformed XML at line ${this.parser.line}, column ${this.parser.column}: ${err.message.replace(/^(?:.*?:)?\d+:\d+: /, "")}${this.where()}`,
+    );
   }
 
   opentag(tag: SaxesTagPlain): void {
     const path = this.path;
     const parent = path[path.length - 1];
     path.push(tag.name);
-    if (path.length > MARKUP.maxDepth) throw new ExportFormatError(`elements nested more than ${MARKUP.maxDepth} deep, at line ${this.parser.line}${this.where()}`);
+    if (path.length > MARKUP.maxDepth)
+      throw new ExportFormatError(
+        `elements nested more than ${MARKUP.maxDepth} deep, at line ${this.parser.line}${this.where()}`,
+      );
     if (tag.name === "page" && parent === "mediawiki") this.title = null;
     else if (tag.name === "revision" && parent === "page") this.draft = newDraft();
     this.checkStartTag(tag);
@@ -217,7 +239,10 @@ class ExportParse {
       draft.textBytesAttr = tag.attributes.bytes === undefined ? null : String(tag.attributes.bytes);
       draft.textDeleted = tag.attributes.deleted !== undefined;
     }
-    const capture = (parent === "page" && tag.name === "title") || (parent === "revision" && draft !== null) || (parent === "contributor" && draft !== null);
+    const capture =
+      (parent === "page" && tag.name === "title") ||
+      (parent === "revision" && draft !== null) ||
+      (parent === "contributor" && draft !== null);
     if (capture) {
       this.capturing = true;
       this.buffer.take();
@@ -228,8 +253,14 @@ class ExportParse {
   /** A start tag read within one write is checked here, whole. */
   private checkStartTag(tag: SaxesTagPlain): void {
     const names = Object.keys(tag.attributes);
-    if (names.length > MARKUP.maxAttributes) throw new ExportFormatError(`<${tag.name}> has more than ${MARKUP.maxAttributes} attributes, at line ${this.parser.line}${this.where()}`);
-    if ([tag.name, ...names].some((name) => name.length > MARKUP.maxNameChars)) throw new ExportFormatError(`a name longer than ${MARKUP.maxNameChars} characters, at line ${this.parser.line}${this.where()}`);
+    if (names.length > MARKUP.maxAttributes)
+      throw new ExportFormatError(
+        `<${tag.name}> has more than ${MARKUP.maxAttributes} attributes, at line ${this.parser.line}${this.where()}`,
+      );
+    if ([tag.name, ...names].some((name) => name.length > MARKUP.maxNameChars))
+      throw new ExportFormatError(
+        `a name longer than ${MARKUP.maxNameChars} characters, at line ${this.parser.line}${this.where()}`,
+      );
     // Values over the bound were cut short as they were read; saxes keeps the rest while the element is open.
     if (Object.values(tag.attributes).reduce((n, v) => n + v.length, 0) > MARKUP.maxAttributeChars) {
       for (const name of names) tag.attributes[name] = "";
@@ -241,7 +272,8 @@ class ExportParse {
     this.checkEncoding();
     if (tag.name !== "mediawiki") throw new ExportFormatError(`root element is <${tag.name}>, not <mediawiki>`);
     const version = String(tag.attributes.version ?? "");
-    if (!SUPPORTED_SCHEMAS.has(version)) throw new ExportFormatError(`export schema version ${JSON.stringify(version)} is not supported (0.10 or 0.11)`);
+    if (!SUPPORTED_SCHEMAS.has(version))
+      throw new ExportFormatError(`export schema version ${JSON.stringify(version)} is not supported (0.10 or 0.11)`);
     this.sawRoot = true;
   }
 
@@ -263,7 +295,10 @@ class ExportParse {
   }
 
   processinginstruction(pi: { target: string; body: string }): void {
-    if (pi.target.length > MARKUP.maxNameChars) throw new ExportFormatError(`a name longer than ${MARKUP.maxNameChars} characters, at line ${this.parser.line}${this.where()}`);
+    if (pi.target.length > MARKUP.maxNameChars)
+      throw new ExportFormatError(
+        `a name longer than ${MARKUP.maxNameChars} characters, at line ${this.parser.line}${this.where()}`,
+      );
     this.tooLong("instruction", pi.body.length);
     this.dropped.instruction = 0;
   }
@@ -296,9 +331,14 @@ class ExportParse {
     const parser = this.parser;
     const held = heldBy(parser);
     if (held.nameChars > MARKUP.maxNameChars || (held.kind === "markup" && held.chars > MARKUP.maxNameChars)) {
-      throw new ExportFormatError(`a name, entity reference or XML declaration longer than ${MARKUP.maxNameChars} characters, at line ${parser.line}${this.where()}`);
+      throw new ExportFormatError(
+        `a name, entity reference or XML declaration longer than ${MARKUP.maxNameChars} characters, at line ${parser.line}${this.where()}`,
+      );
     }
-    if (held.attributes > MARKUP.maxAttributes) throw new ExportFormatError(`<${held.element}> has more than ${MARKUP.maxAttributes} attributes, at line ${parser.line}${this.where()}`);
+    if (held.attributes > MARKUP.maxAttributes)
+      throw new ExportFormatError(
+        `<${held.element}> has more than ${MARKUP.maxAttributes} attributes, at line ${parser.line}${this.where()}`,
+      );
     if (held.attributeChars > MARKUP.maxAttributeChars) {
       this.attributesTooBig(held.element);
       if (held.kind === "attribute") takeHeld(parser);
@@ -323,7 +363,8 @@ class ExportParse {
 
   checkEncoding(): void {
     const { encoding } = this.parser.xmlDecl;
-    if (encoding && !/^utf-?8$/i.test(encoding)) throw new ExportFormatError(`the export declares encoding ${encoding}; only UTF-8 is supported`);
+    if (encoding && !/^utf-?8$/i.test(encoding))
+      throw new ExportFormatError(`the export declares encoding ${encoding}; only UTF-8 is supported`);
   }
 
   /** Where the parser is, for errors: the page and revision being read, if any. */
@@ -340,7 +381,8 @@ class ExportParse {
   }
 
   private tooLong(kind: keyof typeof DROPPED_NODE, tail: number): void {
-    if (this.dropped[kind] + tail > LIMITS.page.maxRevisionBytes) this.tooBig(`${DROPPED_NODE[kind]} is longer than page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
+    if (this.dropped[kind] + tail > LIMITS.page.maxRevisionBytes)
+      this.tooBig(`${DROPPED_NODE[kind]} is longer than page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
   }
 
   private attributesTooBig(element: string | null): void {

@@ -26,7 +26,7 @@ const PIECE_CHARS = 1 << 14;
  * slice: a text the reader left as a concatenation of runs stays one.
  */
 function* slices(text: string): Generator<string> {
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     let end = Math.min(text.length, at + PIECE_CHARS);
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
@@ -82,7 +82,8 @@ export function requestBodyStream(revisions: readonly NewRevision[], bytes: numb
     pull(controller) {
       const next = source.next();
       if (next.done) {
-        if (sent !== bytes) controller.error(new Error(`request body is ${sent} bytes, not the ${bytes} it was sized at`));
+        if (sent !== bytes)
+          controller.error(new Error(`request body is ${sent} bytes, not the ${bytes} it was sized at`));
         else controller.close();
         return;
       }

@@ -5,7 +5,11 @@
  */
 import type { NewRevision } from "../../page/types.ts";
 
-export function toNewRevision(rev: Omit<NewRevision, "parentId">, parentId: number | null, sha1: string | null = rev.sha1 ?? null): NewRevision {
+export function toNewRevision(
+  rev: Omit<NewRevision, "parentId">,
+  parentId: number | null,
+  sha1: string | null = rev.sha1 ?? null,
+): NewRevision {
   return {
     id: rev.id,
     parentId,

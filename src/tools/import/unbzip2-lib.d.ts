@@ -24,7 +24,13 @@ declare module "unbzip2-stream/lib/bzip2.js" {
      * running stream CRC, or null at the end-of-stream marker (another
      * stream may follow). Throws on corrupt data.
      */
-    decompress(bits: BitReader, write: (byte: number) => void, buf: Int32Array, bufsize: number, streamCRC: number): number | null;
+    decompress(
+      bits: BitReader,
+      write: (byte: number) => void,
+      buf: Int32Array,
+      bufsize: number,
+      streamCRC: number,
+    ): number | null;
   };
   export default bzip2;
 }

@@ -16,7 +16,14 @@
  */
 import type { NewRevision } from "../../page/types.ts";
 import { backoffMs, sleep } from "../../lib/backoff.ts";
-import type { OperatorPurgeBody, PageStatsBody, PurgeReceiptBody, PurgeStatusBody, TiersBody, WriteBody } from "../../wire.ts";
+import type {
+  OperatorPurgeBody,
+  PageStatsBody,
+  PurgeReceiptBody,
+  PurgeStatusBody,
+  TiersBody,
+  WriteBody,
+} from "../../wire.ts";
 
 /** What the importer needs of the archive's LIMITS (`GET /api/limits`, src/wire.ts LimitsBody). */
 export interface ArchiveLimits {
@@ -78,33 +85,63 @@ export class ArchiveClient {
   retries = 0;
 
   constructor(opts: ClientOptions) {
-    this.#opts = { attempts: 6, baseDelayMs: 250, retryable: retryTransient, ...opts, url: opts.url.replace(/\/+$/, "") };
+    this.#opts = {
+      attempts: 6,
+      baseDelayMs: 250,
+      retryable: retryTransient,
+      ...opts,
+      url: opts.url.replace(/\/+$/, ""),
+    };
   }
 
   get url(): string {
     return this.#opts.url;
   }
 
-  async #send(method: string, path: string, body?: RequestBody, headers: Record<string, string> = {}): Promise<Response> {
+  async #send(
+    method: string,
+    path: string,
+    body?: RequestBody,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     return fetch(`${this.#opts.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.#opts.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-      ...(body && "stream" in body ? { body: body.stream(), duplex: "half" } : { body: body && JSON.stringify(body.json) }),
+      headers: {
+        authorization: `Bearer ${this.#opts.token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
+      ...(body && "stream" in body
+        ? { body: body.stream(), duplex: "half" }
+        : { body: body && JSON.stringify(body.json) }),
     });
   }
 
-  async #request(method: string, path: string, body?: RequestBody, headers?: Record<string, string>): Promise<Response> {
+  async #request(
+    method: string,
+    path: string,
+    body?: RequestBody,
+    headers?: Record<string, string>,
+  ): Promise<Response> {
     const { attempts, baseDelayMs, retryable } = this.#opts;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.#send(method, path, body, headers).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+      const outcome = await this.#send(method, path, body, headers).catch((err: unknown) =>
+        err instanceof Error ? err : new Error(String(err)),
+      );
       if (attempt >= attempts || !(await retryable(outcome))) {
-        if (outcome instanceof Error) throw new Error(`cannot reach the archive at ${this.#opts.url} after ${attempt} attempts: ${outcome.message}`, { cause: outcome.cause ?? outcome });
+        if (outcome instanceof Error)
+          throw new Error(
+            `cannot reach the archive at ${this.#opts.url} after ${attempt} attempts: ${outcome.message}`,
+            { cause: outcome.cause ?? outcome },
+          );
         return outcome;
       }
       if (!(outcome instanceof Error)) await outcome.body?.cancel();
       this.retries++;
       // Half the step is a floor, so that the attempts span some seconds of an outage whatever the jitter draws.
-      await sleep((baseDelayMs * 2 ** (attempt - 1)) / 2 + backoffMs(attempt - 1, baseDelayMs, Number.POSITIVE_INFINITY));
+      await sleep(
+        (baseDelayMs * 2 ** (attempt - 1)) / 2 + backoffMs(attempt - 1, baseDelayMs, Number.POSITIVE_INFINITY),
+      );
     }
   }
 
@@ -118,7 +155,11 @@ export class ArchiveClient {
     }
     if (!res.ok) {
       const p = parsed as Record<string, unknown> | null;
-      throw new ArchiveHttpError(res.status, p, `${what}: HTTP ${res.status} ${p?.detail ?? p?.title ?? text.slice(0, 200)}`);
+      throw new ArchiveHttpError(
+        res.status,
+        p,
+        `${what}: HTTP ${res.status} ${p?.detail ?? p?.title ?? text.slice(0, 200)}`,
+      );
     }
     return parsed as T;
   }
@@ -140,7 +181,9 @@ export class ArchiveClient {
     const res = await this.#request("GET", "/api/limits");
     if (res.status === 404) {
       await res.body?.cancel();
-      throw new Error(`the archive at ${this.#opts.url} does not advertise its limits (GET /api/limits: 404): is this URL a Palimpsest archive?`);
+      throw new Error(
+        `the archive at ${this.#opts.url} does not advertise its limits (GET /api/limits: 404): is this URL a Palimpsest archive?`,
+      );
     }
     const maxRequestBytes = (await this.#json<Body>(res, "limits"))?.limits?.storage?.maxRequestBytes;
     if (typeof maxRequestBytes !== "number" || !Number.isSafeInteger(maxRequestBytes) || maxRequestBytes <= 0) {
@@ -153,7 +196,11 @@ export class ArchiveClient {
    * Appends a batch: the revisions, or a function that streams their request
    * body, called anew for each attempt (see src/tools/import/request-body.ts).
    */
-  async append(titleKey: string, batch: NewRevision[] | (() => ReadableStream<Uint8Array>), options: { colo?: string } = {}): Promise<WriteBody> {
+  async append(
+    titleKey: string,
+    batch: NewRevision[] | (() => ReadableStream<Uint8Array>),
+    options: { colo?: string } = {},
+  ): Promise<WriteBody> {
     const body = typeof batch === "function" ? { stream: batch } : { json: { revisions: batch } };
     const res = await this.#request("POST", `${page(titleKey)}/revisions`, body, colo(options.colo));
     return this.#json<WriteBody>(res, `page ${titleKey}`);
@@ -162,7 +209,11 @@ export class ArchiveClient {
   /** The page's latest revision id, or null if the archive has no such page. */
   async latestId(titleKey: string): Promise<number | null> {
     const res = await this.#request("GET", `/page/${encodeURIComponent(titleKey)}/history?limit=1`);
-    const history = await this.#jsonOrNull<{ revisions: Array<{ id: number }> }>(res, `history of ${titleKey}`, [404, 410]);
+    const history = await this.#jsonOrNull<{ revisions: Array<{ id: number }> }>(
+      res,
+      `history of ${titleKey}`,
+      [404, 410],
+    );
     return history?.revisions[0]?.id ?? null;
   }
 
@@ -180,7 +231,9 @@ export class ArchiveClient {
       return { status: res.status, headers: res.headers, body, startedAt, ms: performance.now() - t0 };
     } catch (err) {
       const cause = (err as Error & { cause?: Error & { code?: string } }).cause;
-      throw new Error(`GET ${this.#opts.url}${path}: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.name}: ${cause.message})` : ""}`);
+      throw new Error(
+        `GET ${this.#opts.url}${path}: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.name}: ${cause.message})` : ""}`,
+      );
     }
   }
 
@@ -198,7 +251,10 @@ export class ArchiveClient {
 
   /** Development only: cuts a TierCache off (`{unavailable: true}`) or restores it (`{}`); see workers/routes/admin/dev-fault-routes.ts. */
   async setTierFaults(tier: string, faults: { unavailable?: boolean; delayMs?: number }): Promise<void> {
-    await this.#json(await this.#request("PUT", `/api/dev/faults/tiers/${encodeURIComponent(tier)}`, { json: faults }), `faults of ${tier}`);
+    await this.#json(
+      await this.#request("PUT", `/api/dev/faults/tiers/${encodeURIComponent(tier)}`, { json: faults }),
+      `faults of ${tier}`,
+    );
   }
 
   async tierStats(): Promise<TiersBody> {

@@ -73,9 +73,18 @@ export function ensureDevToken(dir = process.cwd()): { token: string; created: b
   const token = existing ?? `pal_dev_${randomBytes(24).toString("base64url")}`;
   const others = secretNames().filter((name) => name !== TOKEN_VAR && name !== SESSION_VAR && !vars.has(name));
   const lines = [
-    ...(existing ? [] : ["# Local operator token, every scope (created by npm start; never commit).", `${TOKEN_VAR}='${operatorTokens(token)}'`]),
-    ...(vars.get(SESSION_VAR) ? [] : ["# Signs dashboard sessions.", `${SESSION_VAR}="${randomBytes(32).toString("base64url")}"`]),
-    ...(others.length ? ["# The Worker's other secrets, unset (.dev.vars.example names them all).", ...others.map((name) => `${name}=`)] : []),
+    ...(existing
+      ? []
+      : [
+          "# Local operator token, every scope (created by npm start; never commit).",
+          `${TOKEN_VAR}='${operatorTokens(token)}'`,
+        ]),
+    ...(vars.get(SESSION_VAR)
+      ? []
+      : ["# Signs dashboard sessions.", `${SESSION_VAR}="${randomBytes(32).toString("base64url")}"`]),
+    ...(others.length
+      ? ["# The Worker's other secrets, unset (.dev.vars.example names them all).", ...others.map((name) => `${name}=`)]
+      : []),
   ];
   if (lines.length === 0) return { token, created: false, file };
   const before = existsSync(file) ? readFileSync(file, "utf8").replace(/\n*$/, "\n") : "";

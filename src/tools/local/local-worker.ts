@@ -104,7 +104,8 @@ export async function waitForHealthy(url: string, timeoutMs = 60_000): Promise<v
       () => false,
     );
     if (ok) return;
-    if (Date.now() > until) throw new Error(`the Worker at ${url} did not answer /healthz within ${timeoutMs / 1000} s`);
+    if (Date.now() > until)
+      throw new Error(`the Worker at ${url} did not answer /healthz within ${timeoutMs / 1000} s`);
     await sleep(Math.min(500, 20 * 2 ** attempt));
   }
 }
@@ -166,7 +167,8 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
   // A throwaway Worker must not restart when someone edits wrangler.toml mid-run.
   if (!options.developer) process.env.WRANGLER_CI_DISABLE_CONFIG_WATCHING ??= "true";
-  const persistDir = options.persistDir ?? mkdtempSync(join(options.memoryState ? stateRoot() : tmpdir(), "palimpsest-worker-"));
+  const persistDir =
+    options.persistDir ?? mkdtempSync(join(options.memoryState ? stateRoot() : tmpdir(), "palimpsest-worker-"));
   const removeState = () => rmSync(persistDir, { recursive: true, force: true });
   // A run killed midway (a test's timeout, Ctrl-C) still removes its throwaway state, which may be in memory.
   if (options.persistDir === undefined) process.once("exit", removeState);

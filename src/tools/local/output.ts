@@ -6,7 +6,11 @@ export class UsageError extends Error {}
 
 export function fail(err: unknown, exitCode = 1): never {
   const reason =
-    err instanceof CodecError ? `${err.code.toLowerCase().replace(/_/g, " ")}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    err instanceof CodecError
+      ? `${err.code.toLowerCase().replace(/_/g, " ")}: ${err.message}`
+      : err instanceof Error
+        ? err.message
+        : String(err);
   process.stderr.write(`palimpsest: ${reason.split("\n")[0]}\n`);
   process.exit(exitCode);
 }
@@ -28,7 +32,8 @@ export function writeOut(bytes: Uint8Array): Promise<void> {
 export function parseIntOption(name: string, min: number, max: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!/^-?\d+$/.test(value) || n < min || n > max) throw new UsageError(`--${name} must be an integer ${min}..${max}, got "${value}"`);
+    if (!/^-?\d+$/.test(value) || n < min || n > max)
+      throw new UsageError(`--${name} must be an integer ${min}..${max}, got "${value}"`);
     return n;
   };
 }

@@ -35,11 +35,15 @@ export async function bundleWorker(): Promise<WorkerBundle> {
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   const wrangler = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
   try {
-    await promisify(execFile)(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", dir, "--config", WRANGLER_CONFIG], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-      maxBuffer: 16 << 20,
-    });
+    await promisify(execFile)(
+      process.execPath,
+      [wrangler, "deploy", "--dry-run", "--outdir", dir, "--config", WRANGLER_CONFIG],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+        maxBuffer: 16 << 20,
+      },
+    );
   } catch (err) {
     dispose();
     const e = err as Error & { stdout?: string; stderr?: string };

@@ -51,7 +51,9 @@ describe("browsing the demo archive without JavaScript", () => {
       expect(await headingOf(page)).toBe("History of Vellum");
       // 120 revisions, 50 a page: newest first, every one linked.
       expect(await page.locator("tr[data-revision]").count()).toBe(50);
-      await expect(page.getByRole("link", { name: "2000120", exact: true }).getAttribute("href")).resolves.toBe("/page/Vellum/2000120");
+      await expect(page.getByRole("link", { name: "2000120", exact: true }).getAttribute("href")).resolves.toBe(
+        "/page/Vellum/2000120",
+      );
       await page.getByRole("link", { name: "Older revisions" }).first().click();
       await page.waitForURL(/older=/);
       await expect(page.getByRole("link", { name: "2000070", exact: true }).isVisible()).resolves.toBe(true);
@@ -69,7 +71,9 @@ describe("browsing the demo archive without JavaScript", () => {
       await page.getByLabel("Compare to revision 2000120").check();
       await page.getByRole("button", { name: "Compare selected revisions" }).click();
       await page.waitForURL(/\/page\/Vellum\/compare\/2000100\.\.\.2000120$/);
-      expect(await page.getByRole("heading", { level: 2 }).first().innerText()).toMatch(/^\d+ lines removed, \d+ added$/);
+      expect(await page.getByRole("heading", { level: 2 }).first().innerText()).toMatch(
+        /^\d+ lines removed, \d+ added$/,
+      );
 
       // The raw revision opens as text.
       const raw = await page.goto(`${demo.dev.url}/page/Vellum/2000120`);
@@ -91,28 +95,38 @@ describe("accessibility", () => {
     ["error page", "/page/Nobody_wrote_this/history", 404],
   ] as const;
 
-  it.each(PAGES)("the %s passes axe-core's WCAG 2.1 AA and best-practice rules", async (_name, path, status) => {
-    // The pages' CSP allows no script at all; axe is injected past it.
-    const context = await demo.browser.newContext({ bypassCSP: true });
-    const page = await context.newPage();
-    try {
-      const res = await page.goto(`${demo.dev.url}${path}`);
-      expect(res?.status()).toBe(status);
-      expect(res?.headers()["content-type"]).toMatch(/^text\/html/);
-      await page.addScriptTag({ path: AXE_SCRIPT });
-      const result = await page.evaluate(() => axe.run({ runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }));
-      const summary = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-      expect(summary).toEqual([]);
-      expect(result.passes.length).toBeGreaterThan(10);
-    } finally {
-      await context.close();
-    }
-  }, 30_000);
+  it.each(PAGES)(
+    "the %s passes axe-core's WCAG 2.1 AA and best-practice rules",
+    async (_name, path, status) => {
+      // The pages' CSP allows no script at all; axe is injected past it.
+      const context = await demo.browser.newContext({ bypassCSP: true });
+      const page = await context.newPage();
+      try {
+        const res = await page.goto(`${demo.dev.url}${path}`);
+        expect(res?.status()).toBe(status);
+        expect(res?.headers()["content-type"]).toMatch(/^text\/html/);
+        await page.addScriptTag({ path: AXE_SCRIPT });
+        const result = await page.evaluate(() =>
+          axe.run({ runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }),
+        );
+        const summary = result.violations.map(
+          (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
+        );
+        expect(summary).toEqual([]);
+        expect(result.passes.length).toBeGreaterThan(10);
+      } finally {
+        await context.close();
+      }
+    },
+    30_000,
+  );
 });
 
 describe("reduced static dictionary in Chromium", () => {
   /** Serves fixed bodies, as they are, from http://localhost (where Chromium asks for br). */
-  async function serveBodies(bodies: Record<string, { body: Uint8Array; encoding?: string }>): Promise<{ url: string; server: Server; acceptEncodings: string[] }> {
+  async function serveBodies(
+    bodies: Record<string, { body: Uint8Array; encoding?: string }>,
+  ): Promise<{ url: string; server: Server; acceptEncodings: string[] }> {
     const acceptEncodings: string[] = [];
     const server = createServer((req, res) => {
       const hit = bodies[req.url ?? ""];
@@ -132,12 +146,18 @@ describe("reduced static dictionary in Chromium", () => {
   it("renders a browse page sent as br with the HTML table exactly as its identity body", async () => {
     // The page as the archive renders it; compressed here by the edge's own function
     // (palimpsest dev runs behind miniflare, which would re-encode br for Chromium's `gzip, deflate, br`).
-    const res = await fetch(`${demo.dev.url}/page/Vellum/history`, { headers: { accept: "text/html", "accept-encoding": "identity" } });
+    const res = await fetch(`${demo.dev.url}/page/Vellum/history`, {
+      headers: { accept: "text/html", "accept-encoding": "identity" },
+    });
     expect(res.status).toBe(200);
     const type = res.headers.get("content-type")!;
     const identity = new Uint8Array(await res.arrayBuffer());
     const br = brotliForWire(identity, LIMITS.wire.dynamicBrotliQuality, type);
-    const stock = brotliCompress(identity, { quality: LIMITS.wire.dynamicBrotliQuality, lgwin: wireLgwin(identity.byteLength), mode: brotliModeFor(type) });
+    const stock = brotliCompress(identity, {
+      quality: LIMITS.wire.dynamicBrotliQuality,
+      lgwin: wireLgwin(identity.byteLength),
+      mode: brotliModeFor(type),
+    });
     expect(Buffer.from(br).equals(Buffer.from(stock)), "the page uses dictionary words the table holds").toBe(false);
 
     const served = await serveBodies({ "/identity": { body: identity }, "/br": { body: br, encoding: "br" } });
@@ -147,7 +167,11 @@ describe("reduced static dictionary in Chromium", () => {
       const render = async (path: string) => {
         const response = await page.goto(`${served.url}${path}`);
         expect(response?.status()).toBe(200);
-        return { encoding: (await response!.allHeaders())["content-encoding"], html: await page.content(), text: await page.innerText("body") };
+        return {
+          encoding: (await response!.allHeaders())["content-encoding"],
+          html: await page.content(),
+          text: await page.innerText("body"),
+        };
       };
       const plain = await render("/identity");
       const coded = await render("/br");

@@ -20,22 +20,20 @@ import {
   lz4FrameDecompress,
 } from "../../../src/codec/index.ts";
 import { describeNeeding, firstMissing } from "../support/requirements.ts";
-import {
-  NO_CORPUS,
-  NO_TOOLS,
-  historyExcerpt,
-  palimpsest,
-  tool,
-  webSample,
-  type CorpusFile,
-} from "./support/corpus.ts";
+import { NO_CORPUS, NO_TOOLS, historyExcerpt, palimpsest, tool, webSample, type CorpusFile } from "./support/corpus.ts";
 
 const missing = firstMissing(NO_CORPUS, NO_TOOLS);
 const ready = missing === null;
 
 function expectSame(actual: Uint8Array, expected: Uint8Array, what: string): void {
   expect(actual.byteLength, `${what}: length`).toBe(expected.byteLength);
-  expect(Buffer.compare(Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength), Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength)), `${what}: bytes`).toBe(0);
+  expect(
+    Buffer.compare(
+      Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength),
+      Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength),
+    ),
+    `${what}: bytes`,
+  ).toBe(0);
 }
 
 describeNeeding(missing, "reference tools <-> library API on corpus files", () => {
@@ -50,10 +48,18 @@ describeNeeding(missing, "reference tools <-> library API on corpus files", () =
   it("our brotli at q5/lgwin 22 (all files), q9/lgwin 24 (history) and q11 (files under 64 KB) decodes with `brotli -d`", async () => {
     // interop-node-zlib.test.ts covers every file at every setting against Node's decoder; this is the CLI's view.
     const jobs = files.flatMap((f) =>
-      [{ quality: 5, lgwin: 22 }, { quality: 9, lgwin: 24 }, { quality: 11, lgwin: 24 }]
+      [
+        { quality: 5, lgwin: 22 },
+        { quality: 9, lgwin: 24 },
+        { quality: 11, lgwin: 24 },
+      ]
         .filter((o) => o.quality === 5 || (o.quality === 9 ? f === files.at(-1) : f.bytes.byteLength < 64_000))
         .map(async (options) => {
-          expectSame(await tool("brotli", ["-d", "-c"], brotliCompress(f.bytes, options)), f.bytes, `${f.name} q${options.quality}`);
+          expectSame(
+            await tool("brotli", ["-d", "-c"], brotliCompress(f.bytes, options)),
+            f.bytes,
+            `${f.name} q${options.quality}`,
+          );
         }),
     );
     await Promise.all(jobs);
@@ -62,7 +68,11 @@ describeNeeding(missing, "reference tools <-> library API on corpus files", () =
   it("`brotli -c` output at q1, q6 and the default q11 decodes with ours", async () => {
     const jobs = files.flatMap((f) =>
       ["1", "6", "11"].map(async (q) => {
-        expectSame(brotliDecompress(await tool("brotli", ["-c", "-q", q], f.bytes)), f.bytes, `${f.name} brotli -q ${q}`);
+        expectSame(
+          brotliDecompress(await tool("brotli", ["-c", "-q", q], f.bytes)),
+          f.bytes,
+          `${f.name} brotli -q ${q}`,
+        );
       }),
     );
     await Promise.all(jobs);
@@ -78,7 +88,11 @@ describeNeeding(missing, "reference tools <-> library API on corpus files", () =
   it("our LZ4 frames (fast and HC 9) decode with `lz4 -d`", async () => {
     const jobs = files.flatMap((f) =>
       [0, 9].map(async (level) => {
-        expectSame(await tool("lz4", ["-d", "-c"], lz4FrameCompress(f.bytes, { level })), f.bytes, `${f.name} level ${level}`);
+        expectSame(
+          await tool("lz4", ["-d", "-c"], lz4FrameCompress(f.bytes, { level })),
+          f.bytes,
+          `${f.name} level ${level}`,
+        );
       }),
     );
     await Promise.all(jobs);
@@ -87,7 +101,11 @@ describeNeeding(missing, "reference tools <-> library API on corpus files", () =
   it("`lz4 -c` frames (default, -9, linked -BD, block checksums -BX, 64 KiB blocks -B4) decode with ours", async () => {
     const jobs = files.flatMap((f) =>
       [[], ["-9"], ["-BD"], ["-BX"], ["-B4", "-BD"]].map(async (flags) => {
-        expectSame(lz4FrameDecompress(await tool("lz4", ["-c", ...flags], f.bytes)), f.bytes, `${f.name} lz4 ${flags.join(" ")}`);
+        expectSame(
+          lz4FrameDecompress(await tool("lz4", ["-c", ...flags], f.bytes)),
+          f.bytes,
+          `${f.name} lz4 ${flags.join(" ")}`,
+        );
       }),
     );
     await Promise.all(jobs);
@@ -113,9 +131,14 @@ describeNeeding(missing, "reference tools <-> library API on corpus files", () =
 
   it("our gzip decodes with `gzip -d`, and `gzip -c` at levels 1, 6 and 9 decodes with ours", async () => {
     const jobs = files.flatMap((f) => [
-      (async () => expectSame(await tool("gzip", ["-d", "-c"], gzipCompress(f.bytes)), f.bytes, `${f.name} ours -> gzip -d`))(),
+      (async () =>
+        expectSame(await tool("gzip", ["-d", "-c"], gzipCompress(f.bytes)), f.bytes, `${f.name} ours -> gzip -d`))(),
       ...["-1", "-6", "-9"].map(async (level) => {
-        expectSame(gzipDecompress(await tool("gzip", ["-c", level], f.bytes)), f.bytes, `${f.name} gzip ${level} -> ours`);
+        expectSame(
+          gzipDecompress(await tool("gzip", ["-c", level], f.bytes)),
+          f.bytes,
+          `${f.name} gzip ${level} -> ours`,
+        );
       }),
     ]);
     await Promise.all(jobs);
@@ -189,7 +212,10 @@ describe("`palimpsest codec` error contract", () => {
 
   it("exits 1 with a single `palimpsest: ...` line on stderr for garbage input, for every codec", async () => {
     const results = await Promise.all(
-      ["br", "lz4", "lz4-frame", "gzip"].map(async (codec) => ({ codec, ...(await palimpsest(["codec", "decompress", "--codec", codec], garbage)) })),
+      ["br", "lz4", "lz4-frame", "gzip"].map(async (codec) => ({
+        codec,
+        ...(await palimpsest(["codec", "decompress", "--codec", codec], garbage)),
+      })),
     );
     for (const { codec, status, stderr, stdout } of results) {
       expect(status, `${codec}: ${stderr}`).toBe(1);
@@ -242,7 +268,10 @@ describe("`palimpsest codec` error contract", () => {
         { args: ["--version"], status: 0 },
         { args: ["codec", "compress", "--help"], status: 0 },
         { args: ["help", "bench"], status: 0 },
-        { args: ["codec", "compress", "--codec", "br", "--lgwin", "25", "--large-window", "--quality", "5"], status: 0 },
+        {
+          args: ["codec", "compress", "--codec", "br", "--lgwin", "25", "--large-window", "--quality", "5"],
+          status: 0,
+        },
       ].map(async (c) => ({ ...c, out: await palimpsest(c.args, Buffer.from("x")) })),
     );
     for (const { args, status, out } of results) {
@@ -250,7 +279,8 @@ describe("`palimpsest codec` error contract", () => {
       if (status === 2) expect(out.stderr, args.join(" ")).toMatch(/^palimpsest: [^\n]+\n$/);
     }
     const help = results.find((r) => r.args[0] === "--help")!.out.stdout.toString();
-    for (const command of ["dev", "codec", "import", "bench"]) expect(help).toMatch(new RegExp(`^  ${command}\\b`, "m"));
+    for (const command of ["dev", "codec", "import", "bench"])
+      expect(help).toMatch(new RegExp(`^  ${command}\\b`, "m"));
     // `help bench` loads the bench commands, which `--help` leaves unloaded.
     expect(results.find((r) => r.args[0] === "help")!.out.stdout.toString()).toMatch(/codecs/);
   }, 60_000);

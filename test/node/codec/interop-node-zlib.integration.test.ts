@@ -31,9 +31,19 @@ import {
 import { describeNeeding } from "../support/requirements.ts";
 import { HAVE_CORPUS, NO_CORPUS, historyExcerpt, webSample, type CorpusFile } from "./support/corpus.ts";
 
-const MODES: Record<BrotliMode, number> = { generic: z.BROTLI_MODE_GENERIC, text: z.BROTLI_MODE_TEXT, font: z.BROTLI_MODE_FONT };
+const MODES: Record<BrotliMode, number> = {
+  generic: z.BROTLI_MODE_GENERIC,
+  text: z.BROTLI_MODE_TEXT,
+  font: z.BROTLI_MODE_FONT,
+};
 
-function nodeBrotli(input: Uint8Array, quality: number, lgwin: number, mode: BrotliMode = "generic", largeWindow = false): Buffer {
+function nodeBrotli(
+  input: Uint8Array,
+  quality: number,
+  lgwin: number,
+  mode: BrotliMode = "generic",
+  largeWindow = false,
+): Buffer {
   return brotliCompressSync(input, {
     params: {
       [z.BROTLI_PARAM_QUALITY]: quality,
@@ -46,14 +56,22 @@ function nodeBrotli(input: Uint8Array, quality: number, lgwin: number, mode: Bro
 }
 
 const hexOf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
-const same = (a: Uint8Array, b: Uint8Array) => Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+const same = (a: Uint8Array, b: Uint8Array) =>
+  Buffer.compare(
+    Buffer.from(a.buffer, a.byteOffset, a.byteLength),
+    Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+  ) === 0;
 
 describeNeeding(NO_CORPUS, "Node's zlib <-> ours on corpus files", () => {
   const files: CorpusFile[] = HAVE_CORPUS ? [...webSample(), historyExcerpt()] : [];
   // q11 in wasm runs at about 1 MB/s; keep it to the files under 100 KB.
   const small = files.filter((f) => f.bytes.byteLength < 100_000);
 
-  for (const [quality, lgwin] of [[5, 22], [9, 24], [11, 24]] as const) {
+  for (const [quality, lgwin] of [
+    [5, 22],
+    [9, 24],
+    [11, 24],
+  ] as const) {
     it(`writes byte-identical brotli to Node's at q${quality}/lgwin ${lgwin}, and each side decodes the other`, () => {
       for (const f of quality === 11 ? small : files) {
         const ours = brotliCompress(f.bytes, { quality, lgwin });
@@ -69,18 +87,28 @@ describeNeeding(NO_CORPUS, "Node's zlib <-> ours on corpus files", () => {
   it("matches Node's brotli byte for byte in text and font modes and in large-window mode", () => {
     for (const f of small.slice(0, 6)) {
       for (const mode of ["text", "font"] as const) {
-        expect(hexOf(brotliCompress(f.bytes, { quality: 9, lgwin: 22, mode })), `${f.name} ${mode}`).toBe(hexOf(nodeBrotli(f.bytes, 9, 22, mode)));
+        expect(hexOf(brotliCompress(f.bytes, { quality: 9, lgwin: 22, mode })), `${f.name} ${mode}`).toBe(
+          hexOf(nodeBrotli(f.bytes, 9, 22, mode)),
+        );
       }
       const large = brotliCompress(f.bytes, { quality: 5, lgwin: 26, largeWindow: true });
       expect(hexOf(large), `${f.name} large window`).toBe(hexOf(nodeBrotli(f.bytes, 5, 26, "generic", true)));
-      expect(same(brotliDecompressSync(large, { params: { [z.BROTLI_DECODER_PARAM_LARGE_WINDOW]: 1 } }), f.bytes)).toBe(true);
+      expect(same(brotliDecompressSync(large, { params: { [z.BROTLI_DECODER_PARAM_LARGE_WINDOW]: 1 } }), f.bytes)).toBe(
+        true,
+      );
     }
   });
 
   it("decodes Node's streaming brotli encoder output, flushed in many small pieces", async () => {
     const history = files.at(-1)!;
-    const pieces = Array.from({ length: Math.ceil(history.bytes.byteLength / 10_000) }, (_, i) => history.bytes.subarray(i * 10_000, (i + 1) * 10_000));
-    const packed = await buffer(Readable.from(pieces).pipe(createBrotliCompress({ params: { [z.BROTLI_PARAM_QUALITY]: 4 }, flush: z.BROTLI_OPERATION_FLUSH })));
+    const pieces = Array.from({ length: Math.ceil(history.bytes.byteLength / 10_000) }, (_, i) =>
+      history.bytes.subarray(i * 10_000, (i + 1) * 10_000),
+    );
+    const packed = await buffer(
+      Readable.from(pieces).pipe(
+        createBrotliCompress({ params: { [z.BROTLI_PARAM_QUALITY]: 4 }, flush: z.BROTLI_OPERATION_FLUSH }),
+      ),
+    );
     expect(same(brotliDecompress(packed), history.bytes)).toBe(true);
   });
 
@@ -88,9 +116,15 @@ describeNeeding(NO_CORPUS, "Node's zlib <-> ours on corpus files", () => {
     for (const f of files) {
       for (const level of [1, 6, 9]) {
         expect(same(gzipDecompress(gzipSync(f.bytes, { level })), f.bytes), `${f.name}: Node gzip ${level}`).toBe(true);
-        expect(same(deflateDecompress(deflateRawSync(f.bytes, { level })), f.bytes), `${f.name}: Node deflateRaw ${level}`).toBe(true);
+        expect(
+          same(deflateDecompress(deflateRawSync(f.bytes, { level })), f.bytes),
+          `${f.name}: Node deflateRaw ${level}`,
+        ).toBe(true);
         expect(same(gunzipSync(gzipCompress(f.bytes, { level })), f.bytes), `${f.name}: our gzip ${level}`).toBe(true);
-        expect(same(inflateRawSync(deflateCompress(f.bytes, { level })), f.bytes), `${f.name}: our deflate ${level}`).toBe(true);
+        expect(
+          same(inflateRawSync(deflateCompress(f.bytes, { level })), f.bytes),
+          `${f.name}: our deflate ${level}`,
+        ).toBe(true);
       }
     }
   }, 30_000);

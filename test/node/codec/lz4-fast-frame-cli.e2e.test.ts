@@ -25,7 +25,11 @@ const LAYOUTS = [
   ["-B7", "-BI"],
 ];
 
-const same = (a: Uint8Array, b: Uint8Array) => Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+const same = (a: Uint8Array, b: Uint8Array) =>
+  Buffer.compare(
+    Buffer.from(a.buffer, a.byteOffset, a.byteLength),
+    Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+  ) === 0;
 
 describeNeeding(missing, "lz4 tool frames through the fast decoder", () => {
   const files = ready ? [...webSample().slice(0, 6), historyExcerpt(1_500_000)] : [];

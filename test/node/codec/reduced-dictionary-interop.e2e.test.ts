@@ -24,7 +24,8 @@ const WEB_TRANSFORMS = [0, 1, 2, 6, 9, 4, 19, 20, 21, 22];
 function allWordsTable(transforms: readonly number[]): Uint8Array {
   const pairs: number[][] = [];
   for (let length = 4; length <= 24; length++) {
-    for (let index = 0; index < 1 << DICTIONARY_WORD_BITS[length]!; index++) for (const t of transforms) pairs.push([length, index, t]);
+    for (let index = 0; index < 1 << DICTIONARY_WORD_BITS[length]!; index++)
+      for (const t of transforms) pairs.push([length, index, t]);
   }
   const bytes = new Uint8Array(8 + 4 * pairs.length);
   const view = new DataView(bytes.buffer);
@@ -72,7 +73,12 @@ describeNeeding(missing, "reduced dictionary output decodes with zlib and brotli
       }
       return Buffer.concat(parts);
     };
-    const inputs: Uint8Array[] = [new Uint8Array(0), new Uint8Array([0x61]), rand.bytes(10_000), ...Array.from({ length: 20 }, (_, i) => soup(20 + 150 * i))];
+    const inputs: Uint8Array[] = [
+      new Uint8Array(0),
+      new Uint8Array([0x61]),
+      rand.bytes(10_000),
+      ...Array.from({ length: 20 }, (_, i) => soup(20 + 150 * i)),
+    ];
     inputs.push(Buffer.concat([soup(100_000), rand.bytes(300_000)]));
     for (const [i, input] of inputs.entries()) {
       const quality = 5 + (i % 5);
@@ -90,12 +96,18 @@ describeNeeding(NO_CORPUS, "no table: byte-identical to the unpatched encoder", 
       const bytes = readFileSync(join(CORPUS_DIR, "web", path));
       for (const quality of [5, 6, 7, 8, 9]) {
         for (const lgwin of [22, 16]) {
-          expect(sha(brotliCompress(bytes, { quality, lgwin })), `${path} q${quality} w${lgwin}`).toBe(STOCK_HASHES[`${path} q${quality} w${lgwin}`]);
+          expect(sha(brotliCompress(bytes, { quality, lgwin })), `${path} q${quality} w${lgwin}`).toBe(
+            STOCK_HASHES[`${path} q${quality} w${lgwin}`],
+          );
           checked++;
         }
       }
     }
-    const rows = readFileSync(join(CORPUS_DIR, "web/MANIFEST.tsv"), "utf8").trim().split("\n").slice(1).map((l) => l.split("\t")[0]!);
+    const rows = readFileSync(join(CORPUS_DIR, "web/MANIFEST.tsv"), "utf8")
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((l) => l.split("\t")[0]!);
     const big = new Uint8Array(1_300_000);
     let at = 0;
     for (const path of rows) {
@@ -105,7 +117,9 @@ describeNeeding(NO_CORPUS, "no table: byte-identical to the unpatched encoder", 
       at += b.length;
     }
     for (const quality of [5, 7, 9]) {
-      expect(sha(brotliCompress(big, { quality, lgwin: 22 })), `concat q${quality}`).toBe(STOCK_HASHES[`concat1300k q${quality} w22`]);
+      expect(sha(brotliCompress(big, { quality, lgwin: 22 })), `concat q${quality}`).toBe(
+        STOCK_HASHES[`concat1300k q${quality} w22`],
+      );
       checked++;
     }
     expect(checked).toBe(93);

@@ -15,7 +15,10 @@ import { PALIMPSEST_CLI, startPalimpsestDev } from "../support/palimpsest-dev.ts
 const colo = { "x-palimpsest-colo": "SYD" };
 
 /** A GET with a forged Host header, as curl -H 'host: …' sends it (fetch may not set Host). */
-function getWithHost(url: string, host: string): Promise<{ status: number; location: string | undefined; body: string }> {
+function getWithHost(
+  url: string,
+  host: string,
+): Promise<{ status: number; location: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { headers: { host } }, (res) => {
       let body = "";
@@ -65,12 +68,25 @@ describe("the committed wrangler.toml is the production configuration", () => {
     const write = await fetch(`${archive.url}/api/pages/Guarded/revisions`, {
       method: "POST",
       headers: auth,
-      body: JSON.stringify({ revisions: [{ id: 1, parentId: null, timestamp: "2020-01-01T00:00:00Z", contributor: "A", comment: "", model: "wikitext", text: "hello" }] }),
+      body: JSON.stringify({
+        revisions: [
+          {
+            id: 1,
+            parentId: null,
+            timestamp: "2020-01-01T00:00:00Z",
+            contributor: "A",
+            comment: "",
+            model: "wikitext",
+            text: "hello",
+          },
+        ],
+      }),
     });
     expect(write.status).toBe(201);
     const anonymous = await fetch(`${archive.url}/page/Guarded/1`);
     expect(anonymous.status).toBe(200);
-    for (const h of ["x-palimpsest-tier", "x-palimpsest-colo", "x-read-cost"]) expect(anonymous.headers.get(h), h).toBeNull();
+    for (const h of ["x-palimpsest-tier", "x-palimpsest-colo", "x-read-cost"])
+      expect(anonymous.headers.get(h), h).toBeNull();
     const operator = await fetch(`${archive.url}/page/Guarded/1`, { headers: { authorization: auth.authorization } });
     expect(operator.headers.get("x-palimpsest-tier")).not.toBeNull();
     const gate = await fetch(`${archive.url}/web/2021/Guarded`, { redirect: "manual" });
@@ -81,7 +97,9 @@ describe("the committed wrangler.toml is the production configuration", () => {
   it("says production, and names no placeholder KV namespace (wrangler deploy provisions it)", () => {
     const config = unstable_readConfig({ config: join(REPO_ROOT, "wrangler.toml") }, { hideWarnings: true });
     expect((config.vars as Record<string, unknown>).ENVIRONMENT).toBe("production");
-    expect((config.kv_namespaces as Array<{ binding: string; id?: string }>).map((k) => ({ binding: k.binding, id: k.id }))).toEqual([{ binding: "BLOBS", id: undefined }]);
+    expect(
+      (config.kv_namespaces as Array<{ binding: string; id?: string }>).map((k) => ({ binding: k.binding, id: k.id })),
+    ).toEqual([{ binding: "BLOBS", id: undefined }]);
   });
 
   it("refuses the colo simulation header from anyone", async () => {
@@ -93,9 +111,17 @@ describe("the committed wrangler.toml is the production configuration", () => {
 
   it("has no development-only routes, even for a token with every scope", async () => {
     const auth = { authorization: `Bearer ${archive.token}` };
-    const gzip = await fetch(`${archive.url}/api/dev/codec/gzip?op=compress&rounds=200`, { method: "POST", body: "x".repeat(1000), headers: auth });
+    const gzip = await fetch(`${archive.url}/api/dev/codec/gzip?op=compress&rounds=200`, {
+      method: "POST",
+      body: "x".repeat(1000),
+      headers: auth,
+    });
     expect(gzip.status).toBe(404);
-    const fault = await fetch(`${archive.url}/api/dev/faults/tiers/weur%2Fweur-a`, { method: "PUT", body: JSON.stringify({ unavailable: true }), headers: { ...auth, "content-type": "application/json" } });
+    const fault = await fetch(`${archive.url}/api/dev/faults/tiers/weur%2Fweur-a`, {
+      method: "PUT",
+      body: JSON.stringify({ unavailable: true }),
+      headers: { ...auth, "content-type": "application/json" },
+    });
     expect(fault.status).toBe(404);
   });
 });
@@ -111,16 +137,30 @@ async function withDev<T>(args: string[], probe: (url: string) => Promise<T>): P
 }
 
 describe("palimpsest dev", () => {
-  it("runs in development (the simulation header works) and --var NAME=VALUE overrides a [vars] setting", { timeout: 150_000 }, async () => {
-    expect(await withDev([], async (url) => (await fetch(`${url}/page/Anything`, { headers: colo })).status)).toBe(404);
-    expect(await withDev(["--var", "ENVIRONMENT=production"], async (url) => (await fetch(`${url}/page/Anything`, { headers: colo })).status)).toBe(400);
-  });
+  it(
+    "runs in development (the simulation header works) and --var NAME=VALUE overrides a [vars] setting",
+    { timeout: 150_000 },
+    async () => {
+      expect(await withDev([], async (url) => (await fetch(`${url}/page/Anything`, { headers: colo })).status)).toBe(
+        404,
+      );
+      expect(
+        await withDev(
+          ["--var", "ENVIRONMENT=production"],
+          async (url) => (await fetch(`${url}/page/Anything`, { headers: colo })).status,
+        ),
+      ).toBe(400);
+    },
+  );
 
   it.each([
     ["lower=case", /--var takes NAME=VALUE/],
     ["TOPOLOGY={not json", /--var TOPOLOGY starts with "\{" but is not JSON/],
   ])("refuses a malformed --var (%s) with exit code 2", async (setting, message) => {
-    const child = spawn(process.execPath, [PALIMPSEST_CLI, "dev", "--var", setting], { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [PALIMPSEST_CLI, "dev", "--var", setting], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     const code = await new Promise((r) => child.on("exit", r));

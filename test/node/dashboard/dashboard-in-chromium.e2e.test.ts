@@ -44,7 +44,10 @@ declare const window: { notReloaded?: boolean };
 declare function getComputedStyle(element: DomElement): { outlineStyle: string; outlineWidth: string };
 
 function topologyWithLatency(): string {
-  const vars = unstable_readConfig({ config: join(REPO_ROOT, "wrangler.toml") }, { hideWarnings: true }).vars as Record<string, unknown>;
+  const vars = unstable_readConfig({ config: join(REPO_ROOT, "wrangler.toml") }, { hideWarnings: true }).vars as Record<
+    string,
+    unknown
+  >;
   return JSON.stringify({ ...(vars.TOPOLOGY as object), interRegionLatencyMs: LINK_LATENCY_MS });
 }
 
@@ -175,111 +178,160 @@ describe("the dashboard in Chromium against palimpsest dev", () => {
   });
   afterAll(() => context?.close());
 
-  it("sends /dashboard to the login, whose token field is labelled and reached by Tab; the printed token logs in by keyboard alone", { timeout: 30_000 }, async () => {
-    await page.goto(`${demo.dev.url}/dashboard`);
-    expect(new URL(page.url()).pathname).toBe("/dashboard/login");
-    expect(await controlsWithoutNames(page)).toEqual([]);
-    const order = await expectTabOrder(page);
-    expect(order.some((tag) => tag.includes('id="token"'))).toBe(true);
+  it(
+    "sends /dashboard to the login, whose token field is labelled and reached by Tab; the printed token logs in by keyboard alone",
+    { timeout: 30_000 },
+    async () => {
+      await page.goto(`${demo.dev.url}/dashboard`);
+      expect(new URL(page.url()).pathname).toBe("/dashboard/login");
+      expect(await controlsWithoutNames(page)).toEqual([]);
+      const order = await expectTabOrder(page);
+      expect(order.some((tag) => tag.includes('id="token"'))).toBe(true);
 
-    await page.reload();
-    const field = page.getByLabel("API token");
-    for (let i = 0; i < 10 && !(await field.evaluate((e: DomElement) => e === document.activeElement)); i++) await page.keyboard.press("Tab");
-    expect(await field.evaluate((e: DomElement) => e === document.activeElement)).toBe(true);
-    await page.keyboard.type(demo.dev.token);
-    await Promise.all([page.waitForURL(`${demo.dev.url}/dashboard`), page.keyboard.press("Enter")]);
-    await expect.poll(() => page.getByRole("heading", { name: "Purge", level: 1 }).isVisible()).toBe(true);
-  });
+      await page.reload();
+      const field = page.getByLabel("API token");
+      for (let i = 0; i < 10 && !(await field.evaluate((e: DomElement) => e === document.activeElement)); i++)
+        await page.keyboard.press("Tab");
+      expect(await field.evaluate((e: DomElement) => e === document.activeElement)).toBe(true);
+      await page.keyboard.type(demo.dev.token);
+      await Promise.all([page.waitForURL(`${demo.dev.url}/dashboard`), page.keyboard.press("Enter")]);
+      await expect.poll(() => page.getByRole("heading", { name: "Purge", level: 1 }).isVisible()).toBe(true);
+    },
+  );
 
   it("labels every purge form control and Tab reaches each in order", { timeout: 30_000 }, async () => {
     expect(await controlsWithoutNames(page)).toEqual([]);
-    for (const label of ["URLs", "Cache tags", "URL prefixes", "Hosts", "Everything", "Items, one per line", "Soft purge"]) {
+    for (const label of [
+      "URLs",
+      "Cache tags",
+      "URL prefixes",
+      "Hosts",
+      "Everything",
+      "Items, one per line",
+      "Soft purge",
+    ]) {
       expect(await page.getByLabel(label, { exact: true }).count(), label).toBe(1);
     }
-    expect(await page.locator("#items-hint").textContent()).toMatch(/^For example URLs: \S+; cache tags: \S+; URL prefixes: \S+; hosts: \S+\. /);
+    expect(await page.locator("#items-hint").textContent()).toMatch(
+      /^For example URLs: \S+; cache tags: \S+; URL prefixes: \S+; hosts: \S+\. /,
+    );
     const order = await expectTabOrder(page);
-    for (const control of ['name="kind" value="files"', 'id="items"', 'id="soft"', 'type="submit"']) expect(order.some((tag) => tag.includes(control)), control).toBe(true);
+    for (const control of ['name="kind" value="files"', 'id="items"', 'id="soft"', 'type="submit"'])
+      expect(
+        order.some((tag) => tag.includes(control)),
+        control,
+      ).toBe(true);
   });
 
-  it("purges a URL by keyboard, shows every tier acknowledging live, and the page is refetched", { timeout: 60_000 }, async () => {
-    const before = await cachedAtColo("/page/Vellum");
-    // Keyboard only: Tab to the items (URLs is the checked kind), type, Tab to the button, Enter.
-    await page.goto(`${demo.dev.url}/dashboard`);
-    const items = page.getByLabel("Items, one per line");
-    for (let i = 0; i < 20 && !(await items.evaluate((e: DomElement) => e === document.activeElement)); i++) await page.keyboard.press("Tab");
-    await page.keyboard.type(`${demo.dev.url}/page/Vellum`);
-    await page.keyboard.press("Tab"); // Soft purge, left off
-    await page.keyboard.press("Tab");
-    expect(await page.getByRole("button", { name: "Purge" }).evaluate((e: DomElement) => e === document.activeElement)).toBe(true);
-    await Promise.all([page.waitForURL(/\/dashboard\/purges\/[^/]+$/), page.keyboard.press("Enter")]);
+  it(
+    "purges a URL by keyboard, shows every tier acknowledging live, and the page is refetched",
+    { timeout: 60_000 },
+    async () => {
+      const before = await cachedAtColo("/page/Vellum");
+      // Keyboard only: Tab to the items (URLs is the checked kind), type, Tab to the button, Enter.
+      await page.goto(`${demo.dev.url}/dashboard`);
+      const items = page.getByLabel("Items, one per line");
+      for (let i = 0; i < 20 && !(await items.evaluate((e: DomElement) => e === document.activeElement)); i++)
+        await page.keyboard.press("Tab");
+      await page.keyboard.type(`${demo.dev.url}/page/Vellum`);
+      await page.keyboard.press("Tab"); // Soft purge, left off
+      await page.keyboard.press("Tab");
+      expect(
+        await page.getByRole("button", { name: "Purge" }).evaluate((e: DomElement) => e === document.activeElement),
+      ).toBe(true);
+      await Promise.all([page.waitForURL(/\/dashboard\/purges\/[^/]+$/), page.keyboard.press("Enter")]);
 
-    expect(await page.locator("dl").textContent()).toContain(`purge of 1 URL`);
-    expect(await controlsWithoutNames(page)).toEqual([]);
-    console.info(`URL purge, tiers acknowledged as the page showed them: ${(await watchLiveUntilComplete(page)).join(" → ")}`);
-    await expectTabOrder(page);
+      expect(await page.locator("dl").textContent()).toContain(`purge of 1 URL`);
+      expect(await controlsWithoutNames(page)).toEqual([]);
+      console.info(
+        `URL purge, tiers acknowledged as the page showed them: ${(await watchLiveUntilComplete(page)).join(" → ")}`,
+      );
+      await expectTabOrder(page);
 
-    const after = await readAtColo("/page/Vellum");
-    expect(after.status).toBe(200);
-    expect(after.tier).not.toBe("lower");
-    expect(after.body).toBe(before);
-  });
+      const after = await readAtColo("/page/Vellum");
+      expect(after.status).toBe(200);
+      expect(after.tier).not.toBe("lower");
+      expect(after.body).toBe(before);
+    },
+  );
 
-  it("purges a cache tag from the form and watches it complete; the page is refetched", { timeout: 60_000 }, async () => {
-    await cachedAtColo("/page/Vellum");
-    await page.goto(`${demo.dev.url}/dashboard`);
-    await page.getByLabel("Cache tags", { exact: true }).check();
-    await page.getByLabel("Items, one per line").fill("page:Vellum");
-    await Promise.all([page.waitForURL(/\/dashboard\/purges\/[^/]+$/), page.getByRole("button", { name: "Purge" }).click()]);
+  it(
+    "purges a cache tag from the form and watches it complete; the page is refetched",
+    { timeout: 60_000 },
+    async () => {
+      await cachedAtColo("/page/Vellum");
+      await page.goto(`${demo.dev.url}/dashboard`);
+      await page.getByLabel("Cache tags", { exact: true }).check();
+      await page.getByLabel("Items, one per line").fill("page:Vellum");
+      await Promise.all([
+        page.waitForURL(/\/dashboard\/purges\/[^/]+$/),
+        page.getByRole("button", { name: "Purge" }).click(),
+      ]);
 
-    expect(await page.locator("dl").textContent()).toContain("purge of tags page:Vellum");
-    console.info(`tag purge, tiers acknowledged as the page showed them: ${(await watchLiveUntilComplete(page)).join(" → ")}`);
+      expect(await page.locator("dl").textContent()).toContain("purge of tags page:Vellum");
+      console.info(
+        `tag purge, tiers acknowledged as the page showed them: ${(await watchLiveUntilComplete(page)).join(" → ")}`,
+      );
 
-    const after = await readAtColo("/page/Vellum");
-    expect(after.status).toBe(200);
-    expect(after.tier).not.toBe("lower");
-    // The audit log lists both purges, by the operator the token names.
-    await page.goto(`${demo.dev.url}/dashboard/purges`);
-    const log = (await page.locator("main").textContent()) ?? "";
-    expect(log).toContain("page:Vellum");
-    expect(log).toContain(`${demo.dev.url}/page/Vellum`);
-    expect(log).toContain("local-operator");
-  });
+      const after = await readAtColo("/page/Vellum");
+      expect(after.status).toBe(200);
+      expect(after.tier).not.toBe("lower");
+      // The audit log lists both purges, by the operator the token names.
+      await page.goto(`${demo.dev.url}/dashboard/purges`);
+      const log = (await page.locator("main").textContent()) ?? "";
+      expect(log).toContain("page:Vellum");
+      expect(log).toContain(`${demo.dev.url}/page/Vellum`);
+      expect(log).toContain("local-operator");
+    },
+  );
 });
 
 describe("the dashboard without JavaScript", () => {
-  it("logs in, purges from the form, and the purge's page refreshes itself until complete", { timeout: 60_000 }, async () => {
-    const context = await demo.browser.newContext({ javaScriptEnabled: false });
-    context.setDefaultTimeout(15_000);
-    try {
-      const page = await context.newPage();
-      await page.goto(`${demo.dev.url}/dashboard`);
-      expect(new URL(page.url()).pathname).toBe("/dashboard/login");
-      await page.getByLabel("API token").fill(demo.dev.token);
-      await Promise.all([page.waitForURL(`${demo.dev.url}/dashboard`), page.getByLabel("API token").press("Enter")]);
+  it(
+    "logs in, purges from the form, and the purge's page refreshes itself until complete",
+    { timeout: 60_000 },
+    async () => {
+      const context = await demo.browser.newContext({ javaScriptEnabled: false });
+      context.setDefaultTimeout(15_000);
+      try {
+        const page = await context.newPage();
+        await page.goto(`${demo.dev.url}/dashboard`);
+        expect(new URL(page.url()).pathname).toBe("/dashboard/login");
+        await page.getByLabel("API token").fill(demo.dev.token);
+        await Promise.all([page.waitForURL(`${demo.dev.url}/dashboard`), page.getByLabel("API token").press("Enter")]);
 
-      await cachedAtColo("/page/Scriptorium");
-      await page.getByLabel("Items, one per line").fill(`${demo.dev.url}/page/Scriptorium`);
-      await Promise.all([page.waitForURL(/\/dashboard\/purges\/[^/]+$/), page.getByRole("button", { name: "Purge" }).click()]);
-      const purgeUrl = page.url();
-      const first = await progressOf(page);
-      expect(first.acknowledged, "the purge was still pending when its page loaded").toBeLessThan(first.total);
+        await cachedAtColo("/page/Scriptorium");
+        await page.getByLabel("Items, one per line").fill(`${demo.dev.url}/page/Scriptorium`);
+        await Promise.all([
+          page.waitForURL(/\/dashboard\/purges\/[^/]+$/),
+          page.getByRole("button", { name: "Purge" }).click(),
+        ]);
+        const purgeUrl = page.url();
+        const first = await progressOf(page);
+        expect(first.acknowledged, "the purge was still pending when its page loaded").toBeLessThan(first.total);
 
-      let loads = 0;
-      page.on("load", () => loads++);
-      await expect.poll(async () => (await page.locator("[data-field=overall]").textContent()) ?? "", { timeout: 30_000, interval: 200 }).toBe("complete");
-      expect(loads, "reloads by the <noscript> refresh").toBeGreaterThan(0);
-      expect(page.url()).toBe(purgeUrl);
-      const { acknowledged, total } = await progressOf(page);
-      expect(acknowledged).toBe(total);
-      expect(await page.getByText("Time to completion").isVisible()).toBe(true);
-      expect((await readAtColo("/page/Scriptorium")).tier).not.toBe("lower");
+        let loads = 0;
+        page.on("load", () => loads++);
+        await expect
+          .poll(async () => (await page.locator("[data-field=overall]").textContent()) ?? "", {
+            timeout: 30_000,
+            interval: 200,
+          })
+          .toBe("complete");
+        expect(loads, "reloads by the <noscript> refresh").toBeGreaterThan(0);
+        expect(page.url()).toBe(purgeUrl);
+        const { acknowledged, total } = await progressOf(page);
+        expect(acknowledged).toBe(total);
+        expect(await page.getByText("Time to completion").isVisible()).toBe(true);
+        expect((await readAtColo("/page/Scriptorium")).tier).not.toBe("lower");
 
-      // Complete: no more refreshes.
-      const settled = loads;
-      await page.waitForTimeout(2_500);
-      expect(loads).toBe(settled);
-    } finally {
-      await context.close();
-    }
-  });
+        // Complete: no more refreshes.
+        const settled = loads;
+        await page.waitForTimeout(2_500);
+        expect(loads).toBe(settled);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 });

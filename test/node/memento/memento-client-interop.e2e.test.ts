@@ -13,7 +13,16 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeNeeding, fileMissing, firstMissing } from "../support/requirements.ts";
 import { NO_PYTHON_VENV, PIP_INSTALL_TIMEOUT_MS, pypiVenv, type PypiVenv } from "../support/pypi-venv.ts";
-import { BIP_0340, PAGE, around, askedTimes, currentAt, sha256, startArchive, type Archive } from "./support/memento-clients.ts";
+import {
+  BIP_0340,
+  PAGE,
+  around,
+  askedTimes,
+  currentAt,
+  sha256,
+  startArchive,
+  type Archive,
+} from "./support/memento-clients.ts";
 
 const run = promisify(execFile);
 
@@ -60,7 +69,11 @@ describeNeeding(NEEDS, "memento-client finds the archive's mementos", () => {
   it("get_memento_info finds the documented memento at 12 datetimes, the suppressed revision's time included, with its visible neighbours", async () => {
     const times = askedTimes(archive);
     expect(times.length).toBeGreaterThanOrEqual(10);
-    const { stdout } = await run(venv.python, ["-c", CLIENT, archive.original, JSON.stringify(times.map((t) => t.at))], { timeout: 120_000 });
+    const { stdout } = await run(
+      venv.python,
+      ["-c", CLIENT, archive.original, JSON.stringify(times.map((t) => t.at))],
+      { timeout: 120_000 },
+    );
     const found = JSON.parse(stdout) as Found[];
     const iso = (ts: number) => new Date(ts * 1000).toISOString().replace(".000Z", "Z");
     const url = (id: number) => `${archive.worker.url}/page/${PAGE}/${id}`;
@@ -75,7 +88,8 @@ describeNeeding(NEEDS, "memento-client finds the archive's mementos", () => {
       expect(got.mementos.last?.uri, what).toBe(url(nav.last.id));
       expect(got.mementos.prev?.uri ?? null, what).toBe(nav.prev && url(nav.prev.id));
       expect(got.mementos.next?.uri ?? null, what).toBe(nav.next && url(nav.next.id));
-      for (const m of Object.values(got.mementos)) expect(m.uri, `${what}: never the suppressed revision`).not.toBe(url(archive.suppressed.id));
+      for (const m of Object.values(got.mementos))
+        expect(m.uri, `${what}: never the suppressed revision`).not.toBe(url(archive.suppressed.id));
       const body = new Uint8Array(await (await fetch(got.mementos.closest!.uri)).arrayBuffer());
       expect(sha256(body), `${what}: the body of revision ${want.id}`).toBe(want.sha256);
     }

@@ -18,13 +18,26 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { freePort } from "../../../src/tools/local/local-worker.ts";
 import { describeNeeding, fileMissing, firstMissing } from "../support/requirements.ts";
 import { NO_PYTHON_VENV, PIP_INSTALL_TIMEOUT_MS, pypiVenv } from "../support/pypi-venv.ts";
-import { BIP_0340, PAGE, around, askedTimes, currentAt, sha256, startArchive, wayback, type Archive, type Rev } from "./support/memento-clients.ts";
+import {
+  BIP_0340,
+  PAGE,
+  around,
+  askedTimes,
+  currentAt,
+  sha256,
+  startArchive,
+  wayback,
+  type Archive,
+  type Rev,
+} from "./support/memento-clients.ts";
 
 /** The memento pywb replays for `at`: the closest of the candidates the TimeGate's redirect links, loaded through `?at=`. */
 function pywbChoice(revs: Rev[], at: number): Rev {
   const chosen = currentAt(revs, at);
   const nav = around(revs, chosen);
-  const candidates = [...new Set([chosen, nav.first, nav.prev, nav.next, nav.last].filter((r): r is Rev => r !== null))].sort((a, b) => a.ts - b.ts || a.id - b.id);
+  const candidates = [
+    ...new Set([chosen, nav.first, nav.prev, nav.next, nav.last].filter((r): r is Rev => r !== null)),
+  ].sort((a, b) => a.ts - b.ts || a.id - b.id);
   let best = candidates[0]!;
   for (const c of candidates) if (Math.abs(c.ts - at) < Math.abs(best.ts - at)) best = c;
   return currentAt(revs, best.ts);
@@ -59,13 +72,19 @@ describeNeeding(NEEDS, "pywb replays the archive as a Memento source", () => {
     );
     const port = await freePort();
     pywbUrl = `http://127.0.0.1:${port}`;
-    pywb = spawn(venv.bin("wayback"), ["--port", String(port), "--bind", "127.0.0.1"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    pywb = spawn(venv.bin("wayback"), ["--port", String(port), "--bind", "127.0.0.1"], {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     pywb.stdout!.on("data", (d: Buffer) => (log += d.toString()));
     pywb.stderr!.on("data", (d: Buffer) => (log += d.toString()));
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (pywb.exitCode !== null) throw new Error(`wayback exited ${pywb.exitCode}: ${log.slice(-2_000)}`);
-      const up = await fetch(`${pywbUrl}/palimpsest/`).then((r) => r.status < 500, () => false);
+      const up = await fetch(`${pywbUrl}/palimpsest/`).then(
+        (r) => r.status < 500,
+        () => false,
+      );
       if (up) break;
       if (Date.now() > deadline) throw new Error(`wayback did not answer in 60 s: ${log.slice(-2_000)}`);
       await new Promise((r) => setTimeout(r, 250));
@@ -94,13 +113,18 @@ describeNeeding(NEEDS, "pywb replays the archive as a Memento source", () => {
     }
     // At the suppressed revision's own second pywb lands on one of its visible neighbours.
     const { seq } = archive.suppressed;
-    expect([archive.revs[seq - 1]!.id, archive.revs[seq + 1]!.id]).toContain(pywbChoice(archive.revs, archive.suppressed.ts).id);
+    expect([archive.revs[seq - 1]!.id, archive.revs[seq + 1]!.id]).toContain(
+      pywbChoice(archive.revs, archive.suppressed.ts).id,
+    );
   }, 240_000);
 
   it("lists the captures from the archive's link-format TimeMap (pywb's CDX API)", async () => {
     const res = await fetch(`${pywbUrl}/palimpsest/cdx?url=${encodeURIComponent(archive.original)}&output=json`);
     expect(res.status, log.slice(-1_500)).toBe(200);
-    const lines = (await res.text()).trim().split("\n").map((l) => JSON.parse(l) as { timestamp: string; url: string });
+    const lines = (await res.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { timestamp: string; url: string });
     expect(lines.map((l) => l.timestamp)).toEqual(archive.revs.map((r) => wayback(r.ts)));
     expect(new Set(lines.map((l) => l.url))).toEqual(new Set([archive.original]));
   }, 60_000);

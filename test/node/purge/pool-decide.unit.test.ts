@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { decide, type DecideInput, type QueueSample } from "../../../src/purge/pool/decide.ts";
 
 const band = { min: 2, max: 4, lowEventsPerSecond: 2, highEventsPerSecond: 20, maxBacklog: 500 };
-const q = (i: number, eventsPerSecond: number, backlog = 0): QueueSample => ({ queue: `weur-q${i}`, eventsPerSecond, backlog });
+const q = (i: number, eventsPerSecond: number, backlog = 0): QueueSample => ({
+  queue: `weur-q${i}`,
+  eventsPerSecond,
+  backlog,
+});
 const input = (size: number, loads: QueueSample[], more: Partial<DecideInput> = {}): DecideInput => ({
   size,
   band,

@@ -42,7 +42,8 @@ function importsOf(file: string): string[] {
  */
 function folderOf(path: string): string {
   const parts = path.split("/");
-  const depth = (parts[0] === "src" && parts[1] === "tools") || (parts[0] === "workers" && parts[1] === "routes") ? 3 : 2;
+  const depth =
+    (parts[0] === "src" && parts[1] === "tools") || (parts[0] === "workers" && parts[1] === "routes") ? 3 : 2;
   return parts.length > depth ? parts.slice(0, depth).join("/") : path;
 }
 
@@ -99,17 +100,30 @@ describe("source dependencies", () => {
   it("never take src/ into workers/ or durable-objects/", () => {
     const reaching = everyFile
       .filter((f) => f.startsWith("src/"))
-      .flatMap((f) => importsOf(join(ROOT, f)).filter((t) => t.startsWith("workers/") || t.startsWith("durable-objects/")).map((t) => `${f} → ${t}`));
+      .flatMap((f) =>
+        importsOf(join(ROOT, f))
+          .filter((t) => t.startsWith("workers/") || t.startsWith("durable-objects/"))
+          .map((t) => `${f} → ${t}`),
+      );
     expect(reaching).toEqual([]);
   });
 
   it("never take product code into the tools", () => {
-    const reaching = files.filter((f) => !isTool(f)).flatMap((f) => importsOf(join(ROOT, f)).filter(isTool).map((t) => `${f} → ${t}`));
+    const reaching = files
+      .filter((f) => !isTool(f))
+      .flatMap((f) =>
+        importsOf(join(ROOT, f))
+          .filter(isTool)
+          .map((t) => `${f} → ${t}`),
+      );
     expect(reaching).toEqual([]);
   });
 
   it("name and build Durable Object stubs only in the address book", () => {
-    const stubbing = files.filter((f) => f !== "src/bindings.ts" && /\b(getByName|idFromName|newUniqueId)\(/.test(readFileSync(join(ROOT, f), "utf8")));
+    const stubbing = files.filter(
+      (f) =>
+        f !== "src/bindings.ts" && /\b(getByName|idFromName|newUniqueId)\(/.test(readFileSync(join(ROOT, f), "utf8")),
+    );
     expect(stubbing).toEqual([]);
   });
 });

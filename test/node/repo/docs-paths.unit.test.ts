@@ -12,7 +12,12 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
-const DOCS = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const DOCS = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 /** Markdown without its fenced code blocks: commands there are examples, not references. */
 function prose(text: string): string {
@@ -23,7 +28,9 @@ function prose(text: string): string {
 function expandBraces(path: string): string[] {
   const m = /\{([^{}]*)\}/.exec(path);
   if (!m) return [path];
-  return m[1]!.split(",").flatMap((alt) => expandBraces(path.slice(0, m.index) + alt + path.slice(m.index + m[0].length)));
+  return m[1]!
+    .split(",")
+    .flatMap((alt) => expandBraces(path.slice(0, m.index) + alt + path.slice(m.index + m[0].length)));
 }
 
 /** A code span that names a repository path: relative, no spaces or placeholders, with an extension or a trailing slash. */
@@ -37,9 +44,17 @@ function looksLikePath(span: string): boolean {
 function namedPaths(doc: string): Array<{ path: string; folder: boolean; as: string }> {
   const text = prose(readFileSync(join(ROOT, doc), "utf8"));
   const spans = [...text.matchAll(/(`+)([^`\n]+?)\1/g)].map((m) => m[2]!.trim()).filter(looksLikePath);
-  const fromSpans = spans.flatMap((span) => expandBraces(span).map((path) => ({ path: path.replace(/\/$/, ""), folder: span.endsWith("/"), as: span })));
-  const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!.split("#")[0]!).filter((l) => l !== "" && !/^[a-z]+:/i.test(l));
-  const fromLinks = links.map((link) => ({ path: relative(ROOT, resolve(ROOT, dirname(doc), link)), folder: link.endsWith("/"), as: link }));
+  const fromSpans = spans.flatMap((span) =>
+    expandBraces(span).map((path) => ({ path: path.replace(/\/$/, ""), folder: span.endsWith("/"), as: span })),
+  );
+  const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((m) => m[1]!.split("#")[0]!)
+    .filter((l) => l !== "" && !/^[a-z]+:/i.test(l));
+  const fromLinks = links.map((link) => ({
+    path: relative(ROOT, resolve(ROOT, dirname(doc), link)),
+    folder: link.endsWith("/"),
+    as: link,
+  }));
   return [...fromSpans, ...fromLinks];
 }
 
@@ -74,7 +89,9 @@ describe("docs name only what exists", () => {
 
   it.each(DOCS)("every repository path %s names exists", (doc) => {
     const missing = namedPaths(doc)
-      .filter(({ path, folder }) => !existsSync(join(ROOT, path)) || (folder && !statSync(join(ROOT, path)).isDirectory()))
+      .filter(
+        ({ path, folder }) => !existsSync(join(ROOT, path)) || (folder && !statSync(join(ROOT, path)).isDirectory()),
+      )
       .map(({ as }) => as);
     expect(missing, `${doc} names paths that do not exist`).toEqual([]);
   });
@@ -83,7 +100,10 @@ describe("docs name only what exists", () => {
     const table = new Set(folderTable());
     const expected = [".", "src", "workers", "durable-objects", "test"].flatMap(folders);
     expect(expected.length).toBeGreaterThan(10);
-    expect(expected.filter((f) => !table.has(f)), "folders missing from README's Folders table").toEqual([]);
+    expect(
+      expected.filter((f) => !table.has(f)),
+      "folders missing from README's Folders table",
+    ).toEqual([]);
     // And the table names no folder that is not there.
     expect([...table].filter((f) => f.endsWith("/") && !existsSync(join(ROOT, f)))).toEqual([]);
   });

@@ -31,7 +31,11 @@ interface Ran {
   ms: number;
 }
 
-function run(command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeout: number }): Promise<Ran> {
+function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeout: number },
+): Promise<Ran> {
   const started = performance.now();
   return new Promise((resolve) => {
     execFile(command, args, { ...options, maxBuffer: 8 << 20 }, (err, stdout, stderr) => {
@@ -61,30 +65,42 @@ describe(".ci/pretest", () => {
   const files = [...sdists.matchAll(/^(BROTLI|LZ4)_FILE=(\S+)$/gm)].map((m) => m[2]!);
 
   it("is what npm runs before `npm test`", () => {
-    const scripts = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
+    ).scripts;
     expect(scripts.pretest).toBe("bash .ci/pretest");
     expect(scripts.test).toBe("vitest run");
   });
 
-  it("fetches the pinned sdists into an empty cache, one line per step; under CI=true a missing corpus fails, otherwise it says so", { timeout: 180_000 }, async () => {
-    const env = envWithout("CI", { PALIMPSEST_CACHE: cache });
-    const first = await run("bash", [".ci/pretest"], { cwd: repo, env, timeout: 170_000 });
-    expect(first.code, first.stdout + first.stderr).toBe(0);
-    const lines = first.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^pretest: Debian packages: (all 14 installed|installing .*)$/);
-    expect(lines).toContain(`pretest: fetching the pinned sdists (brotli==1.2.1, lz4==4.4.5) from PyPI into ${cache}/sdist`);
-    expect(lines).toContain(`pretest: pinned sdists: ${files.join(" and ")} in ${cache}/sdist, sha256 checked`);
-    expect(lines.at(-1)).toMatch(/^pretest: shared corpus: web\/MANIFEST\.tsv .* not found under \.\.\/shared\/corpus; the tests that read it will skip, saying so \(under CI=true they fail\)$/);
-    for (const [i, file] of files.entries()) {
-      const sum = await run("sha256sum", [join(cache, "sdist", file)], { cwd: scratch, env, timeout: 10_000 });
-      expect(sum.stdout.split(" ")[0]).toBe(sums[i]);
-    }
+  it(
+    "fetches the pinned sdists into an empty cache, one line per step; under CI=true a missing corpus fails, otherwise it says so",
+    { timeout: 180_000 },
+    async () => {
+      const env = envWithout("CI", { PALIMPSEST_CACHE: cache });
+      const first = await run("bash", [".ci/pretest"], { cwd: repo, env, timeout: 170_000 });
+      expect(first.code, first.stdout + first.stderr).toBe(0);
+      const lines = first.stdout.trim().split("\n");
+      expect(lines[0]).toMatch(/^pretest: Debian packages: (all 14 installed|installing .*)$/);
+      expect(lines).toContain(
+        `pretest: fetching the pinned sdists (brotli==1.2.1, lz4==4.4.5) from PyPI into ${cache}/sdist`,
+      );
+      expect(lines).toContain(`pretest: pinned sdists: ${files.join(" and ")} in ${cache}/sdist, sha256 checked`);
+      expect(lines.at(-1)).toMatch(
+        /^pretest: shared corpus: web\/MANIFEST\.tsv .* not found under \.\.\/shared\/corpus; the tests that read it will skip, saying so \(under CI=true they fail\)$/,
+      );
+      for (const [i, file] of files.entries()) {
+        const sum = await run("sha256sum", [join(cache, "sdist", file)], { cwd: scratch, env, timeout: 10_000 });
+        expect(sum.stdout.split(" ")[0]).toBe(sums[i]);
+      }
 
-    const ci = await run("bash", [".ci/pretest"], { cwd: repo, env: { ...env, CI: "true" }, timeout: 30_000 });
-    expect(ci.code).toBe(1);
-    expect(ci.stdout).not.toMatch(/fetching/);
-    expect(ci.stderr.trim()).toMatch(/^pretest: shared corpus: .* not found under \.\.\/shared\/corpus \(next to the repository\); CI=true, so the tests that read it would fail$/);
-  });
+      const ci = await run("bash", [".ci/pretest"], { cwd: repo, env: { ...env, CI: "true" }, timeout: 30_000 });
+      expect(ci.code).toBe(1);
+      expect(ci.stdout).not.toMatch(/fetching/);
+      expect(ci.stderr.trim()).toMatch(
+        /^pretest: shared corpus: .* not found under \.\.\/shared\/corpus \(next to the repository\); CI=true, so the tests that read it would fail$/,
+      );
+    },
+  );
 
   it("takes under two seconds when everything is there", { timeout: 30_000 }, async () => {
     // The repository's own script, with the sdists the machine already caches (the test before fetched them, if not).
@@ -102,11 +118,22 @@ describe("a test whose tool is missing", () => {
   mkdirSync(bin);
   symlinkSync(process.execPath, join(bin, "node"));
   const vitest = (env: NodeJS.ProcessEnv) =>
-    run(process.execPath, [join(REPO_ROOT, "node_modules/vitest/vitest.mjs"), "run", "--project", "node", "--maxWorkers=1", "test/node/tools/import/open-export.unit.test.ts"], {
-      cwd: REPO_ROOT,
-      env: { ...env, PATH: bin },
-      timeout: 110_000,
-    });
+    run(
+      process.execPath,
+      [
+        join(REPO_ROOT, "node_modules/vitest/vitest.mjs"),
+        "run",
+        "--project",
+        "node",
+        "--maxWorkers=1",
+        "test/node/tools/import/open-export.unit.test.ts",
+      ],
+      {
+        cwd: REPO_ROOT,
+        env: { ...env, PATH: bin },
+        timeout: 110_000,
+      },
+    );
 
   it("fails under CI=true, naming the tool", { timeout: 120_000 }, async () => {
     const ran = await vitest({ ...process.env, CI: "true" });

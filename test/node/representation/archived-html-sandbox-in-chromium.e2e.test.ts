@@ -41,7 +41,10 @@ declare const document: {
   documentElement: DomElement;
   head: DomElement;
   createElement(tag: string): DomElement;
-  addEventListener(type: "securitypolicyviolation", listener: (e: { blockedURI: string; effectiveDirective: string }) => void): void;
+  addEventListener(
+    type: "securitypolicyviolation",
+    listener: (e: { blockedURI: string; effectiveDirective: string }) => void,
+  ): void;
 };
 declare function getComputedStyle(element: DomElement): { color: string };
 
@@ -87,7 +90,10 @@ const ATTACK_JS = `
 
 /** An ordinary-looking archived page: a heading, a paragraph the inline stylesheet colours, some body text. */
 function archivedHtml(title: string, script: string): string {
-  const filler = Array.from({ length: 30 }, (_, i) => `<p>Leaf ${i + 1}: calfskin, limed, scraped and stretched on a frame, then pounced with chalk.</p>`).join("\n");
+  const filler = Array.from(
+    { length: 30 },
+    (_, i) => `<p>Leaf ${i + 1}: calfskin, limed, scraped and stretched on a frame, then pounced with chalk.</p>`,
+  ).join("\n");
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -107,17 +113,30 @@ ${script}
 `;
 }
 
-const revision = (id: number, parentId: number | null, timestamp: string, model: string, format: string, text: string) => ({ id, parentId, timestamp, contributor: "Mallory", comment: "", model, format, text });
+const revision = (
+  id: number,
+  parentId: number | null,
+  timestamp: string,
+  model: string,
+  format: string,
+  text: string,
+) => ({ id, parentId, timestamp, contributor: "Mallory", comment: "", model, format, text });
 
 let worker: LocalWorker;
 let browser: Browser;
 
 async function api(path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${worker.url}${path}`, { ...init, headers: { authorization: `Bearer ${worker.token}`, "content-type": "application/json", ...init.headers } });
+  return fetch(`${worker.url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${worker.token}`, "content-type": "application/json", ...init.headers },
+  });
 }
 
 async function write(title: string, revisions: ReturnType<typeof revision>[]): Promise<void> {
-  const res = await api(`/api/pages/${encodeURIComponent(title)}/revisions`, { method: "POST", body: JSON.stringify({ revisions }) });
+  const res = await api(`/api/pages/${encodeURIComponent(title)}/revisions`, {
+    method: "POST",
+    body: JSON.stringify({ revisions }),
+  });
   expect(res.status, `writing ${title}: ${await res.clone().text()}`).toBe(201);
 }
 
@@ -166,7 +185,8 @@ interface Visit {
 async function visit(page: Page, path: string): Promise<Visit> {
   const requests: string[] = [];
   const messages: string[] = [];
-  const onRequest = (r: PageRequest) => requests.push(`${r.method()} ${new URL(r.url()).pathname}${new URL(r.url()).search}`);
+  const onRequest = (r: PageRequest) =>
+    requests.push(`${r.method()} ${new URL(r.url()).pathname}${new URL(r.url()).search}`);
   const onConsole = (m: { text(): string }) => messages.push(m.text());
   page.on("request", onRequest);
   page.on("console", onConsole);
@@ -174,7 +194,13 @@ async function visit(page: Page, path: string): Promise<Visit> {
     const res = await page.goto(`${worker.url}${path}`, { waitUntil: "load" });
     // Long enough for the attack's four round trips to the worker, were it running.
     await page.waitForTimeout(1_500);
-    return { status: res?.status(), url: page.url(), documentHeaders: (await res?.allHeaders()) ?? {}, requests, console: messages };
+    return {
+      status: res?.status(),
+      url: page.url(),
+      documentHeaders: (await res?.allHeaders()) ?? {},
+      requests,
+      console: messages,
+    };
   } finally {
     page.off("request", onRequest);
     page.off("console", onConsole);
@@ -187,16 +213,25 @@ async function expectRenderedInert(page: Page, v: Visit, revisionPath: string, w
   expect(new URL(v.url).pathname, `${what}: the address bar still shows the revision`).toBe(revisionPath);
   expectSandboxed(v.documentHeaders, `${what}, as Chromium received it`);
   expect(await page.locator("#heading").textContent(), what).toBe("Field notes");
-  expect(await page.locator("#styled").evaluate((e: DomElement) => getComputedStyle(e).color), `${what}: the inline stylesheet applies`).toBe(STYLED_COLOUR);
+  expect(
+    await page.locator("#styled").evaluate((e: DomElement) => getComputedStyle(e).color),
+    `${what}: the inline stylesheet applies`,
+  ).toBe(STYLED_COLOUR);
   // Scripting is off for a sandboxed document, so Chromium renders <noscript>: positive proof, not a timeout.
   expect(await page.locator("#noscript").isVisible(), `${what}: <noscript> shows`).toBe(true);
-  expect(await page.evaluate(() => document.documentElement.dataset.attack ?? null), `${what}: the script never started`).toBeNull();
+  expect(
+    await page.evaluate(() => document.documentElement.dataset.attack ?? null),
+    `${what}: the script never started`,
+  ).toBeNull();
   expect(await page.locator("#report").textContent(), `${what}: nothing reported`).toBe("");
   expect(await page.locator("#phish").count(), `${what}: no fake token form`).toBe(0);
   // The document itself (and /web's redirect to it) and nothing after: no /dashboard, no purge, no beacon.
   const after = v.requests.filter((r) => !/^GET \/(page|web)\//.test(r) && r !== "GET /favicon.ico");
   expect(after, `${what}: requests the document made`).toEqual([]);
-  expect(v.console.some((m) => /sandboxed and the 'allow-scripts' permission is not set/.test(m)), `${what}: Chromium blocked the script (console: ${v.console.join(" | ")})`).toBe(true);
+  expect(
+    v.console.some((m) => /sandboxed and the 'allow-scripts' permission is not set/.test(m)),
+    `${what}: Chromium blocked the script (console: ${v.console.join(" | ")})`,
+  ).toBe(true);
 }
 
 // Under CI a missing browser is a failure (npm run pretest installs it); elsewhere the file says why it skipped.
@@ -215,12 +250,40 @@ describeNeeding(NO_CHROMIUM, "archived HTML attacking the dashboard, in Chromium
     // The attacker holds a write token: a harmless draft (the dcb dictionary), then the attack.
     await write(PAGE, [
       revision(IDS.draft, null, "2020-06-01T00:00:00Z", "html", "text/html", archivedHtml("Field notes", "")),
-      revision(IDS.attack, IDS.draft, ATTACK_AT, "html", "text/html", archivedHtml("Field notes", `<script>${ATTACK_JS}</script>`)),
+      revision(
+        IDS.attack,
+        IDS.draft,
+        ATTACK_AT,
+        "html",
+        "text/html",
+        archivedHtml("Field notes", `<script>${ATTACK_JS}</script>`),
+      ),
     ]);
     await write(SCRIPT_PAGE, [revision(IDS.script, null, ATTACK_AT, "javascript", "text/javascript", ATTACK_JS)]);
-    await write(LOADER_PAGE, [revision(IDS.loader, null, ATTACK_AT, "html", "text/html", archivedHtml("Field notes", `<script src="/page/${SCRIPT_PAGE}/${IDS.script}"></script>`))]);
-    await write(GONE_PAGE, [revision(IDS.gone, null, ATTACK_AT, "html", "text/html", archivedHtml("Field notes", `<script>${ATTACK_JS}</script>`))]);
-    const suppress = await api(`/api/pages/${GONE_PAGE}/revisions/${IDS.gone}/suppression`, { method: "PUT", body: JSON.stringify({ suppressed: true }) });
+    await write(LOADER_PAGE, [
+      revision(
+        IDS.loader,
+        null,
+        ATTACK_AT,
+        "html",
+        "text/html",
+        archivedHtml("Field notes", `<script src="/page/${SCRIPT_PAGE}/${IDS.script}"></script>`),
+      ),
+    ]);
+    await write(GONE_PAGE, [
+      revision(
+        IDS.gone,
+        null,
+        ATTACK_AT,
+        "html",
+        "text/html",
+        archivedHtml("Field notes", `<script>${ATTACK_JS}</script>`),
+      ),
+    ]);
+    const suppress = await api(`/api/pages/${GONE_PAGE}/revisions/${IDS.gone}/suppression`, {
+      method: "PUT",
+      body: JSON.stringify({ suppressed: true }),
+    });
     expect(suppress.status).toBe(200);
     expect(await purges(), "no purge before the attack").toEqual([]);
   }, 120_000);
@@ -231,48 +294,72 @@ describeNeeding(NO_CHROMIUM, "archived HTML attacking the dashboard, in Chromium
     await worker?.stop();
   }, 30_000);
 
-  it("logs in through the dashboard's form with the operator token; the browser holds the session cookie", { timeout: 30_000 }, async () => {
-    await page.goto(`${worker.url}/dashboard`);
-    expect(new URL(page.url()).pathname).toBe("/dashboard/login");
-    await page.getByLabel("API token").fill(worker.token);
-    await Promise.all([page.waitForURL(`${worker.url}/dashboard`), page.getByRole("button", { name: "Log in" }).click()]);
-    await expect.poll(() => page.getByRole("heading", { name: "Purge", level: 1 }).isVisible()).toBe(true);
-    expect(await page.locator("input[name=csrf]").count(), "the purge form carries its CSRF field").toBeGreaterThan(0);
-    const cookies = await context.cookies(worker.url + "/dashboard");
-    expect(cookies.length, "a session cookie for /dashboard").toBeGreaterThan(0);
-  });
+  it(
+    "logs in through the dashboard's form with the operator token; the browser holds the session cookie",
+    { timeout: 30_000 },
+    async () => {
+      await page.goto(`${worker.url}/dashboard`);
+      expect(new URL(page.url()).pathname).toBe("/dashboard/login");
+      await page.getByLabel("API token").fill(worker.token);
+      await Promise.all([
+        page.waitForURL(`${worker.url}/dashboard`),
+        page.getByRole("button", { name: "Log in" }).click(),
+      ]);
+      await expect.poll(() => page.getByRole("heading", { name: "Purge", level: 1 }).isVisible()).toBe(true);
+      expect(await page.locator("input[name=csrf]").count(), "the purge form carries its CSRF field").toBeGreaterThan(
+        0,
+      );
+      const cookies = await context.cookies(worker.url + "/dashboard");
+      expect(cookies.length, "a session cookie for /dashboard").toBeGreaterThan(0);
+    },
+  );
 
-  it("opens the attack by id, latest, ?at= and /web/…: it renders, its script never runs, the URL stays, no purge", { timeout: 60_000 }, async () => {
-    const byId = `/page/${PAGE}/${IDS.attack}`;
-    const reads: Array<[string, string, string]> = [
-      ["by id", byId, byId],
-      ["latest", `/page/${PAGE}`, `/page/${PAGE}`],
-      ["?at=", `/page/${PAGE}?at=2021-06-01T00:00:00Z`, `/page/${PAGE}`],
-      ["/web/ (redirects to the revision)", `/web/20210601000000/${PAGE}`, byId],
-    ];
-    for (const [what, path, landsOn] of reads) {
+  it(
+    "opens the attack by id, latest, ?at= and /web/…: it renders, its script never runs, the URL stays, no purge",
+    { timeout: 60_000 },
+    async () => {
+      const byId = `/page/${PAGE}/${IDS.attack}`;
+      const reads: Array<[string, string, string]> = [
+        ["by id", byId, byId],
+        ["latest", `/page/${PAGE}`, `/page/${PAGE}`],
+        ["?at=", `/page/${PAGE}?at=2021-06-01T00:00:00Z`, `/page/${PAGE}`],
+        ["/web/ (redirects to the revision)", `/web/20210601000000/${PAGE}`, byId],
+      ];
+      for (const [what, path, landsOn] of reads) {
+        const before = await auditIds();
+        const v = await visit(page, path);
+        expect(await purges(before), `${what}: new purges in the audit log`).toEqual([]);
+        await expectRenderedInert(page, v, landsOn, what);
+      }
+    },
+  );
+
+  it(
+    "a revision loading a javascript revision with <script src> renders and runs none of it",
+    { timeout: 30_000 },
+    async () => {
+      const path = `/page/${LOADER_PAGE}/${IDS.loader}`;
       const before = await auditIds();
       const v = await visit(page, path);
-      expect(await purges(before), `${what}: new purges in the audit log`).toEqual([]);
-      await expectRenderedInert(page, v, landsOn, what);
-    }
-  });
-
-  it("a revision loading a javascript revision with <script src> renders and runs none of it", { timeout: 30_000 }, async () => {
-    const path = `/page/${LOADER_PAGE}/${IDS.loader}`;
-    const before = await auditIds();
-    const v = await visit(page, path);
-    expect(await purges(before), "new purges in the audit log").toEqual([]);
-    expect(v.status).toBe(200);
-    expectSandboxed(v.documentHeaders, "the loader, as Chromium received it");
-    expect(await page.locator("#styled").evaluate((e: DomElement) => getComputedStyle(e).color)).toBe(STYLED_COLOUR);
-    expect(await page.locator("#noscript").isVisible()).toBe(true);
-    expect(await page.evaluate(() => document.documentElement.dataset.attack ?? null)).toBeNull();
-    expect(new URL(v.url).pathname).toBe(path);
-    // Chromium's preload scanner may fetch the script; it never runs it, so nothing else is asked for.
-    expect(v.requests.filter((r) => r !== `GET ${path}` && r !== `GET /page/${SCRIPT_PAGE}/${IDS.script}` && r !== "GET /favicon.ico")).toEqual([]);
-    expect(v.console.some((m) => /sandboxed and the 'allow-scripts' permission is not set/.test(m)), `Chromium blocked the script (console: ${v.console.join(" | ")})`).toBe(true);
-  });
+      expect(await purges(before), "new purges in the audit log").toEqual([]);
+      expect(v.status).toBe(200);
+      expectSandboxed(v.documentHeaders, "the loader, as Chromium received it");
+      expect(await page.locator("#styled").evaluate((e: DomElement) => getComputedStyle(e).color)).toBe(STYLED_COLOUR);
+      expect(await page.locator("#noscript").isVisible()).toBe(true);
+      expect(await page.evaluate(() => document.documentElement.dataset.attack ?? null)).toBeNull();
+      expect(new URL(v.url).pathname).toBe(path);
+      // Chromium's preload scanner may fetch the script; it never runs it, so nothing else is asked for.
+      expect(
+        v.requests.filter(
+          (r) => r !== `GET ${path}` && r !== `GET /page/${SCRIPT_PAGE}/${IDS.script}` && r !== "GET /favicon.ico",
+        ),
+      ).toEqual([]);
+      expect(
+        v.console.some((m) => /sandboxed and the 'allow-scripts' permission is not set/.test(m)),
+        `Chromium blocked the script (console: ${v.console.join(" | ")})`,
+      ).toBe(true);
+    },
+  );
 
   it("the dashboard's nonce-only CSP refuses a javascript revision as a script", { timeout: 30_000 }, async () => {
     const src = `/page/${SCRIPT_PAGE}/${IDS.script}`;
@@ -290,7 +377,9 @@ describeNeeding(NO_CHROMIUM, "archived HTML attacking the dashboard, in Chromium
       (url) =>
         new Promise<{ loaded: boolean; violations: Array<{ blocked: string; directive: string }> }>((resolve) => {
           const violations: Array<{ blocked: string; directive: string }> = [];
-          document.addEventListener("securitypolicyviolation", (e) => violations.push({ blocked: e.blockedURI, directive: e.effectiveDirective }));
+          document.addEventListener("securitypolicyviolation", (e) =>
+            violations.push({ blocked: e.blockedURI, directive: e.effectiveDirective }),
+          );
           const script = document.createElement("script");
           script.src = url;
           script.onload = () => resolve({ loaded: true, violations });
@@ -302,68 +391,96 @@ describeNeeding(NO_CHROMIUM, "archived HTML attacking the dashboard, in Chromium
     // Long enough for the attack's round trips, were it running.
     await page.waitForTimeout(1_500);
     expect(await purges(before), "new purges in the audit log").toEqual([]);
-    expect(await page.evaluate(() => document.documentElement.dataset.attack ?? null), "the script never started").toBeNull();
+    expect(
+      await page.evaluate(() => document.documentElement.dataset.attack ?? null),
+      "the script never started",
+    ).toBeNull();
     expect(outcome.loaded, "the script loaded").toBe(false);
     expect(outcome.violations).toEqual([{ blocked: `${worker.url}${src}`, directive: "script-src-elem" }]);
   });
 
-  it("every answer carrying archived bytes says sandbox and nosniff: GET, HEAD, Range, br, gzip, dcb, 304, 410, /web/ and ?at=", { timeout: 30_000 }, async () => {
-    const byId = `${worker.url}/page/${PAGE}/${IDS.attack}`;
-    const get = async (what: string, url: string, headers: Record<string, string>, status: number, method = "GET") => {
-      const res = await fetch(url, { method, headers, redirect: "manual" });
-      const body = new Uint8Array(await res.arrayBuffer());
-      expect(res.status, what).toBe(status);
-      expectSandboxed(res.headers, what);
-      return { res, body };
-    };
-    const { res: identity, body: attackBytes } = await get("identity", byId, { "accept-encoding": "identity" }, 200);
-    expect(new TextDecoder().decode(attackBytes)).toContain("<script>");
-    expect(identity.headers.get("content-type")).toBe("text/html; charset=utf-8");
-    await get("latest", `${worker.url}/page/${PAGE}`, {}, 200);
-    await get("?at=", `${worker.url}/page/${PAGE}?at=2021-06-01T00:00:00Z`, {}, 200);
-    const web = await fetch(`${worker.url}/web/20210601000000/${PAGE}`, { redirect: "manual" });
-    expect(web.status).toBeGreaterThanOrEqual(300);
-    expect(web.status).toBeLessThan(400);
-    await get("/web/'s target", new URL(web.headers.get("location")!, worker.url).toString(), {}, 200);
-    await get("HEAD", byId, {}, 200, "HEAD");
-    const range = await get("Range", byId, { "accept-encoding": "identity", range: "bytes=0-99" }, 206);
-    expect(range.body.byteLength).toBe(100);
-    const br = await get("br", byId, { "accept-encoding": "br" }, 200);
-    expect(br.res.headers.get("content-encoding")).toBe("br");
-    const gzip = await get("gzip", byId, { "accept-encoding": "gzip" }, 200);
-    expect(gzip.res.headers.get("content-encoding")).toBe("gzip");
-    const draft = new Uint8Array(await (await fetch(`${worker.url}/page/${PAGE}/${IDS.draft}`, { headers: { "accept-encoding": "identity" } })).arrayBuffer());
-    const dcb = await get("dcb", byId, { "accept-encoding": "gzip, br, dcb", "available-dictionary": await sha256Sf(draft) }, 200);
-    expect(dcb.res.headers.get("content-encoding")).toBe("dcb");
-    const etag = identity.headers.get("etag");
-    expect(etag).toBeTruthy();
-    await get("304", byId, { "accept-encoding": "identity", "if-none-match": etag! }, 304);
-    await get("410 (suppressed)", `${worker.url}/page/${GONE_PAGE}/${IDS.gone}`, {}, 410);
-  });
+  it(
+    "every answer carrying archived bytes says sandbox and nosniff: GET, HEAD, Range, br, gzip, dcb, 304, 410, /web/ and ?at=",
+    { timeout: 30_000 },
+    async () => {
+      const byId = `${worker.url}/page/${PAGE}/${IDS.attack}`;
+      const get = async (
+        what: string,
+        url: string,
+        headers: Record<string, string>,
+        status: number,
+        method = "GET",
+      ) => {
+        const res = await fetch(url, { method, headers, redirect: "manual" });
+        const body = new Uint8Array(await res.arrayBuffer());
+        expect(res.status, what).toBe(status);
+        expectSandboxed(res.headers, what);
+        return { res, body };
+      };
+      const { res: identity, body: attackBytes } = await get("identity", byId, { "accept-encoding": "identity" }, 200);
+      expect(new TextDecoder().decode(attackBytes)).toContain("<script>");
+      expect(identity.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      await get("latest", `${worker.url}/page/${PAGE}`, {}, 200);
+      await get("?at=", `${worker.url}/page/${PAGE}?at=2021-06-01T00:00:00Z`, {}, 200);
+      const web = await fetch(`${worker.url}/web/20210601000000/${PAGE}`, { redirect: "manual" });
+      expect(web.status).toBeGreaterThanOrEqual(300);
+      expect(web.status).toBeLessThan(400);
+      await get("/web/'s target", new URL(web.headers.get("location")!, worker.url).toString(), {}, 200);
+      await get("HEAD", byId, {}, 200, "HEAD");
+      const range = await get("Range", byId, { "accept-encoding": "identity", range: "bytes=0-99" }, 206);
+      expect(range.body.byteLength).toBe(100);
+      const br = await get("br", byId, { "accept-encoding": "br" }, 200);
+      expect(br.res.headers.get("content-encoding")).toBe("br");
+      const gzip = await get("gzip", byId, { "accept-encoding": "gzip" }, 200);
+      expect(gzip.res.headers.get("content-encoding")).toBe("gzip");
+      const draft = new Uint8Array(
+        await (
+          await fetch(`${worker.url}/page/${PAGE}/${IDS.draft}`, { headers: { "accept-encoding": "identity" } })
+        ).arrayBuffer(),
+      );
+      const dcb = await get(
+        "dcb",
+        byId,
+        { "accept-encoding": "gzip, br, dcb", "available-dictionary": await sha256Sf(draft) },
+        200,
+      );
+      expect(dcb.res.headers.get("content-encoding")).toBe("dcb");
+      const etag = identity.headers.get("etag");
+      expect(etag).toBeTruthy();
+      await get("304", byId, { "accept-encoding": "identity", "if-none-match": etag! }, 304);
+      await get("410 (suppressed)", `${worker.url}/page/${GONE_PAGE}/${IDS.gone}`, {}, 410);
+    },
+  );
 
   // Runs last: it purges everything. Stripping the header in the browser is what a missing fix would look like.
-  it("control: the same revision without its CSP header runs the attack, which purges everything as the operator", { timeout: 60_000 }, async () => {
-    const path = `/page/${PAGE}/${IDS.attack}`;
-    await page.route(`${worker.url}${path}`, async (route) => {
-      const response = await route.fetch();
-      const headers = { ...response.headers() };
-      delete headers["content-security-policy"];
-      await route.fulfill({ response, headers });
-    });
-    try {
-      const before = await auditIds();
-      await page.goto(`${worker.url}${path}`);
-      await expect.poll(() => page.evaluate(() => document.documentElement.dataset.attack ?? null), { timeout: 15_000 }).toBe("done");
-      const report = JSON.parse((await page.locator("#report").textContent()) ?? "{}") as Record<string, unknown>;
-      console.info(`the attack, unsandboxed: ${JSON.stringify(report)}`);
-      expect(report.dashboard).toBe(200);
-      expect(report.purge).toMatch(/^200 \/dashboard\/purges\/\S+$/);
-      expect(new URL(page.url()).pathname, "the address bar says login").toBe("/dashboard/login");
-      expect(await page.locator("#phish").count()).toBe(1);
-      // Recorded under the operator's name, as the issue's repro found.
-      expect(await purges(before)).toEqual(["everything by local-operator"]);
-    } finally {
-      await page.unroute(`${worker.url}${path}`);
-    }
-  });
+  it(
+    "control: the same revision without its CSP header runs the attack, which purges everything as the operator",
+    { timeout: 60_000 },
+    async () => {
+      const path = `/page/${PAGE}/${IDS.attack}`;
+      await page.route(`${worker.url}${path}`, async (route) => {
+        const response = await route.fetch();
+        const headers = { ...response.headers() };
+        delete headers["content-security-policy"];
+        await route.fulfill({ response, headers });
+      });
+      try {
+        const before = await auditIds();
+        await page.goto(`${worker.url}${path}`);
+        await expect
+          .poll(() => page.evaluate(() => document.documentElement.dataset.attack ?? null), { timeout: 15_000 })
+          .toBe("done");
+        const report = JSON.parse((await page.locator("#report").textContent()) ?? "{}") as Record<string, unknown>;
+        console.info(`the attack, unsandboxed: ${JSON.stringify(report)}`);
+        expect(report.dashboard).toBe(200);
+        expect(report.purge).toMatch(/^200 \/dashboard\/purges\/\S+$/);
+        expect(new URL(page.url()).pathname, "the address bar says login").toBe("/dashboard/login");
+        expect(await page.locator("#phish").count()).toBe(1);
+        // Recorded under the operator's name, as the issue's repro found.
+        expect(await purges(before)).toEqual(["everything by local-operator"]);
+      } finally {
+        await page.unroute(`${worker.url}${path}`);
+      }
+    },
+  );
 });

@@ -18,7 +18,8 @@ import { seedPage } from "../support/seed-page.ts";
 
 const run = promisify(execFile);
 const PAGE = "Curl_compressed";
-const prose = (i: number) => `== Revision ${i} ==\n` + `Line of revision ${i}, long enough to be worth compressing. `.repeat(80) + "\n";
+const prose = (i: number) =>
+  `== Revision ${i} ==\n` + `Line of revision ${i}, long enough to be worth compressing. `.repeat(80) + "\n";
 
 let worker: LocalWorker;
 
@@ -38,7 +39,15 @@ async function curl(path: string, ...args: string[]): Promise<{ headers: Map<str
     const [headerFile, bodyFile] = [join(dir, "headers"), join(dir, "body")];
     await run("curl", ["-sS", "--fail", "-D", headerFile, "-o", bodyFile, ...args, `${worker.url}${path}`]);
     const lines = (await readFile(headerFile, "latin1")).split("\r\n").slice(1).filter(Boolean);
-    const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()] as [string, string]));
+    const headers = new Map(
+      lines.map(
+        (line) =>
+          [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()] as [
+            string,
+            string,
+          ],
+      ),
+    );
     return { headers, body: await readFile(bodyFile) };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -73,7 +82,9 @@ describe("curl --compressed", () => {
 
 describe("Node fetch", () => {
   it("asks for br or gzip, decodes what it gets, and matches the identity body", async () => {
-    const identity = await (await fetch(`${worker.url}/page/${PAGE}/3`, { headers: { "accept-encoding": "identity" } })).text();
+    const identity = await (
+      await fetch(`${worker.url}/page/${PAGE}/3`, { headers: { "accept-encoding": "identity" } })
+    ).text();
     const res = await fetch(`${worker.url}/page/${PAGE}/3`);
     expect(res.headers.get("content-encoding")).toMatch(/^(br|gzip)$/);
     expect(await res.text()).toBe(identity);

@@ -11,14 +11,19 @@ import { describe, expect, it } from "vitest";
 import { useDemoAndBrowser } from "../support/demo-browser.ts";
 
 /** What the function run in the page reads; the project's tsconfig types Workers, not the DOM. */
-declare const document: { body: { innerText: string }; querySelector(selector: string): { textContent: string | null } | null };
+declare const document: {
+  body: { innerText: string };
+  querySelector(selector: string): { textContent: string | null } | null;
+};
 
 const PAGE = "Vellum";
 
 const demo = useDemoAndBrowser();
 
 async function oldestRevisions(count: number): Promise<number[]> {
-  const res = await fetch(`${demo.dev.url}/page/${PAGE}/history?limit=500`, { headers: { accept: "application/json" } });
+  const res = await fetch(`${demo.dev.url}/page/${PAGE}/history?limit=500`, {
+    headers: { accept: "application/json" },
+  });
   expect(res.status).toBe(200);
   const { revisions } = (await res.json()) as { revisions: Array<{ id: number }> };
   return revisions
@@ -57,7 +62,9 @@ describe("dcb in Chromium", () => {
       const open = async (id: number) => {
         const res = await page.goto(`${demo.dev.url}/page/${PAGE}/${id}`);
         expect(res?.status()).toBe(200);
-        const identity = await (await fetch(`${demo.dev.url}/page/${PAGE}/${id}`, { headers: { "accept-encoding": "identity" } })).text();
+        const identity = await (
+          await fetch(`${demo.dev.url}/page/${PAGE}/${id}`, { headers: { "accept-encoding": "identity" } })
+        ).text();
         // A text/plain document is one <pre> holding the text as sent.
         expect(await page.evaluate(() => document.querySelector("pre")?.textContent ?? null)).toBe(identity);
         return seen.at(-1)!;
@@ -70,7 +77,9 @@ describe("dcb in Chromium", () => {
 
       for (const id of [second!, third!]) {
         const next = await open(id);
-        expect(next.request["available-dictionary"], "Chromium offers the revision before as a dictionary").toMatch(/^:[A-Za-z0-9+/]{43}=:$/);
+        expect(next.request["available-dictionary"], "Chromium offers the revision before as a dictionary").toMatch(
+          /^:[A-Za-z0-9+/]{43}=:$/,
+        );
         expect(next.request["accept-encoding"]).toContain("dcb");
         expect(next.response["content-encoding"]).toBe("dcb");
         expect(next.response.vary?.toLowerCase()).toContain("available-dictionary");
@@ -89,9 +98,13 @@ describe("dcb in Chromium", () => {
       expect(res?.status()).toBe(200);
       const latest = seen.at(-1)!;
       expect(latest.url).toBe(`${demo.dev.url}/page/${PAGE}`);
-      expect(latest.request["available-dictionary"], "Chromium offers revision N for the latest's URL").toMatch(/^:[A-Za-z0-9+/]{43}=:$/);
+      expect(latest.request["available-dictionary"], "Chromium offers revision N for the latest's URL").toMatch(
+        /^:[A-Za-z0-9+/]{43}=:$/,
+      );
       expect(latest.response["content-encoding"]).toBe("dcb");
-      const identity = await (await fetch(`${demo.dev.url}/page/${PAGE}/${latestId}`, { headers: { "accept-encoding": "identity" } })).text();
+      const identity = await (
+        await fetch(`${demo.dev.url}/page/${PAGE}/${latestId}`, { headers: { "accept-encoding": "identity" } })
+      ).text();
       expect(await page.evaluate(() => document.querySelector("pre")?.textContent ?? null)).toBe(identity);
     });
   }, 60_000);

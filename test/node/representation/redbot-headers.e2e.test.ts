@@ -69,7 +69,8 @@ const CLIENTS = {
 type Client = keyof typeof CLIENTS;
 
 /** A response header as REDbot's HAR gives it (the value as on the wire, after the colon). */
-const header = (entry: HarEntry, name: string) => entry.response.headers.find((h) => h.name.toLowerCase() === name)?.value.trim() ?? null;
+const header = (entry: HarEntry, name: string) =>
+  entry.response.headers.find((h) => h.name.toLowerCase() === name)?.value.trim() ?? null;
 
 /**
  * BAD notes that are the dev stack's (wrangler dev / Miniflare), not the archive's: each with the reason
@@ -88,7 +89,10 @@ const ALLOWED: Record<string, { why: string; applies: (entry: HarEntry, client: 
   // (developers.cloudflare.com/cache/reference/etag-headers, speed/optimization/content/compression).
   RANGE_INCORRECT: {
     why: "wrangler dev recodes the archive's br to gzip under the br ETag; Cloudflare sends br as it is",
-    applies: (entry, client) => client === "gzip before br" && header(entry, "content-encoding") === "gzip" && /-br"$/.test(header(entry, "etag") ?? ""),
+    applies: (entry, client) =>
+      client === "gzip before br" &&
+      header(entry, "content-encoding") === "gzip" &&
+      /-br"$/.test(header(entry, "etag") ?? ""),
   },
 };
 
@@ -98,10 +102,19 @@ describeNeeding(NO_PYTHON_VENV, "REDbot finds nothing BAD that is the archive's"
   const report: string[] = [];
 
   beforeAll(async () => {
-    [worker, venv] = await Promise.all([startLocalWorker({ vars: { ENVIRONMENT: "development" } }), pypiVenv([REDBOT])]);
+    [worker, venv] = await Promise.all([
+      startLocalWorker({ vars: { ENVIRONMENT: "development" } }),
+      pypiVenv([REDBOT]),
+    ]);
     // Prose that compresses as wiki text does (about 3:1), so a ranged probe of the br body is a part of it.
     let seed = 26;
-    const word = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), ["archive", "revision", "page", "memento", "cache", "history", "edit", "time", "reader", "gate", "map", "link"][seed % 12]! + (seed % 97));
+    const word = () => (
+      (seed = (seed * 1103515245 + 12345) % 2 ** 31),
+      ["archive", "revision", "page", "memento", "cache", "history", "edit", "time", "reader", "gate", "map", "link"][
+        seed % 12
+      ]! +
+        (seed % 97)
+    );
     const prose = (id: number) => `== Revision ${id} ==\n` + Array.from({ length: 400 }, word).join(" ") + "\n";
     await seedPage(worker, PAGE, 5, "REDbot", prose);
   }, PIP_INSTALL_TIMEOUT_MS + 180_000);
@@ -112,20 +125,44 @@ describeNeeding(NO_PYTHON_VENV, "REDbot finds nothing BAD that is the archive's"
   }, 30_000);
 
   /** REDbot's notes on `path` as `client` asks, checked: the response is a 200, and no BAD note is the archive's. */
-  async function check(what: string, path: string, client: Client, extra: ReadonlyArray<readonly [string, string]> = []): Promise<void> {
-    const { stdout } = await run(venv.python, ["-c", CHECK, `${worker.url}${path}`, JSON.stringify([...CLIENTS[client], ...extra])], { timeout: 120_000 });
+  async function check(
+    what: string,
+    path: string,
+    client: Client,
+    extra: ReadonlyArray<readonly [string, string]> = [],
+  ): Promise<void> {
+    const { stdout } = await run(
+      venv.python,
+      ["-c", CHECK, `${worker.url}${path}`, JSON.stringify([...CLIENTS[client], ...extra])],
+      { timeout: 120_000 },
+    );
     const har = JSON.parse(stdout) as { log: { entries: HarEntry[]; _red_error?: string } };
     expect(har.log._red_error, `${what}, ${client}`).toBeUndefined();
     const entry = har.log.entries[0]!;
     expect(entry.response.status, `${what}, ${client}`).toBe(200);
     const notes = entry._red_messages;
-    report.push(`${what} (${path}), ${client}:`, ...notes.map((n) => `  ${n.level} ${n.note_id}: ${n.summary}${n.level === "BAD" && ALLOWED[n.note_id] ? ` [dev stack: ${ALLOWED[n.note_id]!.why}]` : ""}`));
+    report.push(
+      `${what} (${path}), ${client}:`,
+      ...notes.map(
+        (n) =>
+          `  ${n.level} ${n.note_id}: ${n.summary}${n.level === "BAD" && ALLOWED[n.note_id] ? ` [dev stack: ${ALLOWED[n.note_id]!.why}]` : ""}`,
+      ),
+    );
     const bad = notes.filter((n) => n.level === "BAD" && !ALLOWED[n.note_id]?.applies(entry, client));
-    expect(bad.map((n) => `${n.note_id}: ${n.summary}`), `${what} (${path}), ${client}`).toEqual([]);
+    expect(
+      bad.map((n) => `${n.note_id}: ${n.summary}`),
+      `${what} (${path}), ${client}`,
+    ).toEqual([]);
     // The probes ran: a note from each of REDbot's conditional and ranged requests.
     const ids = notes.map((n) => n.note_id);
-    expect(ids.some((id) => id.startsWith("INM_")), `${what}, ${client}: If-None-Match probed`).toBe(true);
-    expect(ids.some((id) => id.startsWith("RANGE_")), `${what}, ${client}: Range probed`).toBe(true);
+    expect(
+      ids.some((id) => id.startsWith("INM_")),
+      `${what}, ${client}: If-None-Match probed`,
+    ).toBe(true);
+    expect(
+      ids.some((id) => id.startsWith("RANGE_")),
+      `${what}, ${client}: Range probed`,
+    ).toBe(true);
   }
 
   const targets: Array<[string, string, ReadonlyArray<readonly [string, string]>?]> = [

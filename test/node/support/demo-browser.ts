@@ -32,7 +32,8 @@ export function useDemoAndBrowser(options: { args?: () => string[]; tailLines?: 
   }, 120_000);
 
   afterEach(({ task }) => {
-    if (task.result?.state === "fail" && started.dev) console.error(`palimpsest dev, last lines:\n${started.dev.tail(options.tailLines ?? 40)}`);
+    if (task.result?.state === "fail" && started.dev)
+      console.error(`palimpsest dev, last lines:\n${started.dev.tail(options.tailLines ?? 40)}`);
   });
 
   afterAll(async () => {

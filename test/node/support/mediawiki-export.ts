@@ -41,7 +41,12 @@ export interface ExportInput {
 }
 
 export function escapeXml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/\r/g, "&#13;");
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/\r/g, "&#13;");
 }
 
 /** MediaWiki's SHA-1 form: base 36, lower case, zero-padded to 31 digits. */
@@ -58,17 +63,36 @@ function revisionXml(rev: ExportRevisionInput, version: string): string {
   const who = rev.contributor === undefined ? { username: "Example", userId: 7 } : rev.contributor;
   if (who !== null) {
     if ("ip" in who) lines.push("      <contributor>", `        <ip>${escapeXml(who.ip)}</ip>`, "      </contributor>");
-    else lines.push("      <contributor>", `        <username>${escapeXml(who.username)}</username>`, `        <id>${who.userId ?? 1}</id>`, "      </contributor>");
+    else
+      lines.push(
+        "      <contributor>",
+        `        <username>${escapeXml(who.username)}</username>`,
+        `        <id>${who.userId ?? 1}</id>`,
+        "      </contributor>",
+      );
   }
-  if (rev.comment !== null && rev.comment !== undefined) lines.push(`      <comment>${escapeXml(rev.comment)}</comment>`);
+  if (rev.comment !== null && rev.comment !== undefined)
+    lines.push(`      <comment>${escapeXml(rev.comment)}</comment>`);
   if (version === "0.11" && rev.id !== null && rev.id !== undefined) lines.push(`      <origin>${rev.id}</origin>`);
   if (rev.model !== null) lines.push(`      <model>${rev.model ?? "wikitext"}</model>`);
   if (rev.format !== null) lines.push(`      <format>${rev.format ?? "text/x-wiki"}</format>`);
   const text = rev.text === undefined ? "" : rev.text;
-  const sha1 = rev.sha1 === undefined || rev.sha1 === true ? (text === null ? null : mediaWikiSha1(text)) : rev.sha1 === false ? null : rev.sha1;
+  const sha1 =
+    rev.sha1 === undefined || rev.sha1 === true
+      ? text === null
+        ? null
+        : mediaWikiSha1(text)
+      : rev.sha1 === false
+        ? null
+        : rev.sha1;
   if (text !== null) {
-    const bytes = rev.bytes === undefined || rev.bytes === true ? Buffer.byteLength(text) : rev.bytes === false ? null : rev.bytes;
-    const attrs = [bytes === null ? "" : ` bytes="${bytes}"`, version === "0.11" && sha1 ? ` sha1="${sha1}"` : "", ' xml:space="preserve"'].join("");
+    const bytes =
+      rev.bytes === undefined || rev.bytes === true ? Buffer.byteLength(text) : rev.bytes === false ? null : rev.bytes;
+    const attrs = [
+      bytes === null ? "" : ` bytes="${bytes}"`,
+      version === "0.11" && sha1 ? ` sha1="${sha1}"` : "",
+      ' xml:space="preserve"',
+    ].join("");
     lines.push(`      <text${attrs}>${escapeXml(text)}</text>`);
   }
   if (sha1) lines.push(`      <sha1>${sha1}</sha1>`);
@@ -119,20 +143,41 @@ export function generateHistory(count: number, options: { firstId?: number; seed
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     return seed / 0x7fffffff;
   };
-  const words = ["archive", "revision", "éditions", "naïve", "日本語", "Ωμέγα", "emoji 😀", "café", "the", "of", "and", "<tag>", "a & b", '"quoted"', "line\r\nbreak"];
+  const words = [
+    "archive",
+    "revision",
+    "éditions",
+    "naïve",
+    "日本語",
+    "Ωμέγα",
+    "emoji 😀",
+    "café",
+    "the",
+    "of",
+    "and",
+    "<tag>",
+    "a & b",
+    '"quoted"',
+    "line\r\nbreak",
+  ];
   const paragraphs: string[] = ["== Introduction ==", "This page is generated for tests."];
   const revisions: GeneratedRevision[] = [];
   const start = Date.UTC(2019, 0, 1) / 1000;
   for (let i = 0; i < count; i++) {
     const at = Math.floor(rand() * paragraphs.length);
-    const sentence = Array.from({ length: 8 + Math.floor(rand() * 20) }, () => words[Math.floor(rand() * words.length)]).join(" ");
+    const sentence = Array.from(
+      { length: 8 + Math.floor(rand() * 20) },
+      () => words[Math.floor(rand() * words.length)],
+    ).join(" ");
     if (rand() < 0.2 && paragraphs.length > 3) paragraphs.splice(at, 1);
     else paragraphs.splice(at, 0, sentence);
     const id = firstId + i;
     revisions.push({
       id,
       parentId: i === 0 ? null : id - 1,
-      timestamp: new Date((start + i * 86_400 + Math.floor(rand() * 80_000)) * 1000).toISOString().replace(".000Z", "Z"),
+      timestamp: new Date((start + i * 86_400 + Math.floor(rand() * 80_000)) * 1000)
+        .toISOString()
+        .replace(".000Z", "Z"),
       contributor: i % 3 === 2 ? { ip: `192.0.2.${i}` } : { username: `Editor ${i % 4}`, userId: 10 + (i % 4) },
       comment: `edit ${i}: ${i % 2 ? "copy-edit" : "add section"} <b>&amp;</b>`,
       text: `${paragraphs.join("\n\n")}\n`,

@@ -60,18 +60,25 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
  * resolves once `/healthz` answers and, unless `ready` says otherwise, the
  * command has printed that line (e.g. the demo pages being ready).
  */
-export async function startPalimpsestDev(args: string[] = [], options: { ready?: RegExp; timeoutMs?: number; checkout?: string } = {}): Promise<PalimpsestDev> {
+export async function startPalimpsestDev(
+  args: string[] = [],
+  options: { ready?: RegExp; timeoutMs?: number; checkout?: string } = {},
+): Promise<PalimpsestDev> {
   const timeoutMs = options.timeoutMs ?? 90_000;
   const dir = mkdtempSync(join(tmpdir(), "palimpsest-dev-"));
   const port = await freePort();
   // `checkout`: a copy of the repository to run `npm start` in, as a developer does (its CLI, in its root, its .dev.vars).
   const cli = options.checkout ? join(options.checkout, "src/tools/cli/palimpsest.js") : PALIMPSEST_CLI;
-  const child = spawn(process.execPath, [cli, "dev", "--port", String(port), "--persist-to", join(dir, "state"), ...args], {
-    cwd: options.checkout ?? dir,
-    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, "dev", "--port", String(port), "--persist-to", join(dir, "state"), ...args],
+    {
+      cwd: options.checkout ?? dir,
+      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   // If this test process dies first, the server must not outlive it.
   const onExit = () => killGroup(child, "SIGKILL");
   process.once("exit", onExit);
@@ -92,7 +99,8 @@ export async function startPalimpsestDev(args: string[] = [], options: { ready?:
     const until = Date.now() + timeoutMs;
     const waitFor = async (what: string, done: () => boolean) => {
       while (!done()) {
-        if (child.exitCode !== null) throw new Error(`palimpsest dev exited (${child.exitCode}) before ${what}:\n${tail()}`);
+        if (child.exitCode !== null)
+          throw new Error(`palimpsest dev exited (${child.exitCode}) before ${what}:\n${tail()}`);
         if (Date.now() > until) throw new Error(`palimpsest dev: no ${what} within ${timeoutMs / 1000} s:\n${tail()}`);
         await new Promise((r) => setTimeout(r, 100));
       }

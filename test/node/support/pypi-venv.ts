@@ -28,7 +28,8 @@ const run = promisify(execFile);
 /** Null when python3 can make a venv with pip in it (Debian: python3-venv); else why not. For describeNeeding. */
 export const NO_PYTHON_VENV = firstMissing(
   commandMissing("python3"),
-  commandMissing("python3", ["-c", "import venv, ensurepip"]) && "python3 cannot make a venv with pip (Debian: apt-get install python3-venv python3-pip)",
+  commandMissing("python3", ["-c", "import venv, ensurepip"]) &&
+    "python3 cannot make a venv with pip (Debian: apt-get install python3-venv python3-pip)",
 );
 
 /** pip's whole install, generous for a slow mirror on a loaded machine. */
@@ -46,7 +47,10 @@ const MARKER = ".palimpsest-installed";
 /** A venv holding `requirements` (pip specifiers), made now or reused from an earlier run. */
 export async function pypiVenv(requirements: readonly string[]): Promise<PypiVenv> {
   const { stdout: version } = await run("python3", ["-c", "import sys; print(sys.version)"]);
-  const key = createHash("sha256").update(`${version}\n${[...requirements].sort().join("\n")}`).digest("hex").slice(0, 16);
+  const key = createHash("sha256")
+    .update(`${version}\n${[...requirements].sort().join("\n")}`)
+    .digest("hex")
+    .slice(0, 16);
   const dir = join(tmpdir(), `palimpsest-venv-${key}`);
   const venv: PypiVenv = { dir, python: join(dir, "bin/python"), bin: (name) => join(dir, "bin", name) };
   const lock = `${dir}.lock`;
@@ -59,7 +63,10 @@ export async function pypiVenv(requirements: readonly string[]): Promise<PypiVen
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       // Another run is installing it; a lock older than any install is a crashed run's.
-      if (Date.now() > deadline) throw new Error(`${lock} is still held after ${PIP_INSTALL_TIMEOUT_MS / 1000} s; remove it if no test is running`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${lock} is still held after ${PIP_INSTALL_TIMEOUT_MS / 1000} s; remove it if no test is running`,
+        );
       await sleep(1_000);
     }
   }
@@ -68,10 +75,14 @@ export async function pypiVenv(requirements: readonly string[]): Promise<PypiVen
     // A folder without the marker is an install that did not finish: start again.
     await rm(dir, { recursive: true, force: true });
     await run("python3", ["-m", "venv", dir]);
-    await run(venv.python, ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", ...requirements], {
-      timeout: PIP_INSTALL_TIMEOUT_MS,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    await run(
+      venv.python,
+      ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", ...requirements],
+      {
+        timeout: PIP_INSTALL_TIMEOUT_MS,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     const { stdout: frozen } = await run(venv.python, ["-m", "pip", "freeze", "--disable-pip-version-check"]);
     await writeFile(join(dir, MARKER), frozen);
     return venv;

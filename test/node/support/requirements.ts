@@ -19,7 +19,8 @@ import { describe, it, type TestFunction, type TestOptions } from "vitest";
 export const CI = process.env.CI === "true";
 
 /** What a reader of a failure or a skip is told to do about it. */
-const REMEDY = "npm run pretest installs the tools and fetches the sources; the shared corpus lives at ../shared/corpus";
+const REMEDY =
+  "npm run pretest installs the tools and fetches the sources; the shared corpus lives at ../shared/corpus";
 
 /** The first of the reasons that is one (null: nothing is missing). */
 export function firstMissing(...reasons: Array<string | null | undefined | false>): string | null {

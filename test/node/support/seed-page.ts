@@ -12,7 +12,13 @@ import { ArchiveClient } from "../../../src/tools/local/archive-client.ts";
 import type { WriteBody } from "../../../src/wire.ts";
 
 /** Throws the archive's problem detail if the write is refused. At most 31 revisions (one a day in January). */
-export function seedPage(worker: { url: string; token: string }, page: string, count: number, contributor: string, text: (id: number) => string): Promise<WriteBody> {
+export function seedPage(
+  worker: { url: string; token: string },
+  page: string,
+  count: number,
+  contributor: string,
+  text: (id: number) => string,
+): Promise<WriteBody> {
   if (count < 1 || count > 31) throw new RangeError(`seedPage writes 1 to 31 revisions, not ${count}`);
   const revisions: NewRevision[] = Array.from({ length: count }, (_, i) => i + 1).map((id) => ({
     id,

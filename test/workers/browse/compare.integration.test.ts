@@ -15,15 +15,21 @@ describe("comparing two revisions", () => {
     after[14] = "Line 15 of the book.";
     await appendOk("Cmp_one_line", twoRevisions(10, BASE.join("\n") + "\n", after.join("\n") + "\n"));
     const html = await htmlOf(await browse("/page/Cmp_one_line/compare/10...11"));
-    expect(html).toMatch(/<tr class="del"><td class="ln">15<\/td><td class="ln"><\/td>.*?Line 15 of the <del>page<\/del>/s);
-    expect(html).toMatch(/<tr class="add"><td class="ln"><\/td><td class="ln">15<\/td>.*?Line 15 of the <ins>book<\/ins>/s);
+    expect(html).toMatch(
+      /<tr class="del"><td class="ln">15<\/td><td class="ln"><\/td>.*?Line 15 of the <del>page<\/del>/s,
+    );
+    expect(html).toMatch(
+      /<tr class="add"><td class="ln"><\/td><td class="ln">15<\/td>.*?Line 15 of the <ins>book<\/ins>/s,
+    );
     expect(textOf(html)).toContain("1 lines removed, 1 added");
     // Three lines of context each side; the rest is folded.
     expect(textOf(html)).toContain("… 11 unchanged lines …");
     expect(textOf(html)).toContain("… 12 unchanged lines …");
     expect(html).toContain("Line 12 of the page.");
     expect(html).not.toContain("Line 11 of the page.");
-    expect(links(html)).toEqual(expect.arrayContaining(["/page/Cmp_one_line/10", "/page/Cmp_one_line/11", "/page/Cmp_one_line/history"]));
+    expect(links(html)).toEqual(
+      expect.arrayContaining(["/page/Cmp_one_line/10", "/page/Cmp_one_line/11", "/page/Cmp_one_line/history"]),
+    );
   });
 
   it("says so when two revisions are the same text", async () => {
@@ -81,7 +87,12 @@ describe("comparing two revisions", () => {
     expect(html).toContain("browse.compareMaxEditLength");
     // Just under the bound, the same kind of pair is compared.
     const m = LIMITS.browse.compareMaxEditLength / 2 - 1;
-    await appendOk("Cmp_unrelated_ok", twoRevisions(1, a.split("\n").slice(0, m).join("\n") + "\n", b.split("\n").slice(0, m).join("\n") + "\n"));
-    expect(textOf(await htmlOf(await browse("/page/Cmp_unrelated_ok/compare/1...2")))).toContain(`${m} lines removed, ${m} added`);
+    await appendOk(
+      "Cmp_unrelated_ok",
+      twoRevisions(1, a.split("\n").slice(0, m).join("\n") + "\n", b.split("\n").slice(0, m).join("\n") + "\n"),
+    );
+    expect(textOf(await htmlOf(await browse("/page/Cmp_unrelated_ok/compare/1...2")))).toContain(
+      `${m} lines removed, ${m} added`,
+    );
   });
 });

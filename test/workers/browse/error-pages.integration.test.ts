@@ -29,7 +29,13 @@ describe("errors in a browser", () => {
   });
 
   it("stay problem JSON for API clients", async () => {
-    for (const accept of [undefined, "*/*", "application/json", "application/problem+json", "text/html;q=0.1, application/json"]) {
+    for (const accept of [
+      undefined,
+      "*/*",
+      "application/json",
+      "application/problem+json",
+      "text/html;q=0.1, application/json",
+    ]) {
       const res = await request("/no/such/route", accept ? { headers: { accept } } : {});
       expect(res.status, accept).toBe(404);
       expect(res.headers.get("content-type"), accept).toBe("application/problem+json");

@@ -4,7 +4,10 @@ import { browse, htmlOf, links } from "./support/browse-pages.ts";
 
 /** Revisions spread over three years, two per year. */
 function yearsHistory(firstId: number) {
-  return linearHistory(6, firstId, (i) => `== Year text ==\nLine ${i}\n`).map((r, i) => ({ ...r, timestamp: `${2015 + Math.floor(i / 2)}-0${1 + (i % 2)}-10T12:00:00Z` }));
+  return linearHistory(6, firstId, (i) => `== Year text ==\nLine ${i}\n`).map((r, i) => ({
+    ...r,
+    timestamp: `${2015 + Math.floor(i / 2)}-0${1 + (i % 2)}-10T12:00:00Z`,
+  }));
 }
 
 describe("a page's history as HTML", () => {
@@ -27,7 +30,13 @@ describe("a page's history as HTML", () => {
 
   it("serves JSON at the same URL to API clients, also varying on Accept", async () => {
     await appendOk("Hist_html_json", linearHistory(2, 1));
-    for (const accept of [undefined, "*/*", "application/json", "text/html;q=0.5, application/json", "application/json, text/html;q=0.9"]) {
+    for (const accept of [
+      undefined,
+      "*/*",
+      "application/json",
+      "text/html;q=0.5, application/json",
+      "application/json, text/html;q=0.9",
+    ]) {
       const res = await request("/page/Hist_html_json/history", accept ? { headers: { accept } } : {});
       expect(res.status, accept).toBe(200);
       expect(res.headers.get("content-type"), accept).toMatch(/^application\/json/);

@@ -16,7 +16,10 @@ async function homeOnceListed(key: string, timeoutMs = 5_000): Promise<string> {
 
 describe("the front page", () => {
   it("says what the archive is, offers a labelled title search, and lists a page just changed with the totals", async () => {
-    await appendOk("Front_recent", linearHistory(4, 1, (i) => `Front page text ${i}\n`.repeat(20)));
+    await appendOk(
+      "Front_recent",
+      linearHistory(4, 1, (i) => `Front page text ${i}\n`.repeat(20)),
+    );
     const html = await homeOnceListed("Front_recent");
     expect(html).toContain('<html lang="en">');
     expect(html).toMatch(/<main id="main"/);
@@ -55,7 +58,10 @@ describe("title search", () => {
     expect(links(await htmlOf(await browse("/search?q=Srch")))).toContain("/page/Srchfold/history");
     // Spaces are underscores in titles, as everywhere else.
     const spaced = await htmlOf(await browse("/search?q=Srch%20delta"));
-    expect(links(spaced).filter((h) => h.startsWith("/page/Srch_") && h.endsWith("/history"))).toEqual(["/page/Srch_delta/history", "/page/Srch_delta_2/history"]);
+    expect(links(spaced).filter((h) => h.startsWith("/page/Srch_") && h.endsWith("/history"))).toEqual([
+      "/page/Srch_delta/history",
+      "/page/Srch_delta_2/history",
+    ]);
   });
 
   it(`shows ${LIMITS.browse.searchResults} titles a page, then the rest after the next link`, async () => {
@@ -68,7 +74,9 @@ describe("title search", () => {
     const next = links(first).find((h) => h.startsWith("/search?"));
     expect(next).toBe(`/search?q=Many_&after=${keys[LIMITS.browse.searchResults - 1]}`);
     const second = await htmlOf(await browse(next!));
-    expect(links(second).filter((h) => /^\/page\/Many_\d+\/history$/.test(h))).toEqual(keys.slice(LIMITS.browse.searchResults).map((k) => `/page/${k}/history`));
+    expect(links(second).filter((h) => /^\/page\/Many_\d+\/history$/.test(h))).toEqual(
+      keys.slice(LIMITS.browse.searchResults).map((k) => `/page/${k}/history`),
+    );
     expect(links(second).some((h) => h.startsWith("/search?"))).toBe(false);
   });
 
@@ -86,6 +94,6 @@ describe("title search", () => {
     const long = await htmlOf(await browse(`/search?q=${"a".repeat(LIMITS.page.maxTitleBytes + 1)}`), 400);
     expect(textOf(long)).toContain(`A title is at most ${LIMITS.page.maxTitleBytes} bytes long`);
     const illegal = await htmlOf(await browse("/search?q=a%23b"), 400);
-    expect(textOf(illegal)).toContain("No title can start with this: title contains the illegal character \"#\"");
+    expect(textOf(illegal)).toContain('No title can start with this: title contains the illegal character "#"');
   });
 });

@@ -6,7 +6,12 @@
  */
 import "../../../src/codec/install-worker.ts";
 import { describe, expect, it } from "vitest";
-import { brotliCompress, brotliDecompress, brotliDecompressInto, brotliDecompressKnownSize } from "../../../src/codec/index.ts";
+import {
+  brotliCompress,
+  brotliDecompress,
+  brotliDecompressInto,
+  brotliDecompressKnownSize,
+} from "../../../src/codec/index.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { prng } from "./support/prng.ts";
 import { KiB, MiB, concat, expectCodecError, expectSameBytes, htmlLike } from "./support/inputs.ts";
@@ -20,7 +25,10 @@ describe("brotliDecompressKnownSize", () => {
     expectSameBytes(brotliDecompressKnownSize(packed, page.byteLength), page);
     const dictionary = page.subarray(0, 200 * KiB);
     const delta = brotliCompress(page, { quality: 5, dictionary });
-    expectSameBytes(brotliDecompressKnownSize(delta, page.byteLength, { dictionary }), brotliDecompress(delta, { dictionary }));
+    expectSameBytes(
+      brotliDecompressKnownSize(delta, page.byteLength, { dictionary }),
+      brotliDecompress(delta, { dictionary }),
+    );
   });
 
   it("decodes only a prefix when asked, and returns exactly it", () => {
@@ -30,9 +38,17 @@ describe("brotliDecompressKnownSize", () => {
   });
 
   it("names a stream longer than promised, one cut short, and bytes after the end", () => {
-    expect(expectCodecError(() => brotliDecompressKnownSize(packed, page.byteLength - 1), "OUTPUT_LIMIT").message).toMatch(/past/);
-    expectCodecError(() => brotliDecompressKnownSize(packed.subarray(0, packed.byteLength >> 1), page.byteLength), "TRUNCATED_INPUT");
-    expectCodecError(() => brotliDecompressKnownSize(concat([packed, Uint8Array.of(1, 2, 3)]), page.byteLength), "TRAILING_DATA");
+    expect(
+      expectCodecError(() => brotliDecompressKnownSize(packed, page.byteLength - 1), "OUTPUT_LIMIT").message,
+    ).toMatch(/past/);
+    expectCodecError(
+      () => brotliDecompressKnownSize(packed.subarray(0, packed.byteLength >> 1), page.byteLength),
+      "TRUNCATED_INPUT",
+    );
+    expectCodecError(
+      () => brotliDecompressKnownSize(concat([packed, Uint8Array.of(1, 2, 3)]), page.byteLength),
+      "TRAILING_DATA",
+    );
     // A stream that ends before the promised size comes back short, for the caller to judge.
     expect(brotliDecompressKnownSize(packed, page.byteLength + 10).byteLength).toBe(page.byteLength);
   });
@@ -49,7 +65,10 @@ describe("brotliDecompressKnownSize", () => {
 
   it("reads an empty stream whole", () => {
     expect(brotliDecompressKnownSize(brotliCompress(new Uint8Array(0)), 0).byteLength).toBe(0);
-    expectCodecError(() => brotliDecompressKnownSize(concat([brotliCompress(new Uint8Array(0)), Uint8Array.of(9)]), 0), "TRAILING_DATA");
+    expectCodecError(
+      () => brotliDecompressKnownSize(concat([brotliCompress(new Uint8Array(0)), Uint8Array.of(9)]), 0),
+      "TRAILING_DATA",
+    );
   });
 });
 
@@ -68,8 +87,14 @@ describe("brotliDecompressInto", () => {
 
   it("refuses a buffer too small, a stream cut short and bytes after the end", () => {
     expectCodecError(() => brotliDecompressInto(packed, new Uint8Array(page.byteLength - 1)), "OUTPUT_LIMIT");
-    expectCodecError(() => brotliDecompressInto(packed.subarray(0, packed.byteLength >> 1), new Uint8Array(page.byteLength)), "TRUNCATED_INPUT");
-    expectCodecError(() => brotliDecompressInto(concat([packed, Uint8Array.of(1)]), new Uint8Array(page.byteLength)), "TRAILING_DATA");
+    expectCodecError(
+      () => brotliDecompressInto(packed.subarray(0, packed.byteLength >> 1), new Uint8Array(page.byteLength)),
+      "TRUNCATED_INPUT",
+    );
+    expectCodecError(
+      () => brotliDecompressInto(concat([packed, Uint8Array.of(1)]), new Uint8Array(page.byteLength)),
+      "TRAILING_DATA",
+    );
     expect(brotliDecompressInto(brotliCompress(new Uint8Array(0)), new Uint8Array(0))).toBe(0);
   });
 

@@ -52,7 +52,11 @@ function declaredWindow(stream: Uint8Array): { lgwin: number; large: boolean } {
   return { lgwin: 8 + m, large: false };
 }
 
-function compressInPushes(input: Uint8Array, options: ConstructorParameters<typeof BrotliEncoder>[0], piece: number): Uint8Array {
+function compressInPushes(
+  input: Uint8Array,
+  options: ConstructorParameters<typeof BrotliEncoder>[0],
+  piece: number,
+): Uint8Array {
   const enc = new BrotliEncoder(options);
   const parts: Uint8Array[] = [];
   for (let i = 0; i < input.byteLength; i += piece) parts.push(...enc.push(input.subarray(i, i + piece)));
@@ -71,7 +75,10 @@ describe("brotli round trips", () => {
           const packed = brotliCompress(input, { quality, lgwin });
           expectSameBytes(brotliDecompress(packed), input, name);
           // q0/q1 (the one- and two-pass fast encoders) never use a window below 18.
-          expect(declaredWindow(packed), name).toEqual({ lgwin: quality <= 1 ? Math.max(lgwin, 18) : lgwin, large: false });
+          expect(declaredWindow(packed), name).toEqual({
+            lgwin: quality <= 1 ? Math.max(lgwin, 18) : lgwin,
+            large: false,
+          });
         }
       });
     }
@@ -109,7 +116,12 @@ describe("brotli large-window streams", () => {
   const page = htmlLike(prng(25), 64 * KiB);
 
   it("round-trips at lgwin 25..30 when both sides opt in, and says so in the header", () => {
-    for (const [quality, lgwin] of [[5, 25], [5, 26], [9, 30], [11, 30]] as const) {
+    for (const [quality, lgwin] of [
+      [5, 25],
+      [5, 26],
+      [9, 30],
+      [11, 30],
+    ] as const) {
       const packed = brotliCompress(page, { largeWindow: true, lgwin, quality });
       expect(declaredWindow(packed), `q${quality} lgwin ${lgwin}`).toEqual({ lgwin, large: true });
       expectSameBytes(brotliDecompress(packed, { largeWindow: true }), page, `q${quality} lgwin ${lgwin}`);
@@ -160,7 +172,8 @@ describe("brotli argument checks", () => {
 
   it("rejects windows outside 10..24, or 10..30 in large-window mode, with INVALID_ARGUMENT", () => {
     for (const lgwin of [9, 25, 16.5]) expectCodecError(() => brotliCompress(one, { lgwin }), "INVALID_ARGUMENT");
-    for (const lgwin of [9, 31]) expectCodecError(() => brotliCompress(one, { lgwin, largeWindow: true }), "INVALID_ARGUMENT");
+    for (const lgwin of [9, 31])
+      expectCodecError(() => brotliCompress(one, { lgwin, largeWindow: true }), "INVALID_ARGUMENT");
     expectSameBytes(brotliDecompress(brotliCompress(one, { lgwin: 10 })), one);
   });
 
@@ -170,11 +183,15 @@ describe("brotli argument checks", () => {
   });
 
   it("rejects an output cap that is negative, fractional or above codec.maxOutputBytes", () => {
-    for (const err of expectBadCapsRefused([[brotliCompress(one), brotliDecompress]])) expect(err.message).toContain("codec.maxOutputBytes");
+    for (const err of expectBadCapsRefused([[brotliCompress(one), brotliDecompress]]))
+      expect(err.message).toContain("codec.maxOutputBytes");
   });
 
   it("refuses one-shot input over codec.maxOneShotInputBytes with INPUT_TOO_LARGE", () => {
-    const err = expectCodecError(() => brotliCompress(new Uint8Array(LIMITS.codec.maxOneShotInputBytes + 1)), "INPUT_TOO_LARGE");
+    const err = expectCodecError(
+      () => brotliCompress(new Uint8Array(LIMITS.codec.maxOneShotInputBytes + 1)),
+      "INPUT_TOO_LARGE",
+    );
     expect(err.message).toContain("codec.maxOneShotInputBytes");
   });
 
@@ -207,7 +224,9 @@ describe("brotli streaming through TransformStreams", () => {
   it("emits decoded bytes before the input ends, not only at flush", async () => {
     const packed = brotliCompress(page, { quality: 5 });
     // Half the stream arrives and the source stays open: more is "still to come".
-    const source = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(packed.subarray(0, packed.byteLength >> 1)) });
+    const source = new ReadableStream<Uint8Array>({
+      start: (c) => c.enqueue(packed.subarray(0, packed.byteLength >> 1)),
+    });
     const reader = source.pipeThrough(brotliDecompressStream()).getReader();
     const first = await reader.read();
     expect(first.done).toBe(false);
@@ -224,19 +243,30 @@ describe("brotli streaming through TransformStreams", () => {
 
   it("errors the readable side with TRUNCATED_INPUT when the compressed stream is cut short", async () => {
     const packed = brotliCompress(page);
-    await expectCodecErrorAsync(() => readAll(streamOf([packed.subarray(0, packed.byteLength - 10)]).pipeThrough(brotliDecompressStream())), "TRUNCATED_INPUT");
+    await expectCodecErrorAsync(
+      () => readAll(streamOf([packed.subarray(0, packed.byteLength - 10)]).pipeThrough(brotliDecompressStream())),
+      "TRUNCATED_INPUT",
+    );
   });
 
   it("errors with OUTPUT_LIMIT when the decoded stream passes the cap", async () => {
     const packed = brotliCompress(page);
     await expectCodecErrorAsync(
-      () => readAll(streamOf(splitRandomly(rand, packed, 4096)).pipeThrough(brotliDecompressStream({ maxOutputBytes: 100 * KiB }))),
+      () =>
+        readAll(
+          streamOf(splitRandomly(rand, packed, 4096)).pipeThrough(
+            brotliDecompressStream({ maxOutputBytes: 100 * KiB }),
+          ),
+        ),
       "OUTPUT_LIMIT",
     );
   });
 
   it("errors with INVALID_ARGUMENT when the stream was built with bad options", async () => {
-    await expectCodecErrorAsync(() => readAll(streamOf([page]).pipeThrough(brotliCompressStream({ quality: 42 }))), "INVALID_ARGUMENT");
+    await expectCodecErrorAsync(
+      () => readAll(streamOf([page]).pipeThrough(brotliCompressStream({ quality: 42 }))),
+      "INVALID_ARGUMENT",
+    );
   });
 
   it("refuses bad options when the stream is created, before any chunk and without taking a heap", () => {
@@ -244,7 +274,10 @@ describe("brotli streaming through TransformStreams", () => {
     expectCodecError(() => brotliCompressStream({ lgwin: 25 }), "INVALID_ARGUMENT");
     expectCodecError(() => brotliCompressStream({ dictionary: new Uint8Array(0) }), "BAD_DICTIONARY");
     expectCodecError(() => brotliDecompressStream({ maxOutputBytes: -1 }), "INVALID_ARGUMENT");
-    expectCodecError(() => brotliDecompressStream({ maxOutputBytes: LIMITS.codec.maxOutputBytes + 1 }), "INVALID_ARGUMENT");
+    expectCodecError(
+      () => brotliDecompressStream({ maxOutputBytes: LIMITS.codec.maxOutputBytes + 1 }),
+      "INVALID_ARGUMENT",
+    );
     expectCodecError(() => brotliDecompressStream({ dictionary: new Uint8Array(0) }), "BAD_DICTIONARY");
     expect(heapOf("brotli").users).toBe(0);
   });
@@ -276,7 +309,11 @@ describe("brotli raw prefix dictionaries", () => {
   /** The next revision: the base with a paragraph inserted and a few words changed. */
   function revise(previous: Uint8Array, r: typeof rand): Uint8Array {
     const cut = r.int(0, previous.byteLength);
-    const next = concat([previous.subarray(0, cut), utf8(`<p class="note">inserted at ${cut} by revision ${r.int(0, 1e6)}</p>\n`), previous.subarray(cut)]);
+    const next = concat([
+      previous.subarray(0, cut),
+      utf8(`<p class="note">inserted at ${cut} by revision ${r.int(0, 1e6)}</p>\n`),
+      previous.subarray(cut),
+    ]);
     for (let edits = 0; edits < 3; edits++) next[r.int(0, next.byteLength - 1)] = r.int(0x61, 0x7a);
     return next;
   }
@@ -320,7 +357,11 @@ describe("brotli raw prefix dictionaries", () => {
     compressInPushes(htmlLike(prng(24), MiB), { quality: 9, lgwin: 24 }, MiB);
     expect(big.peakBytes, "the encoder outgrew codec.recycleHeapBytes").toBeGreaterThan(LIMITS.codec.recycleHeapBytes);
     expect(heapOf("brotli")).not.toBe(before);
-    expectSameBytes(brotliDecompress(brotliCompress(next, { dictionary: dict }), { dictionary: dict }), next, "on the new heap");
+    expectSameBytes(
+      brotliDecompress(brotliCompress(next, { dictionary: dict }), { dictionary: dict }),
+      next,
+      "on the new heap",
+    );
     dict.dispose();
   });
 
@@ -335,7 +376,10 @@ describe("brotli raw prefix dictionaries", () => {
 
   it("rejects an empty or oversized dictionary with BAD_DICTIONARY", () => {
     expectCodecError(() => new BrotliDictionary(new Uint8Array(0)), "BAD_DICTIONARY");
-    const err = expectCodecError(() => new BrotliDictionary(new Uint8Array(LIMITS.codec.brotliMaxDictionaryBytes + 1)), "BAD_DICTIONARY");
+    const err = expectCodecError(
+      () => new BrotliDictionary(new Uint8Array(LIMITS.codec.brotliMaxDictionaryBytes + 1)),
+      "BAD_DICTIONARY",
+    );
     expect(err.message).toContain("codec.brotliMaxDictionaryBytes");
   });
 });
@@ -362,7 +406,8 @@ describe("brotli output cap", () => {
     const dec = new BrotliDecoder({ maxOutputBytes: MiB });
     let emitted = 0;
     const err = expectCodecError(() => {
-      for (let i = 0; i < bomb.byteLength; i += 16) for (const part of dec.push(bomb.subarray(i, i + 16))) emitted += part.byteLength;
+      for (let i = 0; i < bomb.byteLength; i += 16)
+        for (const part of dec.push(bomb.subarray(i, i + 16))) emitted += part.byteLength;
     }, "OUTPUT_LIMIT");
     expect(err).toBeInstanceOf(CodecError);
     // The push that crosses the cap throws and hands out nothing of what it decoded.
@@ -384,7 +429,12 @@ describe("brotli truncation and trailing data", () => {
 
   it("fails every proper prefix with TRUNCATED_INPUT and never hands out a wrong byte", () => {
     expect(packed.byteLength).toBeGreaterThan(200);
-    expectEveryPrefixTruncated(packed, page, (b) => brotliDecompress(b), () => new BrotliDecoder());
+    expectEveryPrefixTruncated(
+      packed,
+      page,
+      (b) => brotliDecompress(b),
+      () => new BrotliDecoder(),
+    );
     expect(heapOf("brotli").users).toBe(0);
   });
 
@@ -420,7 +470,9 @@ describe("brotli golden vectors", () => {
 
     it(`encodes ${v.name} to exactly the reference tool's bytes`, () => {
       const quality = Number(/-q (\d+)/.exec(v.command)?.[1] ?? 11);
-      const lgwin = large ? Number(/--large_window=(\d+)/.exec(v.command)![1]) : Number(/-w (\d+)/.exec(v.command)?.[1] ?? 24);
+      const lgwin = large
+        ? Number(/--large_window=(\d+)/.exec(v.command)![1])
+        : Number(/-w (\d+)/.exec(v.command)?.[1] ?? 24);
       expect(hex(brotliCompress(input, { quality, lgwin, largeWindow: large }))).toBe(v.hex);
     });
   }

@@ -54,7 +54,10 @@ function mutate(rand: Prng, stream: Uint8Array): { bytes: Uint8Array; what: stri
     }
     case 3: {
       const value = rand.int(0, 255);
-      return { bytes: concat([stream.subarray(0, at), Uint8Array.of(value), stream.subarray(at)]), what: `insert ${value} at ${at}` };
+      return {
+        bytes: concat([stream.subarray(0, at), Uint8Array.of(value), stream.subarray(at)]),
+        what: `insert ${value} at ${at}`,
+      };
     }
     case 4:
       return { bytes: concat([stream.subarray(0, at), stream.subarray(at + 1)]), what: `delete byte ${at}` };

@@ -18,11 +18,24 @@ import {
   heapOf,
 } from "../../../src/codec/index.ts";
 import { prng } from "./support/prng.ts";
-import { KiB, concat, expectCodecError, expectCodecErrorAsync, expectSameBytes, hex, htmlLike, utf8 } from "./support/inputs.ts";
+import {
+  KiB,
+  concat,
+  expectCodecError,
+  expectCodecErrorAsync,
+  expectSameBytes,
+  hex,
+  htmlLike,
+  utf8,
+} from "./support/inputs.ts";
 
 const rand = prng(0xdcb);
 const dictionary = htmlLike(rand, 32 * KiB);
-const page = concat([dictionary.subarray(0, 20 * KiB), utf8("<p>a new paragraph in this revision</p>\n"), dictionary.subarray(20 * KiB)]);
+const page = concat([
+  dictionary.subarray(0, 20 * KiB),
+  utf8("<p>a new paragraph in this revision</p>\n"),
+  dictionary.subarray(20 * KiB),
+]);
 
 async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
@@ -79,7 +92,10 @@ describe("dcb errors", () => {
   it("rejects a header-only body, or a cut payload, with TRUNCATED_INPUT", async () => {
     const body = await dcbCompress(page, dictionary);
     await expectCodecErrorAsync(() => dcbDecompress(body.subarray(0, 36), dictionary), "TRUNCATED_INPUT");
-    await expectCodecErrorAsync(() => dcbDecompress(body.subarray(0, body.byteLength - 1), dictionary), "TRUNCATED_INPUT");
+    await expectCodecErrorAsync(
+      () => dcbDecompress(body.subarray(0, body.byteLength - 1), dictionary),
+      "TRUNCATED_INPUT",
+    );
   });
 
   it("rejects a body without the magic with BAD_MAGIC, whichever magic byte is wrong", async () => {
@@ -91,7 +107,10 @@ describe("dcb errors", () => {
       await expectCodecErrorAsync(() => dcbDecompress(bad, dictionary), "BAD_MAGIC");
     }
     // A plain brotli stream is not a dcb body.
-    await expectCodecErrorAsync(() => dcbDecompress(concat([brotliCompress(page), new Uint8Array(36)]), dictionary), "BAD_MAGIC");
+    await expectCodecErrorAsync(
+      () => dcbDecompress(concat([brotliCompress(page), new Uint8Array(36)]), dictionary),
+      "BAD_MAGIC",
+    );
   });
 
   it("rejects another dictionary, even one differing in a single byte, with DICTIONARY_MISMATCH", async () => {
@@ -119,8 +138,13 @@ describe("dcb errors", () => {
 
   it("applies the output cap to the payload", async () => {
     const body = await dcbCompress(page, dictionary);
-    await expectCodecErrorAsync(() => dcbDecompress(body, dictionary, { maxOutputBytes: page.byteLength - 1 }), "OUTPUT_LIMIT");
-    expect((await dcbDecompress(body, dictionary, { maxOutputBytes: page.byteLength })).byteLength).toBe(page.byteLength);
+    await expectCodecErrorAsync(
+      () => dcbDecompress(body, dictionary, { maxOutputBytes: page.byteLength - 1 }),
+      "OUTPUT_LIMIT",
+    );
+    expect((await dcbDecompress(body, dictionary, { maxOutputBytes: page.byteLength })).byteLength).toBe(
+      page.byteLength,
+    );
   });
 
   it("rejects bytes after the payload with TRAILING_DATA", async () => {

@@ -7,14 +7,24 @@
  */
 import "../../../src/codec/install-worker-decoder.ts";
 import { describe, expect, it } from "vitest";
-import { BrotliDecoder, brotliCompress, brotliDecompress, heapOf, lz4FrameDecompress } from "../../../src/codec/index.ts";
+import {
+  BrotliDecoder,
+  brotliCompress,
+  brotliDecompress,
+  heapOf,
+  lz4FrameDecompress,
+} from "../../../src/codec/index.ts";
 import { GOLDEN_INPUTS, GOLDEN_VECTORS } from "../../fixtures/codec/golden-vectors.ts";
 import { expectCodecError, expectSameBytes, fromHex, utf8 } from "./support/inputs.ts";
 
 describe("the decoder-only brotli module", () => {
   it("decodes every golden brotli vector, large-window included", () => {
     for (const v of GOLDEN_VECTORS.filter((g) => g.codec.startsWith("br"))) {
-      expectSameBytes(brotliDecompress(fromHex(v.hex), { largeWindow: v.codec === "br-large-window" }), utf8(GOLDEN_INPUTS[v.input]), v.name);
+      expectSameBytes(
+        brotliDecompress(fromHex(v.hex), { largeWindow: v.codec === "br-large-window" }),
+        utf8(GOLDEN_INPUTS[v.input]),
+        v.name,
+      );
     }
   });
 
@@ -35,7 +45,8 @@ describe("the decoder-only brotli module", () => {
   it("decodes a stream that refers into a raw prefix dictionary", () => {
     // Made with the full module: brotliCompress(text, { quality: 9, lgwin: 16, dictionary }).
     const dictionary = utf8("<p>The quick brown fox jumps over the lazy dog.</p>\n");
-    const text = "<p>The quick brown fox jumps over the lazy cat.</p>\n<p>The quick brown fox jumps over the lazy dog.</p>\n";
+    const text =
+      "<p>The quick brown fox jumps over the lazy cat.</p>\n<p>The quick brown fox jumps over the lazy dog.</p>\n";
     const stream = fromHex("e20c008064d8185d71604c5dd97272bf00");
     expect(new TextDecoder().decode(brotliDecompress(stream, { dictionary }))).toBe(text);
     expectCodecError(() => brotliDecompress(stream), "CORRUPT_INPUT");

@@ -46,7 +46,10 @@ describe("the prepared-dictionary cache", () => {
   it("never hands a refilled buffer the preparation of what it held before", () => {
     const buffer = htmlLike(rand, 64 * KiB);
     const before = revisionOf(buffer, "before");
-    expectSameBytes(brotliDecompress(brotliCompress(before, { quality: 5, dictionary: buffer }), { dictionary: buffer }), before);
+    expectSameBytes(
+      brotliDecompress(brotliCompress(before, { quality: 5, dictionary: buffer }), { dictionary: buffer }),
+      before,
+    );
     // Refilled whole, then changed in a few bytes only: neither may meet the old preparation.
     for (const refill of [() => buffer.set(htmlLike(rand, 64 * KiB)), () => buffer.fill(0x2a, 1001, 1009)]) {
       refill();
@@ -78,7 +81,9 @@ describe("the prepared-dictionary cache", () => {
       expect(preparedDictionaryCacheStats().heapBytes).toBeLessThanOrEqual(LIMITS.codec.preparedDictionaryCacheBytes);
       if (i === 12) heapAfterFill = heapOf("brotli").bytes;
     }
-    expect(preparedDictionaryCacheStats().entries).toBeLessThanOrEqual(Math.floor(LIMITS.codec.preparedDictionaryCacheBytes / preparedDictionaryHeapBytes(size)));
+    expect(preparedDictionaryCacheStats().entries).toBeLessThanOrEqual(
+      Math.floor(LIMITS.codec.preparedDictionaryCacheBytes / preparedDictionaryHeapBytes(size)),
+    );
     // Evicted preparations are freed and their heap reused: after the cache filled, growth stays within
     // allocator slack, where keeping them all would have taken 11 more preparations (about 20 MiB).
     expect(heapOf("brotli").bytes - heapAfterFill).toBeLessThan(2 * preparedDictionaryHeapBytes(size));

@@ -46,7 +46,9 @@ describe("gzip through the platform's zlib", () => {
     const gz = await platformGzip(makeContent("html", rand, 4 * KiB));
     const trailing = new Uint8Array([...gz, 1, 2, 3]);
     expect((await codecErrorOf(platformGunzip(trailing))).code).toBe("TRAILING_DATA");
-    expect((await codecErrorOf(platformGunzip(new TextEncoder().encode("<html>not gzip</html>")))).code).toBe("CORRUPT_INPUT");
+    expect((await codecErrorOf(platformGunzip(new TextEncoder().encode("<html>not gzip</html>")))).code).toBe(
+      "CORRUPT_INPUT",
+    );
     // Two members are one gzip stream (RFC 1952 2.2), as zlib's gunzip reads them.
     const two = new Uint8Array([...gz, ...(await platformGzip(Uint8Array.of(7)))]);
     expect((await platformGunzip(two)).at(-1)).toBe(7);

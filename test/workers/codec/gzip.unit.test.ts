@@ -7,7 +7,18 @@ import { describe, expect, it } from "vitest";
 import { deflateCompress, deflateDecompress, gzipCompress, gzipDecompress } from "../../../src/codec/index.ts";
 import { GOLDEN_INPUTS, GOLDEN_VECTORS } from "../../fixtures/codec/golden-vectors.ts";
 import { prng } from "./support/prng.ts";
-import { KiB, MiB, basicInputs, concat, describeOutputCapArgument, expectCodecError, expectSameBytes, fromHex, htmlLike, utf8 } from "./support/inputs.ts";
+import {
+  KiB,
+  MiB,
+  basicInputs,
+  concat,
+  describeOutputCapArgument,
+  expectCodecError,
+  expectSameBytes,
+  fromHex,
+  htmlLike,
+  utf8,
+} from "./support/inputs.ts";
 
 const rand = prng(0x6219);
 const INPUTS = basicInputs(rand, 0x99, 48, 150);
@@ -26,7 +37,8 @@ function crc32(bytes: Uint8Array): number {
 describe("gzip round trips", () => {
   for (const level of [0, 1, 6, 9]) {
     it(`restores every input at level ${level}`, () => {
-      for (const [what, input] of Object.entries(INPUTS)) expectSameBytes(gzipDecompress(gzipCompress(input, { level })), input, what);
+      for (const [what, input] of Object.entries(INPUTS))
+        expectSameBytes(gzipDecompress(gzipCompress(input, { level })), input, what);
     });
   }
 
@@ -82,7 +94,8 @@ describe("gzip damage", () => {
   it("fails every truncation with TRUNCATED_INPUT and never returns bytes", () => {
     // Including cuts inside the trailer: the trailer is read from where the
     // member's deflate data ends, never from the input's last 8 bytes.
-    for (let n = 0; n < member.byteLength; n++) expectCodecError(() => gzipDecompress(member.subarray(0, n)), "TRUNCATED_INPUT");
+    for (let n = 0; n < member.byteLength; n++)
+      expectCodecError(() => gzipDecompress(member.subarray(0, n)), "TRUNCATED_INPUT");
   });
 
   it("rejects a bad magic number or compression method as CORRUPT_INPUT", () => {
@@ -119,7 +132,9 @@ describe("gzip damage", () => {
   });
 
   it("never returns when bytes follow the member", () => {
-    expect(() => gzipDecompress(concat([member, Uint8Array.of(1, 2, 3)]))).toThrow(expect.objectContaining({ name: "CodecError" }));
+    expect(() => gzipDecompress(concat([member, Uint8Array.of(1, 2, 3)]))).toThrow(
+      expect.objectContaining({ name: "CodecError" }),
+    );
   });
 
   // The trailer is read from where the member ends, not from the input's last 8 bytes.
@@ -201,7 +216,8 @@ describe("raw deflate", () => {
   // deflateDecompress pushes the last slice as final and refuses empty input.
   it("refuses every proper prefix of a stream instead of returning part of it", () => {
     const raw = deflateCompress(htmlLike(prng(4), 4 * KiB));
-    for (let n = 0; n < raw.byteLength; n++) expectCodecError(() => deflateDecompress(raw.subarray(0, n)), "TRUNCATED_INPUT");
+    for (let n = 0; n < raw.byteLength; n++)
+      expectCodecError(() => deflateDecompress(raw.subarray(0, n)), "TRUNCATED_INPUT");
   });
 
   it("rejects a reserved block type as CORRUPT_INPUT", () => {

@@ -21,7 +21,8 @@ const layouts: FrameLayout[] = [];
 for (const independent of [false, true]) {
   for (const blockChecksum of [false, true]) {
     for (const contentSize of [false, true]) {
-      for (const contentChecksum of [false, true]) layouts.push({ independent, blockChecksum, contentSize, contentChecksum });
+      for (const contentChecksum of [false, true])
+        layouts.push({ independent, blockChecksum, contentSize, contentChecksum });
     }
   }
 }
@@ -45,10 +46,17 @@ describe("LZ4 frames through the fast decoder", () => {
   for (const layout of layouts) {
     it(`decodes ${describeLayout(layout)} on the fast path, in every variant`, () => {
       const rand = prng(layouts.indexOf(layout) + 1);
-      const inputs = [new Uint8Array(0), utf8("x"), htmlLike(rand, 200 * KiB + 17), shortPeriods(rand, 150 * KiB), literalsAndMatches(rand, 300 * KiB)];
+      const inputs = [
+        new Uint8Array(0),
+        utf8("x"),
+        htmlLike(rand, 200 * KiB + 17),
+        shortPeriods(rand, 150 * KiB),
+        literalsAndMatches(rand, 300 * KiB),
+      ];
       for (const input of inputs) {
         const frame = buildFrame(input, { ...layout, raw: (i) => i % 3 === 2 });
-        for (let v = 0; v < LZ4_VARIANTS.length; v++) expectSameBytes(fastBytes(frame, v), input, `${input.byteLength} bytes, ${LZ4_VARIANTS[v]}`);
+        for (let v = 0; v < LZ4_VARIANTS.length; v++)
+          expectSameBytes(fastBytes(frame, v), input, `${input.byteLength} bytes, ${LZ4_VARIANTS[v]}`);
         expectSameBytes(lz4FrameDecompress(frame), input);
       }
     });
@@ -57,13 +65,20 @@ describe("LZ4 frames through the fast decoder", () => {
   it("decodes lz4FrameCompress output of every block size and level on the fast path", () => {
     const input = htmlLike(prng(40), 5 * MiB + 123);
     for (const blockSize of [65536, 262144, 1048576, 4194304] as const) {
-      for (const level of [0, 9]) expectSameBytes(fastBytes(lz4FrameCompress(input, { blockSize, level })), input, `${blockSize} level ${level}`);
+      for (const level of [0, 9])
+        expectSameBytes(fastBytes(lz4FrameCompress(input, { blockSize, level })), input, `${blockSize} level ${level}`);
     }
   });
 
   it("grows its output for a long frame without a content size", () => {
     const input = shortPeriods(prng(41), 9 * MiB);
-    const frame = buildFrame(input, { independent: false, blockChecksum: false, contentSize: false, contentChecksum: true, blockSize: 1048576 });
+    const frame = buildFrame(input, {
+      independent: false,
+      blockChecksum: false,
+      contentSize: false,
+      contentChecksum: true,
+      blockSize: 1048576,
+    });
     expectSameBytes(fastBytes(frame), input);
   });
 
@@ -82,7 +97,12 @@ describe("LZ4 frames through the fast decoder", () => {
     const frame = lz4FrameCompress(input, { blockSize: 65536 });
     expect(decodeFrameFast(frame, input.byteLength - 1, 2)).toEqual({ ok: false, code: FAST_FRAME_TOO_BIG });
     expectCodecError(() => lz4FrameDecompress(frame, { maxOutputBytes: input.byteLength - 1 }), "OUTPUT_LIMIT");
-    const unsized = buildFrame(input, { independent: true, blockChecksum: false, contentSize: false, contentChecksum: false });
+    const unsized = buildFrame(input, {
+      independent: true,
+      blockChecksum: false,
+      contentSize: false,
+      contentChecksum: false,
+    });
     expect(decodeFrameFast(unsized, 100 * KiB, 2).ok).toBe(false);
     expectCodecError(() => lz4FrameDecompress(unsized, { maxOutputBytes: 100 * KiB }), "OUTPUT_LIMIT");
     expectSameBytes(lz4FrameDecompress(unsized, { maxOutputBytes: input.byteLength }), input);
@@ -90,7 +110,12 @@ describe("LZ4 frames through the fast decoder", () => {
 
   it("refuses a corrupt content, block or header checksum, and LZ4F reports CHECKSUM_MISMATCH", () => {
     const input = htmlLike(prng(43), 100 * KiB);
-    const frame = buildFrame(input, { independent: true, blockChecksum: true, contentSize: true, contentChecksum: true });
+    const frame = buildFrame(input, {
+      independent: true,
+      blockChecksum: true,
+      contentSize: true,
+      contentChecksum: true,
+    });
     const cases: [string, number][] = [
       ["content checksum", frame.byteLength - 1],
       ["block checksum", 15 + 4 + (new DataView(frame.buffer).getUint32(15, true) & 0x7fffffff)],
@@ -103,7 +128,13 @@ describe("LZ4 frames through the fast decoder", () => {
       expectCodecError(() => lz4FrameDecompress(bad), "CHECKSUM_MISMATCH");
     }
     // A changed byte in a stored block with no block checksum is caught by the content checksum.
-    const raw = buildFrame(input, { independent: true, blockChecksum: false, contentSize: false, contentChecksum: true, raw: () => true });
+    const raw = buildFrame(input, {
+      independent: true,
+      blockChecksum: false,
+      contentSize: false,
+      contentChecksum: true,
+      raw: () => true,
+    });
     const bad = raw.slice();
     bad[7 + 4 + 100]! ^= 1;
     expect(decodeFrameFast(bad, CAP, 2).ok).toBe(false);
@@ -112,7 +143,12 @@ describe("LZ4 frames through the fast decoder", () => {
 
   it("refuses a content size that disagrees with the content, as LZ4F does", () => {
     const input = htmlLike(prng(44), 50 * KiB);
-    const frame = buildFrame(input, { independent: true, blockChecksum: false, contentSize: true, contentChecksum: false });
+    const frame = buildFrame(input, {
+      independent: true,
+      blockChecksum: false,
+      contentSize: true,
+      contentChecksum: false,
+    });
     for (const delta of [-1, 1]) {
       const bad = frame.slice();
       new DataView(bad.buffer).setUint32(6, input.byteLength + delta, true);
@@ -144,7 +180,12 @@ describe("LZ4 frames through the fast decoder", () => {
 
   it("refuses a frame that names a dictionary, and says so when LZ4F cannot decode it either", () => {
     const input = htmlLike(prng(47), 30 * KiB);
-    const frame = buildFrame(input, { independent: false, blockChecksum: false, contentSize: false, contentChecksum: true });
+    const frame = buildFrame(input, {
+      independent: false,
+      blockChecksum: false,
+      contentSize: false,
+      contentChecksum: true,
+    });
     // Insert dictionary id 7 after BD and set the flag: the blocks do not use it, so LZ4F decodes them.
     const withDict = concat([frame.subarray(0, 6), Uint8Array.of(7, 0, 0, 0), Uint8Array.of(0), frame.subarray(7)]);
     withDict[4]! |= 0x01;

@@ -7,7 +7,15 @@
  */
 import "../../../src/codec/install-worker.ts";
 import { describe, expect, it } from "vitest";
-import { heapOf, lz4Compress, lz4Decompress, lz4DecompressWith, lz4VariantChoice, LZ4_DEFAULT_VARIANT, LZ4_VARIANTS } from "../../../src/codec/index.ts";
+import {
+  heapOf,
+  lz4Compress,
+  lz4Decompress,
+  lz4DecompressWith,
+  lz4VariantChoice,
+  LZ4_DEFAULT_VARIANT,
+  LZ4_VARIANTS,
+} from "../../../src/codec/index.ts";
 import { GOLDEN_INPUTS } from "../../fixtures/codec/golden-vectors.ts";
 import { decodeRaw, literalsAndMatches, shortPeriods, SLACK, type Layout } from "./support/lz4-blocks.ts";
 import { prng, type Prng } from "./support/prng.ts";
@@ -147,7 +155,13 @@ describe("LZ4 fast decoder: damaged blocks", () => {
     let refusedByAll = 0;
     for (let round = 0; round < 600; round++) {
       const size = rand.int(1, 6000);
-      const kind = rand.pick(["html-like", "low-entropy", "offsets 1..20", "long literals and matches of 4..300", "random"] as const);
+      const kind = rand.pick([
+        "html-like",
+        "low-entropy",
+        "offsets 1..20",
+        "long literals and matches of 4..300",
+        "random",
+      ] as const);
       const input = generated(rand, size)[kind]!;
       const block = rawBlock(input, rand.pick(LEVELS).options).slice();
       const mutations = rand.int(1, 4);
@@ -176,7 +190,12 @@ describe("LZ4 fast decoder: damaged blocks", () => {
       }
       for (const cap of [size, size + rand.int(1, 100)]) {
         const layout = rand.pick(["canaries", "src-at-end", "dst-at-end"] as const);
-        const { refused } = agrees(block, cap, `round ${round} (${kind}, ${size} bytes, cap ${cap}, ${layout})`, layout);
+        const { refused } = agrees(
+          block,
+          cap,
+          `round ${round} (${kind}, ${size} bytes, cap ${cap}, ${layout})`,
+          layout,
+        );
         if (refused === VARIANTS.length) refusedByAll++;
         cases++;
       }
@@ -188,7 +207,8 @@ describe("LZ4 fast decoder: damaged blocks", () => {
 
   it("refuses offset 0 and offsets reaching before the output's start", () => {
     // 5 literals and a 4-byte match at `offset`, then the last 8 literals: 17 bytes.
-    const block = (offset: number) => Uint8Array.of(0x50, 1, 2, 3, 4, 5, offset & 0xff, offset >> 8, 0x80, 6, 7, 8, 9, 10, 11, 12, 13);
+    const block = (offset: number) =>
+      Uint8Array.of(0x50, 1, 2, 3, 4, 5, offset & 0xff, offset >> 8, 0x80, 6, 7, 8, 9, 10, 11, 12, 13);
     for (const v of VARIANTS) {
       expect(decodeRaw(heap(), block(5), 17, v.number).n, `${v.name} offset 5`).toBe(17);
       expect(decodeRaw(heap(), block(0), 17, v.number).n, `${v.name} offset 0`).toBeLessThan(0);
@@ -212,9 +232,11 @@ describe("LZ4 fast decoder: the block API", () => {
   it("decodes with every named variant and the reference alike, and errors as before", () => {
     const input = literalsAndMatches(prng(8), 300 * KiB);
     const packed = lz4Compress(input, { level: 9 });
-    for (const variant of [...LZ4_VARIANTS, "reference"] as const) expectSameBytes(lz4DecompressWith(packed, variant), input, variant);
+    for (const variant of [...LZ4_VARIANTS, "reference"] as const)
+      expectSameBytes(lz4DecompressWith(packed, variant), input, variant);
     const bad = packed.subarray(0, packed.byteLength - 1);
-    for (const variant of [...LZ4_VARIANTS, "reference"] as const) expectCodecError(() => lz4DecompressWith(bad, variant), "CORRUPT_INPUT");
+    for (const variant of [...LZ4_VARIANTS, "reference"] as const)
+      expectCodecError(() => lz4DecompressWith(bad, variant), "CORRUPT_INPUT");
   });
 
   it("runs the default variant in workerd, where the clock stands still (or moves in whole ms) and nothing is learnt", () => {

@@ -20,7 +20,22 @@ import {
 import { LIMITS } from "../../../src/limits.ts";
 import { GOLDEN_INPUTS, GOLDEN_VECTORS } from "../../fixtures/codec/golden-vectors.ts";
 import { prng } from "./support/prng.ts";
-import { KiB, MiB, basicInputs, concat, describeOutputCapArgument, expectCodecError, expectEveryPrefixTruncated, expectSameBytes, fromHex, hex, htmlLike, lowEntropy, splitRandomly, utf8 } from "./support/inputs.ts";
+import {
+  KiB,
+  MiB,
+  basicInputs,
+  concat,
+  describeOutputCapArgument,
+  expectCodecError,
+  expectEveryPrefixTruncated,
+  expectSameBytes,
+  fromHex,
+  hex,
+  htmlLike,
+  lowEntropy,
+  splitRandomly,
+  utf8,
+} from "./support/inputs.ts";
 
 const rand = prng(0x1a4);
 const INPUTS: Record<string, Uint8Array> = {
@@ -75,7 +90,8 @@ describe("LZ4 blocks", () => {
   it("rejects bad levels and acceleration with INVALID_ARGUMENT", () => {
     const one = Uint8Array.of(1);
     for (const level of [-1, 13, 1.5]) expectCodecError(() => lz4Compress(one, { level }), "INVALID_ARGUMENT");
-    for (const acceleration of [0, -3, 2.5]) expectCodecError(() => lz4Compress(one, { acceleration }), "INVALID_ARGUMENT");
+    for (const acceleration of [0, -3, 2.5])
+      expectCodecError(() => lz4Compress(one, { acceleration }), "INVALID_ARGUMENT");
   });
 
   it("refuses a forged size prefix over the cap with OUTPUT_LIMIT before allocating it", () => {
@@ -130,7 +146,10 @@ describe("LZ4 blocks", () => {
       const out = new Uint8Array(input.byteLength + 7).fill(0xee);
       expect(lz4DecompressInto(packed, out), what).toBe(input.byteLength);
       expectSameBytes(out.subarray(0, input.byteLength), input, what);
-      expect(out.subarray(input.byteLength).every((b) => b === 0xee), what).toBe(true);
+      expect(
+        out.subarray(input.byteLength).every((b) => b === 0xee),
+        what,
+      ).toBe(true);
     }
   });
 
@@ -138,12 +157,17 @@ describe("LZ4 blocks", () => {
     const input = INPUTS["200 KiB html-like"]!;
     const packed = lz4Compress(input);
     const small = new Uint8Array(input.byteLength - 1).fill(0xee);
-    expect(expectCodecError(() => lz4DecompressInto(packed, small), "OUTPUT_LIMIT").message).toContain(String(input.byteLength));
+    expect(expectCodecError(() => lz4DecompressInto(packed, small), "OUTPUT_LIMIT").message).toContain(
+      String(input.byteLength),
+    );
     const bad = packed.subarray(0, packed.byteLength - 10);
     const out = new Uint8Array(input.byteLength).fill(0xee);
     expectCodecError(() => lz4DecompressInto(bad, out), "CORRUPT_INPUT");
     expect([...small, ...out].every((b) => b === 0xee)).toBe(true);
-    expectCodecError(() => lz4DecompressInto(packed, new Uint8Array(input.byteLength), { maxOutputBytes: input.byteLength - 1 }), "OUTPUT_LIMIT");
+    expectCodecError(
+      () => lz4DecompressInto(packed, new Uint8Array(input.byteLength), { maxOutputBytes: input.byteLength - 1 }),
+      "OUTPUT_LIMIT",
+    );
   });
 
   it("returns the heap to idle after failures", () => {
@@ -229,7 +253,12 @@ describe("LZ4 frames", () => {
   it("fails every proper prefix with TRUNCATED_INPUT and hands out only correct bytes", () => {
     const input = htmlLike(prng(9), 6 * KiB);
     const frame = lz4FrameCompress(input, { blockSize: 65536 });
-    expectEveryPrefixTruncated(frame, input, (b) => lz4FrameDecompress(b), () => new Lz4FrameDecoder());
+    expectEveryPrefixTruncated(
+      frame,
+      input,
+      (b) => lz4FrameDecompress(b),
+      () => new Lz4FrameDecoder(),
+    );
     expect(heapOf("lz4").users).toBe(0);
   });
 
@@ -253,13 +282,20 @@ describe("LZ4 frames", () => {
   it("decodes a frame into the caller's buffer, on the fast path and through LZ4F, and refuses one too small", () => {
     const input = INPUTS["200 KiB html-like"]!;
     // Ours declares its content size; the lz4 tool's golden frames do not.
-    const golden = GOLDEN_VECTORS.filter((g) => g.codec === "lz4-frame").map((v) => ({ frame: fromHex(v.hex), input: utf8(GOLDEN_INPUTS[v.input]) }));
-    for (const { frame, input: expected } of [{ frame: lz4FrameCompress(input, { blockSize: 65536 }), input }, ...golden]) {
+    const golden = GOLDEN_VECTORS.filter((g) => g.codec === "lz4-frame").map((v) => ({
+      frame: fromHex(v.hex),
+      input: utf8(GOLDEN_INPUTS[v.input]),
+    }));
+    for (const { frame, input: expected } of [
+      { frame: lz4FrameCompress(input, { blockSize: 65536 }), input },
+      ...golden,
+    ]) {
       const out = new Uint8Array(expected.byteLength + 3).fill(0xee);
       expect(lz4FrameDecompressInto(frame, out)).toBe(expected.byteLength);
       expectSameBytes(out.subarray(0, expected.byteLength), expected);
       expect(out.subarray(expected.byteLength).every((b) => b === 0xee)).toBe(true);
-      if (expected.byteLength > 0) expectCodecError(() => lz4FrameDecompressInto(frame, new Uint8Array(expected.byteLength - 1)), "OUTPUT_LIMIT");
+      if (expected.byteLength > 0)
+        expectCodecError(() => lz4FrameDecompressInto(frame, new Uint8Array(expected.byteLength - 1)), "OUTPUT_LIMIT");
     }
     // A skippable frame takes LZ4F's path, which decodes it to nothing.
     expect(lz4FrameDecompressInto(fromHex("502a4d180400000001020304"), new Uint8Array(4))).toBe(0);

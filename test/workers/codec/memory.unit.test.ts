@@ -205,8 +205,11 @@ describe("heap recycling", () => {
     const enc = new BrotliEncoder({ quality: 9, lgwin: 24 });
     // The encoder allocates its big tables lazily; feed it until they exist (about 1 MiB).
     const rand = prng(4);
-    for (let fed = 0; fed < 4 * MiB && heap.bytes <= LIMITS.codec.recycleHeapBytes; fed += 256 * KiB) enc.push(htmlLike(rand, 256 * KiB));
-    expect(heap.bytes, "the q9/lgwin24 encoder grew the heap past the recycle size").toBeGreaterThan(LIMITS.codec.recycleHeapBytes);
+    for (let fed = 0; fed < 4 * MiB && heap.bytes <= LIMITS.codec.recycleHeapBytes; fed += 256 * KiB)
+      enc.push(htmlLike(rand, 256 * KiB));
+    expect(heap.bytes, "the q9/lgwin24 encoder grew the heap past the recycle size").toBeGreaterThan(
+      LIMITS.codec.recycleHeapBytes,
+    );
     expect(heapOf("brotli"), "in use: not replaced").toBe(heap);
     enc.finish();
     const next = heapOf("brotli");

@@ -42,7 +42,8 @@ function table(pairs: readonly Pair[], count = pairs.length): Uint8Array {
 function allWords(transforms: readonly number[]): Pair[] {
   const pairs: Pair[] = [];
   for (let length = 4; length <= 24; length++) {
-    for (let index = 0; index < 1 << DICTIONARY_WORD_BITS[length]!; index++) for (const t of transforms) pairs.push([length, index, t]);
+    for (let index = 0; index < 1 << DICTIONARY_WORD_BITS[length]!; index++)
+      for (const t of transforms) pairs.push([length, index, t]);
   }
   return pairs;
 }
@@ -71,7 +72,14 @@ describe("malformed tables", () => {
     ["count says more than there is", table([[4, 0, 0]], 2), /count 2 needs 16 bytes, got 12/],
     ["trailing byte", concat([good, new Uint8Array(1)]), /count 1 needs 12 bytes, got 13/],
     ["word length 3", table([[3, 0, 0]]), /entry 0: word length 3/],
-    ["word length 25", table([[4, 0, 0], [25, 0, 0]]), /entry 1: word length 25/],
+    [
+      "word length 25",
+      table([
+        [4, 0, 0],
+        [25, 0, 0],
+      ]),
+      /entry 1: word length 25/,
+    ],
     ["index past the length's block", table([[24, 32, 0]]), /entry 0: word index 32 is outside 0..31 for length 24/],
     ["transform 121", table([[4, 0, 121]]), /entry 0: transform 121 is outside 0..120/],
   ];
@@ -113,20 +121,30 @@ describe("no effect where there must be none", () => {
   it("an empty table gives stock output at q5-9", () => {
     const empty = ReducedDictionary.prepare(table([]));
     for (const quality of [5, 6, 7, 8, 9]) {
-      expectSameBytes(brotliCompress(page, { quality, reducedDictionary: empty }), brotliCompress(page, { quality }), `q${quality}`);
+      expectSameBytes(
+        brotliCompress(page, { quality, reducedDictionary: empty }),
+        brotliCompress(page, { quality }),
+        `q${quality}`,
+      );
     }
     empty.dispose();
   });
 
   it("outside q5-9 the table is ignored", () => {
     for (const quality of [0, 1, 2, 3, 4, 10, 11]) {
-      expectSameBytes(brotliCompress(page, { quality, reducedDictionary: big }), brotliCompress(page, { quality }), `q${quality}`);
+      expectSameBytes(
+        brotliCompress(page, { quality, reducedDictionary: big }),
+        brotliCompress(page, { quality }),
+        `q${quality}`,
+      );
     }
   });
 
   it("with the table, q5 output differs from stock (the hook is live)", () => {
     const soup = wordSoup(prng(5), 400);
-    expect(brotliCompress(soup, { quality: 5, reducedDictionary: big })).not.toEqual(brotliCompress(soup, { quality: 5 }));
+    expect(brotliCompress(soup, { quality: 5, reducedDictionary: big })).not.toEqual(
+      brotliCompress(soup, { quality: 5 }),
+    );
   });
 });
 
@@ -144,7 +162,13 @@ describe("round trips with a table (fuzzed inputs)", () => {
   ];
   for (const [name, input] of inputs) {
     it(`${name} (${input.byteLength} B) at q5, q7, q9, lgwin 16 and 22`, () => {
-      for (const [quality, lgwin] of [[5, 22], [7, 22], [9, 22], [5, 16], [9, 16]] as const) {
+      for (const [quality, lgwin] of [
+        [5, 22],
+        [7, 22],
+        [9, 22],
+        [5, 16],
+        [9, 16],
+      ] as const) {
         const packed = brotliCompress(input, { quality, lgwin, reducedDictionary: big });
         expectSameBytes(brotliDecompress(packed), input, `${name} q${quality} w${lgwin}`);
       }
@@ -193,7 +217,13 @@ describe("trace", () => {
       if (new TextDecoder().decode(dictionaryWord(11, i, 0)) === "information") index = i;
     }
     expect(index).toBeGreaterThanOrEqual(0);
-    const events = traceDictionaryCandidates(input, { quality: 5, table: table([[11, index, 0], [11, index, 6]]) });
+    const events = traceDictionaryCandidates(input, {
+      quality: 5,
+      table: table([
+        [11, index, 0],
+        [11, index, 6],
+      ]),
+    });
     expect(events.map((e) => [e.position, e.wordIndex, e.transformId, e.matchLength])).toEqual([[2, index, 6, 12]]);
   });
 

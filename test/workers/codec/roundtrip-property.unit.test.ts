@@ -31,7 +31,15 @@ import {
   type BrotliMode,
 } from "../../../src/codec/index.ts";
 import { prng, type Prng } from "./support/prng.ts";
-import { CONTENT_KINDS, KiB, concat, expectSameBytes, makeContent, splitRandomly, type ContentKind } from "./support/inputs.ts";
+import {
+  CONTENT_KINDS,
+  KiB,
+  concat,
+  expectSameBytes,
+  makeContent,
+  splitRandomly,
+  type ContentKind,
+} from "./support/inputs.ts";
 
 const SEEDS = Array.from({ length: 48 }, (_, i) => 1000 + i);
 const FRAME_BLOCK_SIZES = [65536, 262144, 1048576] as const;
@@ -96,33 +104,43 @@ function frameInPieces(r: Prng, frame: Uint8Array): Uint8Array {
 describe("round-trip properties", () => {
   for (const seed of SEEDS) {
     const c = caseFor(seed);
-    it(describeCase(c), async () => {
-      const r = prng(seed ^ 0x9e3779b9);
-      const input = makeContent(c.kind, r, c.length);
-      const at = (codec: string) => `${codec} (${describeCase(c)})`;
+    it(
+      describeCase(c),
+      async () => {
+        const r = prng(seed ^ 0x9e3779b9);
+        const input = makeContent(c.kind, r, c.length);
+        const at = (codec: string) => `${codec} (${describeCase(c)})`;
 
-      const br = brotliCompress(input, c.brotli);
-      expectSameBytes(brotliDecompress(br), input, at("brotli"));
-      expectSameBytes(brotliInPieces(r, br), input, at("brotli, decoded in pieces"));
-      expectSameBytes(brotliDecompress(brotliInPushes(r, input, c.brotli)), input, at("brotli, encoded in pushes"));
+        const br = brotliCompress(input, c.brotli);
+        expectSameBytes(brotliDecompress(br), input, at("brotli"));
+        expectSameBytes(brotliInPieces(r, br), input, at("brotli, decoded in pieces"));
+        expectSameBytes(brotliDecompress(brotliInPushes(r, input, c.brotli)), input, at("brotli, encoded in pushes"));
 
-      const block = lz4Compress(input, c.lz4);
-      expectSameBytes(lz4Decompress(block), input, at("lz4 block"));
+        const block = lz4Compress(input, c.lz4);
+        expectSameBytes(lz4Decompress(block), input, at("lz4 block"));
 
-      const frame = lz4FrameCompress(input, c.frame);
-      expectSameBytes(lz4FrameDecompress(frame), input, at("lz4 frame"));
-      expectSameBytes(frameInPieces(r, frame), input, at("lz4 frame, decoded in pieces"));
+        const frame = lz4FrameCompress(input, c.frame);
+        expectSameBytes(lz4FrameDecompress(frame), input, at("lz4 frame"));
+        expectSameBytes(frameInPieces(r, frame), input, at("lz4 frame, decoded in pieces"));
 
-      expectSameBytes(gzipDecompress(gzipCompress(input, { level: c.gzipLevel })), input, at("gzip"));
-      expectSameBytes(deflateDecompress(deflateCompress(input, { level: c.gzipLevel })), input, at("deflate"));
+        expectSameBytes(gzipDecompress(gzipCompress(input, { level: c.gzipLevel })), input, at("gzip"));
+        expectSameBytes(deflateDecompress(deflateCompress(input, { level: c.gzipLevel })), input, at("deflate"));
 
-      // dcb against a dictionary that shares most of the input, as a previous revision would.
-      const dictionary = concat([input.subarray(0, input.byteLength >> 1), makeContent("html", r, 1 + r.int(0, 4 * KiB))]);
-      const body = await dcbCompress(input, dictionary, { quality: Math.min(c.brotli.quality, 9), lgwin: c.brotli.lgwin });
-      expectSameBytes(await dcbDecompress(body, dictionary), input, at("dcb"));
+        // dcb against a dictionary that shares most of the input, as a previous revision would.
+        const dictionary = concat([
+          input.subarray(0, input.byteLength >> 1),
+          makeContent("html", r, 1 + r.int(0, 4 * KiB)),
+        ]);
+        const body = await dcbCompress(input, dictionary, {
+          quality: Math.min(c.brotli.quality, 9),
+          lgwin: c.brotli.lgwin,
+        });
+        expectSameBytes(await dcbDecompress(body, dictionary), input, at("dcb"));
 
-      expect(heapOf("brotli").users).toBe(0);
-      expect(heapOf("lz4").users).toBe(0);
-    }, 30_000);
+        expect(heapOf("brotli").users).toBe(0);
+        expect(heapOf("lz4").users).toBe(0);
+      },
+      30_000,
+    );
   }
 });

@@ -44,7 +44,13 @@ describe("VariantBandit", () => {
 
   it("ignores zero, negative and non-finite timings, as a frozen workerd clock gives, and results worth 0 bytes", () => {
     const bandit = new VariantBandit({ arms: 3, defaultArm: 1, random: prng(2).next, now: () => 1234, tick: Infinity });
-    for (let i = 0; i < 100; i++) expect(bandit.run((arm) => arm, () => 4096)).toBe(1);
+    for (let i = 0; i < 100; i++)
+      expect(
+        bandit.run(
+          (arm) => arm,
+          () => 4096,
+        ),
+      ).toBe(1);
     bandit.record(0, 0, 100);
     bandit.record(0, -1, 100);
     bandit.record(0, Number.POSITIVE_INFINITY, 100);
@@ -57,7 +63,11 @@ describe("VariantBandit", () => {
   it("measures a never-moving clock's tick as Infinity and so learns nothing from it", () => {
     let reads = 0;
     const bandit = new VariantBandit({ arms: 2, defaultArm: 0, now: () => (reads++, 5) });
-    for (let i = 0; i < 5; i++) bandit.run(() => undefined, () => 1000);
+    for (let i = 0; i < 5; i++)
+      bandit.run(
+        () => undefined,
+        () => 1000,
+      );
     expect(bandit.stats().map((s) => s.samples)).toEqual([0, 0]);
     expect(reads).toBeGreaterThan(100); // it did look for a tick
   });
@@ -70,7 +80,11 @@ describe("VariantBandit", () => {
     const bandit = new VariantBandit({ arms: 2, defaultArm: 0, random: prng(9).next, now });
     // A 10 us call: 25 ticks of 0.4 us, but only 4 of 2.5 us.
     // The first two calls are timed (one per arm); then one in 16 is.
-    for (let i = 0; i < 2; i++) bandit.run(() => (t += 0.01), () => 40_000);
+    for (let i = 0; i < 2; i++)
+      bandit.run(
+        () => (t += 0.01),
+        () => 40_000,
+      );
     expect(bandit.stats().map((s) => s.samples)).toEqual([1, 1]);
   });
 
@@ -78,10 +92,17 @@ describe("VariantBandit", () => {
     let t = 0;
     // Every other call straddles a 1 ms tick: the arm looks like 1 ms, whatever it really took.
     const bandit = new VariantBandit({ arms: 2, defaultArm: 1, random: prng(3).next, now: () => t, tick: 1 });
-    for (let i = 0; i < 50; i++) bandit.run(() => (t += i % 2), () => 50_000);
+    for (let i = 0; i < 50; i++)
+      bandit.run(
+        () => (t += i % 2),
+        () => 50_000,
+      );
     expect(bandit.stats().map((s) => s.samples)).toEqual([0, 0]);
     // A call 20 ticks long is resolved well enough to count.
-    bandit.run(() => (t += 20), () => 50_000);
+    bandit.run(
+      () => (t += 20),
+      () => 50_000,
+    );
     expect(bandit.stats()[1]!.samples).toBe(1);
   });
 
@@ -89,11 +110,20 @@ describe("VariantBandit", () => {
     const world = fakeWorld([1.0, 0.6, 0.8], 4);
     const bandit = new VariantBandit({ arms: 3, defaultArm: 0, random: world.random, now: world.now, tick: 1e-6 });
     const first: number[] = [];
-    for (let i = 0; i < 3; i++) first.push(bandit.run((arm) => (world.work(arm, 50_000), arm), () => 50_000));
+    for (let i = 0; i < 3; i++)
+      first.push(
+        bandit.run(
+          (arm) => (world.work(arm, 50_000), arm),
+          () => 50_000,
+        ),
+      );
     expect(first).toEqual([0, 1, 2]);
     const late: number[] = [];
     for (let i = 0; i < 3000; i++) {
-      const arm = bandit.run((a) => (world.work(a, 50_000), a), () => 50_000);
+      const arm = bandit.run(
+        (a) => (world.work(a, 50_000), a),
+        () => 50_000,
+      );
       if (i >= 2000) late.push(arm);
     }
     const share = late.filter((a) => a === 1).length / late.length;
@@ -107,7 +137,11 @@ describe("VariantBandit", () => {
     const speeds = [0.5, 3.0];
     const world = fakeWorld(speeds, 5);
     const bandit = new VariantBandit({ arms: 2, defaultArm: 0, random: world.random, now: world.now, tick: 1e-6 });
-    const run = () => bandit.run((a) => (world.work(a, 10_000), a), () => 10_000);
+    const run = () =>
+      bandit.run(
+        (a) => (world.work(a, 10_000), a),
+        () => 10_000,
+      );
     for (let i = 0; i < 400; i++) run();
     speeds[0] = 3.0;
     speeds[1] = 0.5;
@@ -124,7 +158,8 @@ describe("VariantBandit", () => {
     let t = 0;
     const bandit = new VariantBandit({ arms: 2, defaultArm: 0, random: rand.next, now: () => t, tick: 1e-6 });
     // Arm 0 first, on big inputs only, where a call's fixed cost weighs least; arm 1 is 5 % faster.
-    const logNsPerByte = (a: number, ratio: number, logSize: number) => (a === 0 ? 0 : Math.log(0.95)) + 0.8 * ratio - 0.3 * (logSize - 10) + 0.01 * (rand.next() - 0.5);
+    const logNsPerByte = (a: number, ratio: number, logSize: number) =>
+      (a === 0 ? 0 : Math.log(0.95)) + 0.8 * ratio - 0.3 * (logSize - 10) + 0.01 * (rand.next() - 0.5);
     const call = (force: number | null, ratio: number, logSize: number) =>
       bandit.run(
         (a) => {
@@ -135,7 +170,8 @@ describe("VariantBandit", () => {
         () => Math.exp(logSize),
         () => [ratio, logSize],
       );
-    for (let i = 0; i < 200; i++) bandit.record(0, (Math.exp(logNsPerByte(0, 0, 13)) * Math.exp(13)) / 1e6, Math.exp(13), [0, 13]);
+    for (let i = 0; i < 200; i++)
+      bandit.record(0, (Math.exp(logNsPerByte(0, 0, 13)) * Math.exp(13)) / 1e6, Math.exp(13), [0, 13]);
     const late: number[] = [];
     for (let i = 0; i < 6000; i++) {
       const arm = call(null, 2 * (rand.next() - 0.5), 7 + 6 * rand.next());
@@ -169,11 +205,20 @@ describe("VariantBandit", () => {
   it("explores only on timed calls: the untimed ones in between run the arm believed fastest", () => {
     const world = fakeWorld([1.0, 1.3, 1.6], 8);
     let reads = 0;
-    const bandit = new VariantBandit({ arms: 3, defaultArm: 2, random: world.random, now: () => (reads++, world.now()), tick: 1e-6 });
+    const bandit = new VariantBandit({
+      arms: 3,
+      defaultArm: 2,
+      random: world.random,
+      now: () => (reads++, world.now()),
+      tick: 1e-6,
+    });
     const untimed: number[] = [];
     for (let i = 0; i < 2000; i++) {
       const before = reads;
-      const arm = bandit.run((a) => (world.work(a, 50_000), a), () => 50_000);
+      const arm = bandit.run(
+        (a) => (world.work(a, 50_000), a),
+        () => 50_000,
+      );
       if (i >= 200 && reads === before) untimed.push(arm);
     }
     expect(untimed.length).toBeGreaterThan(1000);
@@ -183,10 +228,24 @@ describe("VariantBandit", () => {
   it("times only one call in 16 once every arm is known, reusing the choice in between", () => {
     let reads = 0;
     let t = 0;
-    const bandit = new VariantBandit({ arms: 2, defaultArm: 0, random: prng(6).next, now: () => (reads++, t), tick: 1e-6 });
-    for (let i = 0; i < 2; i++) bandit.run(() => (t += 1), () => 1000);
+    const bandit = new VariantBandit({
+      arms: 2,
+      defaultArm: 0,
+      random: prng(6).next,
+      now: () => (reads++, t),
+      tick: 1e-6,
+    });
+    for (let i = 0; i < 2; i++)
+      bandit.run(
+        () => (t += 1),
+        () => 1000,
+      );
     const before = reads;
-    for (let i = 0; i < 160; i++) bandit.run(() => (t += 1), () => 1000);
+    for (let i = 0; i < 160; i++)
+      bandit.run(
+        () => (t += 1),
+        () => 1000,
+      );
     expect(reads - before).toBe(20); // 10 timed calls, two reads each
   });
 

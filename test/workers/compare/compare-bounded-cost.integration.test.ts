@@ -66,12 +66,21 @@ describe("a compare page costs a bounded amount, once per pair of revisions", ()
 
   it("after one of its revisions is suppressed, every colo answers 410 and shows none of its text", async () => {
     const page = "Cmp_suppressed";
-    const texts = ["shared line\nopening words\n", "shared line\nsecret words of revision two\n", "shared line\nclosing words\n"];
+    const texts = [
+      "shared line\nopening words\n",
+      "shared line\nsecret words of revision two\n",
+      "shared line\nclosing words\n",
+    ];
     await appendOk(page, revisions(texts));
     for (const colo of COLOS) {
-      for (const range of ["1...2", "2...3", "1...3"]) expect((await compareFrom(colo, `/page/${page}/compare/${range}`)).status, `${colo} ${range}`).toBe(200);
+      for (const range of ["1...2", "2...3", "1...3"])
+        expect((await compareFrom(colo, `/page/${page}/compare/${range}`)).status, `${colo} ${range}`).toBe(200);
     }
-    const res = await readFrom("IAD", `/api/pages/${page}/revisions/2/suppression`, { method: "PUT", headers: auth, body: JSON.stringify({ suppressed: true }) });
+    const res = await readFrom("IAD", `/api/pages/${page}/revisions/2/suppression`, {
+      method: "PUT",
+      headers: auth,
+      body: JSON.stringify({ suppressed: true }),
+    });
     expect(res.status).toBe(200);
     await waitForAck(((await res.json()) as { purges: string[] }).purges[0]!);
     for (const colo of COLOS) {
@@ -105,7 +114,11 @@ describe("a compare page costs a bounded amount, once per pair of revisions", ()
     const path = `/page/${page}/compare/1...2`;
     await (await compareFrom("LHR", path)).arrayBuffer();
     await (await compareFrom("LHR", path)).arrayBuffer();
-    const res = await readFrom("LHR", "/api/purges", { method: "POST", headers: { ...bearer(TOKENS.operator), "content-type": "application/json" }, body: JSON.stringify({ files: [`http://archive.test${path}`] }) });
+    const res = await readFrom("LHR", "/api/purges", {
+      method: "POST",
+      headers: { ...bearer(TOKENS.operator), "content-type": "application/json" },
+      body: JSON.stringify({ files: [`http://archive.test${path}`] }),
+    });
     expect(res.status).toBe(202);
     const receipt = (await res.json()) as { id: string; accepted: string[]; dropped: unknown[] };
     expect(receipt.dropped).toEqual([]);

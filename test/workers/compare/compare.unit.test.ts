@@ -2,10 +2,23 @@ import { describe, expect, it } from "vitest";
 import { compareTexts, type Row } from "../../../src/compare/diff.ts";
 import { LIMITS } from "../../../src/limits.ts";
 
-const lines = (n: number, f = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1)).join("\n") + "\n";
-const sizes = (a: string, b: string) => ({ before: new TextEncoder().encode(a).byteLength, after: new TextEncoder().encode(b).byteLength });
+const lines = (n: number, f = (i: number) => `line ${i}`) =>
+  Array.from({ length: n }, (_, i) => f(i + 1)).join("\n") + "\n";
+const sizes = (a: string, b: string) => ({
+  before: new TextEncoder().encode(a).byteLength,
+  after: new TextEncoder().encode(b).byteLength,
+});
 const run = (a: string, b: string) => compareTexts(a, b, sizes(a, b));
-const shape = (rows: Row[]) => rows.map((r) => (r.kind === "gap" ? `gap ${r.lines}` : r.kind === "same" ? `  ${r.old}/${r.new}` : r.kind === "del" ? `- ${r.old}` : `+ ${r.new}`));
+const shape = (rows: Row[]) =>
+  rows.map((r) =>
+    r.kind === "gap"
+      ? `gap ${r.lines}`
+      : r.kind === "same"
+        ? `  ${r.old}/${r.new}`
+        : r.kind === "del"
+          ? `- ${r.old}`
+          : `+ ${r.new}`,
+  );
 
 describe("compareTexts", () => {
   it("numbers lines in both revisions and keeps three lines of context around a change", () => {
@@ -13,7 +26,19 @@ describe("compareTexts", () => {
     const b = a.replace("line 10\n", "line ten\n").replace("line 11\n", "");
     const result = run(a, b);
     if (result.kind !== "diff") throw new Error(result.detail);
-    expect(shape(result.rows)).toEqual(["gap 6", "  7/7", "  8/8", "  9/9", "- 10", "- 11", "+ 10", "  12/11", "  13/12", "  14/13", "gap 6"]);
+    expect(shape(result.rows)).toEqual([
+      "gap 6",
+      "  7/7",
+      "  8/8",
+      "  9/9",
+      "- 10",
+      "- 11",
+      "+ 10",
+      "  12/11",
+      "  13/12",
+      "  14/13",
+      "gap 6",
+    ]);
     expect([result.removed, result.added]).toEqual([2, 1]);
   });
 
@@ -33,14 +58,27 @@ describe("compareTexts", () => {
 
   it("declines at each bound, and compares just under it", () => {
     const max = LIMITS.browse.compareMaxRevisionBytes;
-    expect(compareTexts("", "", { before: max + 1, after: 0 })).toMatchObject({ kind: "too_big", limit: "browse.compareMaxRevisionBytes" });
+    expect(compareTexts("", "", { before: max + 1, after: 0 })).toMatchObject({
+      kind: "too_big",
+      limit: "browse.compareMaxRevisionBytes",
+    });
     expect(compareTexts("a\n", "b\n", { before: max, after: 2 }).kind).toBe("diff");
     const n = LIMITS.browse.compareMaxLines;
     expect(run(lines(n + 1), "x\n")).toMatchObject({ kind: "too_big", limit: "browse.compareMaxLines" });
     expect(run(lines(n), lines(n)).kind).toBe("diff");
     const edits = LIMITS.browse.compareMaxEditLength;
-    expect(run(lines(edits / 2 + 1, (i) => `a${i}`), lines(edits / 2 + 1, (i) => `b${i}`))).toMatchObject({ kind: "too_big", limit: "browse.compareMaxEditLength" });
-    expect(run(lines(edits / 2 - 1, (i) => `a${i}`), lines(edits / 2 - 1, (i) => `b${i}`)).kind).toBe("diff");
+    expect(
+      run(
+        lines(edits / 2 + 1, (i) => `a${i}`),
+        lines(edits / 2 + 1, (i) => `b${i}`),
+      ),
+    ).toMatchObject({ kind: "too_big", limit: "browse.compareMaxEditLength" });
+    expect(
+      run(
+        lines(edits / 2 - 1, (i) => `a${i}`),
+        lines(edits / 2 - 1, (i) => `b${i}`),
+      ).kind,
+    ).toBe("diff");
   });
 
   it(`shows at most ${LIMITS.browse.compareMaxShownLines} lines and says it stopped`, () => {
@@ -52,7 +90,12 @@ describe("compareTexts", () => {
     if (result.kind !== "diff") throw new Error(result.detail);
     expect(result.rows).toHaveLength(LIMITS.browse.compareMaxShownLines);
     expect(result.truncated).toBe(true);
-    expect(run(lines(10), lines(10, (i) => (i === 5 ? "x" : `line ${i}`)))).toMatchObject({ truncated: false });
+    expect(
+      run(
+        lines(10),
+        lines(10, (i) => (i === 5 ? "x" : `line ${i}`)),
+      ),
+    ).toMatchObject({ truncated: false });
   });
 });
 
@@ -73,7 +116,7 @@ describe("the line diff", () => {
 
   it("finds a shortest edit, and its rows rebuild both texts, on random texts", () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let n = 0; n < 300; n++) {
       const pick = () => Array.from({ length: Math.floor(rand() * 12) }, () => "abcd"[Math.floor(rand() * 4)]!);
       const [a, b] = [pick(), pick()];

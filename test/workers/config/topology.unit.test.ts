@@ -19,7 +19,9 @@ describe("topology configuration", () => {
     expect(() => parseTopology({ ...configured, upperRegion: "mars" })).toThrow(/upperRegion/);
     const { me: _me, ...eight } = regions;
     expect(() => parseTopology({ ...configured, regions: eight })).toThrow(/regions\.me/);
-    expect(() => parseTopology({ ...configured, regions: { ...regions, me: { ...regions.me!, colos: ["SYD"] } } })).toThrow(/colo SYD is in both/);
+    expect(() =>
+      parseTopology({ ...configured, regions: { ...regions, me: { ...regions.me!, colos: ["SYD"] } } }),
+    ).toThrow(/colo SYD is in both/);
   });
 });
 

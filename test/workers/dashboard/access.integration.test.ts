@@ -13,9 +13,21 @@ let certFetches = 0;
 
 beforeAll(async () => {
   // A key pair of our own stands in for the team's: the certs endpoint below publishes its public half.
-  const pair = (await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign", "verify"])) as CryptoKeyPair;
-  privateJwk = { ...((await crypto.subtle.exportKey("jwk", pair.privateKey)) as JsonWebKey), kid: "test-kid", alg: "RS256" };
-  publicJwk = { ...((await crypto.subtle.exportKey("jwk", pair.publicKey)) as JsonWebKey), kid: "test-kid", alg: "RS256" };
+  const pair = (await crypto.subtle.generateKey(
+    { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
+    true,
+    ["sign", "verify"],
+  )) as CryptoKeyPair;
+  privateJwk = {
+    ...((await crypto.subtle.exportKey("jwk", pair.privateKey)) as JsonWebKey),
+    kid: "test-kid",
+    alg: "RS256",
+  };
+  publicJwk = {
+    ...((await crypto.subtle.exportKey("jwk", pair.publicKey)) as JsonWebKey),
+    kid: "test-kid",
+    alg: "RS256",
+  };
 });
 
 function serveCerts() {
@@ -31,7 +43,11 @@ function serveCerts() {
 afterEach(() => vi.restoreAllMocks());
 
 const now = () => Math.floor(Date.now() / 1000);
-const assertion = (claims: Record<string, unknown>) => sign({ iss: TEAM, aud: [AUD], email: "alice@example.com", iat: now(), exp: now() + 600, ...claims }, privateJwk as never);
+const assertion = (claims: Record<string, unknown>) =>
+  sign(
+    { iss: TEAM, aud: [AUD], email: "alice@example.com", iat: now(), exp: now() + 600, ...claims },
+    privateJwk as never,
+  );
 
 describe("Cloudflare Access in front of the dashboard", () => {
   it("logs in the Access identity by its email, with the purge scope, and sets the session cookie", async () => {
@@ -48,10 +64,26 @@ describe("Cloudflare Access in front of the dashboard", () => {
 
   it("refuses an assertion for another application, from another team, expired or signed by another key", async () => {
     serveCerts();
-    const stranger = (await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign"])) as CryptoKeyPair;
-    const strangerJwk = { ...((await crypto.subtle.exportKey("jwk", stranger.privateKey)) as JsonWebKey), kid: "test-kid", alg: "RS256" };
-    const forged = await sign({ iss: TEAM, aud: [AUD], email: "mallory@example.com", iat: now(), exp: now() + 600 }, strangerJwk as never);
-    for (const jwt of [await assertion({ aud: ["another-app"] }), await assertion({ iss: "https://other-team.cloudflareaccess.com" }), await assertion({ exp: now() - 60 }), forged]) {
+    const stranger = (await crypto.subtle.generateKey(
+      { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
+      true,
+      ["sign"],
+    )) as CryptoKeyPair;
+    const strangerJwk = {
+      ...((await crypto.subtle.exportKey("jwk", stranger.privateKey)) as JsonWebKey),
+      kid: "test-kid",
+      alg: "RS256",
+    };
+    const forged = await sign(
+      { iss: TEAM, aud: [AUD], email: "mallory@example.com", iat: now(), exp: now() + 600 },
+      strangerJwk as never,
+    );
+    for (const jwt of [
+      await assertion({ aud: ["another-app"] }),
+      await assertion({ iss: "https://other-team.cloudflareaccess.com" }),
+      await assertion({ exp: now() - 60 }),
+      forged,
+    ]) {
       const res = await dashboard("/dashboard", { headers: { "cf-access-jwt-assertion": jwt } }, ACCESS);
       expect(res.status).toBe(303);
       expect(res.headers.get("location")).toBe("/dashboard/login");

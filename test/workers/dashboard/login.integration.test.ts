@@ -32,7 +32,9 @@ describe("dashboard login", () => {
 
   it("ends the session when the token expires, if that is sooner than eight hours", async () => {
     const expires = new Date(Date.now() + 3600_000).toISOString();
-    const API_TOKENS = JSON.stringify([{ name: "short-lived", token: "short-lived-token-0123456789abcdefABCD", scopes: ["purge"], expires }]);
+    const API_TOKENS = JSON.stringify([
+      { name: "short-lived", token: "short-lived-token-0123456789abcdefABCD", scopes: ["purge"], expires },
+    ]);
     const res = await post("/dashboard/login", { token: "short-lived-token-0123456789abcdefABCD" }, {}, { API_TOKENS });
     expect(res.status).toBe(303);
     const maxAge = Number(attributes(res.headers.get("set-cookie")!).get("max-age"));
@@ -73,7 +75,9 @@ describe("dashboard login", () => {
 
   it("ends a session at once when its token is removed from API_TOKENS", async () => {
     const s = await login();
-    const revoked = JSON.stringify((JSON.parse(env.API_TOKENS) as Array<{ name: string }>).filter((t) => t.name !== "test-operator"));
+    const revoked = JSON.stringify(
+      (JSON.parse(env.API_TOKENS) as Array<{ name: string }>).filter((t) => t.name !== "test-operator"),
+    );
     const res = await dashboard("/dashboard", { headers: { cookie: s.cookie } }, { API_TOKENS: revoked });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/dashboard/login");
@@ -86,7 +90,9 @@ describe("dashboard login", () => {
     // The cookie names a server-side session; another id under the same signature is not ours.
     const sid = decodeURIComponent(value.slice(0, value.lastIndexOf(".")));
     const forged = `${sid.slice(0, -1)}${sid.endsWith("A") ? "B" : "A"}`;
-    const res = await dashboard("/dashboard", { headers: { cookie: `${name}=${encodeURIComponent(forged)}${value.slice(value.lastIndexOf("."))}` } });
+    const res = await dashboard("/dashboard", {
+      headers: { cookie: `${name}=${encodeURIComponent(forged)}${value.slice(value.lastIndexOf("."))}` },
+    });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/dashboard/login");
   });
@@ -108,7 +114,8 @@ describe("dashboard login", () => {
   it("limits login attempts per client address: 429 with Retry-After, other addresses unaffected", async () => {
     const headers = { "cf-connecting-ip": "198.51.100.7" };
     const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) statuses.push((await post("/dashboard/login", { token: "wrong-token-guess-0000" }, headers)).status);
+    for (let i = 0; i < 12; i++)
+      statuses.push((await post("/dashboard/login", { token: "wrong-token-guess-0000" }, headers)).status);
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
     const limited = await post("/dashboard/login", { token: TOKENS.operator }, headers);
     expect(limited.status).toBe(429);

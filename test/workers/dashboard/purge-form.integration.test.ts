@@ -9,7 +9,11 @@ const auditIds = async () => (await listAudit(env, { limit: 50 })).entries.map((
 describe("the dashboard's purge form", () => {
   it("purges with its CSRF token and redirects to the purge's page, which the audit log lists", async () => {
     const s = await login();
-    const res = await post("/dashboard/purges", { csrf: s.csrf, kind: "tags", items: "page:Form_purge\n\nns:0", soft: "1" }, { cookie: s.cookie });
+    const res = await post(
+      "/dashboard/purges",
+      { csrf: s.csrf, kind: "tags", items: "page:Form_purge\n\nns:0", soft: "1" },
+      { cookie: s.cookie },
+    );
     expect(res.status).toBe(303);
     const location = res.headers.get("location")!;
     expect(location).toMatch(/^\/dashboard\/purges\/[a-z]+-q\d+%3A\d+$/);
@@ -26,7 +30,11 @@ describe("the dashboard's purge form", () => {
     const before = await auditIds();
     const forms: Array<Record<string, string>> = [{}, { csrf: other.csrf }, { csrf: "0".repeat(64) }];
     for (const fields of forms) {
-      const res = await post("/dashboard/purges", { ...fields, kind: "tags", items: "page:Never_purged" }, { cookie: s.cookie });
+      const res = await post(
+        "/dashboard/purges",
+        { ...fields, kind: "tags", items: "page:Never_purged" },
+        { cookie: s.cookie },
+      );
       expect(res.status).toBe(403);
       const html = await res.text();
       expect(html).toContain("CSRF token is missing or not this session");
@@ -51,7 +59,12 @@ describe("the dashboard's purge form", () => {
     const before = await auditIds();
     const res = await dashboard("/dashboard/purges", {
       method: "POST",
-      headers: { origin: "https://evil.example", "content-type": "application/x-www-form-urlencoded", cookie: s.cookie, "cf-connecting-ip": newClient() },
+      headers: {
+        origin: "https://evil.example",
+        "content-type": "application/x-www-form-urlencoded",
+        cookie: s.cookie,
+        "cf-connecting-ip": newClient(),
+      },
       body: new URLSearchParams({ csrf: s.csrf, kind: "everything" }),
     });
     expect(res.status).toBe(403);

@@ -8,7 +8,10 @@ import { waitForAck } from "../support/tiers.ts";
 import { dashboard, get, login } from "./support/dashboard.ts";
 
 /** Every tier a purge must reach, from the topology: each colo's lower tier, each regional and upper TierCache. */
-const EVERY_TIER = [...[...topologyOf(env).regionOfColo.keys()].map((colo) => `lower/${colo}`), ...allTiers(env).map(tierName)].sort();
+const EVERY_TIER = [
+  ...[...topologyOf(env).regionOfColo.keys()].map((colo) => `lower/${colo}`),
+  ...allTiers(env).map(tierName),
+].sort();
 
 const tiersOnPage = (html: string) => [...html.matchAll(/<tr data-tier="([^"]+)">/g)].map((m) => m[1]!).sort();
 

@@ -12,17 +12,25 @@ import { dashboard, get, login, ORIGIN, post } from "./support/dashboard.ts";
 
 type TokenSpec = { name: string; token: string; scopes: string[]; expires?: string };
 const configured = () => JSON.parse(env.API_TOKENS) as TokenSpec[];
-const withOperator = (change: (t: TokenSpec) => TokenSpec) => JSON.stringify(configured().map((t) => (t.name === "test-operator" ? change(t) : t)));
+const withOperator = (change: (t: TokenSpec) => TokenSpec) =>
+  JSON.stringify(configured().map((t) => (t.name === "test-operator" ? change(t) : t)));
 
 /** Purges everything with the session, as the dashboard's form does; the status says whether it was taken. */
-async function purgeEverything(s: { cookie: string; csrf: string }, bindings: Record<string, unknown> = {}): Promise<Response> {
+async function purgeEverything(
+  s: { cookie: string; csrf: string },
+  bindings: Record<string, unknown> = {},
+): Promise<Response> {
   return post("/dashboard/purges", { csrf: s.csrf, kind: "everything", items: "" }, { cookie: s.cookie }, bindings);
 }
 
 describe("dashboard sessions end when their credential changes", () => {
   it("a token rotated under the same name (and cut to write) ends its old sessions: no page, no purge", async () => {
     const s = await login(TOKENS.operator);
-    const rotated = withOperator((t) => ({ ...t, token: "rotated-operator-token-5d9a1c7e3f0b8d2a6c4e", scopes: ["write"] }));
+    const rotated = withOperator((t) => ({
+      ...t,
+      token: "rotated-operator-token-5d9a1c7e3f0b8d2a6c4e",
+      scopes: ["write"],
+    }));
     const page = await dashboard("/dashboard", { headers: { cookie: s.cookie } }, { API_TOKENS: rotated });
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe("/dashboard/login");
@@ -42,7 +50,9 @@ describe("dashboard sessions end when their credential changes", () => {
   it("a token that has since expired ends its session", async () => {
     const s = await login(TOKENS.operator);
     const expired = withOperator((t) => ({ ...t, expires: "2021-01-01T00:00:00Z" }));
-    expect((await dashboard("/dashboard", { headers: { cookie: s.cookie } }, { API_TOKENS: expired })).status).toBe(303);
+    expect((await dashboard("/dashboard", { headers: { cookie: s.cookie } }, { API_TOKENS: expired })).status).toBe(
+      303,
+    );
   });
 
   it("logging out revokes the session on the server: a copied cookie is refused afterwards", async () => {
@@ -61,10 +71,25 @@ describe("dashboard sessions end when their credential changes", () => {
     // What a cracked or leaked secret would let an attacker sign: an Access session for anyone, or a made-up id.
     const { setSignedCookie } = await import("hono/cookie");
     const { Hono } = await import("hono");
-    const values = [JSON.stringify({ sid: "x".repeat(24), name: "mallory", scopes: ["write", "purge"], via: "access", expiresAt: Date.now() + 3600_000 }), "A".repeat(32)];
+    const values = [
+      JSON.stringify({
+        sid: "x".repeat(24),
+        name: "mallory",
+        scopes: ["write", "purge"],
+        via: "access",
+        expiresAt: Date.now() + 3600_000,
+      }),
+      "A".repeat(32),
+    ];
     for (const value of values) {
       const forge = new Hono();
-      forge.get("/", async (c) => (await setSignedCookie(c, "palimpsest_session", value, env.SESSION_SECRET, { path: "/dashboard" }), c.body(null)));
+      forge.get(
+        "/",
+        async (c) => (
+          await setSignedCookie(c, "palimpsest_session", value, env.SESSION_SECRET, { path: "/dashboard" }),
+          c.body(null)
+        ),
+      );
       const set = (await forge.request("/")).headers.get("set-cookie")!;
       const cookie = set.split(";")[0]!;
       const res = await dashboard("/dashboard/purges", { headers: { cookie } });

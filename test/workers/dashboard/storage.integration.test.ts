@@ -20,7 +20,8 @@ async function rowOnceReported(s: Signed, page: string, revisions: string, timeo
     const html = await (await get("/dashboard/storage", s)).text();
     const row = new RegExp(`<tr data-page="${page}">(.*?)</tr>`, "s").exec(html)?.[1] ?? "";
     if (row.includes(`data-field="revisions">${revisions}<`)) return row;
-    if (Date.now() > until) throw new Error(`storage view never showed ${page} with ${revisions} revisions; row: ${row || "(none)"}`);
+    if (Date.now() > until)
+      throw new Error(`storage view never showed ${page} with ${revisions} revisions; row: ${row || "(none)"}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -29,7 +30,10 @@ describe("the storage view", () => {
   it("shows a page's revisions and its raw, stored and metadata bytes after a write, and the totals", async () => {
     const s = await login();
     const page = "AAA_Storage_view";
-    await appendOk(page, linearHistory(3, 1, (i) => `Storage view text ${i}\n`.repeat(40)));
+    await appendOk(
+      page,
+      linearHistory(3, 1, (i) => `Storage view text ${i}\n`.repeat(40)),
+    );
     const row = await rowOnceReported(s, page, "3");
     const stats = await statsOf(page);
     expect(stats.revisions).toBe(3);
@@ -41,7 +45,10 @@ describe("the storage view", () => {
     expect(Number(totals?.[1])).toBeGreaterThanOrEqual(3);
 
     // A second write is reported too, replacing the first figures.
-    await appendOk(page, linearHistory(2, 4, (i) => `More text ${i}\n`).map((r, i) => (i === 0 ? { ...r, parentId: 3 } : r)));
+    await appendOk(
+      page,
+      linearHistory(2, 4, (i) => `More text ${i}\n`).map((r, i) => (i === 0 ? { ...r, parentId: 3 } : r)),
+    );
     const after = await rowOnceReported(s, page, "5");
     expect(after).toContain(`<data value="${(await statsOf(page)).rawBytes}">`);
   });

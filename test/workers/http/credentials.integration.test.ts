@@ -28,29 +28,50 @@ describe("token guessing", () => {
     const guesser = from("198.51.100.77");
     const statuses: number[] = [];
     const routes = ["/api/purges", "/api/tiers", "/api/pages/X/stats", "/api/purges/enam-q0:1"];
-    for (let i = 0; i < 12; i++) statuses.push((await request(routes[i % routes.length]!, { headers: { ...guesser, ...bearer(`guess-${i}-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa`) } })).status);
+    for (let i = 0; i < 12; i++)
+      statuses.push(
+        (
+          await request(routes[i % routes.length]!, {
+            headers: { ...guesser, ...bearer(`guess-${i}-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa`) },
+          })
+        ).status,
+      );
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
     expect(statuses.slice(10)).toEqual([429, 429]);
     const blocked = await request("/api/tiers", { headers: { ...guesser, ...bearer(TOKENS.operator) } });
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get("retry-after")).toBe("60");
     expect(((await blocked.json()) as { code: string }).code).toBe("auth_rate_limited");
-    expect((await request("/api/tiers", { headers: { ...from("198.51.100.78"), ...bearer(TOKENS.operator) } })).status).toBe(200);
+    expect(
+      (await request("/api/tiers", { headers: { ...from("198.51.100.78"), ...bearer(TOKENS.operator) } })).status,
+    ).toBe(200);
   });
 
   it("counts an IPv6 client by its /64: rotating the interface id does not buy more guesses", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
-      statuses.push((await request("/api/tiers", { headers: { ...from(`2001:db8:77:${i === 0 ? "0" : "0000"}::${(i + 1).toString(16)}`), ...bearer(`guess-v6-${i}-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb`) } })).status);
+      statuses.push(
+        (
+          await request("/api/tiers", {
+            headers: {
+              ...from(`2001:db8:77:${i === 0 ? "0" : "0000"}::${(i + 1).toString(16)}`),
+              ...bearer(`guess-v6-${i}-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb`),
+            },
+          })
+        ).status,
+      );
     }
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
     expect(statuses[10]).toBe(429);
-    expect((await request("/api/tiers", { headers: { ...from("2001:db8:77:1::1"), ...bearer(TOKENS.operator) } })).status).toBe(200);
+    expect(
+      (await request("/api/tiers", { headers: { ...from("2001:db8:77:1::1"), ...bearer(TOKENS.operator) } })).status,
+    ).toBe(200);
   });
 
   it("good tokens are never counted: a busy writer is not slowed", async () => {
     const writer = from("198.51.100.90");
-    for (let i = 0; i < 15; i++) expect((await request("/api/tiers", { headers: { ...writer, ...bearer(TOKENS.operator) } })).status).toBe(200);
+    for (let i = 0; i < 15; i++)
+      expect((await request("/api/tiers", { headers: { ...writer, ...bearer(TOKENS.operator) } })).status).toBe(200);
   });
 
   it.each([
@@ -62,7 +83,11 @@ describe("token guessing", () => {
     const { app } = await import("../../../workers/app.ts");
     const { createExecutionContext } = await import("cloudflare:test");
     const API_TOKENS = JSON.stringify([{ name: "weak", token: weak, scopes: ["purge"] }]);
-    const res = await app.fetch(new Request("http://archive.test/api/tiers", { headers: bearer(weak) }), { ...env, API_TOKENS }, createExecutionContext());
+    const res = await app.fetch(
+      new Request("http://archive.test/api/tiers", { headers: bearer(weak) }),
+      { ...env, API_TOKENS },
+      createExecutionContext(),
+    );
     expect(res.status).toBe(503);
     const body = await res.text();
     expect(body).toContain("API_TOKENS");
@@ -74,7 +99,11 @@ describe("token guessing", () => {
     const { app } = await import("../../../workers/app.ts");
     const token = "old-write-token-7d2b9f4e1a6c3e8b5d0f2a7c";
     for (const path of ["/api/pages/X/stats", "/api/tiers"]) {
-      const res = await app.fetch(new Request(`http://archive.test${path}`, { headers: bearer(token) }), { ...env, WRITE_TOKENS: token }, createExecutionContext());
+      const res = await app.fetch(
+        new Request(`http://archive.test${path}`, { headers: bearer(token) }),
+        { ...env, WRITE_TOKENS: token },
+        createExecutionContext(),
+      );
       expect(res.status, path).toBe(503);
       const body = (await res.json()) as { code: string; detail: string };
       expect(body.code).toBe("tokens_misconfigured");
@@ -82,7 +111,11 @@ describe("token guessing", () => {
       expect(JSON.stringify(body)).not.toContain(token);
     }
     // Empty, as an old .dev.vars names it, it is unset: the configured tokens work.
-    const unset = await app.fetch(new Request("http://archive.test/api/tiers", { headers: bearer(TOKENS.operator) }), { ...env, WRITE_TOKENS: "" }, createExecutionContext());
+    const unset = await app.fetch(
+      new Request("http://archive.test/api/tiers", { headers: bearer(TOKENS.operator) }),
+      { ...env, WRITE_TOKENS: "" },
+      createExecutionContext(),
+    );
     expect(unset.status).toBe(200);
   });
 });
@@ -96,10 +129,14 @@ describe("the audit log follows one rule", () => {
     expect(text).not.toContain("secret-campaign");
     expect(text).not.toContain("test-operator");
     expect((await request("/api/purges", { headers: bearer(TOKENS.write) })).status).toBe(403);
-    expect((await request(`/api/purges/${encodeURIComponent(id)}`, { headers: bearer(TOKENS.purge) })).status).toBe(200);
+    expect((await request(`/api/purges/${encodeURIComponent(id)}`, { headers: bearer(TOKENS.purge) })).status).toBe(
+      200,
+    );
     const write = await append("Audit_rule_page", linearHistory(1));
     const writePurge = ((await write.json()) as { purges: string[] }).purges[0]!;
-    expect((await request(`/api/purges/${encodeURIComponent(writePurge)}`, { headers: bearer(TOKENS.write) })).status).toBe(200);
+    expect(
+      (await request(`/api/purges/${encodeURIComponent(writePurge)}`, { headers: bearer(TOKENS.write) })).status,
+    ).toBe(200);
   });
 
   it("a write-only dashboard session sees no audit log: not on the home page, not the list, not an operator's purge", async () => {

@@ -9,8 +9,14 @@ const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/js
 describe("a 500 leaks nothing", () => {
   it("names the page and revision and gives a request id, but no blob key or object id", async () => {
     const page = "Leak_checked";
-    await appendOk(page, linearHistory(2, 1, (i) => `leak check ${i}\n`));
-    const located = await (env.PAGE_STORE.getByName(page) as DurableObjectStub<PageStore>).locate({ kind: "id", id: 2 });
+    await appendOk(
+      page,
+      linearHistory(2, 1, (i) => `leak check ${i}\n`),
+    );
+    const located = await (env.PAGE_STORE.getByName(page) as DurableObjectStub<PageStore>).locate({
+      kind: "id",
+      id: 2,
+    });
     if (!located.ok) throw new Error("locate failed");
     const blob = new Uint8Array((await env.BLOBS.get(located.location.blob, "arrayBuffer"))!);
     blob[blob.length - 2] = blob[blob.length - 2]! ^ 0x10;
@@ -24,7 +30,12 @@ describe("a 500 leaks nothing", () => {
     expect(text).not.toContain("blob/");
     expect(text).not.toContain(owner);
     expect(text).not.toContain(located.location.blob.slice(-64));
-    expect(JSON.parse(text)).toMatchObject({ code: "revision_unreadable", page: "Leak checked", revision: 2, requestId: "trace-me-42" });
+    expect(JSON.parse(text)).toMatchObject({
+      code: "revision_unreadable",
+      page: "Leak checked",
+      revision: 2,
+      requestId: "trace-me-42",
+    });
   });
 });
 
@@ -51,9 +62,23 @@ describe("titles", () => {
   it("reaches subpage titles containing / when percent-encoded, writes links that way, and keeps them apart from revision ids", async () => {
     const sub = "Help:Contents/Editing";
     const seg = "Help:Contents%2FEditing";
-    expect((await append(sub, linearHistory(3, 1, (i) => `subpage ${i}\n`))).status).toBe(201);
+    expect(
+      (
+        await append(
+          sub,
+          linearHistory(3, 1, (i) => `subpage ${i}\n`),
+        )
+      ).status,
+    ).toBe(201);
     // A page whose title looks like the subpage's parent plus a revision id.
-    expect((await append("Help:Contents/2", linearHistory(1, 1, () => "impostor\n"))).status).toBe(201);
+    expect(
+      (
+        await append(
+          "Help:Contents/2",
+          linearHistory(1, 1, () => "impostor\n"),
+        )
+      ).status,
+    ).toBe(201);
     expect(await (await request(`/page/${seg}`)).text()).toBe("subpage 2\n");
     expect(await (await request(`/page/${seg}/2`)).text()).toBe("subpage 1\n");
     expect(await (await request("/page/Help:Contents%2F2")).text()).toBe("impostor\n");
@@ -86,7 +111,11 @@ describe("ids past 2^53 − 1 are refused, never rounded", () => {
     const read = await request(`/page/Big_ids/${big}`);
     expect(read.status).toBe(422);
     expect(await read.json()).toMatchObject({ code: "revision_id_out_of_range" });
-    const put = await request(`/api/pages/Big_ids/revisions/${big}/suppression`, { method: "PUT", headers: auth, body: JSON.stringify({ suppressed: true }) });
+    const put = await request(`/api/pages/Big_ids/revisions/${big}/suppression`, {
+      method: "PUT",
+      headers: auth,
+      body: JSON.stringify({ suppressed: true }),
+    });
     expect(put.status).toBe(422);
     expect(await put.json()).toMatchObject({ code: "invalid_field", field: "id" });
   });

@@ -26,7 +26,13 @@ describe("problem responses", () => {
       extensions: { field: "title" },
     });
     const res = await appThrowing(err).request("/boom");
-    await expectProblem(res, { status: 422, code: "bad_title", title: "Invalid page title", detail: "Titles may not contain '#'.", field: "title" });
+    await expectProblem(res, {
+      status: 422,
+      code: "bad_title",
+      title: "Invalid page title",
+      detail: "Titles may not contain '#'.",
+      field: "title",
+    });
   });
 
   it("turn an unknown error into a logged 500 that leaks nothing", async () => {
@@ -50,7 +56,9 @@ describe("problem responses", () => {
   });
 
   it("map Hono's own client errors to problems", async () => {
-    const res = await appThrowing(new HTTPException(400, { message: "Malformed JSON in request body" })).request("/boom");
+    const res = await appThrowing(new HTTPException(400, { message: "Malformed JSON in request body" })).request(
+      "/boom",
+    );
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "http_400", title: "Malformed JSON in request body" });
   });

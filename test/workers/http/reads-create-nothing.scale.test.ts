@@ -12,38 +12,46 @@ const PREFIX = "Nobody_wrote_";
 async function tierRowsFor(prefix: string): Promise<number> {
   let rows = 0;
   for (const t of allTiers(env)) {
-    rows += await runInDurableObject(tierCache(t), (_: TierCache, state) =>
-      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM entries WHERE page LIKE ?", `${prefix}%`).one().n,
+    rows += await runInDurableObject(
+      tierCache(t),
+      (_: TierCache, state) =>
+        state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM entries WHERE page LIKE ?", `${prefix}%`).one()
+          .n,
     );
   }
   return rows;
 }
 
 describe("reads create no storage", () => {
-  it("answers 10,000 GETs of random titles with 404, creating no PageStore, no blob and no stored tier entry", { timeout: 300_000 }, async () => {
-    const rand = mulberry32(8);
-    const titles = Array.from({ length: 10_000 }, (_, i) => `${PREFIX}${i}_${Math.floor(rand() * 1e9).toString(36)}`);
-    const kinds = (t: string, i: number) => [`/page/${t}`, `/page/${t}/history`, `/page/${t}/${i + 1}`, `/page/${t}?at=20200101000000`][i % 4]!;
-    const blobsBefore = (await env.BLOBS.list({ prefix: "blob/" })).keys.length;
-    let next = 0;
-    const statuses = new Map<number, number>();
-    await Promise.all(
-      Array.from({ length: 24 }, async () => {
-        while (next < titles.length) {
-          const i = next++;
-          const res = await readFrom(ONE_COLO_PER_REGION[i % ONE_COLO_PER_REGION.length]!, kinds(titles[i]!, i));
-          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          await res.arrayBuffer();
-        }
-      }),
-    );
-    expect(Object.fromEntries(statuses)).toEqual({ 404: 10_000 });
-    const stores = new Set((await listDurableObjectIds(env.PAGE_STORE)).map((id) => id.toString()));
-    expect(titles.filter((t) => stores.has(env.PAGE_STORE.idFromName(t).toString()))).toEqual([]);
-    // Other test files write blobs meanwhile; none of these titles can own one, having no PageStore.
-    expect((await env.BLOBS.list({ prefix: "blob/" })).keys.length).toBeGreaterThanOrEqual(blobsBefore);
-    expect(await tierRowsFor(PREFIX)).toBe(0);
-  });
+  it(
+    "answers 10,000 GETs of random titles with 404, creating no PageStore, no blob and no stored tier entry",
+    { timeout: 300_000 },
+    async () => {
+      const rand = mulberry32(8);
+      const titles = Array.from({ length: 10_000 }, (_, i) => `${PREFIX}${i}_${Math.floor(rand() * 1e9).toString(36)}`);
+      const kinds = (t: string, i: number) =>
+        [`/page/${t}`, `/page/${t}/history`, `/page/${t}/${i + 1}`, `/page/${t}?at=20200101000000`][i % 4]!;
+      const blobsBefore = (await env.BLOBS.list({ prefix: "blob/" })).keys.length;
+      let next = 0;
+      const statuses = new Map<number, number>();
+      await Promise.all(
+        Array.from({ length: 24 }, async () => {
+          while (next < titles.length) {
+            const i = next++;
+            const res = await readFrom(ONE_COLO_PER_REGION[i % ONE_COLO_PER_REGION.length]!, kinds(titles[i]!, i));
+            statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+            await res.arrayBuffer();
+          }
+        }),
+      );
+      expect(Object.fromEntries(statuses)).toEqual({ 404: 10_000 });
+      const stores = new Set((await listDurableObjectIds(env.PAGE_STORE)).map((id) => id.toString()));
+      expect(titles.filter((t) => stores.has(env.PAGE_STORE.idFromName(t).toString()))).toEqual([]);
+      // Other test files write blobs meanwhile; none of these titles can own one, having no PageStore.
+      expect((await env.BLOBS.list({ prefix: "blob/" })).keys.length).toBeGreaterThanOrEqual(blobsBefore);
+      expect(await tierRowsFor(PREFIX)).toBe(0);
+    },
+  );
 
   it("keeps a 404 briefly and drops it when the page is first written", async () => {
     const page = "Written_after_404";
@@ -75,7 +83,8 @@ describe("purge status for ids nobody issued", () => {
       expect(await res.json()).toMatchObject({ code: "purge_not_found" });
     }
     const queues = new Set((await listDurableObjectIds(env.PURGE_QUEUE)).map((id) => id.toString()));
-    for (const name of ["zz-q0", "apac-q9", "apac-q99"]) expect(queues.has(env.PURGE_QUEUE.idFromName(name).toString()), name).toBe(false);
+    for (const name of ["zz-q0", "apac-q9", "apac-q99"])
+      expect(queues.has(env.PURGE_QUEUE.idFromName(name).toString()), name).toBe(false);
   });
 
   it("answers 404 for a sequence a queue never logged, and a never-used queue creates no table when asked", async () => {
@@ -84,7 +93,9 @@ describe("purge status for ids nobody issued", () => {
     const unused = env.PURGE_QUEUE.getByName("never-used-queue") as unknown as DurableObjectStub<PurgeQueue>;
     expect(await unused.status(1)).toBeNull();
     expect((await unused.load()).lastSeq).toBe(0);
-    const tables = await runInDurableObject(unused, (_: PurgeQueue, state) => state.storage.sql.exec("SELECT name FROM sqlite_master").toArray());
+    const tables = await runInDurableObject(unused, (_: PurgeQueue, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master").toArray(),
+    );
     expect(tables).toEqual([]);
   });
 

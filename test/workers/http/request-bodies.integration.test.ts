@@ -6,7 +6,9 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 
 /** A JSON body of about `bytes` bytes, sent in 1 MiB chunks with no Content-Length (chunked). */
 function chunkedBody(bytes: number): ReadableStream<Uint8Array> {
-  const head = new TextEncoder().encode(JSON.stringify({ revisions: [{ ...linearHistory(1)[0], text: "" }] }).replace('"text":""', '"text":"'));
+  const head = new TextEncoder().encode(
+    JSON.stringify({ revisions: [{ ...linearHistory(1)[0], text: "" }] }).replace('"text":""', '"text":"'),
+  );
   const filler = new TextEncoder().encode("a".repeat(1 << 20));
   let sent = 0;
   return new ReadableStream({
@@ -31,13 +33,20 @@ describe("request bodies are counted as they are read", () => {
       duplex: "half",
     } as RequestInit);
     expect(res.status).toBe(413);
-    expect(await res.json()).toMatchObject({ code: "request_too_large", limit: { name: "storage.maxRequestBytes", value: LIMITS.storage.maxRequestBytes } });
+    expect(await res.json()).toMatchObject({
+      code: "request_too_large",
+      limit: { name: "storage.maxRequestBytes", value: LIMITS.storage.maxRequestBytes },
+    });
     expect((await request("/page/Chunked_flood")).status).toBe(404);
   });
 
   it("refuses a declared body between the limit and what a Durable Object call could carry", async () => {
     const body = new Uint8Array(LIMITS.storage.maxRequestBytes + 1024).fill(0x20);
-    const res = await request("/api/pages/Declared_flood/revisions", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body });
+    const res = await request("/api/pages/Declared_flood/revisions", {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body,
+    });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ limit: { name: "storage.maxRequestBytes" } });
   });
@@ -51,19 +60,30 @@ describe("request bodies are counted as they are read", () => {
     expect(body.byteLength).toBeLessThan(LIMITS.storage.maxRequestBytes);
     const stream = new ReadableStream({
       start(controller) {
-        for (let off = 0; off < body.byteLength; off += 1 << 20) controller.enqueue(body.subarray(off, off + (1 << 20)));
+        for (let off = 0; off < body.byteLength; off += 1 << 20)
+          controller.enqueue(body.subarray(off, off + (1 << 20)));
         controller.close();
       },
     });
-    const res = await request("/api/pages/Chunked_ok/revisions", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+    const res = await request("/api/pages/Chunked_ok/revisions", {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
     expect(res.status).toBe(201);
-    for (const [i, text] of texts.entries()) expect((await (await request(`/page/Chunked_ok/${i + 1}`)).text()) === text).toBe(true);
+    for (const [i, text] of texts.entries())
+      expect((await (await request(`/page/Chunked_ok/${i + 1}`)).text()) === text).toBe(true);
   });
 });
 
 describe("Content-Type is parsed, not searched", () => {
   const post = (key: string, contentType: string) =>
-    request(`/api/pages/${key}/revisions`, { method: "POST", headers: { ...auth, "content-type": contentType }, body: JSON.stringify({ revisions: linearHistory(1) }) });
+    request(`/api/pages/${key}/revisions`, {
+      method: "POST",
+      headers: { ...auth, "content-type": contentType },
+      body: JSON.stringify({ revisions: linearHistory(1) }),
+    });
 
   it("accepts JSON with parameters and in any case", async () => {
     expect((await post("Typed_a", "application/json; charset=utf-8")).status).toBe(201);
@@ -71,7 +91,12 @@ describe("Content-Type is parsed, not searched", () => {
   });
 
   it("refuses a type that merely mentions JSON in a parameter, or no type at all", async () => {
-    for (const type of ["text/plain; note=application/json", "text/plain", "application/jsonx", "application/json; ="]) {
+    for (const type of [
+      "text/plain; note=application/json",
+      "text/plain",
+      "application/jsonx",
+      "application/json; =",
+    ]) {
       const res = await post("Typed_c", type);
       expect(res.status, type).toBe(415);
       expect(await res.json()).toMatchObject({ code: "unsupported_media_type" });

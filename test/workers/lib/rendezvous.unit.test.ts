@@ -7,7 +7,13 @@ describe("weighted rendezvous hashing", () => {
   it("moves only the lost member's keys when a member leaves the pool", () => {
     const pool = ["a", "b", "c", "d"].map((id) => ({ id, weight: 1 }));
     const before = keys.map((k) => rendezvousPick(pool, k).id);
-    const after = keys.map((k) => rendezvousPick(pool.filter((m) => m.id !== "c"), k).id);
+    const after = keys.map(
+      (k) =>
+        rendezvousPick(
+          pool.filter((m) => m.id !== "c"),
+          k,
+        ).id,
+    );
     let moved = 0;
     keys.forEach((_, i) => {
       if (before[i] !== after[i]) {

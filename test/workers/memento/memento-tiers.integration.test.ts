@@ -27,11 +27,20 @@ describe("operator purges of TimeMap URLs", () => {
     await appendOk("Md_purged_map", linearHistory(3));
     await cachedHere("/timemap/link/Md_purged_map");
     const purge = async (body: unknown) => {
-      const res = await request("/api/purges", { method: "POST", headers: { ...bearer(TOKENS.operator), "content-type": "application/json" }, body: JSON.stringify(body) });
+      const res = await request("/api/purges", {
+        method: "POST",
+        headers: { ...bearer(TOKENS.operator), "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(202);
       return (await res.json()) as { id: string; keys: number; dropped: unknown[] };
     };
-    const files = await purge({ files: ["http://archive.test/timemap/link/Md_purged_map", "http://archive.test/timemap/json/md_purged_map?after=2"] });
+    const files = await purge({
+      files: [
+        "http://archive.test/timemap/link/Md_purged_map",
+        "http://archive.test/timemap/json/md_purged_map?after=2",
+      ],
+    });
     expect(files).toMatchObject({ keys: 2, dropped: [] });
     await waitForAck(files.id);
     expect((await request("/timemap/link/Md_purged_map")).headers.get("x-palimpsest-tier")).not.toBe("lower");
@@ -75,9 +84,19 @@ describe("the store's Memento queries walk the time index", () => {
         map: measure(() => timemapPage(db, { after: 2_000 }, 10)),
       };
     });
-    expect(rows.middle.result).toMatchObject({ self: { id: 1_500 }, first: { id: 1 }, last: { id: 3_000 }, prev: { id: 1_499 }, next: { id: 1_501 } });
+    expect(rows.middle.result).toMatchObject({
+      self: { id: 1_500 },
+      first: { id: 1 },
+      last: { id: 3_000 },
+      prev: { id: 1_499 },
+      next: { id: 1_501 },
+    });
     expect(rows.at.result).toMatchObject({ self: { id: 2_223 } });
-    expect(rows.map.result).toMatchObject({ mementos: Array.from({ length: 10 }, (_, i) => ({ id: 2_001 + i })), hasOlder: true, hasNewer: true });
+    expect(rows.map.result).toMatchObject({
+      mementos: Array.from({ length: 10 }, (_, i) => ({ id: 2_001 + i })),
+      hasOlder: true,
+      hasNewer: true,
+    });
     for (const [what, { read }] of Object.entries(rows)) expect(read, what).toBeLessThan(40);
   });
 });

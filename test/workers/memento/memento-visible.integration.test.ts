@@ -18,7 +18,11 @@ const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/js
 
 async function suppress(page: string, ...ids: number[]): Promise<void> {
   for (const id of ids) {
-    const res = await request(`/api/pages/${page}/revisions/${id}/suppression`, { method: "PUT", headers: auth, body: JSON.stringify({ suppressed: true }) });
+    const res = await request(`/api/pages/${page}/revisions/${id}/suppression`, {
+      method: "PUT",
+      headers: auth,
+      body: JSON.stringify({ suppressed: true }),
+    });
     expect(res.status, `suppress ${id}`).toBe(200);
     const { purges } = (await res.json()) as { purges: string[] };
     for (const purge of purges) await waitForAck(purge);
@@ -26,7 +30,8 @@ async function suppress(page: string, ...ids: number[]): Promise<void> {
 }
 
 const gate = (page: string, n: number) => request(`/page/${page}`, { headers: { "accept-datetime": second(n) } });
-const mementoIds = (links: ReturnType<typeof parseLinks>) => links.filter((l) => l.rels.includes("memento")).map((l) => Number(l.uri.split("/").pop()));
+const mementoIds = (links: ReturnType<typeof parseLinks>) =>
+  links.filter((l) => l.rels.includes("memento")).map((l) => Number(l.uri.split("/").pop()));
 
 describe("item 2: the TimeGate never sends a client to a suppressed memento", () => {
   it("chooses the latest visible revision at or before the time, else the first visible after, by TimeGate, /web/ and ?at= alike", async () => {
@@ -50,9 +55,15 @@ describe("item 2: the TimeGate never sends a client to a suppressed memento", ()
       const res = await gate(page, n);
       expect(res.status, `second ${n}`).toBe(302);
       expect(res.headers.get("location"), `TimeGate at second ${n}`).toBe(`${BASE}/page/${page}/${id}`);
-      expect(mementoIds(parseLinks(res.headers.get("link"))).filter((m) => [1, 3, 4, 7].includes(m)), `second ${n}`).toEqual([]);
+      expect(
+        mementoIds(parseLinks(res.headers.get("link"))).filter((m) => [1, 3, 4, 7].includes(m)),
+        `second ${n}`,
+      ).toEqual([]);
       const stamp = new Date(Date.UTC(2020, 0, 1) + n * 1000).toISOString().replace(/[-:T]/g, "").slice(0, 14);
-      if (n >= 0) expect((await request(`/web/${stamp}/${page}`)).headers.get("location"), `/web/${stamp}`).toBe(`${BASE}/page/${page}/${id}`);
+      if (n >= 0)
+        expect((await request(`/web/${stamp}/${page}`)).headers.get("location"), `/web/${stamp}`).toBe(
+          `${BASE}/page/${page}/${id}`,
+        );
       if (n >= 0) {
         const at = await request(`/page/${page}?at=${stamp}`);
         expect(at.status, `?at=${stamp}`).toBe(200);
@@ -86,7 +97,10 @@ describe("item 2: the TimeGate never sends a client to a suppressed memento", ()
       const links = parseLinks(res.headers.get("link"));
       expect(linkWith(links, "original")?.uri).toBe(`${BASE}/page/${page}`);
       expect(linkWith(links, "timegate")?.uri).toBe(`${BASE}/page/${page}`);
-      expect(links.filter((l) => l.rels.includes("timemap")).map((l) => l.uri)).toEqual([`${BASE}/timemap/link/${page}`, `${BASE}/timemap/json/${page}`]);
+      expect(links.filter((l) => l.rels.includes("timemap")).map((l) => l.uri)).toEqual([
+        `${BASE}/timemap/link/${page}`,
+        `${BASE}/timemap/json/${page}`,
+      ]);
       expect(linkWith(links, "prev", "memento")?.uri).toBe(`${BASE}/page/${page}/2`);
       expect(linkWith(links, "next", "memento")?.uri).toBe(`${BASE}/page/${page}/4`);
       expect(mementoIds(links)).not.toContain(3);
@@ -126,7 +140,11 @@ describe("item 8: what pywb and memento-client read", () => {
   it("writes original and timegate as separate link-values, on the page, a memento, a redirect and a TimeMap", async () => {
     const page = "Mv_split";
     await appendOk(page, linearHistory(2));
-    const headers = [(await request(`/page/${page}`)).headers, (await request(`/page/${page}/1`)).headers, (await gate(page, 0)).headers];
+    const headers = [
+      (await request(`/page/${page}`)).headers,
+      (await request(`/page/${page}/1`)).headers,
+      (await gate(page, 0)).headers,
+    ];
     for (const value of [...headers.map((h) => h.get("link")!), await text(await request(`/timemap/link/${page}`))]) {
       const links = parseLinks(value);
       expect(links.filter((l) => l.rels.includes("original")).map((l) => l.rels)).toEqual([["original"]]);
@@ -142,10 +160,22 @@ describe("item 8: what pywb and memento-client read", () => {
     const links = parseLinks(res.headers.get("link"));
     const chosen = links.find((l) => l.uri === res.headers.get("location"));
     expect(chosen).toMatchObject({ rels: ["memento"], attrs: { datetime: second(2) } });
-    expect(linkWith(links, "first", "memento")).toMatchObject({ uri: `${BASE}/page/${page}/1`, attrs: { datetime: second(0) } });
-    expect(linkWith(links, "prev", "memento")).toMatchObject({ uri: `${BASE}/page/${page}/2`, attrs: { datetime: second(1) } });
-    expect(linkWith(links, "next", "memento")).toMatchObject({ uri: `${BASE}/page/${page}/4`, attrs: { datetime: second(3) } });
-    expect(linkWith(links, "last", "memento")).toMatchObject({ uri: `${BASE}/page/${page}/5`, attrs: { datetime: second(4) } });
+    expect(linkWith(links, "first", "memento")).toMatchObject({
+      uri: `${BASE}/page/${page}/1`,
+      attrs: { datetime: second(0) },
+    });
+    expect(linkWith(links, "prev", "memento")).toMatchObject({
+      uri: `${BASE}/page/${page}/2`,
+      attrs: { datetime: second(1) },
+    });
+    expect(linkWith(links, "next", "memento")).toMatchObject({
+      uri: `${BASE}/page/${page}/4`,
+      attrs: { datetime: second(3) },
+    });
+    expect(linkWith(links, "last", "memento")).toMatchObject({
+      uri: `${BASE}/page/${page}/5`,
+      attrs: { datetime: second(4) },
+    });
     // At an end, the chosen memento plays two parts in one link-value.
     const first = parseLinks((await gate(page, -5)).headers.get("link"));
     expect(linkWith(first, "first", "memento")?.uri).toBe(`${BASE}/page/${page}/1`);
@@ -155,7 +185,9 @@ describe("item 8: what pywb and memento-client read", () => {
   it("answers ?at= as a memento: Memento-Datetime, Content-Location of the revision, and Link to original, TimeGate and TimeMaps", async () => {
     const page = "Mv_at";
     const res = await readAt(page, 4, "20200101000002", 2);
-    expect(new URL(res.headers.get("content-location")!, `${BASE}/page/${page}?at=20200101000002`).toString()).toBe(`${BASE}/page/${page}/12`);
+    expect(new URL(res.headers.get("content-location")!, `${BASE}/page/${page}?at=20200101000002`).toString()).toBe(
+      `${BASE}/page/${page}/12`,
+    );
     const links = parseLinks(res.headers.get("link"));
     expect(linkWith(links, "original")?.uri).toBe(`${BASE}/page/${page}`);
     expect(linkWith(links, "timegate")?.uri).toBe(`${BASE}/page/${page}`);
@@ -167,7 +199,11 @@ describe("item 8: what pywb and memento-client read", () => {
     const page = "Mv_at_early";
     const res = await readAt(page, 3, "19990101000000", 0);
     expect(res.headers.get("content-location")).toBe(`/page/${page}/10`);
-    expect((await request(`/page/${page}`, { headers: { "accept-datetime": "Fri, 01 Jan 1999 00:00:00 GMT" } })).headers.get("location")).toBe(`${BASE}/page/${page}/10`);
+    expect(
+      (await request(`/page/${page}`, { headers: { "accept-datetime": "Fri, 01 Jan 1999 00:00:00 GMT" } })).headers.get(
+        "location",
+      ),
+    ).toBe(`${BASE}/page/${page}/10`);
     expect((await request(`/web/1999/${page}`)).headers.get("location")).toBe(`${BASE}/page/${page}/10`);
   });
 });
@@ -177,7 +213,11 @@ describe("item 9: link-format TimeMaps are strict RFC 6690", () => {
     const page = "Mv_strict";
     const history = linearHistory(1_003);
     for (let i = 0; i < history.length; i += 500) await appendOk(page, history.slice(i, i + 500));
-    for (const path of [`/timemap/link/${page}`, `/timemap/link/${page}?after=1000`, `/timemap/link/${page}?before=1001`]) {
+    for (const path of [
+      `/timemap/link/${page}`,
+      `/timemap/link/${page}?after=1000`,
+      `/timemap/link/${page}?before=1001`,
+    ]) {
       const body = await text(await request(path));
       expect(body, path).not.toMatch(/[\r\n]/);
       const values = parseLinkFormat(body);
@@ -191,10 +231,20 @@ describe("item 9: link-format TimeMaps are strict RFC 6690", () => {
 
   it("the parser refuses what RFC 7089 §5's pretty-printed example writes: a space after ';' and a newline after ','", () => {
     expect(() => parseLinkFormat('<http://a.example/page/X>; rel="original"')).toThrow(/byte 26/);
-    expect(() => parseLinkFormat('<http://a.example/page/X>;rel="original",\n<http://a.example/page/X>;rel="timegate"')).toThrow(/byte 41/);
+    expect(() =>
+      parseLinkFormat('<http://a.example/page/X>;rel="original",\n<http://a.example/page/X>;rel="timegate"'),
+    ).toThrow(/byte 41/);
     expect(() => parseLinkFormat('<http://a.example/page/X>;rel="original"\n')).toThrow(/byte 40/);
-    expect(parseLinkFormat('<http://a.example/page/X/1>;rel="first memento";datetime="Wed, 01 Jan 2020 00:00:00 GMT"')).toEqual([
-      { uri: "http://a.example/page/X/1", params: [["rel", "first memento"], ["datetime", "Wed, 01 Jan 2020 00:00:00 GMT"]] },
+    expect(
+      parseLinkFormat('<http://a.example/page/X/1>;rel="first memento";datetime="Wed, 01 Jan 2020 00:00:00 GMT"'),
+    ).toEqual([
+      {
+        uri: "http://a.example/page/X/1",
+        params: [
+          ["rel", "first memento"],
+          ["datetime", "Wed, 01 Jan 2020 00:00:00 GMT"],
+        ],
+      },
     ]);
   });
 });

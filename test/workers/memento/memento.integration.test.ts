@@ -26,7 +26,13 @@ describe("RFC 7089 §2.1.1 Accept-Datetime and Memento-Datetime", () => {
 
   it("refuses a malformed Accept-Datetime with a 400 problem that names the header, and redirects nowhere", async () => {
     await appendOk("Md_bad_date", linearHistory(2));
-    for (const bad of ["2020-01-01T00:00:00Z", "Wed, 32 Jan 2020 00:00:00 GMT", "Wed, 01 Jan 2020 24:00:00 GMT", "Wed, 01 Jan 2020 00:00:00 PST", "yesterday"]) {
+    for (const bad of [
+      "2020-01-01T00:00:00Z",
+      "Wed, 32 Jan 2020 00:00:00 GMT",
+      "Wed, 01 Jan 2020 24:00:00 GMT",
+      "Wed, 01 Jan 2020 00:00:00 PST",
+      "yesterday",
+    ]) {
       const res = await request("/page/Md_bad_date", { headers: { "accept-datetime": bad } });
       expect(res.status, bad).toBe(400);
       expect(res.headers.get("content-type")).toContain("application/problem+json");
@@ -79,7 +85,9 @@ describe("RFC 7089 §2.2 Link relations of a Memento", () => {
     const revalidated = await request("/page/Md_304/1", { headers: { "if-none-match": full.headers.get("etag")! } });
     expect(revalidated.status).toBe(304);
     expect(revalidated.headers.get("memento-datetime")).toBe(second(0));
-    expect(linkWith(parseLinks(revalidated.headers.get("link")), "next", "last", "memento")?.uri).toBe(`${BASE}/page/Md_304/2`);
+    expect(linkWith(parseLinks(revalidated.headers.get("link")), "next", "last", "memento")?.uri).toBe(
+      `${BASE}/page/Md_304/2`,
+    );
     const head = await request("/page/Md_304/2", { method: "HEAD" });
     expect(head.headers.get("memento-datetime")).toBe(second(1));
     const br = await request("/page/Md_304/1", { headers: { "accept-encoding": "br" } });
@@ -107,8 +115,14 @@ describe("RFC 7089 §4.1.1 Pattern 1.1: the page is its own TimeGate (302-style)
     expect(linkWith(links, "original")?.uri).toBe(`${BASE}/page/Md_gate`);
     expect(linkWith(links, "timegate")?.uri).toBe(`${BASE}/page/Md_gate`);
     expect(links.some((l) => l.rels.includes("timemap") && l.attrs.type === "application/link-format")).toBe(true);
-    expect(linkWith(links, "first", "memento")).toMatchObject({ uri: `${BASE}/page/Md_gate/1`, attrs: { datetime: second(0) } });
-    expect(linkWith(links, "last", "memento")).toMatchObject({ uri: `${BASE}/page/Md_gate/5`, attrs: { datetime: second(4) } });
+    expect(linkWith(links, "first", "memento")).toMatchObject({
+      uri: `${BASE}/page/Md_gate/1`,
+      attrs: { datetime: second(0) },
+    });
+    expect(linkWith(links, "last", "memento")).toMatchObject({
+      uri: `${BASE}/page/Md_gate/5`,
+      attrs: { datetime: second(4) },
+    });
     // Between two revisions: the earlier one, which was current.
     const between = await request("/page/Md_gate", { headers: { "accept-datetime": "Wed, 01 Jan 2021 00:00:00 GMT" } });
     expect(between.headers.get("location")).toBe(`${BASE}/page/Md_gate/5`);
@@ -116,7 +130,9 @@ describe("RFC 7089 §4.1.1 Pattern 1.1: the page is its own TimeGate (302-style)
 
   it("redirects a time before the first revision to the first", async () => {
     await appendOk("Md_gate_early", linearHistory(3, 10));
-    const res = await request("/page/Md_gate_early", { headers: { "accept-datetime": "Sat, 01 Jan 2000 00:00:00 GMT" } });
+    const res = await request("/page/Md_gate_early", {
+      headers: { "accept-datetime": "Sat, 01 Jan 2000 00:00:00 GMT" },
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe(`${BASE}/page/Md_gate_early/10`);
   });
@@ -130,7 +146,10 @@ describe("RFC 7089 §4.1.1 Pattern 1.1: the page is its own TimeGate (302-style)
     const links = parseLinks(res.headers.get("link"));
     expect(linkWith(links, "original")?.uri).toBe(`${BASE}/page/Md_gate_plain`);
     expect(linkWith(links, "timegate")?.uri).toBe(`${BASE}/page/Md_gate_plain`);
-    expect(links.filter((l) => l.rels.includes("timemap")).map((l) => l.uri)).toEqual([`${BASE}/timemap/link/Md_gate_plain`, `${BASE}/timemap/json/Md_gate_plain`]);
+    expect(links.filter((l) => l.rels.includes("timemap")).map((l) => l.uri)).toEqual([
+      `${BASE}/timemap/link/Md_gate_plain`,
+      `${BASE}/timemap/json/Md_gate_plain`,
+    ]);
     expect(res.headers.get("memento-datetime")).toBeNull();
   });
 
@@ -151,9 +170,14 @@ describe("RFC 7089 §5 TimeMaps", () => {
     const links = parseLinks(await text(res));
     expect(linkWith(links, "original")?.uri).toBe(`${BASE}/page/Md_map`);
     expect(linkWith(links, "timegate")?.uri).toBe(`${BASE}/page/Md_map`);
-    expect(linkWith(links, "self")).toMatchObject({ uri: `${BASE}/timemap/link/Md_map`, attrs: { type: "application/link-format", from: second(0), until: second(3) } });
+    expect(linkWith(links, "self")).toMatchObject({
+      uri: `${BASE}/timemap/link/Md_map`,
+      attrs: { type: "application/link-format", from: second(0), until: second(3) },
+    });
     const mementos = links.filter((l) => l.rels.includes("memento"));
-    expect(mementos.map((l) => [l.uri, l.attrs.datetime])).toEqual([1, 2, 3, 4].map((id) => [`${BASE}/page/Md_map/${id}`, second(id - 1)]));
+    expect(mementos.map((l) => [l.uri, l.attrs.datetime])).toEqual(
+      [1, 2, 3, 4].map((id) => [`${BASE}/page/Md_map/${id}`, second(id - 1)]),
+    );
     expect(linkWith(links, "first", "memento")?.uri).toBe(`${BASE}/page/Md_map/1`);
     expect(linkWith(links, "last", "memento")?.uri).toBe(`${BASE}/page/Md_map/4`);
     expect(linkWith(links, "next")).toBeUndefined();
@@ -189,13 +213,20 @@ describe("RFC 7089 §5 TimeMaps", () => {
     expect(next.uri).toBe(`${BASE}/timemap/link/Md_paged?after=1000`);
     const secondPage = parseLinks(await text(await request(next.uri.slice(BASE.length))));
     const secondMementos = secondPage.filter((l) => l.rels.includes("memento"));
-    expect(secondMementos.map((l) => l.uri)).toEqual(Array.from({ length: 203 }, (_, i) => `${BASE}/page/Md_paged/${1001 + i}`));
+    expect(secondMementos.map((l) => l.uri)).toEqual(
+      Array.from({ length: 203 }, (_, i) => `${BASE}/page/Md_paged/${1001 + i}`),
+    );
     expect(linkWith(secondPage, "self")).toMatchObject({ attrs: { from: second(1000), until: second(1202) } });
     expect(linkWith(secondPage, "next")).toBeUndefined();
     expect(linkWith(secondPage, "prev")?.uri).toBe(`${BASE}/timemap/link/Md_paged?before=1001`);
-    const back = parseLinks(await text(await request("/timemap/link/Md_paged?before=1001"))).filter((l) => l.rels.includes("memento"));
+    const back = parseLinks(await text(await request("/timemap/link/Md_paged?before=1001"))).filter((l) =>
+      l.rels.includes("memento"),
+    );
     expect(back.map((l) => l.uri)).toEqual(firstMementos.map((l) => l.uri));
-    const json = (await (await request("/timemap/json/Md_paged?after=1000")).json()) as { mementos: { list: unknown[]; last: { uri: string } }; pages: { prev: { uri: string } | null; next: unknown } };
+    const json = (await (await request("/timemap/json/Md_paged?after=1000")).json()) as {
+      mementos: { list: unknown[]; last: { uri: string } };
+      pages: { prev: { uri: string } | null; next: unknown };
+    };
     expect(json.mementos.list).toHaveLength(203);
     expect(json.mementos.last.uri).toBe(`${BASE}/page/Md_paged/1203`);
     expect(json.pages).toEqual({ prev: { uri: `${BASE}/timemap/json/Md_paged?before=1001` }, next: null });
@@ -264,7 +295,10 @@ describe("after a write, through the tiers", () => {
 
     const write = await request("/api/pages/Md_write/revisions", {
       method: "POST",
-      headers: { authorization: "Bearer test-write-token-5c1f9a7e3b8d2f60a4c9e1b7", "content-type": "application/json" },
+      headers: {
+        authorization: "Bearer test-write-token-5c1f9a7e3b8d2f60a4c9e1b7",
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ revisions: [{ ...linearHistory(4)[3]!, timestamp: "2020-01-01T00:01:00Z" }] }),
     });
     expect(write.status).toBe(201);
@@ -272,7 +306,10 @@ describe("after a write, through the tiers", () => {
     for (const id of purges) await waitForAck(id);
 
     const expectNewState = (links: Link[], id: number) => {
-      expect(linkWith(links, "last", "memento"), `revision ${id}`).toMatchObject({ uri: `${BASE}/page/Md_write/4`, attrs: { datetime: "Wed, 01 Jan 2020 00:01:00 GMT" } });
+      expect(linkWith(links, "last", "memento"), `revision ${id}`).toMatchObject({
+        uri: `${BASE}/page/Md_write/4`,
+        attrs: { datetime: "Wed, 01 Jan 2020 00:01:00 GMT" },
+      });
     };
     for (const colo of [undefined, ...colos]) {
       for (const id of [1, 2, 3]) {
@@ -280,12 +317,17 @@ describe("after a write, through the tiers", () => {
         expect(res.status).toBe(200);
         const links = parseLinks(res.headers.get("link"));
         expectNewState(links, id);
-        if (id === 3) expect(linkWith(links, "next", "last", "memento")?.uri, `${colo} next of 3`).toBe(`${BASE}/page/Md_write/4`);
+        if (id === 3)
+          expect(linkWith(links, "next", "last", "memento")?.uri, `${colo} next of 3`).toBe(`${BASE}/page/Md_write/4`);
       }
-      const map = parseLinks(await text(colo ? await readFrom(colo, "/timemap/link/Md_write") : await request("/timemap/link/Md_write")));
+      const map = parseLinks(
+        await text(colo ? await readFrom(colo, "/timemap/link/Md_write") : await request("/timemap/link/Md_write")),
+      );
       expect(linkWith(map, "last", "memento")?.uri).toBe(`${BASE}/page/Md_write/4`);
       expect(map.filter((l) => l.rels.includes("memento"))).toHaveLength(4);
-      const gate = colo ? await readFrom(colo, "/page/Md_write", { headers: { "accept-datetime": "Fri, 01 Jan 2021 00:00:00 GMT" } }) : await request("/page/Md_write", { headers: { "accept-datetime": "Fri, 01 Jan 2021 00:00:00 GMT" } });
+      const gate = colo
+        ? await readFrom(colo, "/page/Md_write", { headers: { "accept-datetime": "Fri, 01 Jan 2021 00:00:00 GMT" } })
+        : await request("/page/Md_write", { headers: { "accept-datetime": "Fri, 01 Jan 2021 00:00:00 GMT" } });
       expect(gate.headers.get("location")).toBe(`${BASE}/page/Md_write/4`);
     }
     // The revision bodies themselves stayed cached: only their place in time was refreshed.

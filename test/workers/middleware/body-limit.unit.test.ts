@@ -31,7 +31,11 @@ describe("limitBody", () => {
 
   it("refuses one byte more with 413 request_too_large, naming http.maxSmallBodyBytes, chunked too", async () => {
     for (const body of [new Uint8Array(max + 1), chunked(max + 1)]) {
-      const res = await app.request("/", { method: "POST", body, ...(body instanceof ReadableStream ? { duplex: "half" } : {}) } as RequestInit);
+      const res = await app.request("/", {
+        method: "POST",
+        body,
+        ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
+      } as RequestInit);
       expect(res.status).toBe(413);
       const problem = (await res.json()) as { code: string; limit: { name: string } };
       expect(problem.code).toBe("request_too_large");

@@ -5,7 +5,11 @@ import type { PageRef } from "../../../src/page/page-ref.ts";
 import { canonicalTitle } from "../../../workers/middleware/canonical-title.ts";
 
 type E = { Variables: { ref: PageRef } };
-const app = new Hono<E>().get("/page/:title/history", canonicalTitle<E>(() => "/history"), (c) => c.text(c.get("ref").key));
+const app = new Hono<E>().get(
+  "/page/:title/history",
+  canonicalTitle<E>(() => "/history"),
+  (c) => c.text(c.get("ref").key),
+);
 
 describe("canonicalTitle", () => {
   it("redirects a lower-case first letter to the canonical title, keeping the rest of the path and the query", async () => {

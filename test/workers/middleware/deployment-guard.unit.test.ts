@@ -11,7 +11,8 @@ const app = new Hono<{ Bindings: Env }>()
   .get("/page/X", (c) => c.text("page", 200, { "x-palimpsest-tier": "lower" }))
   .get("/healthz", (c) => c.text("ok"))
   .onError(onError);
-const production = (publicOrigin: string) => ({ ...env, ENVIRONMENT: "production", PUBLIC_ORIGIN: publicOrigin }) as unknown as Env;
+const production = (publicOrigin: string) =>
+  ({ ...env, ENVIRONMENT: "production", PUBLIC_ORIGIN: publicOrigin }) as unknown as Env;
 
 describe("deploymentGuard", () => {
   it("answers 503 public_origin_unset without PUBLIC_ORIGIN, except /healthz", async () => {
@@ -29,7 +30,11 @@ describe("deploymentGuard", () => {
   it("sends debug headers only with a valid token in production, and always in development", async () => {
     const anonymous = await app.request("http://archive.example/page/X", {}, production("https://archive.example"));
     expect(anonymous.headers.has("x-palimpsest-tier")).toBe(false);
-    const operator = await app.request("http://archive.example/page/X", { headers: bearer(TOKENS.operator) }, production("https://archive.example"));
+    const operator = await app.request(
+      "http://archive.example/page/X",
+      { headers: bearer(TOKENS.operator) },
+      production("https://archive.example"),
+    );
     expect(operator.headers.get("x-palimpsest-tier")).toBe("lower");
     const development = await app.request("http://localhost/page/X", {}, { ...env, ENVIRONMENT: "development" });
     expect(development.headers.get("x-palimpsest-tier")).toBe("lower");

@@ -8,7 +8,8 @@ import { jsonBody } from "../../../workers/middleware/json-body.ts";
 const app = new Hono()
   .post("/", jsonBody("http.maxSmallBodyBytes"), async (c) => c.json(await c.req.json()))
   .onError(onError);
-const post = (body: string, type = "application/json") => app.request("/", { method: "POST", body, headers: { "content-type": type } });
+const post = (body: string, type = "application/json") =>
+  app.request("/", { method: "POST", body, headers: { "content-type": type } });
 const codeOf = async (res: Response) => ((await res.json()) as { code: string }).code;
 
 describe("jsonBody", () => {

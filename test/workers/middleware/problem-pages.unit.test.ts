@@ -9,7 +9,13 @@ const app = new Hono()
   .use(requestId())
   .use(problemPages)
   .get("/busy", () => {
-    throw new ProblemError({ status: 429, code: "rate_limited", title: "Too Many Requests", detail: "try again in 7 s", extensions: { retryAfterSeconds: 7 } });
+    throw new ProblemError({
+      status: 429,
+      code: "rate_limited",
+      title: "Too Many Requests",
+      detail: "try again in 7 s",
+      extensions: { retryAfterSeconds: 7 },
+    });
   })
   .onError(onError);
 

@@ -19,7 +19,10 @@ describe("requireSession", () => {
   });
 
   it("answers 401 unauthenticated to a JSON endpoint and to a form POST", async () => {
-    for (const init of [{}, { method: "POST", body: "csrf=x", headers: { "content-type": "application/x-www-form-urlencoded" } }]) {
+    for (const init of [
+      {},
+      { method: "POST", body: "csrf=x", headers: { "content-type": "application/x-www-form-urlencoded" } },
+    ]) {
       const path = "method" in init ? "/dashboard/purges" : "/dashboard/api/purges/x";
       const res = await app.request(path, init, env);
       expect(res.status).toBe(401);

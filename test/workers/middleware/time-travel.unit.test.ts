@@ -33,7 +33,11 @@ describe("timeTravel", () => {
     expect(await history.text()).toBe("sub history");
     const lower = await app.request("/page/vellum", { headers: { "accept-datetime": "yesterday" } }, env);
     expect(await lower.text()).toBe("page vellum");
-    const post = await app.request("/page/Vellum", { method: "POST", headers: { "accept-datetime": "yesterday" } }, env);
+    const post = await app.request(
+      "/page/Vellum",
+      { method: "POST", headers: { "accept-datetime": "yesterday" } },
+      env,
+    );
     expect(await post.text()).toBe("page Vellum");
   });
 });

@@ -5,7 +5,10 @@ import { onError } from "../../../src/http/problem.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { urlLength } from "../../../workers/middleware/url-length.ts";
 
-const app = new Hono().use(urlLength).get("/x", (c) => c.text("ok")).onError(onError);
+const app = new Hono()
+  .use(urlLength)
+  .get("/x", (c) => c.text("ok"))
+  .onError(onError);
 const urlOf = (length: number) => {
   const base = "http://localhost/x?q=";
   return base + "a".repeat(length - base.length);

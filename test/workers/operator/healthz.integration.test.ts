@@ -18,7 +18,12 @@ describe("edge worker", () => {
 
   it("answers an unknown path with a 404 problem", async () => {
     const res = await exports.default.fetch("http://palimpsest.test/no/such/page");
-    await expectProblem(res, { status: 404, code: "not_found", title: "Not Found", detail: "No route for GET /no/such/page" });
+    await expectProblem(res, {
+      status: 404,
+      code: "not_found",
+      title: "Not Found",
+      detail: "No route for GET /no/such/page",
+    });
   });
 
   it("rejects an over-long URL with a 414 problem naming the limit", async () => {

@@ -61,7 +61,9 @@ async function expectTruthfulTimeTravel(key: string): Promise<void> {
   expect(await atTime(key, T0 + 2.5 * DAY)).toBe(text(3));
   expect(await timegate(key, T0 + 2.5 * DAY)).toEqual({ acceptDatetime: "3", web: "3" });
   expect(await atTime(key, T0 + 3 * DAY)).toBe(text(4));
-  const listed = (await (await request(`/page/${key}/history`)).json()) as { revisions: Array<{ id: number; timestamp: string }> };
+  const listed = (await (await request(`/page/${key}/history`)).json()) as {
+    revisions: Array<{ id: number; timestamp: string }>;
+  };
   expect(listed.revisions.find((r) => r.id === 3)!.timestamp).toBe(iso(T0 + DAY));
   // The memento itself still carries its own date.
   expect((await request(`/page/${key}/3`)).headers.get("memento-datetime")).toBe(new Date(T0 + DAY).toUTCString());
@@ -82,7 +84,9 @@ describe("a child dated before its parent", () => {
         parentId: 2,
         parentTimestamp: iso(T0 + 2 * DAY),
         effectiveTimestamp: iso(T0 + 2 * DAY),
-        detail: expect.stringMatching(/revision 3 \(2020-01-02T00:00:00Z\) is dated before its parent 2 \(2020-01-03T00:00:00Z\)/),
+        detail: expect.stringMatching(
+          /revision 3 \(2020-01-02T00:00:00Z\) is dated before its parent 2 \(2020-01-03T00:00:00Z\)/,
+        ),
       },
     ]);
     await expectTruthfulTimeTravel(key);
@@ -94,8 +98,12 @@ describe("a child dated before its parent", () => {
     expect(((await (await append(key, [r1!, r2!])).json()) as { warnings: unknown[] }).warnings).toEqual([]);
     const second = await append(key, [r3!, r4!]);
     expect(second.status).toBe(201);
-    const body = (await second.json()) as { warnings: Array<{ revisionId: number; parentId: number; parentTimestamp: string }> };
-    expect(body.warnings.map((w) => [w.revisionId, w.parentId, w.parentTimestamp])).toEqual([[3, 2, iso(T0 + 2 * DAY)]]);
+    const body = (await second.json()) as {
+      warnings: Array<{ revisionId: number; parentId: number; parentTimestamp: string }>;
+    };
+    expect(body.warnings.map((w) => [w.revisionId, w.parentId, w.parentTimestamp])).toEqual([
+      [3, 2, iso(T0 + 2 * DAY)],
+    ]);
     const again = await append(key, [r3!, r4!]);
     expect(again.status).toBe(200);
     expect(((await again.json()) as { warnings: unknown[] }).warnings).toEqual([]);
@@ -110,7 +118,9 @@ describe("a child dated before its parent", () => {
       const sql = state.storage.sql;
       // Format 2 as main wrote it: revs without eff_ts, no revs_by_effective, at migration 2.
       sql.exec("DROP INDEX revs_by_effective");
-      sql.exec("CREATE TABLE revs_v2 (seq INTEGER PRIMARY KEY, rev_id INTEGER NOT NULL, ts INTEGER NOT NULL, u INTEGER NOT NULL, h INTEGER NOT NULL, suppressed INTEGER NOT NULL DEFAULT 0)");
+      sql.exec(
+        "CREATE TABLE revs_v2 (seq INTEGER PRIMARY KEY, rev_id INTEGER NOT NULL, ts INTEGER NOT NULL, u INTEGER NOT NULL, h INTEGER NOT NULL, suppressed INTEGER NOT NULL DEFAULT 0)",
+      );
       sql.exec("INSERT INTO revs_v2 SELECT seq, rev_id, ts, u, h, suppressed FROM revs");
       sql.exec("DROP TABLE revs");
       sql.exec("ALTER TABLE revs_v2 RENAME TO revs");
@@ -118,15 +128,23 @@ describe("a child dated before its parent", () => {
       sql.exec("CREATE INDEX revs_by_time ON revs (ts, seq)");
       sql.exec("CREATE INDEX revs_by_content ON revs (h)");
       sql.exec("UPDATE schema_version SET version = 2");
-      const columns = () => sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('revs')").toArray().map((c) => c.name);
+      const columns = () =>
+        sql
+          .exec<{ name: string }>("SELECT name FROM pragma_table_info('revs')")
+          .toArray()
+          .map((c) => c.name);
       const before = columns();
       // What a restart does: a new instance over the same storage.
       new PageStore(state, env);
       return {
         before,
         after: columns(),
-        effective: sql.exec<{ rev_id: number; eff_ts: number }>("SELECT rev_id, eff_ts FROM revs ORDER BY seq").toArray().map((r) => [r.rev_id, r.eff_ts]),
-        indexed: sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'revs_by_effective'").toArray().length,
+        effective: sql
+          .exec<{ rev_id: number; eff_ts: number }>("SELECT rev_id, eff_ts FROM revs ORDER BY seq")
+          .toArray()
+          .map((r) => [r.rev_id, r.eff_ts]),
+        indexed: sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'revs_by_effective'").toArray()
+          .length,
       };
     });
     expect(converted.before).not.toContain("eff_ts");

@@ -33,7 +33,9 @@ describe("history pagination", () => {
     expect(seen).toEqual(Array.from({ length: 10_000 }, (_, i) => 10_000 - i));
 
     // Walking back with `newer` from the oldest page returns the page before it.
-    const back = (await (await request(last!.links.newer!.replace("http://archive.test", ""))).json()) as HistoryPageBody;
+    const back = (await (
+      await request(last!.links.newer!.replace("http://archive.test", ""))
+    ).json()) as HistoryPageBody;
     expect(back.revisions.map((r) => r.id)).toEqual(Array.from({ length: 500 }, (_, i) => 1000 - i));
 
     // Any revision deep in the history reads back exactly.
@@ -46,7 +48,10 @@ describe("history pagination", () => {
     await appendOk("Limit_page", linearHistory(1));
     const res = await request("/page/Limit_page/history?limit=501");
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ code: "invalid_limit", limit: { name: "history.maxPageSize", value: 500 } });
+    expect(await res.json()).toMatchObject({
+      code: "invalid_limit",
+      limit: { name: "history.maxPageSize", value: 500 },
+    });
   });
 });
 
@@ -54,25 +59,32 @@ describe("round trip of shared histories", () => {
   const histories = inject("histories");
 
   for (const name of ["bip-0340", "bip-0341"]) {
-    it.skipIf(!histories[name])(`stores and reads back every revision of ${name} byte for byte`, async () => {
-      const exported = histories[name]!;
-      const key = (normalizeTitle(exported[0]!.title) as { key: string }).key;
-      const revisions: NewRevision[] = exported.map((r, i) => ({ ...r, parentId: i === 0 ? null : exported[i - 1]!.id }));
-      for (let i = 0; i < revisions.length; i += 64) await appendOk(key, revisions.slice(i, i + 64));
+    it.skipIf(!histories[name])(
+      `stores and reads back every revision of ${name} byte for byte`,
+      async () => {
+        const exported = histories[name]!;
+        const key = (normalizeTitle(exported[0]!.title) as { key: string }).key;
+        const revisions: NewRevision[] = exported.map((r, i) => ({
+          ...r,
+          parentId: i === 0 ? null : exported[i - 1]!.id,
+        }));
+        for (let i = 0; i < revisions.length; i += 64) await appendOk(key, revisions.slice(i, i + 64));
 
-      let maxBlobReads = 0;
-      for (const rev of exported) {
-        const res = await request(`/page/${key}/${rev.id}`);
-        expect(res.status).toBe(200);
-        const body = new Uint8Array(await res.arrayBuffer());
-        expect(new TextDecoder().decode(body)).toBe(rev.text);
-        expect(await sha1Base36(body)).toBe(rev.sha1);
-        const cost = /blob-reads=(\d+)/.exec(res.headers.get("x-read-cost") ?? "")!;
-        maxBlobReads = Math.max(maxBlobReads, Number(cost[1]));
-      }
-      expect(maxBlobReads).toBeLessThanOrEqual(2);
-      const history = (await (await request(`/page/${key}/history?limit=1`)).json()) as HistoryPageBody;
-      expect(history.total).toBe(exported.length);
-    }, 180_000); // a whole corpus history in and out: tens of seconds on a loaded 2-core machine
+        let maxBlobReads = 0;
+        for (const rev of exported) {
+          const res = await request(`/page/${key}/${rev.id}`);
+          expect(res.status).toBe(200);
+          const body = new Uint8Array(await res.arrayBuffer());
+          expect(new TextDecoder().decode(body)).toBe(rev.text);
+          expect(await sha1Base36(body)).toBe(rev.sha1);
+          const cost = /blob-reads=(\d+)/.exec(res.headers.get("x-read-cost") ?? "")!;
+          maxBlobReads = Math.max(maxBlobReads, Number(cost[1]));
+        }
+        expect(maxBlobReads).toBeLessThanOrEqual(2);
+        const history = (await (await request(`/page/${key}/history?limit=1`)).json()) as HistoryPageBody;
+        expect(history.total).toBe(exported.length);
+      },
+      180_000,
+    ); // a whole corpus history in and out: tens of seconds on a loaded 2-core machine
   }
 });

@@ -11,7 +11,15 @@ import { sha256Hex } from "../../../src/lib/digests.ts";
 import { encodeBlob, decodeBlob } from "../../../src/storage/blob-format.ts";
 import { BlobStore } from "../../../src/storage/blob-store.ts";
 import { planStreams } from "../../../src/storage/group-streams.ts";
-import { anchorClosure, anchorDeps, anchorsRebracketedBy, DEFAULT_LAYOUT, finalClosure, recordOf, type LayoutParams } from "../../../src/storage/layout.ts";
+import {
+  anchorClosure,
+  anchorDeps,
+  anchorsRebracketedBy,
+  DEFAULT_LAYOUT,
+  finalClosure,
+  recordOf,
+  type LayoutParams,
+} from "../../../src/storage/layout.ts";
 import { LayoutWriter } from "../../../src/storage/layout-writer.ts";
 import { encodeRecord } from "../../../src/storage/record-codec.ts";
 import { readContent } from "../../../src/storage/revision-reader.ts";
@@ -37,7 +45,8 @@ describe("anchor trees", () => {
     expect(anchorsRebracketedBy(8, shape)).toEqual([7, 6]);
     const { treeLevels, chainTops } = DEFAULT_LAYOUT;
     let widest = 0;
-    for (let k = 0; k < 40_000; k++) widest = Math.max(widest, finalClosure([k, k + 1], { treeLevels, chainTops }).length);
+    for (let k = 0; k < 40_000; k++)
+      widest = Math.max(widest, finalClosure([k, k + 1], { treeLevels, chainTops }).length);
     // Two anchors per level of the tree, the chain of tops before it, and the next top.
     expect(widest).toBeLessThanOrEqual(2 * treeLevels! + chainTops! + 1);
     expect(finalClosure([3], shape)).toEqual(anchorClosure(3, 9, shape).sort((a, b) => a - b));
@@ -70,7 +79,12 @@ describe("cutting a group to its decode budget", () => {
 });
 
 /** Writes `contents` in commits of `batch` with `params`, then reads every one back, returning the largest decode per byte read. */
-async function writeAndReadAll(owner: string, contents: Uint8Array[], params: LayoutParams, batch: number): Promise<{ worst: number; reads: number; blobBytes: number }> {
+async function writeAndReadAll(
+  owner: string,
+  contents: Uint8Array[],
+  params: LayoutParams,
+  batch: number,
+): Promise<{ worst: number; reads: number; blobBytes: number }> {
   const store = new BlobStore(env.BLOBS, owner);
   let state = { contentCount: 0, anchorsBlob: null as string | null, tails: new Map<number, string>() };
   const groups = new Map<number, string>();
@@ -95,8 +109,19 @@ async function writeAndReadAll(owner: string, contents: Uint8Array[], params: La
   for (let u = 0; u < contents.length; u++) {
     clearBlobCache();
     const { record, part, holder } = recordOf(u, state.contentCount, params.groupSize);
-    const blob = holder.kind === "anchors" ? state.anchorsBlob! : holder.kind === "group" ? groups.get(holder.group)! : state.tails.get(holder.u)!;
-    const { bytes, stats } = await readContent(store, { record, part, blob, anchorsBlob: state.anchorsBlob!, sha256: await sha256Hex(contents[u]!) });
+    const blob =
+      holder.kind === "anchors"
+        ? state.anchorsBlob!
+        : holder.kind === "group"
+          ? groups.get(holder.group)!
+          : state.tails.get(holder.u)!;
+    const { bytes, stats } = await readContent(store, {
+      record,
+      part,
+      blob,
+      anchorsBlob: state.anchorsBlob!,
+      sha256: await sha256Hex(contents[u]!),
+    });
     expect(bytes).toEqual(contents[u]);
     reads = Math.max(reads, stats.blobReads);
     worst = Math.max(worst, stats.decodedBytes / bytes.byteLength);
@@ -106,7 +131,10 @@ async function writeAndReadAll(owner: string, contents: Uint8Array[], params: La
 
 /** A page edited line by line: each revision changes one line of a fixed-size text and adds a word. */
 function editedPage(revisions: number, lines = 120): Uint8Array[] {
-  const text = Array.from({ length: lines }, (_, i) => `Line ${i}: the archive keeps every revision of this page, compressed.`);
+  const text = Array.from(
+    { length: lines },
+    (_, i) => `Line ${i}: the archive keeps every revision of this page, compressed.`,
+  );
   const out: Uint8Array[] = [];
   for (let r = 0; r < revisions; r++) {
     const at = (r * 37) % lines;
@@ -151,10 +179,17 @@ describe("blob headers", () => {
     ]);
     const v2 = decodeBlob(encodeBlob([record, { ...record, meta: { ...record.meta, id: "g1" } }]));
     const meta = v2.records.get("g1")!;
-    expect(meta).toMatchObject({ off: record.payload.byteLength, size: parts[0]!.byteLength + parts[1]!.byteLength, streams: [1, 1], plain: [0, 1] });
+    expect(meta).toMatchObject({
+      off: record.payload.byteLength,
+      size: parts[0]!.byteLength + parts[1]!.byteLength,
+      streams: [1, 1],
+      plain: [0, 1],
+    });
 
     // A format-1 blob as main wrote it: JSON header with every field.
-    const header = new TextEncoder().encode(JSON.stringify({ records: [{ ...record.meta, off: 0, len: record.payload.byteLength }] }));
+    const header = new TextEncoder().encode(
+      JSON.stringify({ records: [{ ...record.meta, off: 0, len: record.payload.byteLength }] }),
+    );
     const v1 = new Uint8Array(16 + header.byteLength + record.payload.byteLength);
     v1.set(new TextEncoder().encode("PLMP"));
     const view = new DataView(v1.buffer);

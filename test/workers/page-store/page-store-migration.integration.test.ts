@@ -30,12 +30,23 @@ describe("a store written in format 1", () => {
     const stub = env.PAGE_STORE.getByName(key);
     const started = await runInDurableObject(stub, (_: PageStore, state) => {
       const sql = state.storage.sql;
-      const tables = () => sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%' AND name != 'sqlite_sequence'").toArray().map((t) => t.name).sort();
+      const tables = () =>
+        sql
+          .exec<{ name: string }>(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%' AND name != 'sqlite_sequence'",
+          )
+          .toArray()
+          .map((t) => t.name)
+          .sort();
       // In place of the fresh store's tables: format 1 had no schema_version either.
       for (const t of tables()) sql.exec(`DROP TABLE ${t}`);
       for (const ddl of FORMAT_1) sql.exec(ddl);
-      sql.exec("INSERT INTO page (id, title, latest_seq, content_count, layout) VALUES (1, 'Format 1 store', 1, 1, '{}')");
-      sql.exec("INSERT INTO revisions (seq, rev_id, ts, contributor, comment, model, format, bytes, sha1, sha256, u) VALUES (1, 1, 0, 'Ann', '', 'wikitext', 'text/x-wiki', 3, 'x', x'00', 1)");
+      sql.exec(
+        "INSERT INTO page (id, title, latest_seq, content_count, layout) VALUES (1, 'Format 1 store', 1, 1, '{}')",
+      );
+      sql.exec(
+        "INSERT INTO revisions (seq, rev_id, ts, contributor, comment, model, format, bytes, sha1, sha256, u) VALUES (1, 1, 0, 'Ann', '', 'wikitext', 'text/x-wiki', 3, 'x', x'00', 1)",
+      );
       const before = tables();
       // What a restart does: a new instance over the same storage.
       let error: unknown = null;
@@ -44,7 +55,13 @@ describe("a store written in format 1", () => {
       } catch (err) {
         error = err;
       }
-      return { error: error instanceof Error ? error.message : String(error), before, after: tables(), version: sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0]?.version ?? null, rows: sql.exec("SELECT 1 FROM revisions").toArray().length };
+      return {
+        error: error instanceof Error ? error.message : String(error),
+        before,
+        after: tables(),
+        version: sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0]?.version ?? null,
+        rows: sql.exec("SELECT 1 FROM revisions").toArray().length,
+      };
     });
     expect(started.error).toBe(FORMAT_1_UNSUPPORTED);
     expect(started.error).toContain("format 1");
@@ -63,7 +80,12 @@ describe("a store written in format 1", () => {
       const version = () => sql.exec<{ version: number }>("SELECT version FROM schema_version").one().version;
       const first = version();
       new PageStore(state, env);
-      return { first, again: version(), index: sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'revs_by_effective'").toArray().length };
+      return {
+        first,
+        again: version(),
+        index: sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'revs_by_effective'").toArray()
+          .length,
+      };
     });
     expect(opened).toEqual({ first: 3, again: 3, index: 1 });
   });

@@ -14,10 +14,30 @@ interface Difference {
   sent: unknown;
 }
 
-async function historyOf(key: string): Promise<Array<{ id: number; parentId: number | null; timestamp: string; contributor: string; comment: string; tags: string[] }>> {
+async function historyOf(key: string): Promise<
+  Array<{
+    id: number;
+    parentId: number | null;
+    timestamp: string;
+    contributor: string;
+    comment: string;
+    tags: string[];
+  }>
+> {
   const res = await request(`/page/${key}/history`);
   expect(res.status).toBe(200);
-  return ((await res.json()) as { revisions: Array<{ id: number; parentId: number | null; timestamp: string; contributor: string; comment: string; tags: string[] }> }).revisions;
+  return (
+    (await res.json()) as {
+      revisions: Array<{
+        id: number;
+        parentId: number | null;
+        timestamp: string;
+        contributor: string;
+        comment: string;
+        tags: string[];
+      }>;
+    }
+  ).revisions;
 }
 
 describe("re-sending a stored revision", () => {
@@ -35,7 +55,13 @@ describe("re-sending a stored revision", () => {
     const base = linearHistory(3);
     await appendOk(key, base);
     const before = await historyOf(key);
-    const forged = { ...base[1]!, contributor: "Mallory", timestamp: "2001-01-01T00:00:00Z", parentId: null, comment: "not what was said" };
+    const forged = {
+      ...base[1]!,
+      contributor: "Mallory",
+      timestamp: "2001-01-01T00:00:00Z",
+      parentId: null,
+      comment: "not what was said",
+    };
     const res = await append(key, [forged]);
     expect(res.status).toBe(409);
     const problem = (await res.json()) as { code: string; revision: number; detail: string; differences: Difference[] };
@@ -64,7 +90,9 @@ describe("re-sending a stored revision", () => {
     const next = linearHistory(3)[2]!;
     const tags = await append(key, [{ ...base[1]!, tags: ["kept", "added"] }, next]);
     expect(tags.status).toBe(409);
-    expect(((await tags.json()) as { differences: Difference[] }).differences).toEqual([{ field: "tags", stored: ["kept"], sent: ["kept", "added"] }]);
+    expect(((await tags.json()) as { differences: Difference[] }).differences).toEqual([
+      { field: "tags", stored: ["kept"], sent: ["kept", "added"] },
+    ]);
     expect((await historyOf(key)).map((r) => r.id)).toEqual([2, 1]);
   });
 

@@ -18,7 +18,10 @@ describe("atomicity", () => {
     const failed = await append(key, linearHistory(21).slice(20));
     expect(failed.status).toBe(500);
     expect(await latestBody(key)).toBe(before);
-    const history = (await (await request(`/page/${key}/history?limit=1`)).json()) as { total: number; revisions: Array<{ id: number }> };
+    const history = (await (await request(`/page/${key}/history?limit=1`)).json()) as {
+      total: number;
+      revisions: Array<{ id: number }>;
+    };
     expect(history.total).toBe(20);
     expect(history.revisions[0]!.id).toBe(20);
     expect((await request(`/page/${key}/21`)).status).toBe(404);
@@ -37,7 +40,9 @@ describe("concurrency", () => {
   it("lets exactly one of two writers with the same parent win; the other gets 409 with the latest id", async () => {
     const key = "Contested_page";
     await appendOk(key, linearHistory(3));
-    const [a, b] = linearHistory(4).slice(3).map((r) => [{ ...r }, { ...r, text: r.text + "other writer\n", contributor: "B" }])[0]!;
+    const [a, b] = linearHistory(4)
+      .slice(3)
+      .map((r) => [{ ...r }, { ...r, text: r.text + "other writer\n", contributor: "B" }])[0]!;
     const results = await Promise.all([append(key, [a!]), append(key, [{ ...b!, id: 99 }])]);
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 409]);
@@ -88,7 +93,9 @@ describe("suppression and deletion", () => {
     const gone = await request(`/page/${key}/2`);
     expect(gone.status).toBe(410);
     expect(await gone.json()).toMatchObject({ code: "revision_suppressed", revision: 2 });
-    const history = (await (await request(`/page/${key}/history`)).json()) as { revisions: Array<{ id: number; suppressed: boolean }> };
+    const history = (await (await request(`/page/${key}/history`)).json()) as {
+      revisions: Array<{ id: number; suppressed: boolean }>;
+    };
     expect(history.revisions.find((r) => r.id === 2)).toMatchObject({ suppressed: true });
     expect((await request(`/page/${key}/3`)).status).toBe(200);
     expect((await suppress(false)).status).toBe(200);
@@ -148,13 +155,19 @@ describe("reads", () => {
     expect(missing.headers.get("content-type")).toBe("application/problem+json");
     expect(await missing.json()).toMatchObject({ code: "page_not_found", page: "No such page" });
     await appendOk("Small_page", linearHistory(1));
-    expect(await (await request("/page/Small_page/77")).json()).toMatchObject({ code: "revision_not_found", page: "Small page" });
+    expect(await (await request("/page/Small_page/77")).json()).toMatchObject({
+      code: "revision_not_found",
+      page: "Small page",
+    });
   });
 
   it("refuses to serve a corrupted blob, naming the page and revision", async () => {
     const key = "Corrupt_page";
     // Unique text: blobs are content-addressed, and an isolate may already hold a verified copy of a shared one.
-    await appendOk(key, linearHistory(3, 1, (i) => `corruptible revision ${i}\n`));
+    await appendOk(
+      key,
+      linearHistory(3, 1, (i) => `corruptible revision ${i}\n`),
+    );
     const located = await store(key).locate({ kind: "id", id: 3 });
     if (!located.ok) throw new Error("locate failed");
     const blob = new Uint8Array((await env.BLOBS.get(located.location.blob, "arrayBuffer"))!);

@@ -17,20 +17,25 @@ describe("a revision's format", () => {
     ["text", "text/html", "text/plain"],
     ["css", "text/html", "text/css"],
     ["wikitext", "text/javascript", "text/x-wiki"],
-  ])("model %s with format %s is refused with 422 naming the allowed one, and nothing is stored", async (model, format, allowed) => {
-    const page = `Format_${model}_${format.replace(/\W/g, "_")}`;
-    const res = await append(page, one({ model, format, id: 7 }));
-    expect(res.status).toBe(422);
-    const body = (await res.json()) as { code: string; detail: string; field: string };
-    expect(body.code).toBe("format_not_allowed");
-    expect(body.field).toBe("revisions.0.format");
-    expect(body.detail).toContain("revision 7");
-    expect(body.detail).toContain(`allowed: ${allowed}`);
-    expect((await request(`/page/${page}`)).status).toBe(404);
-  });
+  ])(
+    "model %s with format %s is refused with 422 naming the allowed one, and nothing is stored",
+    async (model, format, allowed) => {
+      const page = `Format_${model}_${format.replace(/\W/g, "_")}`;
+      const res = await append(page, one({ model, format, id: 7 }));
+      expect(res.status).toBe(422);
+      const body = (await res.json()) as { code: string; detail: string; field: string };
+      expect(body.code).toBe("format_not_allowed");
+      expect(body.field).toBe("revisions.0.format");
+      expect(body.detail).toContain("revision 7");
+      expect(body.detail).toContain(`allowed: ${allowed}`);
+      expect((await request(`/page/${page}`)).status).toBe(404);
+    },
+  );
 
   it("the model's own format is accepted and decides the Content-Type, with nosniff", async () => {
-    expect((await append("Format_css_ok", one({ model: "css", format: "text/css", text: "body { color: red }" }))).status).toBe(201);
+    expect(
+      (await append("Format_css_ok", one({ model: "css", format: "text/css", text: "body { color: red }" }))).status,
+    ).toBe(201);
     const res = await request("/page/Format_css_ok");
     expect(res.headers.get("content-type")).toBe("text/css; charset=utf-8");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
@@ -70,8 +75,13 @@ describe("titles and names", () => {
     const refused = await append("Names_invisible", one({ contributor: "Admin\u200B" }));
     expect(refused.status).toBe(422);
     expect(((await refused.json()) as { code: string }).code).toBe("invalid_contributor");
-    expect((await append("Names_bidi", one({ contributor: "Mallory\u202Egnp.exe", comment: "\u202Ereversed comment" }))).status).toBe(201);
-    const history = (await (await request("/page/Names_bidi/history")).json()) as { revisions: Array<{ contributor: string }> };
+    expect(
+      (await append("Names_bidi", one({ contributor: "Mallory\u202Egnp.exe", comment: "\u202Ereversed comment" })))
+        .status,
+    ).toBe(201);
+    const history = (await (await request("/page/Names_bidi/history")).json()) as {
+      revisions: Array<{ contributor: string }>;
+    };
     expect(history.revisions[0]!.contributor).toBe("Mallorygnp.exe");
   });
 

@@ -26,7 +26,11 @@ type Receipt = PurgeReceiptBody;
 type View = PurgeStatusBody;
 
 function purge(body: unknown, token: string = TOKENS.operator, colo = "IAD"): Promise<Response> {
-  return request("/api/purges", { method: "POST", headers: { ...bearer(token), "content-type": "application/json", "x-palimpsest-colo": colo }, body: JSON.stringify(body) });
+  return request("/api/purges", {
+    method: "POST",
+    headers: { ...bearer(token), "content-type": "application/json", "x-palimpsest-colo": colo },
+    body: JSON.stringify(body),
+  });
 }
 
 async function purgeOk(body: unknown): Promise<Receipt> {
@@ -49,13 +53,23 @@ async function warm(path: string): Promise<void> {
     await res.arrayBuffer();
   }
   // The lower tier keeps what it read in the background: wait until every colo holds it.
-  await until(async () => (await Promise.all(COLOS.map(async (colo) => (await (await LowerTier.open(env, colo)).get(keyOfPath(path))).hit !== undefined))).every(Boolean), `${path} cached in every colo`);
+  await until(
+    async () =>
+      (
+        await Promise.all(
+          COLOS.map(async (colo) => (await (await LowerTier.open(env, colo)).get(keyOfPath(path))).hit !== undefined),
+        )
+      ).every(Boolean),
+    `${path} cached in every colo`,
+  );
 }
 
 function keyOfPath(path: string): CacheKey {
   const [, , page, rest] = path.split(/[/?]/);
   if (path.includes("/history")) return historyKey(decodeURIComponent(page!), 50, undefined);
-  return rest && /^\d+$/.test(rest) ? revisionKey(decodeURIComponent(page!), Number(rest)) : latestKey(decodeURIComponent(page!));
+  return rest && /^\d+$/.test(rest)
+    ? revisionKey(decodeURIComponent(page!), Number(rest))
+    : latestKey(decodeURIComponent(page!));
 }
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
@@ -79,7 +93,9 @@ async function assertGoneEverywhere(path: string, at: number, readSince: string[
   }
   // Every colo's next read is refetched, and no tier below hands back anything older than the purge:
   // an edge that had to go around one (a "skip") would mean that tier still served the purged copy.
-  const holders: TierIdentity[] = Object.keys(topologyOf(env).regions).map((region) => regionalTierFor(env, region as never, key.key));
+  const holders: TierIdentity[] = Object.keys(topologyOf(env).regions).map((region) =>
+    regionalTierFor(env, region as never, key.key),
+  );
   const skips = async () => {
     const edge = lowerCounters.skippedRegional + lowerCounters.skippedUpper;
     const tiers = await Promise.all(holders.map(async (t) => (await tierCache(t).stats()).counters.behind_upper ?? 0));
@@ -89,7 +105,8 @@ async function assertGoneEverywhere(path: string, at: number, readSince: string[
   for (const colo of COLOS) {
     const res = await readFrom(colo, path);
     expect(res.status).toBe(200);
-    if (!readSince.includes(colo)) expect(res.headers.get("x-palimpsest-tier"), `${colo} served ${path} from its lower tier`).not.toBe("lower");
+    if (!readSince.includes(colo))
+      expect(res.headers.get("x-palimpsest-tier"), `${colo} served ${path} from its lower tier`).not.toBe("lower");
     await res.arrayBuffer();
   }
   await until(async () => {
@@ -103,23 +120,48 @@ async function assertGoneEverywhere(path: string, at: number, readSince: string[
 }
 
 describe("operator purges reach every tier", () => {
-  const kinds: Array<{ kind: string; page: string; path: (page: string) => string; body: (page: string) => unknown }> = [
-    { kind: "files", page: "Op_files", path: (p) => `/page/${p}/2`, body: (p) => ({ files: [`http://${HOST}/page/${p}/2`, { url: `http://${HOST}/page/${p}?nonsense=1`, headers: { "CF-IPCountry": "US" } }] }) },
-    { kind: "tags", page: "Op_tags", path: (p) => `/page/${p}`, body: () => ({ tags: ["team:op-tags"] }) },
-    { kind: "prefixes", page: "Op_prefixes", path: (p) => `/page/${p}/history`, body: (p) => ({ prefixes: [`${HOST}/page/${p}`] }) },
-    { kind: "hosts", page: "Op_hosts", path: (p) => `/page/${p}/1`, body: () => ({ hosts: [HOST] }) },
-    { kind: "everything", page: "Op_everything", path: (p) => `/page/${p}`, body: () => ({ purge_everything: true }) },
-  ];
+  const kinds: Array<{ kind: string; page: string; path: (page: string) => string; body: (page: string) => unknown }> =
+    [
+      {
+        kind: "files",
+        page: "Op_files",
+        path: (p) => `/page/${p}/2`,
+        body: (p) => ({
+          files: [
+            `http://${HOST}/page/${p}/2`,
+            { url: `http://${HOST}/page/${p}?nonsense=1`, headers: { "CF-IPCountry": "US" } },
+          ],
+        }),
+      },
+      { kind: "tags", page: "Op_tags", path: (p) => `/page/${p}`, body: () => ({ tags: ["team:op-tags"] }) },
+      {
+        kind: "prefixes",
+        page: "Op_prefixes",
+        path: (p) => `/page/${p}/history`,
+        body: (p) => ({ prefixes: [`${HOST}/page/${p}`] }),
+      },
+      { kind: "hosts", page: "Op_hosts", path: (p) => `/page/${p}/1`, body: () => ({ hosts: [HOST] }) },
+      {
+        kind: "everything",
+        page: "Op_everything",
+        path: (p) => `/page/${p}`,
+        body: () => ({ purge_everything: true }),
+      },
+    ];
 
   kinds.forEach(({ kind, page, path, body }, i) => {
     it(`${kind}: every tier acknowledges, a tier killed mid-purge holds it back until restored, and once complete no tier serves what it covered`, async () => {
-      await appendOk(page, linearHistory(2).map((r) => ({ ...r, tags: [`team:${page.toLowerCase().replace("_", "-")}`] })));
+      await appendOk(
+        page,
+        linearHistory(2).map((r) => ({ ...r, tags: [`team:${page.toLowerCase().replace("_", "-")}`] })),
+      );
       await warm(path(page));
       const version = await pageVersion(page);
       // Alternately a regional tier holding the key and the upper tier holding it.
       const key = keyOfPath(path(page)).key;
       const killed = i % 2 === 0 ? regionalTierFor(env, "apac", key) : upperTierFor(env, key);
-      const setFaults = (faults: TierCache["faults"]) => runInDurableObject(tierCache(killed), (t: TierCache) => void (t.faults = faults));
+      const setFaults = (faults: TierCache["faults"]) =>
+        runInDurableObject(tierCache(killed), (t: TierCache) => void (t.faults = faults));
       await setFaults({ unavailable: true });
       let receipt: Receipt;
       try {
@@ -150,7 +192,9 @@ describe("operator purges reach every tier", () => {
 
   it("files: drops what the archive never caches, says why, and purges the rest", async () => {
     await appendOk("Op_drops", linearHistory(1));
-    const receipt = await purgeOk({ files: [`http://${HOST}/page/Op_drops`, `http://${HOST}/api/limits`, `http://${HOST}/healthz`] });
+    const receipt = await purgeOk({
+      files: [`http://${HOST}/page/Op_drops`, `http://${HOST}/api/limits`, `http://${HOST}/healthz`],
+    });
     expect(receipt.accepted).toEqual([`http://${HOST}/page/Op_drops`]);
     expect(receipt.dropped.map((d) => d.item)).toEqual([`http://${HOST}/api/limits`, `http://${HOST}/healthz`]);
     expect(receipt.dropped[0]!.reason).toMatch(/never cached/);
@@ -161,16 +205,21 @@ describe("operator purges reach every tier", () => {
     await appendOk(page, linearHistory(1));
     await warm(`/page/${page}`);
     const cutOff = regionalTierFor(env, "weur", latestKey(page).key);
-    const setFaults = (faults: TierCache["faults"]) => runInDurableObject(tierCache(cutOff), (t: TierCache) => void (t.faults = faults));
+    const setFaults = (faults: TierCache["faults"]) =>
+      runInDurableObject(tierCache(cutOff), (t: TierCache) => void (t.faults = faults));
     await setFaults({ unavailable: true });
     let id: string;
     try {
       id = (await purgeOk({ files: [`http://${HOST}/page/${page}`] })).id;
       // Every other tier acknowledges and the cut-off one has failed a delivery, however long a loaded machine takes.
-      await until(async () => {
-        const open = (await view(id)).tiers.filter((t) => !t.acknowledged);
-        return open.length <= 1 && open.every((t) => t.lastError !== null);
-      }, "every tier but the cut-off one acknowledging", 30_000);
+      await until(
+        async () => {
+          const open = (await view(id)).tiers.filter((t) => !t.acknowledged);
+          return open.length <= 1 && open.every((t) => t.lastError !== null);
+        },
+        "every tier but the cut-off one acknowledging",
+        30_000,
+      );
       const stuck = await view(id);
       expect(stuck.state).toBe("pending");
       const pending = stuck.tiers.filter((t) => !t.acknowledged).map((t) => t.tier);
@@ -206,7 +255,10 @@ describe("soft purges", () => {
     expect(stale.headers.get("x-palimpsest-tier")).toBe("lower");
     await stale.arrayBuffer();
     // The background revalidation replaces it with a copy made after the purge…
-    await until(async () => ((await lower.get(latestKey(page))).hit?.entry.storedAt ?? 0) >= done.createdAt, "revalidated");
+    await until(
+      async () => ((await lower.get(latestKey(page))).hit?.entry.storedAt ?? 0) >= done.createdAt,
+      "revalidated",
+    );
     // …which is fresh: the old copy is never served again.
     expect((await lower.get(latestKey(page))).hit?.state).toBe("fresh");
     // The regional tier that held it served it stale once and refetched it.
@@ -218,9 +270,18 @@ describe("soft purges", () => {
 
 describe("cache tags", () => {
   it("every answer carries page, namespace and media type tags, plus the writer's", async () => {
-    await appendOk("Help:Op_tagged", linearHistory(1).map((r) => ({ ...r, tags: ["release:2026-11", "team:docs"] })));
+    await appendOk(
+      "Help:Op_tagged",
+      linearHistory(1).map((r) => ({ ...r, tags: ["release:2026-11", "team:docs"] })),
+    );
     const res = await readFrom("IAD", "/page/Help:Op_tagged");
-    expect(res.headers.get("cache-tag")!.split(",")).toEqual(["page:Help:Op_tagged", "ns:12", "type:text/x-wiki", "release:2026-11", "team:docs"]);
+    expect(res.headers.get("cache-tag")!.split(",")).toEqual([
+      "page:Help:Op_tagged",
+      "ns:12",
+      "type:text/x-wiki",
+      "release:2026-11",
+      "team:docs",
+    ]);
     await res.arrayBuffer();
     const history = await readFrom("IAD", "/page/Help:Op_tagged/history");
     expect(history.headers.get("cache-tag")).toBe("page:Help:Op_tagged,ns:12,type:application/json");
@@ -241,8 +302,11 @@ describe("cache tags", () => {
 });
 
 async function pageVersion(page: string): Promise<number> {
-  return runInDurableObject(env.PAGE_STORE.getByName(page) as DurableObjectStub<PageStore>, async (store: PageStore) => {
-    const located = await store.locate({ kind: "latest" });
-    return located.ok ? located.version : -1;
-  });
+  return runInDurableObject(
+    env.PAGE_STORE.getByName(page) as DurableObjectStub<PageStore>,
+    async (store: PageStore) => {
+      const located = await store.locate({ kind: "latest" });
+      return located.ok ? located.version : -1;
+    },
+  );
 }

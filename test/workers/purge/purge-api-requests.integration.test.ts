@@ -13,7 +13,11 @@ import { bearer, TOKENS } from "../support/tokens.ts";
 
 const HOST = "archive.test";
 
-function purge(body: string | unknown, token: string | null = TOKENS.operator, headers: Record<string, string> = {}): Promise<Response> {
+function purge(
+  body: string | unknown,
+  token: string | null = TOKENS.operator,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return request("/api/purges", {
     method: "POST",
     headers: { ...(token ? bearer(token) : {}), "content-type": "application/json", ...headers },
@@ -32,26 +36,106 @@ describe("bad purge requests are refused, clearly, and enqueue nothing", () => {
   const tooMany = { files: Array.from({ length: 501 }, (_, i) => `http://${HOST}/page/P/${i + 1}`) };
   const cases: Array<{ what: string; send: () => Promise<Response>; status: number; code: string }> = [
     { what: "malformed JSON", send: () => purge("{files: ["), status: 400, code: "malformed_json" },
-    { what: "an unknown key", send: () => purge({ files: [`http://${HOST}/page/A`], urls: [] }), status: 400, code: "unknown_key" },
-    { what: "two kinds in one body", send: () => purge({ files: [`http://${HOST}/page/A`], tags: ["x"] }), status: 400, code: "mixed_purge_kinds" },
+    {
+      what: "an unknown key",
+      send: () => purge({ files: [`http://${HOST}/page/A`], urls: [] }),
+      status: 400,
+      code: "unknown_key",
+    },
+    {
+      what: "two kinds in one body",
+      send: () => purge({ files: [`http://${HOST}/page/A`], tags: ["x"] }),
+      status: 400,
+      code: "mixed_purge_kinds",
+    },
     { what: "no kind at all", send: () => purge({ soft: true }), status: 400, code: "no_purge_kind" },
-    { what: "purge_everything: false", send: () => purge({ purge_everything: false }), status: 400, code: "invalid_purge" },
+    {
+      what: "purge_everything: false",
+      send: () => purge({ purge_everything: false }),
+      status: 400,
+      code: "invalid_purge",
+    },
     { what: "over 500 files", send: () => purge(tooMany), status: 413, code: "too_many_items" },
-    { what: "a URL on a host the archive does not serve", send: () => purge({ files: ["https://elsewhere.example/page/A"] }), status: 422, code: "not_served" },
-    { what: "a host the archive does not serve", send: () => purge({ hosts: ["elsewhere.example"] }), status: 422, code: "not_served" },
-    { what: "a prefix on another host", send: () => purge({ prefixes: ["elsewhere.example/page"] }), status: 422, code: "not_served" },
-    { what: ".. in a URL path", send: () => purge({ files: [`http://${HOST}/page/A/../B`] }), status: 400, code: "invalid_items" },
-    { what: ".. in a prefix", send: () => purge({ prefixes: [`${HOST}/page/../api`] }), status: 400, code: "invalid_items" },
-    { what: "a control character in a URL", send: () => purge({ files: [`http://${HOST}/page/A\u0007`] }), status: 400, code: "invalid_items" },
-    { what: "CR/LF in a tag", send: () => purge({ tags: ["ok", "bad\r\nSet-Cookie: x"] }), status: 400, code: "invalid_items" },
+    {
+      what: "a URL on a host the archive does not serve",
+      send: () => purge({ files: ["https://elsewhere.example/page/A"] }),
+      status: 422,
+      code: "not_served",
+    },
+    {
+      what: "a host the archive does not serve",
+      send: () => purge({ hosts: ["elsewhere.example"] }),
+      status: 422,
+      code: "not_served",
+    },
+    {
+      what: "a prefix on another host",
+      send: () => purge({ prefixes: ["elsewhere.example/page"] }),
+      status: 422,
+      code: "not_served",
+    },
+    {
+      what: ".. in a URL path",
+      send: () => purge({ files: [`http://${HOST}/page/A/../B`] }),
+      status: 400,
+      code: "invalid_items",
+    },
+    {
+      what: ".. in a prefix",
+      send: () => purge({ prefixes: [`${HOST}/page/../api`] }),
+      status: 400,
+      code: "invalid_items",
+    },
+    {
+      what: "a control character in a URL",
+      send: () => purge({ files: [`http://${HOST}/page/A\u0007`] }),
+      status: 400,
+      code: "invalid_items",
+    },
+    {
+      what: "CR/LF in a tag",
+      send: () => purge({ tags: ["ok", "bad\r\nSet-Cookie: x"] }),
+      status: 400,
+      code: "invalid_items",
+    },
     { what: "a comma in a tag", send: () => purge({ tags: ["a,b"] }), status: 400, code: "invalid_items" },
-    { what: "a prefix with a scheme", send: () => purge({ prefixes: [`https://${HOST}/page`] }), status: 400, code: "invalid_items" },
-    { what: "only things never cached", send: () => purge({ files: [`http://${HOST}/healthz`] }), status: 422, code: "nothing_to_purge" },
+    {
+      what: "a prefix with a scheme",
+      send: () => purge({ prefixes: [`https://${HOST}/page`] }),
+      status: 400,
+      code: "invalid_items",
+    },
+    {
+      what: "only things never cached",
+      send: () => purge({ files: [`http://${HOST}/healthz`] }),
+      status: 422,
+      code: "nothing_to_purge",
+    },
     { what: "no token", send: () => purge({ purge_everything: true }, null), status: 401, code: "unauthenticated" },
-    { what: "a token nobody issued", send: () => purge({ purge_everything: true }, "not-a-token-at-all"), status: 401, code: "invalid_token" },
-    { what: "an expired token", send: () => purge({ purge_everything: true }, TOKENS.expired), status: 401, code: "token_expired" },
-    { what: "a write-only token", send: () => purge({ purge_everything: true }, TOKENS.write), status: 403, code: "forbidden" },
-    { what: "a non-JSON body", send: () => purge("files=x", TOKENS.operator, { "content-type": "application/x-www-form-urlencoded" }), status: 415, code: "unsupported_media_type" },
+    {
+      what: "a token nobody issued",
+      send: () => purge({ purge_everything: true }, "not-a-token-at-all"),
+      status: 401,
+      code: "invalid_token",
+    },
+    {
+      what: "an expired token",
+      send: () => purge({ purge_everything: true }, TOKENS.expired),
+      status: 401,
+      code: "token_expired",
+    },
+    {
+      what: "a write-only token",
+      send: () => purge({ purge_everything: true }, TOKENS.write),
+      status: 403,
+      code: "forbidden",
+    },
+    {
+      what: "a non-JSON body",
+      send: () => purge("files=x", TOKENS.operator, { "content-type": "application/x-www-form-urlencoded" }),
+      status: 415,
+      code: "unsupported_media_type",
+    },
   ];
 
   it.each(cases)("$what → $status $code", async ({ send, status, code }) => {
@@ -59,7 +143,11 @@ describe("bad purge requests are refused, clearly, and enqueue nothing", () => {
     const res = await send();
     expect(res.status).toBe(status);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
-    const body = (await res.json()) as { code: string; detail?: string; errors?: Array<{ index: number; reason: string }> };
+    const body = (await res.json()) as {
+      code: string;
+      detail?: string;
+      errors?: Array<{ index: number; reason: string }>;
+    };
     expect(body.code).toBe(code);
     expect(body.detail ?? "").not.toBe("");
     expect(await loggedEvents()).toBe(before);
@@ -86,15 +174,33 @@ describe("the audit log", () => {
   it("records who purged what, how many keys, when, and when it completed; newest first, paginated", async () => {
     await appendOk("Audited", linearHistory(1));
     const ids: string[] = [];
-    for (const body of [{ files: [`http://${HOST}/page/Audited`, `http://${HOST}/page/Audited/1`, `http://${HOST}/api/tiers`] }, { tags: ["team:audit"], soft: true }, { prefixes: [`${HOST}/page/Audited`] }]) {
+    for (const body of [
+      { files: [`http://${HOST}/page/Audited`, `http://${HOST}/page/Audited/1`, `http://${HOST}/api/tiers`] },
+      { tags: ["team:audit"], soft: true },
+      { prefixes: [`${HOST}/page/Audited`] },
+    ]) {
       const res = await purge(body);
       expect(res.status).toBe(202);
       ids.push(((await res.json()) as { id: string }).id);
     }
-    for (const id of ids) await request(`/api/purges/${id}?wait=30`, { headers: bearer(TOKENS.operator) }).then((r) => r.arrayBuffer());
+    for (const id of ids)
+      await request(`/api/purges/${id}?wait=30`, { headers: bearer(TOKENS.operator) }).then((r) => r.arrayBuffer());
     const res = await request("/api/purges", { headers: bearer(TOKENS.purge) });
     expect(res.status).toBe(200);
-    const page = (await res.json()) as { entries: Array<{ id: string; by: string; kind: string; soft: boolean; keys: number; dropped: number; items: string[]; createdAt: number; completedAt: number | null }>; next: string | null };
+    const page = (await res.json()) as {
+      entries: Array<{
+        id: string;
+        by: string;
+        kind: string;
+        soft: boolean;
+        keys: number;
+        dropped: number;
+        items: string[];
+        createdAt: number;
+        completedAt: number | null;
+      }>;
+      next: string | null;
+    };
     const mine = page.entries.filter((e) => ids.includes(e.id));
     expect(mine.map((e) => e.id)).toEqual([...ids].reverse());
     const [prefixes, tags, files] = mine;
@@ -103,7 +209,9 @@ describe("the audit log", () => {
     expect(prefixes).toMatchObject({ kind: "prefixes", keys: 1 });
     for (const e of mine) expect(e.completedAt).toBeGreaterThanOrEqual(e.createdAt);
     // One entry per page: the cursor walks back through the rest.
-    const first = (await (await request("/api/purges", { headers: bearer(TOKENS.purge) })).json()) as { entries: Array<{ id: string }> };
+    const first = (await (await request("/api/purges", { headers: bearer(TOKENS.purge) })).json()) as {
+      entries: Array<{ id: string }>;
+    };
     expect(first.entries.length).toBeGreaterThanOrEqual(3);
     let cursor: string | null = null;
     const walked: string[] = [];
@@ -121,13 +229,28 @@ describe("the audit log", () => {
     // A fanout faster than the ingest's audit call: the completion comes first.
     const audit = purgeAuditOf(env);
     await audit.completed([{ id: "enam-q0:900001", at: 1_700_000_000_500 }]);
-    await audit.record({ id: "enam-q0:900001", by: "early", kind: "tags", soft: false, items: ["x"], keys: 1, dropped: 0, createdAt: 1_700_000_000_000 });
+    await audit.record({
+      id: "enam-q0:900001",
+      by: "early",
+      kind: "tags",
+      soft: false,
+      items: ["x"],
+      keys: 1,
+      dropped: 0,
+      createdAt: 1_700_000_000_000,
+    });
     // A purge whose report to the log never arrived: the log learns it from its queue.
     const res = await purge({ tags: ["team:unreported"] });
     const { id } = (await res.json()) as { id: string };
-    const done = (await (await request(`/api/purges/${id}?wait=30`, { headers: bearer(TOKENS.operator) })).json()) as { completedAt: number };
-    await runInDurableObject(audit, (_, state) => state.storage.sql.exec("UPDATE audit SET completed_at = NULL WHERE id = ?", id));
-    const { entries } = (await (await request("/api/purges", { headers: bearer(TOKENS.purge) })).json()) as { entries: Array<{ id: string; completedAt: number | null }> };
+    const done = (await (await request(`/api/purges/${id}?wait=30`, { headers: bearer(TOKENS.operator) })).json()) as {
+      completedAt: number;
+    };
+    await runInDurableObject(audit, (_, state) =>
+      state.storage.sql.exec("UPDATE audit SET completed_at = NULL WHERE id = ?", id),
+    );
+    const { entries } = (await (await request("/api/purges", { headers: bearer(TOKENS.purge) })).json()) as {
+      entries: Array<{ id: string; completedAt: number | null }>;
+    };
     expect(entries.find((e) => e.id === "enam-q0:900001")?.completedAt).toBe(1_700_000_000_500);
     expect(entries.find((e) => e.id === id)?.completedAt).toBe(done.completedAt);
   });

@@ -11,7 +11,16 @@ import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
 import type { QueueLoad } from "../../../src/purge/queue-store.ts";
 import type { QueuePool } from "../../../durable-objects/queue-pool.ts";
 import { TierCache } from "../../../durable-objects/tier-cache.ts";
-import { allTiers, parsePurgeId, purgeQueueFor, purgeQueueOf, queuePoolOf, tierCacheOf, tierName, type QueueSelf } from "../../../src/bindings.ts";
+import {
+  allTiers,
+  parsePurgeId,
+  purgeQueueFor,
+  purgeQueueOf,
+  queuePoolOf,
+  tierCacheOf,
+  tierName,
+  type QueueSelf,
+} from "../../../src/bindings.ts";
 import { topologyOf, type Region } from "../../../src/config/topology.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { healthSeries } from "../../../src/operator/health-series.ts";
@@ -54,7 +63,8 @@ const quietPool = () => runInDurableObject(pool, (_: QueuePool, state) => state.
 
 async function enqueue(q: QueueSelf, page: string, count: number): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push((await stub(q).enqueue({ page, scope: { kind: "mutable" }, version: i + 1, region: REGION }, q)).id);
+  for (let i = 0; i < count; i++)
+    ids.push((await stub(q).enqueue({ page, scope: { kind: "mutable" }, version: i + 1, region: REGION }, q)).id);
   return ids;
 }
 
@@ -100,15 +110,20 @@ describe("a region's queue pool", () => {
     const members = allTiers(env).filter((t) => t.region === REGION && t.level === "regional");
     const before = await Promise.all(members.map((t) => tierCacheOf(env, t).stats()));
     // Three colos of the region, one regional member for the key: a miss, then hits.
-    for (const colo of ["LHR", "CDG", "AMS", "FRA"]) expect((await readFrom(colo, "/page/Pool_health_page/1")).status).toBe(200);
+    for (const colo of ["LHR", "CDG", "AMS", "FRA"])
+      expect((await readFrom(colo, "/page/Pool_health_page/1")).status).toBe(200);
     await pool.tick(REGION);
     const after = await Promise.all(members.map((t) => tierCacheOf(env, t).stats()));
     const series = await healthSeries(env);
     await quietPool();
     const delta = (i: number, name: string) => (after[i]!.counters[name] ?? 0) - (before[i]!.counters[name] ?? 0);
-    const expected = members.map((_, i) => (delta(i, "hit") + delta(i, "miss") > 0 ? delta(i, "hit") / (delta(i, "hit") + delta(i, "miss")) : null));
+    const expected = members.map((_, i) =>
+      delta(i, "hit") + delta(i, "miss") > 0 ? delta(i, "hit") / (delta(i, "hit") + delta(i, "miss")) : null,
+    );
     expect(expected.filter((r) => r !== null).length).toBeGreaterThan(0);
-    expect(members.map((t) => series.tiers.find((s) => s.tier === tierName(t))!.points.at(-1)!.hitRatio)).toEqual(expected);
+    expect(members.map((t) => series.tiers.find((s) => s.tier === tierName(t))!.points.at(-1)!.hitRatio)).toEqual(
+      expected,
+    );
     expect(series.stepMs).toBe(config.sampleIntervalMs);
     const queues = series.queues.find((q) => q.region === REGION)!;
     expect(queues.points.map((p) => p.poolSize)).toEqual([config.min, config.min]);
@@ -168,7 +183,11 @@ describe("a region's queue pool", () => {
       [config.min + 1, config.min],
       [config.min, config.min + 1],
     ]);
-    expect(overview.decisions[0]!.loads.find((l) => l.queue === leaving.name)).toEqual({ queue: leaving.name, eventsPerSecond: 0, backlog: 5 });
+    expect(overview.decisions[0]!.loads.find((l) => l.queue === leaving.name)).toEqual({
+      queue: leaving.name,
+      eventsPerSecond: 0,
+      backlog: 5,
+    });
 
     // Its purge ids still resolve, pending; no new page goes to it.
     expect(parsePurgeId(ids[4]!, topologyOf(env))).toMatchObject({ ok: true, queue: leaving });
@@ -181,8 +200,17 @@ describe("a region's queue pool", () => {
     const tiers = await request("/api/tiers", { headers: bearer(TOKENS.operator) });
     await quietPool();
     expect(tiers.status).toBe(200);
-    const body = (await tiers.json()) as { pools: Array<{ region: string; size: number; decisions: unknown[] }>; queues: Array<{ queue: string; active: boolean; backlog: number }> };
-    expect(body.pools.find((p) => p.region === REGION)).toMatchObject({ size: config.min, decisions: [{ from: config.min + 1, to: config.min }, { from: config.min, to: config.min + 1 }] });
+    const body = (await tiers.json()) as {
+      pools: Array<{ region: string; size: number; decisions: unknown[] }>;
+      queues: Array<{ queue: string; active: boolean; backlog: number }>;
+    };
+    expect(body.pools.find((p) => p.region === REGION)).toMatchObject({
+      size: config.min,
+      decisions: [
+        { from: config.min + 1, to: config.min },
+        { from: config.min, to: config.min + 1 },
+      ],
+    });
     expect(body.pools).toHaveLength(9);
     expect(body.queues.find((q) => q.queue === leaving.name)).toMatchObject({ active: false, backlog: 5 });
 

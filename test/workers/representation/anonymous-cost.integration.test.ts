@@ -12,12 +12,30 @@ import { mulberry32 } from "../../../src/lib/mulberry32.ts";
 import { dcbRefused, rememberDcbRefusal } from "../../../src/representation/dcb-refusals.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 
-const WORDS = ["archive", "revision", "vellum", "quill", "margin", "gloss", "scribe", "folio", "ink", "erased", "written", "again", "palimpsest", "leaf"];
+const WORDS = [
+  "archive",
+  "revision",
+  "vellum",
+  "quill",
+  "margin",
+  "gloss",
+  "scribe",
+  "folio",
+  "ink",
+  "erased",
+  "written",
+  "again",
+  "palimpsest",
+  "leaf",
+];
 const lines = (() => {
   const next = mulberry32(7);
-  return Array.from({ length: 100 }, () => Array.from({ length: 10 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(" "));
+  return Array.from({ length: 100 }, () =>
+    Array.from({ length: 10 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(" "),
+  );
 })();
-const prose = (i: number) => `== Revision ${i} ==\n` + lines.map((l, n) => (n === i * 3 ? `${l} (edited in ${i})` : l)).join("\n") + "\n";
+const prose = (i: number) =>
+  `== Revision ${i} ==\n` + lines.map((l, n) => (n === i * 3 ? `${l} (edited in ${i})` : l)).join("\n") + "\n";
 
 async function dictionaryOf(path: string): Promise<string> {
   const body = new Uint8Array(await (await request(path)).arrayBuffer());
@@ -32,7 +50,14 @@ describe("dcb only against a dictionary a browser would hold", () => {
     await appendOk("Dcb_window", linearHistory(24, 1, prose));
     const target = "/page/Dcb_window/20";
     const coding = async (dictionaryId: number) =>
-      (await request(target, { headers: { "accept-encoding": DCB, "available-dictionary": await dictionaryOf(`/page/Dcb_window/${dictionaryId}`) } })).headers.get("content-encoding");
+      (
+        await request(target, {
+          headers: {
+            "accept-encoding": DCB,
+            "available-dictionary": await dictionaryOf(`/page/Dcb_window/${dictionaryId}`),
+          },
+        })
+      ).headers.get("content-encoding");
     expect(await coding(19)).toBe("dcb");
     expect(await coding(20 - LIMITS.wire.dcbPredecessors)).toBe("dcb");
     expect(await coding(24)).toBe("dcb"); // the latest
@@ -66,13 +91,18 @@ describe("no per-request compression of big bodies", () => {
   })();
 
   it("a revision over tiers.maxEntryBytes goes identity to a client offering br and gzip, and a Range of it too", async () => {
-    await appendOk("Big_identity", linearHistory(1, 1, () => bigText));
+    await appendOk(
+      "Big_identity",
+      linearHistory(1, 1, () => bigText),
+    );
     const full = await request("/page/Big_identity/1", { headers: { "accept-encoding": "br, gzip" } });
     expect(full.status).toBe(200);
     expect(full.headers.get("content-encoding")).toBeNull();
     expect(Number(full.headers.get("content-length"))).toBe(BIG);
     await full.arrayBuffer();
-    const range = await request("/page/Big_identity/1", { headers: { "accept-encoding": "br, gzip", range: "bytes=0-10" } });
+    const range = await request("/page/Big_identity/1", {
+      headers: { "accept-encoding": "br, gzip", range: "bytes=0-10" },
+    });
     expect(range.status).toBe(206);
     expect(range.headers.get("content-encoding")).toBeNull();
     expect(await range.text()).toBe(bigText.slice(0, 11));
@@ -80,12 +110,21 @@ describe("no per-request compression of big bodies", () => {
 
   it("a Range from a client that accepts only gzip is cut from identity, not from a body gzipped for it", async () => {
     const text = bigText.slice(0, 200_000);
-    await appendOk("Range_identity", linearHistory(1, 1, () => text));
-    const range = await request("/page/Range_identity/1", { headers: { "accept-encoding": "gzip", range: "bytes=100-199" } });
+    await appendOk(
+      "Range_identity",
+      linearHistory(1, 1, () => text),
+    );
+    const range = await request("/page/Range_identity/1", {
+      headers: { "accept-encoding": "gzip", range: "bytes=100-199" },
+    });
     expect(range.status).toBe(206);
     expect(range.headers.get("content-encoding")).toBeNull();
     expect(await range.text()).toBe(text.slice(100, 200));
     // Without a Range the same client gets gzip, as before.
-    expect((await request("/page/Range_identity/1", { headers: { "accept-encoding": "gzip" } })).headers.get("content-encoding")).toBe("gzip");
+    expect(
+      (await request("/page/Range_identity/1", { headers: { "accept-encoding": "gzip" } })).headers.get(
+        "content-encoding",
+      ),
+    ).toBe("gzip");
   }, 60_000);
 });

@@ -10,7 +10,11 @@ import { appendOk, linearHistory, request } from "../support/archive.ts";
 const PAGE = "Compressed_listing";
 const HISTORY = `/page/${PAGE}/history?limit=40`;
 let seeded: Promise<void> | undefined;
-const seed = () => (seeded ??= appendOk(PAGE, linearHistory(40, 1, (i) => `line ${i}\n`)));
+const seed = () =>
+  (seeded ??= appendOk(
+    PAGE,
+    linearHistory(40, 1, (i) => `line ${i}\n`),
+  ));
 
 async function bytes(res: Response): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
@@ -21,7 +25,9 @@ async function gunzip(body: Uint8Array): Promise<Uint8Array> {
 }
 
 const get = (path: string, acceptEncoding?: string, extra: Record<string, string> = {}) =>
-  request(path, { headers: { ...(acceptEncoding === undefined ? {} : { "accept-encoding": acceptEncoding }), ...extra } });
+  request(path, {
+    headers: { ...(acceptEncoding === undefined ? {} : { "accept-encoding": acceptEncoding }), ...extra },
+  });
 
 describe("dynamic bodies are compressed as the client asks", () => {
   it("sends br for `br`, gzip for `gzip`, both decoding to the identity body, each with its Content-Length", async () => {
@@ -105,7 +111,8 @@ describe("a coded body is its own representation", () => {
     const getRes = await get(HISTORY, "br");
     const head = await request(HISTORY, { method: "HEAD", headers: { "accept-encoding": "br" } });
     expect(head.status).toBe(200);
-    for (const name of ["content-type", "content-encoding", "etag", "vary", "cache-control"]) expect(head.headers.get(name)).toBe(getRes.headers.get(name));
+    for (const name of ["content-type", "content-encoding", "etag", "vary", "cache-control"])
+      expect(head.headers.get(name)).toBe(getRes.headers.get(name));
     expect(head.body).toBeNull();
   });
 });

@@ -8,7 +8,8 @@ import { appendOk, linearHistory, request } from "../support/archive.ts";
 
 const PAGE = "Conditional_page";
 const URL_1 = `/page/${PAGE}/1`;
-const text = (i: number) => `== Revision ${i} ==\n` + `Sentence ${i} repeated to pass the compression threshold. `.repeat(40) + "\n";
+const text = (i: number) =>
+  `== Revision ${i} ==\n` + `Sentence ${i} repeated to pass the compression threshold. `.repeat(40) + "\n";
 let seeded: Promise<void> | undefined;
 const seed = () => (seeded ??= appendOk(PAGE, linearHistory(2, 1, text)));
 const get = (headers: Record<string, string>, path = URL_1) => request(path, { headers });
@@ -16,7 +17,11 @@ const get = (headers: Record<string, string>, path = URL_1) => request(path, { h
 async function validators(acceptEncoding?: string): Promise<{ etag: string; lastModified: string; body: Uint8Array }> {
   await seed();
   const res = await get(acceptEncoding ? { "accept-encoding": acceptEncoding } : {});
-  return { etag: res.headers.get("etag")!, lastModified: res.headers.get("last-modified")!, body: new Uint8Array(await res.arrayBuffer()) };
+  return {
+    etag: res.headers.get("etag")!,
+    lastModified: res.headers.get("last-modified")!,
+    body: new Uint8Array(await res.arrayBuffer()),
+  };
 }
 
 const dayBefore = (date: string) => new Date(Date.parse(date) - 86_400_000).toUTCString();
@@ -90,7 +95,9 @@ describe("Range", () => {
     expect(res.headers.get("content-length")).toBe("10");
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(body.subarray(10, 20));
     const suffix = await get({ range: "bytes=-5" });
-    expect(suffix.headers.get("content-range")).toBe(`bytes ${body.byteLength - 5}-${body.byteLength - 1}/${body.byteLength}`);
+    expect(suffix.headers.get("content-range")).toBe(
+      `bytes ${body.byteLength - 5}-${body.byteLength - 1}/${body.byteLength}`,
+    );
     expect(new Uint8Array(await suffix.arrayBuffer())).toEqual(body.subarray(-5));
     const open = await get({ range: `bytes=${body.byteLength - 3}-` });
     expect(new Uint8Array(await open.arrayBuffer())).toEqual(body.subarray(-3));

@@ -16,12 +16,34 @@ import { waitForAck } from "../support/tiers.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
 
 /** Varied text (words drawn from a seeded generator), so br has real work; revision i changes one line. */
-const WORDS = ["archive", "revision", "vellum", "quill", "margin", "gloss", "scribe", "folio", "ink", "erased", "written", "again", "palimpsest", "leaf", "codex"];
+const WORDS = [
+  "archive",
+  "revision",
+  "vellum",
+  "quill",
+  "margin",
+  "gloss",
+  "scribe",
+  "folio",
+  "ink",
+  "erased",
+  "written",
+  "again",
+  "palimpsest",
+  "leaf",
+  "codex",
+];
 const lines = (() => {
   const next = mulberry32(42);
-  return Array.from({ length: 120 }, () => Array.from({ length: 10 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(" ") + ` ${Math.floor(next() * 1e6)}`);
+  return Array.from(
+    { length: 120 },
+    () =>
+      Array.from({ length: 10 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(" ") +
+      ` ${Math.floor(next() * 1e6)}`,
+  );
 })();
-const prose = (i: number) => `== Revision ${i} ==\n` + lines.map((l, n) => (n === i * 7 ? `${l} (edited in ${i})` : l)).join("\n") + "\n";
+const prose = (i: number) =>
+  `== Revision ${i} ==\n` + lines.map((l, n) => (n === i * 7 ? `${l} (edited in ${i})` : l)).join("\n") + "\n";
 
 async function bytes(res: Response): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
@@ -52,7 +74,11 @@ describe("dcb", () => {
     const held = await bytes(await request("/page/Dcb_next/1"));
     const identity2 = await bytes(await request("/page/Dcb_next/2"));
     const br = await bytes(await request("/page/Dcb_next/2", { headers: { "accept-encoding": "br" } }));
-    const headers = { "accept-encoding": DCB, "available-dictionary": await availableDictionary(held), "x-palimpsest-colo": "LHR" };
+    const headers = {
+      "accept-encoding": DCB,
+      "available-dictionary": await availableDictionary(held),
+      "x-palimpsest-colo": "LHR",
+    };
     const res = await request("/page/Dcb_next/2", { headers });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-encoding")).toBe("dcb");
@@ -73,18 +99,32 @@ describe("dcb", () => {
 
     // Its own representation: its own ETag, which revalidates.
     const etag = res.headers.get("etag")!;
-    expect(etag).not.toBe((await request("/page/Dcb_next/2", { headers: { "accept-encoding": "br" } })).headers.get("etag"));
+    expect(etag).not.toBe(
+      (await request("/page/Dcb_next/2", { headers: { "accept-encoding": "br" } })).headers.get("etag"),
+    );
     expect((await request("/page/Dcb_next/2", { headers: { ...headers, "if-none-match": etag } })).status).toBe(304);
   });
 
   it("falls back to br for an unknown or foreign dictionary, a malformed one, or when dcb is not offered", async () => {
     await appendOk("Dcb_fallback", linearHistory(2, 1, prose));
-    await appendOk("Dcb_foreign", linearHistory(1, 1, (i) => prose(i + 7)));
+    await appendOk(
+      "Dcb_foreign",
+      linearHistory(1, 1, (i) => prose(i + 7)),
+    );
     const held = await bytes(await request("/page/Dcb_fallback/1"));
     const foreign = await bytes(await request("/page/Dcb_foreign/1"));
     const cases: Array<[string, Record<string, string>]> = [
-      ["unknown", { "accept-encoding": DCB, "available-dictionary": await availableDictionary(new TextEncoder().encode("nothing stored")) }],
-      ["another page's revision", { "accept-encoding": DCB, "available-dictionary": await availableDictionary(foreign) }],
+      [
+        "unknown",
+        {
+          "accept-encoding": DCB,
+          "available-dictionary": await availableDictionary(new TextEncoder().encode("nothing stored")),
+        },
+      ],
+      [
+        "another page's revision",
+        { "accept-encoding": DCB, "available-dictionary": await availableDictionary(foreign) },
+      ],
       ["malformed", { "accept-encoding": DCB, "available-dictionary": "not-a-byte-sequence" }],
       ["dcb not offered", { "accept-encoding": "br", "available-dictionary": await availableDictionary(held) }],
       ["dcb refused", { "accept-encoding": "br, dcb;q=0", "available-dictionary": await availableDictionary(held) }],
@@ -100,12 +140,18 @@ describe("dcb", () => {
   it("is purged with its revision: an operator's purge of the revision's URL reaches its dcb bodies in every tier", async () => {
     await appendOk("Dcb_purged", linearHistory(2, 1, prose));
     const held = await bytes(await request("/page/Dcb_purged/1"));
-    const headers = { "accept-encoding": DCB, "available-dictionary": await availableDictionary(held), "x-palimpsest-colo": "LHR" };
+    const headers = {
+      "accept-encoding": DCB,
+      "available-dictionary": await availableDictionary(held),
+      "x-palimpsest-colo": "LHR",
+    };
     await bytes(await request("/page/Dcb_purged/2", { headers }));
     await new Promise((r) => setTimeout(r, 50));
     expect((await request("/page/Dcb_purged/2", { headers })).headers.get("x-palimpsest-tier")).toBe("lower");
     // Where only tags and exact URLs can be purged (Cloudflare's purge API), the Cache-Tag the lower tier stores it under names its revision.
-    const dictionary = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", held)), (b) => b.toString(16).padStart(2, "0")).join("");
+    const dictionary = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", held)), (b) =>
+      b.toString(16).padStart(2, "0"),
+    ).join("");
     const { hit } = await (await LowerTier.open(env, "LHR")).get(deltaKey("Dcb_purged", 2, dictionary));
     expect(cacheTagsOf(hit!.entry)).toContain("variants:/page/Dcb_purged/2");
     const res = await request("/api/purges", {

@@ -23,15 +23,30 @@ async function settled(path: string, headers: Record<string, string> = {}): Prom
 }
 
 const prose = (i: number) =>
-  `== Revision ${i} ==\n` + Array.from({ length: 60 }, (_, l) => `Line ${l} of revision ${i}: the quick brown fox jumps over the lazy dog.`).join("\n") + "\n";
+  `== Revision ${i} ==\n` +
+  Array.from({ length: 60 }, (_, l) => `Line ${l} of revision ${i}: the quick brown fox jumps over the lazy dog.`).join(
+    "\n",
+  ) +
+  "\n";
 
 const HTML =
   "<!DOCTYPE html>\r\n<html lang=en><head><meta charset=utf-8><title>Caf\u00e9 &amp; co</title></head>\r\n<body>\r\n" +
-  Array.from({ length: 40 }, (_, i) => `<p class="x">Paragraph ${i}: &lt;kept&gt; as &#x41; written\u00a0\u2014 <b>unchanged</b></p>\r\n`).join("") +
+  Array.from(
+    { length: 40 },
+    (_, i) => `<p class="x">Paragraph ${i}: &lt;kept&gt; as &#x41; written\u00a0\u2014 <b>unchanged</b></p>\r\n`,
+  ).join("") +
   "</body></html>\r\n";
 
 function htmlRevision(id: number, text: string): NewRevision {
-  return { id, parentId: null, timestamp: "2021-03-04T05:06:07Z", contributor: "Archivist", comment: "capture", model: "html", text };
+  return {
+    id,
+    parentId: null,
+    timestamp: "2021-03-04T05:06:07Z",
+    contributor: "Archivist",
+    comment: "capture",
+    model: "html",
+    text,
+  };
 }
 
 describe("media types", () => {
@@ -65,7 +80,10 @@ describe("a revision's br body", () => {
   it("is made once at quality 11, kept in the lower tier beside the identity body, and is what a hot read sends", async () => {
     await appendOk("Br_kept", linearHistory(2, 1, prose));
     const identity = new Uint8Array(await (await request("/page/Br_kept/1")).arrayBuffer());
-    const first = await settled("/page/Br_kept/1", { "accept-encoding": "gzip, deflate, br", "x-palimpsest-colo": "LHR" });
+    const first = await settled("/page/Br_kept/1", {
+      "accept-encoding": "gzip, deflate, br",
+      "x-palimpsest-colo": "LHR",
+    });
     expect(first.headers.get("content-encoding")).toBe("br");
     const firstBody = new Uint8Array(await first.arrayBuffer());
     expect(brotliDecompress(firstBody)).toEqual(identity);
@@ -94,7 +112,16 @@ describe("a revision's br body", () => {
     for (const res of [identity, br]) expect(res.headers.get("vary")).toMatch(/Accept-Encoding/);
     const head = await request("/page/Br_etag/1", { method: "HEAD", headers: { "accept-encoding": "br" } });
     expect(head.body).toBeNull();
-    for (const name of ["content-length", "content-encoding", "etag", "vary", "content-type", "cache-control", "accept-ranges", "last-modified"]) {
+    for (const name of [
+      "content-length",
+      "content-encoding",
+      "etag",
+      "vary",
+      "content-type",
+      "cache-control",
+      "accept-ranges",
+      "last-modified",
+    ]) {
       expect([name, head.headers.get(name)]).toEqual([name, br.headers.get(name)]);
     }
   });
@@ -103,7 +130,9 @@ describe("a revision's br body", () => {
 describe("Cache-Control tells the truth", () => {
   it("a specific revision is fresh for 10 minutes and may be served stale for a day while revalidating (a suppression must reach downstream caches); latest, ?at= and history are fresh for a minute", async () => {
     await appendOk("Cache_told", linearHistory(12, 1, prose));
-    expect((await request("/page/Cache_told/2")).headers.get("cache-control")).toBe("public, max-age=600, stale-while-revalidate=86400");
+    expect((await request("/page/Cache_told/2")).headers.get("cache-control")).toBe(
+      "public, max-age=600, stale-while-revalidate=86400",
+    );
     for (const path of ["/page/Cache_told", "/page/Cache_told?at=2020-01-01T00:00:01Z", "/page/Cache_told/history"]) {
       const res = await request(path, { headers: { "accept-encoding": "br" } });
       expect([path, res.status]).toEqual([path, 200]);

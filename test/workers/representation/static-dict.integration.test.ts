@@ -19,19 +19,35 @@ let seeded: Promise<void> | undefined;
 const seed = () =>
   (seeded ??= appendOk(
     PAGE,
-    linearHistory(60, 1, (i) => `== Section ${i} ==\nThe archive keeps every revision of this page; revision ${i} changed the description.\n`),
+    linearHistory(
+      60,
+      1,
+      (i) =>
+        `== Section ${i} ==\nThe archive keeps every revision of this page; revision ${i} changed the description.\n`,
+    ),
   ));
 
-async function fetchBoth(path: string, accept: string): Promise<{ identity: Uint8Array; br: Uint8Array; type: string }> {
+async function fetchBoth(
+  path: string,
+  accept: string,
+): Promise<{ identity: Uint8Array; br: Uint8Array; type: string }> {
   const identity = await request(path, { headers: { accept } });
   const br = await request(path, { headers: { accept, "accept-encoding": "br" } });
   expect(identity.status).toBe(200);
   expect(br.headers.get("content-encoding")).toBe("br");
-  return { identity: new Uint8Array(await identity.arrayBuffer()), br: new Uint8Array(await br.arrayBuffer()), type: br.headers.get("content-type")! };
+  return {
+    identity: new Uint8Array(await identity.arrayBuffer()),
+    br: new Uint8Array(await br.arrayBuffer()),
+    type: br.headers.get("content-type")!,
+  };
 }
 
 const stockQ5 = (body: Uint8Array, type: string) =>
-  brotliCompress(body, { quality: LIMITS.wire.dynamicBrotliQuality, lgwin: wireLgwin(body.byteLength), mode: brotliModeFor(type) });
+  brotliCompress(body, {
+    quality: LIMITS.wire.dynamicBrotliQuality,
+    lgwin: wireLgwin(body.byteLength),
+    mode: brotliModeFor(type),
+  });
 
 describe("reduced static dictionary on the wire", () => {
   it("compresses an HTML page with the HTML table: decodes byte-exactly, no bigger than stock q5", async () => {

@@ -77,7 +77,13 @@ function changesLink(html: string, id: number): string | null {
 describe("a suppressed revision's listings carry nothing derived from its content", () => {
   it("history JSON and HTML, TimeMaps, search, home, dashboard, the write API's answer and every neighbour's headers omit its sha1, sha256 and bytes", async () => {
     const key = "Phone_leak";
-    const texts = ["Ana Lima is a translator.\n", "Ana Lima is a translator in Leeds.\n", `Ana Lima is a translator in Leeds. ${PHONE}`, "Ana Lima is a translator in Leeds, retired.\n", "Ana Lima (1950-) is a translator in Leeds.\n"];
+    const texts = [
+      "Ana Lima is a translator.\n",
+      "Ana Lima is a translator in Leeds.\n",
+      `Ana Lima is a translator in Leeds. ${PHONE}`,
+      "Ana Lima is a translator in Leeds, retired.\n",
+      "Ana Lima (1950-) is a translator in Leeds.\n",
+    ];
     await appendOk(key, history(texts));
     const hidden = await fingerprints(texts[2]!);
     // The needles are right: before the suppression, the history lists them (as it should then).
@@ -92,18 +98,39 @@ describe("a suppressed revision's listings carry nothing derived from its conten
     expect(answer.status).toBe(200);
     const answerBody = await answer.text();
     const suppressed = (JSON.parse(answerBody) as { revision: Entry }).revision;
-    expect(suppressed).toMatchObject({ id: 3, suppressed: true, contributor: "Editor 2", comment: "edit 2", timestamp: "2020-01-01T00:00:02Z", parentId: 2 });
+    expect(suppressed).toMatchObject({
+      id: 3,
+      suppressed: true,
+      contributor: "Editor 2",
+      comment: "edit 2",
+      timestamp: "2020-01-01T00:00:02Z",
+      parentId: 2,
+    });
     for (const field of ["bytes", "sha1", "sha256"]) expect(suppressed, field).not.toHaveProperty(field);
 
     const s = await login();
     const reads: Array<[string, Response]> = [];
-    const read = async (path: string, init: RequestInit = {}) => reads.push([`${init.method ?? "GET"} ${path} ${JSON.stringify(init.headers ?? {})}`, await request(path, init)]);
+    const read = async (path: string, init: RequestInit = {}) =>
+      reads.push([`${init.method ?? "GET"} ${path} ${JSON.stringify(init.headers ?? {})}`, await request(path, init)]);
     for (const accept of ["application/json", "text/html"]) {
-      for (const query of ["", "?limit=2", "?limit=2&older=b4", "?limit=1&older=b4"]) await read(`/page/${key}/history${query}`, { headers: { accept } });
+      for (const query of ["", "?limit=2", "?limit=2&older=b4", "?limit=1&older=b4"])
+        await read(`/page/${key}/history${query}`, { headers: { accept } });
     }
-    for (const path of [`/timemap/link/${key}`, `/timemap/json/${key}`, "/search?q=Phone", "/", `/page/${key}`, `/page/${key}/2`, `/page/${key}/3`, `/page/${key}/4`]) await read(path);
+    for (const path of [
+      `/timemap/link/${key}`,
+      `/timemap/json/${key}`,
+      "/search?q=Phone",
+      "/",
+      `/page/${key}`,
+      `/page/${key}/2`,
+      `/page/${key}/3`,
+      `/page/${key}/4`,
+    ])
+      await read(path);
     await read(`/page/${key}`, { headers: { "accept-datetime": "Wed, 01 Jan 2020 00:00:02 GMT" } });
-    await read(`/page/${key}/4`, { headers: { "accept-encoding": "br, dcb", "available-dictionary": `:${hidden.sha256b64}:` } });
+    await read(`/page/${key}/4`, {
+      headers: { "accept-encoding": "br, dcb", "available-dictionary": `:${hidden.sha256b64}:` },
+    });
     await read(`/page/${key}/compare/2...4`, { headers: { accept: "text/html" } });
     await read(`/page/${key}/compare/2...4`);
     await read(`/api/pages/${key}/stats`, { headers: bearer(TOKENS.write) });
@@ -111,15 +138,25 @@ describe("a suppressed revision's listings carry nothing derived from its conten
     reads.push(["dashboard home", await get("/dashboard", s)]);
 
     expect(reads.length).toBeGreaterThan(20);
-    for (const [what, res] of [...reads, ["suppression answer", new Response(answerBody, { headers: answer.headers })] as [string, Response]]) {
+    for (const [what, res] of [
+      ...reads,
+      ["suppression answer", new Response(answerBody, { headers: answer.headers })] as [string, Response],
+    ]) {
       const text = `${[...res.headers].map(([k, v]) => `${k}: ${v}`).join("\n")}\n\n${new TextDecoder().decode(await res.arrayBuffer())}`;
-      for (const needle of [hidden.sha1, hidden.sha256, hidden.sha256b64, hidden.sha256.slice(0, 16)]) expect(text.includes(needle), `${what} (${res.status}) contains ${needle}`).toBe(false);
+      for (const needle of [hidden.sha1, hidden.sha256, hidden.sha256b64, hidden.sha256.slice(0, 16)])
+        expect(text.includes(needle), `${what} (${res.status}) contains ${needle}`).toBe(false);
     }
 
     // The history keeps id, time, contributor and comment, and no size: not in JSON, not in the HTML row.
     const listed = await historyJson(key);
     const third = listed.find((r) => r.id === 3)!;
-    expect(third).toMatchObject({ id: 3, suppressed: true, contributor: "Editor 2", comment: "edit 2", timestamp: "2020-01-01T00:00:02Z" });
+    expect(third).toMatchObject({
+      id: 3,
+      suppressed: true,
+      contributor: "Editor 2",
+      comment: "edit 2",
+      timestamp: "2020-01-01T00:00:02Z",
+    });
     for (const field of ["bytes", "sha1", "sha256"]) expect(third, field).not.toHaveProperty(field);
     const row = /<tr data-revision="3">(.*?)<\/tr>/s.exec(await historyHtml(key))?.[1] ?? "";
     expect(row).toContain("Editor 2");
@@ -129,7 +166,12 @@ describe("a suppressed revision's listings carry nothing derived from its conten
     // The neighbours keep theirs.
     for (const id of [2, 4]) {
       const own = await fingerprints(texts[id - 1]!);
-      expect(listed.find((r) => r.id === id)).toMatchObject({ suppressed: false, bytes: own.bytes, sha1: own.sha1, sha256: own.sha256 });
+      expect(listed.find((r) => r.id === id)).toMatchObject({
+        suppressed: false,
+        bytes: own.bytes,
+        sha1: own.sha1,
+        sha256: own.sha256,
+      });
     }
   });
 
@@ -138,11 +180,19 @@ describe("a suppressed revision's listings carry nothing derived from its conten
     const texts = ["one\n", `two ${PHONE}`, "three\n"];
     await appendOk(key, history(texts));
     const s = await login();
-    const rawBytes = async () => ((await (await request(`/api/pages/${key}/stats`, { headers: bearer(TOKENS.write) })).json()) as { rawBytes: number }).rawBytes;
+    const rawBytes = async () =>
+      (
+        (await (await request(`/api/pages/${key}/stats`, { headers: bearer(TOKENS.write) })).json()) as {
+          rawBytes: number;
+        }
+      ).rawBytes;
     /** The storage row's raw bytes once the page's report (sent after the change answers) shows `n`. */
     const rowShows = async (n: number) => {
       for (const until = Date.now() + 5_000; ; await new Promise((r) => setTimeout(r, 25))) {
-        const row = new RegExp(`<tr data-page="${key}">(.*?)</tr>`, "s").exec(await (await get("/dashboard/storage", s)).text())?.[1] ?? "";
+        const row =
+          new RegExp(`<tr data-page="${key}">(.*?)</tr>`, "s").exec(
+            await (await get("/dashboard/storage", s)).text(),
+          )?.[1] ?? "";
         if (row.includes(`<data value="${n}">`) || Date.now() > until) return row;
       }
     };
@@ -161,10 +211,21 @@ describe("a suppressed revision's listings carry nothing derived from its conten
       body: JSON.stringify({ suppressed: false }),
     });
     const own = await fingerprints(texts[1]!);
-    expect(((await restore.json()) as { revision: Entry }).revision).toMatchObject({ suppressed: false, bytes: own.bytes, sha1: own.sha1, sha256: own.sha256 });
-    expect((await historyJson(key)).find((r) => r.id === 2)).toMatchObject({ suppressed: false, bytes: own.bytes, sha1: own.sha1 });
+    expect(((await restore.json()) as { revision: Entry }).revision).toMatchObject({
+      suppressed: false,
+      bytes: own.bytes,
+      sha1: own.sha1,
+      sha256: own.sha256,
+    });
+    expect((await historyJson(key)).find((r) => r.id === 2)).toMatchObject({
+      suppressed: false,
+      bytes: own.bytes,
+      sha1: own.sha1,
+    });
     expect(await rawBytes()).toBe(sizes[0]! + sizes[1]! + sizes[2]!);
-    expect(await rowShows(sizes[0]! + sizes[1]! + sizes[2]!)).toContain(`<data value="${sizes[0]! + sizes[1]! + sizes[2]!}">`);
+    expect(await rowShows(sizes[0]! + sizes[1]! + sizes[2]!)).toContain(
+      `<data value="${sizes[0]! + sizes[1]! + sizes[2]!}">`,
+    );
   });
 });
 
@@ -182,7 +243,8 @@ describe("the history's changes links skip suppressed revisions", () => {
     // Every changes link on the page is a live page, none a 410.
     const links = [...html.matchAll(/href="([^"]*\/compare\/[^"]*)"/g)].map((m) => m[1]!);
     expect(links).toHaveLength(3);
-    for (const link of links) expect((await request(link, { headers: { accept: "text/html" } })).status, link).toBe(200);
+    for (const link of links)
+      expect((await request(link, { headers: { accept: "text/html" } })).status, link).toBe(200);
 
     // Past the page's oldest row: revision 7 alone on the first page, 4 alone on a later one.
     expect(changesLink(await historyHtml(key, "?limit=1"), 7)).toBe(`/page/${key}/compare/4...7`);
@@ -211,18 +273,39 @@ describe("the history's changes links skip suppressed revisions", () => {
 describe("a dcb answer coded against a revision that is later suppressed", () => {
   it("carries its dictionary's variants tag, which the suppression's Cloudflare purge names, so no colo keeps answering dcb to that hash", async () => {
     const key = "Phone_dictionary";
-    const texts = ["Ana Lima is a translator in Leeds.\n".repeat(20), `Ana Lima is a translator in Leeds. ${PHONE}`.repeat(20), "Ana Lima is a translator in Leeds, retired.\n".repeat(20)];
+    const texts = [
+      "Ana Lima is a translator in Leeds.\n".repeat(20),
+      `Ana Lima is a translator in Leeds. ${PHONE}`.repeat(20),
+      "Ana Lima is a translator in Leeds, retired.\n".repeat(20),
+    ];
     await appendOk(key, history(texts));
     const hidden = await fingerprints(texts[1]!);
     // Before the suppression a reader holding revision 2 gets 3 as a delta against it, kept in LHR's lower tier.
-    const res = await request(`/page/${key}/3`, { headers: { "accept-encoding": "br, dcb", "available-dictionary": `:${hidden.sha256b64}:`, "x-palimpsest-colo": "LHR" } });
+    const res = await request(`/page/${key}/3`, {
+      headers: {
+        "accept-encoding": "br, dcb",
+        "available-dictionary": `:${hidden.sha256b64}:`,
+        "x-palimpsest-colo": "LHR",
+      },
+    });
     expect(res.headers.get("content-encoding")).toBe("dcb");
     await new Promise((r) => setTimeout(r, 50));
     const { hit } = await (await LowerTier.open(env, "LHR")).get(deltaKey(key, 3, hidden.sha256));
     expect(hit).toBeTruthy();
     // What Cloudflare's purge API is sent for the suppression of revision 2 (the production lower tier's only way in).
-    const event: PurgeEvent = { page: key, scope: { kind: "revisions", revisions: [2] }, version: 9, region: "weur", seq: 1, id: "weur-q0:1", queue: "weur-q0", createdAt: Date.now() };
-    const purged = zonePurgeBodies([event], "http://archive.test").flatMap((b) => (b.tags as string[] | undefined) ?? []);
+    const event: PurgeEvent = {
+      page: key,
+      scope: { kind: "revisions", revisions: [2] },
+      version: 9,
+      region: "weur",
+      seq: 1,
+      id: "weur-q0:1",
+      queue: "weur-q0",
+      createdAt: Date.now(),
+    };
+    const purged = zonePurgeBodies([event], "http://archive.test").flatMap(
+      (b) => (b.tags as string[] | undefined) ?? [],
+    );
     const reached = cacheTagsOf(hit!.entry).filter((t) => purged.includes(t));
     expect(reached).toContain(`variants:/page/${key}/2`);
   });

@@ -26,7 +26,10 @@ describe("blob collection", () => {
     expect((await request(`/api/pages/${key}/revisions`, { method: "POST" })).status).toBe(401);
     const failed = await request(`/api/pages/${key}/revisions`, {
       method: "POST",
-      headers: { authorization: "Bearer test-write-token-5c1f9a7e3b8d2f60a4c9e1b7", "content-type": "application/json" },
+      headers: {
+        authorization: "Bearer test-write-token-5c1f9a7e3b8d2f60a4c9e1b7",
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ revisions: [revs[20]] }),
     });
     expect(failed.status).toBe(500);
@@ -41,15 +44,18 @@ describe("blob collection", () => {
     for (const b of dead) expect(await env.BLOBS.get(b.key, "arrayBuffer")).not.toBeNull();
 
     // Past the grace period the alarm deletes them, and only them.
-    await runInDurableObject(store(key), (_: PageStore, state) =>
-      void state.storage.sql.exec("UPDATE blobs SET since = since - ? WHERE state != 'live'", 600_000 + 1000),
+    await runInDurableObject(
+      store(key),
+      (_: PageStore, state) =>
+        void state.storage.sql.exec("UPDATE blobs SET since = since - ? WHERE state != 'live'", 600_000 + 1000),
     );
     await runDurableObjectAlarm(store(key));
     for (const b of dead) expect(await env.BLOBS.get(b.key, "arrayBuffer")).toBeNull();
     const after = await blobRows(key);
     expect(after.every((b) => b.state === "live")).toBe(true);
     for (const b of after) expect(await env.BLOBS.get(b.key, "arrayBuffer")).not.toBeNull();
-    for (let id = 1; id <= 20; id++) expect(await (await request(`/page/${key}/${id}`)).text()).toBe(revs[id - 1]!.text);
+    for (let id = 1; id <= 20; id++)
+      expect(await (await request(`/page/${key}/${id}`)).text()).toBe(revs[id - 1]!.text);
     expect(await latestBody(key)).toBe(revs[19]!.text);
   });
 });

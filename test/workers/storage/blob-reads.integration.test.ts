@@ -37,40 +37,46 @@ describe("blob reads per revision read, counted at the KV binding", () => {
   const histories = inject("histories");
 
   for (const name of ["bip-0340", "bip-0341"]) {
-    it.skipIf(!histories[name])(`reads every revision of ${name} with at most two KV reads, byte for byte`, async () => {
-      const exported = histories[name]!;
-      // A key of its own: the round-trip test imports the same history under its real title.
-      const key = `Blob_reads_${name}`;
-      const revisions: NewRevision[] = exported.map((r, i) => ({ ...r, parentId: i === 0 ? null : exported[i - 1]!.id }));
-      for (let i = 0; i < revisions.length; i += 64) await appendOk(key, revisions.slice(i, i + 64));
-      const store = env.PAGE_STORE.getByName(key);
+    it.skipIf(!histories[name])(
+      `reads every revision of ${name} with at most two KV reads, byte for byte`,
+      async () => {
+        const exported = histories[name]!;
+        // A key of its own: the round-trip test imports the same history under its real title.
+        const key = `Blob_reads_${name}`;
+        const revisions: NewRevision[] = exported.map((r, i) => ({
+          ...r,
+          parentId: i === 0 ? null : exported[i - 1]!.id,
+        }));
+        for (let i = 0; i < revisions.length; i += 64) await appendOk(key, revisions.slice(i, i + 64));
+        const store = env.PAGE_STORE.getByName(key);
 
-      const perRead: number[] = [];
-      const records = new Set<string>();
-      for (const rev of exported) {
-        const found = await store.locate({ kind: "id", id: rev.id });
-        if (!found.ok) throw new Error(`locate ${rev.id}: ${found.code} ${found.detail}`);
-        const { location } = found;
-        clearBlobCache();
-        const counted = countingKv(env.BLOBS);
-        const { bytes } = await readContent(new BlobStore(counted.kv), location);
+        const perRead: number[] = [];
+        const records = new Set<string>();
+        for (const rev of exported) {
+          const found = await store.locate({ kind: "id", id: rev.id });
+          if (!found.ok) throw new Error(`locate ${rev.id}: ${found.code} ${found.detail}`);
+          const { location } = found;
+          clearBlobCache();
+          const counted = countingKv(env.BLOBS);
+          const { bytes } = await readContent(new BlobStore(counted.kv), location);
 
-        const where = `${name} revision ${rev.id} (record ${location.record})`;
-        expect(new TextDecoder().decode(bytes), where).toBe(rev.text);
-        expect(await sha1Base36(bytes), where).toBe(rev.sha1);
-        // Exactly the blobs the location names, each once: the anchors blob and the record's blob.
-        const named = [...new Set([location.anchorsBlob, location.blob])].map((k) => `get ${k}`).sort();
-        expect([...counted.calls].sort(), where).toEqual(named);
-        expect(counted.calls.length, where).toBeLessThanOrEqual(2);
-        perRead.push(counted.calls.length);
-        records.add(location.record[0]!);
-      }
+          const where = `${name} revision ${rev.id} (record ${location.record})`;
+          expect(new TextDecoder().decode(bytes), where).toBe(rev.text);
+          expect(await sha1Base36(bytes), where).toBe(rev.sha1);
+          // Exactly the blobs the location names, each once: the anchors blob and the record's blob.
+          const named = [...new Set([location.anchorsBlob, location.blob])].map((k) => `get ${k}`).sort();
+          expect([...counted.calls].sort(), where).toEqual(named);
+          expect(counted.calls.length, where).toBeLessThanOrEqual(2);
+          perRead.push(counted.calls.length);
+          records.add(location.record[0]!);
+        }
 
-      expect(perRead).toHaveLength(exported.length);
-      // The history exercises every kind of record: anchors, closed groups and the open group's tail.
-      expect([...records].sort()).toEqual(["a", "g", "t"]);
-      // Most reads need two blobs (a group or tail member and the anchors); anchors need one.
-      expect(perRead.filter((n) => n === 2).length).toBeGreaterThan(exported.length / 2);
-    });
+        expect(perRead).toHaveLength(exported.length);
+        // The history exercises every kind of record: anchors, closed groups and the open group's tail.
+        expect([...records].sort()).toEqual(["a", "g", "t"]);
+        // Most reads need two blobs (a group or tail member and the anchors); anchors need one.
+        expect(perRead.filter((n) => n === 2).length).toBeGreaterThan(exported.length / 2);
+      },
+    );
   }
 });

@@ -14,7 +14,7 @@ describe("blob store", () => {
     expect(await env.BLOBS.get(`${key}.1`, "arrayBuffer")).not.toBeNull();
     const back = await store.get(key);
     expect(back.byteLength).toBe(size);
-    expect(back[size - 1234 - (size - 1234) % 4096]).toBe(bytes[size - 1234 - (size - 1234) % 4096]);
+    expect(back[size - 1234 - ((size - 1234) % 4096)]).toBe(bytes[size - 1234 - ((size - 1234) % 4096)]);
     await store.delete(key);
     expect(await env.BLOBS.get(`${key}.0`, "arrayBuffer")).toBeNull();
   });

@@ -22,7 +22,9 @@ describe("ORPHAN_GRACE_SECONDS", () => {
     expect(stats.blobs).toBeGreaterThan(0);
     const keys = (await env.BLOBS.list({ prefix: "blob/" })).keys.map((k) => k.name);
     const before = keys.length;
-    expect((await request(`/api/pages/${key}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect(
+      (await request(`/api/pages/${key}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } })).status,
+    ).toBe(200);
     const deadline = Date.now() + 15_000;
     let after = before;
     while (Date.now() < deadline) {

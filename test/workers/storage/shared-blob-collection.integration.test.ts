@@ -7,7 +7,12 @@ import { TOKEN, appendOk, linearHistory, request } from "../support/archive.ts";
 const store = (key: string) => env.PAGE_STORE.getByName(key) as DurableObjectStub<PageStore>;
 
 const liveBlobs = (key: string) =>
-  runInDurableObject(store(key), (_: PageStore, state) => state.storage.sql.exec<{ key: string }>("SELECT key FROM blobs WHERE state = 'live'").toArray().map((r) => r.key));
+  runInDurableObject(store(key), (_: PageStore, state) =>
+    state.storage.sql
+      .exec<{ key: string }>("SELECT key FROM blobs WHERE state = 'live'")
+      .toArray()
+      .map((r) => r.key),
+  );
 
 describe("collection of blobs two pages would share", () => {
   it("never deletes a blob another page still names: delete one of two identical pages, collect, and the other reads back byte for byte", async () => {
@@ -18,12 +23,21 @@ describe("collection of blobs two pages would share", () => {
     const kept = await liveBlobs("Shared_copy");
     expect(kept.length).toBeGreaterThan(1);
 
-    const del = await request("/api/pages/Shared_original", { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } });
+    const del = await request("/api/pages/Shared_original", {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(del.status).toBe(200);
     // Run collection as if the grace period had passed.
-    await runInDurableObject(store("Shared_original"), (_: PageStore, state) => void state.storage.sql.exec("UPDATE blobs SET since = 0 WHERE state != 'live'"));
+    await runInDurableObject(
+      store("Shared_original"),
+      (_: PageStore, state) => void state.storage.sql.exec("UPDATE blobs SET since = 0 WHERE state != 'live'"),
+    );
     await runDurableObjectAlarm(store("Shared_original"));
-    const left = await runInDurableObject(store("Shared_original"), (_: PageStore, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM blobs").one().n);
+    const left = await runInDurableObject(
+      store("Shared_original"),
+      (_: PageStore, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM blobs").one().n,
+    );
     expect(left).toBe(0);
 
     for (const key of kept) expect(await env.BLOBS.get(key, "arrayBuffer"), key).not.toBeNull();

@@ -14,25 +14,36 @@ const ORIGIN = "http://archive.test";
 
 export function request(path: string, init: RequestInit = {}): Promise<Response> {
   // Background work (waitUntil) runs on, unawaited, as it does after a real response.
-  return Promise.resolve(app.fetch(new Request(`${ORIGIN}${path}`, { redirect: "manual", ...init }), env, createExecutionContext()));
+  return Promise.resolve(
+    app.fetch(new Request(`${ORIGIN}${path}`, { redirect: "manual", ...init }), env, createExecutionContext()),
+  );
 }
 
 /** Appends revisions; `colo` sends the write through that simulated data centre. */
 export function append(key: string, revisions: NewRevision[], token = TOKEN, colo?: string): Promise<Response> {
   return request(`/api/pages/${encodeURIComponent(key)}/revisions`, {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...(colo ? { "x-palimpsest-colo": colo } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      ...(colo ? { "x-palimpsest-colo": colo } : {}),
+    },
     body: JSON.stringify({ revisions }),
   });
 }
 
 export async function appendOk(key: string, revisions: NewRevision[]): Promise<void> {
   const res = await append(key, revisions);
-  if (res.status !== 201 && res.status !== 200) throw new Error(`append ${key} failed: ${res.status} ${await res.text()}`);
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`append ${key} failed: ${res.status} ${await res.text()}`);
 }
 
 /** A linear history of small distinct texts, ids firstId.., one second apart. */
-export function linearHistory(count: number, firstId = 1, text = (i: number) => `== Revision ${i} ==\nBody line ${i} of the page.\n`): NewRevision[] {
+export function linearHistory(
+  count: number,
+  firstId = 1,
+  text = (i: number) => `== Revision ${i} ==\nBody line ${i} of the page.\n`,
+): NewRevision[] {
   return Array.from({ length: count }, (_, i) => ({
     id: firstId + i,
     parentId: i === 0 ? null : firstId + i - 1,

@@ -27,7 +27,8 @@ export default async function setup(project: TestProject): Promise<void> {
     const file = new URL(`${name}.xml.br`, CORPUS);
     if (!existsSync(file)) {
       const missing = `the shared ${name} history not found at ${file.pathname}; the shared corpus lives at ../shared/corpus`;
-      if (process.env.CI === "true") throw new Error(`${missing}. CI=true, so a missing requirement fails instead of skipping`);
+      if (process.env.CI === "true")
+        throw new Error(`${missing}. CI=true, so a missing requirement fails instead of skipping`);
       console.warn(`skipped: the workerd tests that read ${name} back: ${missing} (under CI=true this fails)`);
       continue;
     }

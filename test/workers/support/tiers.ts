@@ -9,7 +9,10 @@ import { request } from "./archive.ts";
 import { TOKENS } from "./tokens.ts";
 
 export function readFrom(colo: string, path: string, init: RequestInit = {}): Promise<Response> {
-  return request(path, { ...init, headers: { ...(init.headers as Record<string, string>), "x-palimpsest-colo": colo } });
+  return request(path, {
+    ...init,
+    headers: { ...(init.headers as Record<string, string>), "x-palimpsest-colo": colo },
+  });
 }
 
 export async function purgeStatus(id: string): Promise<PurgeStatusBody> {
@@ -24,7 +27,13 @@ export async function waitForAck(id: string, timeoutMs = 15_000): Promise<PurgeS
   for (;;) {
     const status = await purgeStatus(id);
     if (status.acknowledged) return status;
-    if (Date.now() > until) throw new Error(`purge ${id} not acknowledged: ${status.tiers.filter((t) => !t.acknowledged).map((t) => t.tier).join(" ")}`);
+    if (Date.now() > until)
+      throw new Error(
+        `purge ${id} not acknowledged: ${status.tiers
+          .filter((t) => !t.acknowledged)
+          .map((t) => t.tier)
+          .join(" ")}`,
+      );
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -36,7 +45,11 @@ export const ONE_COLO_PER_REGION = ["SJC", "IAD", "GRU", "LHR", "WAW", "NRT", "S
 export function queueOfPurge(id: string): { queue: DurableObjectStub<PurgeQueue>; name: string; seq: number } {
   const parsed = parsePurgeId(id, topologyOf(env));
   if (!parsed.ok) throw new Error(`${id} is not a purge id of this topology`);
-  return { queue: purgeQueueOf(env, parsed.queue) as DurableObjectStub<PurgeQueue>, name: parsed.queue.name, seq: parsed.seq };
+  return {
+    queue: purgeQueueOf(env, parsed.queue) as DurableObjectStub<PurgeQueue>,
+    name: parsed.queue.name,
+    seq: parsed.seq,
+  };
 }
 
 export const tierCache = (t: TierIdentity) => tierCacheOf(env, t) as DurableObjectStub<TierCache>;

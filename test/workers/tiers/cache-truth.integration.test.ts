@@ -11,7 +11,12 @@ import { dcbDecompress } from "../../../src/codec/index.ts";
 import { append, appendOk, linearHistory, request } from "../support/archive.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
 
-const text = (i: number) => `== Revision ${i} ==\n` + Array.from({ length: 60 }, (_, n) => `line ${n} of a page that changes a little in ${n === i ? "this" : "every"} revision`).join("\n");
+const text = (i: number) =>
+  `== Revision ${i} ==\n` +
+  Array.from(
+    { length: 60 },
+    (_, n) => `line ${n} of a page that changes a little in ${n === i ? "this" : "every"} revision`,
+  ).join("\n");
 
 async function dictionaryHeader(body: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
@@ -32,7 +37,9 @@ describe("revision URLs", () => {
     const before = await (await request("/page/Truth_retired/2")).text();
     const del = await request("/api/pages/Truth_retired", { method: "DELETE", headers: bearer(TOKENS.write) });
     expect(del.status).toBe(200);
-    const reused = await append("Truth_retired", [{ ...linearHistory(1)[0]!, id: 2, text: "different bytes under an old URL" }]);
+    const reused = await append("Truth_retired", [
+      { ...linearHistory(1)[0]!, id: 2, text: "different bytes under an old URL" },
+    ]);
     expect(reused.status).toBe(409);
     expect(((await reused.json()) as { code: string }).code).toBe("revision_id_retired");
     // Restored as it was (MediaWiki's undelete), the ids come back with their bytes.
@@ -91,7 +98,9 @@ describe("the latest gets dcb", () => {
     expect(held.headers.get("use-as-dictionary")).toBe('match="/page/Truth_dcb{/*}?"');
     const dictionary = new Uint8Array(await held.arrayBuffer());
     const identity = new Uint8Array(await (await request("/page/Truth_dcb")).arrayBuffer());
-    const res = await request("/page/Truth_dcb", { headers: { "accept-encoding": "br, gzip, dcb", "available-dictionary": await dictionaryHeader(dictionary) } });
+    const res = await request("/page/Truth_dcb", {
+      headers: { "accept-encoding": "br, gzip, dcb", "available-dictionary": await dictionaryHeader(dictionary) },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-encoding")).toBe("dcb");
     expect(res.headers.get("cache-control")).toContain("max-age=60");

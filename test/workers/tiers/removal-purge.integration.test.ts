@@ -15,7 +15,8 @@ async function warmEverywhere(path: string): Promise<void> {
     await res.arrayBuffer();
   }
   // The lower tier is filled after the answer (waitUntil); a second read proves it is there.
-  for (const colo of COLOS.slice(0, 3)) expect((await readFrom(colo, path)).headers.get("x-palimpsest-tier")).toBe("lower");
+  for (const colo of COLOS.slice(0, 3))
+    expect((await readFrom(colo, path)).headers.get("x-palimpsest-tier")).toBe("lower");
 }
 
 describe("removals reach every tier, each colo's lower tier included", () => {
@@ -25,18 +26,28 @@ describe("removals reach every tier, each colo's lower tier included", () => {
     await appendOk(page, revs);
     await warmEverywhere(`/page/${page}/2`);
     await warmEverywhere(`/page/${page}/3`);
-    const res = await readFrom("IAD", `/api/pages/${page}/revisions/2/suppression`, { method: "PUT", headers: auth, body: JSON.stringify({ suppressed: true }) });
+    const res = await readFrom("IAD", `/api/pages/${page}/revisions/2/suppression`, {
+      method: "PUT",
+      headers: auth,
+      body: JSON.stringify({ suppressed: true }),
+    });
     expect(res.status).toBe(200);
     const { purges } = (await res.json()) as { purges: string[] };
     const status = await waitForAck(purges[0]!);
-    expect(status.tiers.filter((t) => t.tier.startsWith("lower/")).map((t) => t.tier.slice(6)).sort()).toEqual([...COLOS].sort());
+    expect(
+      status.tiers
+        .filter((t) => t.tier.startsWith("lower/"))
+        .map((t) => t.tier.slice(6))
+        .sort(),
+    ).toEqual([...COLOS].sort());
     for (const colo of COLOS) {
       const gone = await readFrom(colo, `/page/${page}/2`);
       expect(gone.status, colo).toBe(410);
       expect(await gone.text()).not.toContain("secret-ish text 1");
     }
     // Other revisions stay readable everywhere.
-    for (const colo of COLOS.slice(0, 5)) expect(await (await readFrom(colo, `/page/${page}/3`)).text()).toBe(revs[2]!.text);
+    for (const colo of COLOS.slice(0, 5))
+      expect(await (await readFrom(colo, `/page/${page}/3`)).text()).toBe(revs[2]!.text);
   });
 
   it("after a deletion's purge completes, no colo serves any of the page's content again", async () => {
@@ -61,7 +72,11 @@ describe("removals reach every tier, each colo's lower tier included", () => {
   it("reports a removal complete only when every colo's lower tier has applied it", async () => {
     const page = "Counted_removal";
     await appendOk(page, linearHistory(2));
-    const res = await readFrom("NRT", `/api/pages/${page}/revisions/1/suppression`, { method: "PUT", headers: auth, body: JSON.stringify({ suppressed: true }) });
+    const res = await readFrom("NRT", `/api/pages/${page}/revisions/1/suppression`, {
+      method: "PUT",
+      headers: auth,
+      body: JSON.stringify({ suppressed: true }),
+    });
     const { purges } = (await res.json()) as { purges: string[] };
     const status = await waitForAck(purges[0]!);
     expect(status.acknowledged).toBe(true);

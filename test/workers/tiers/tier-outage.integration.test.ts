@@ -10,7 +10,8 @@ import { regionalTierFor, upperTierFor, type TierIdentity } from "../../../src/b
 import { TOKEN, appendOk, linearHistory, request } from "../support/archive.ts";
 import { readFrom, tierCache } from "../support/tiers.ts";
 
-const setFaults = (t: TierIdentity, faults: TierCache["faults"]) => runInDurableObject(tierCache(t), (tier: TierCache) => void (tier.faults = faults));
+const setFaults = (t: TierIdentity, faults: TierCache["faults"]) =>
+  runInDurableObject(tierCache(t), (tier: TierCache) => void (tier.faults = faults));
 
 async function tierCounters(): Promise<Record<string, number>> {
   const res = await request("/api/tiers", { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -18,7 +19,10 @@ async function tierCounters(): Promise<Record<string, number>> {
 }
 
 /** Sets each tier's faults, runs `body`, then clears them whatever happened. */
-async function withFaults(faults: ReadonlyArray<[TierIdentity, TierCache["faults"]]>, body: () => Promise<void>): Promise<void> {
+async function withFaults(
+  faults: ReadonlyArray<[TierIdentity, TierCache["faults"]]>,
+  body: () => Promise<void>,
+): Promise<void> {
   for (const [tier, f] of faults) await setFaults(tier, f);
   try {
     await body();
@@ -28,7 +32,11 @@ async function withFaults(faults: ReadonlyArray<[TierIdentity, TierCache["faults
 }
 
 /** Writes `revisions` revisions of `page`; the regional tier in `region` and the upper tier its latest goes through. */
-async function pageTiers(page: string, revisions: number, region: Region): Promise<{ regional: TierIdentity; upper: TierIdentity }> {
+async function pageTiers(
+  page: string,
+  revisions: number,
+  region: Region,
+): Promise<{ regional: TierIdentity; upper: TierIdentity }> {
   await appendOk(page, linearHistory(revisions));
   const key = latestKey(page).key;
   return { regional: regionalTierFor(env, region, key), upper: upperTierFor(env, key) };
@@ -80,8 +88,14 @@ describe("a tier that is down or slow is gone around", () => {
 describe("a blob KV does not show yet", () => {
   it("is retried within the request, then answered 503 with Retry-After and no storage names", async () => {
     const page = "Lagging_blob";
-    await appendOk(page, linearHistory(3, 1, (i) => `lagging blob text ${i}\n`));
-    const located = await (env.PAGE_STORE.getByName(page) as DurableObjectStub<PageStore>).locate({ kind: "id", id: 3 });
+    await appendOk(
+      page,
+      linearHistory(3, 1, (i) => `lagging blob text ${i}\n`),
+    );
+    const located = await (env.PAGE_STORE.getByName(page) as DurableObjectStub<PageStore>).locate({
+      kind: "id",
+      id: 3,
+    });
     if (!located.ok) throw new Error("locate failed");
     const saved = await env.BLOBS.get(located.location.blob, "arrayBuffer");
     await env.BLOBS.delete(located.location.blob);
@@ -92,7 +106,11 @@ describe("a blob KV does not show yet", () => {
     expect(res.headers.get("retry-after")).toBe(String(LIMITS.storage.blobRetryAfterSeconds));
     const body = await res.text();
     expect(body).not.toContain("blob/");
-    expect(JSON.parse(body)).toMatchObject({ code: "revision_not_yet_available", revision: 3, requestId: res.headers.get("x-request-id") });
+    expect(JSON.parse(body)).toMatchObject({
+      code: "revision_not_yet_available",
+      revision: 3,
+      requestId: res.headers.get("x-request-id"),
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(LIMITS.storage.blobRetryBaseMs);
 
     // Once it shows, the next read gets it: a 503 is never cached.

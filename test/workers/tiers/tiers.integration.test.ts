@@ -11,14 +11,26 @@ import { append, appendOk, linearHistory } from "../support/archive.ts";
 import { holdPurges } from "../support/hold-purges.ts";
 import { ONE_COLO_PER_REGION, purgeStatus, queueOfPurge, readFrom, tierCache, waitForAck } from "../support/tiers.ts";
 
-
 async function latestAt(t: TierIdentity, page: string): Promise<string | undefined> {
   const key = latestKey(page);
-  const read = await tierCache(t).read({ query: { kind: "latest", ref: { key: page, title: page.replace(/_/g, " ") } }, ...key, minVersion: 0, fromRegion: t.region }, t);
+  const read = await tierCache(t).read(
+    {
+      query: { kind: "latest", ref: { key: page, title: page.replace(/_/g, " ") } },
+      ...key,
+      minVersion: 0,
+      fromRegion: t.region,
+    },
+    t,
+  );
   return read.entry.headers["x-revision-id"];
 }
 
-async function writeNext(page: string, revs: ReturnType<typeof linearHistory>, index: number, colo = "LHR"): Promise<string> {
+async function writeNext(
+  page: string,
+  revs: ReturnType<typeof linearHistory>,
+  index: number,
+  colo = "LHR",
+): Promise<string> {
   const res = await append(page, [revs[index]!], undefined);
   void colo;
   const body = (await res.json()) as { purges: string[] };
@@ -36,16 +48,21 @@ async function warmEveryTierThenWrite(page: string, count: number): Promise<stri
 
 /** Runs the queue's alarm every 100 ms until event `seq` is acknowledged, for at most 20 s (retries wait out their backoff). */
 async function alarmUntilAcknowledged(queue: DurableObjectStub<PurgeQueue>, seq: number): Promise<void> {
-  for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(seq))?.acknowledged; ) {
+  for (const until = Date.now() + 20_000; Date.now() < until && !(await queue.status(seq))?.acknowledged;) {
     await runDurableObjectAlarm(queue);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-const setUnavailable = (tier: TierIdentity, unavailable: boolean) => runInDurableObject(tierCache(tier), (t: TierCache) => void (t.faults.unavailable = unavailable));
+const setUnavailable = (tier: TierIdentity, unavailable: boolean) =>
+  runInDurableObject(tierCache(tier), (t: TierCache) => void (t.faults.unavailable = unavailable));
 
 /** Writes the first of `revs`, checks `region`'s first tier serves it, then cuts that tier off; the tier. */
-async function cutOffAfterFirst(page: string, revs: ReturnType<typeof linearHistory>, region: Region): Promise<TierIdentity> {
+async function cutOffAfterFirst(
+  page: string,
+  revs: ReturnType<typeof linearHistory>,
+  region: Region,
+): Promise<TierIdentity> {
   await appendOk(page, revs.slice(0, 1));
   const victim = allTiers(env).find((t) => t.region === region)!;
   expect(await latestAt(victim, page)).toBe("1");
@@ -136,7 +153,11 @@ describe("coalescing", () => {
     };
     const before = await counted();
     const results = await Promise.all(Array.from({ length: readers }, () => readFrom("GRU", `/page/${page}`)));
-    const answers = await Promise.all(results.map(async (r) => `${r.status} ${r.headers.get("etag")} ${r.headers.get("x-revision-id")}\n${await r.text()}`));
+    const answers = await Promise.all(
+      results.map(
+        async (r) => `${r.status} ${r.headers.get("etag")} ${r.headers.get("x-revision-id")}\n${await r.text()}`,
+      ),
+    );
     const after = await counted();
     expect(after.origin - before.origin).toBe(1);
     expect(new Set(answers).size).toBe(1);
@@ -178,7 +199,11 @@ describe("delivery under failure", () => {
     const [queueName, lastSeq] = second.split(":") as [string, string];
     const queue = queueOfPurge(second).queue;
     // Lose the first event from the log, as retention would.
-    await runInDurableObject(queue, (q: PurgeQueue, state) => void state.storage.sql.exec("DELETE FROM log WHERE seq <= ?", Number(first.split(":")[1])));
+    await runInDurableObject(
+      queue,
+      (q: PurgeQueue, state) =>
+        void state.storage.sql.exec("DELETE FROM log WHERE seq <= ?", Number(first.split(":")[1])),
+    );
     // A batch handed to a Fanout before the log lost the event may still be on its way (relayed, or
     // waiting for the Fanout's next round): let it fail against the cut-off tier, so that the only way
     // back for the tier is through the log, which no longer has the event.
@@ -221,6 +246,7 @@ describe("simulation", () => {
     const revs = linearHistory(2);
     await appendOk(page, revs.slice(0, 1));
     await waitForAck(await writeNext(page, revs, 1));
-    for (const colo of ONE_COLO_PER_REGION) expect((await readFrom(colo, `/page/${page}`)).headers.get("x-revision-id")).toBe("2");
+    for (const colo of ONE_COLO_PER_REGION)
+      expect((await readFrom(colo, `/page/${page}`)).headers.get("x-revision-id")).toBe("2");
   });
 });

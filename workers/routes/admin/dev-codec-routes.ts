@@ -35,18 +35,39 @@ const query = z.strictObject({
   rounds: z.coerce.number().int().min(0).max(LIMITS.http.maxDevCodecRounds),
 });
 
-devCodecRoutes.post("/dev/codec/gzip", requireScope("write"), limitBody("http.maxDevCodecBodyBytes"), validated("query", query, "codec timing"), async (c) => {
-  const { op, rounds } = c.req.valid("query");
-  const input = new Uint8Array(await c.req.arrayBuffer());
-  const run = op === "compress" ? platformGzip : (body: Uint8Array) => platformGunzip(body, { maxOutputBytes: LIMITS.http.maxDevCodecOutputBytes });
-  let bytesOut = 0;
-  try {
-    for (let i = 0; i < rounds; i++) bytesOut = (await run(input)).byteLength;
-  } catch (err) {
-    // Input the codec refuses is the caller's mistake, not the Worker's: say what the codec said.
-    if (!(err instanceof CodecError)) throw err;
-    if (err.code === "OUTPUT_LIMIT") throw new ProblemError({ status: 413, code: "gzip_output_too_large", title: "Content Too Large", detail: err.message, limit: "http.maxDevCodecOutputBytes" });
-    throw new ProblemError({ status: 422, code: "invalid_gzip", title: "Unprocessable Content", detail: `${err.code}: ${err.message}` });
-  }
-  return c.json({ op, rounds, bytesIn: input.byteLength, bytesOut });
-});
+devCodecRoutes.post(
+  "/dev/codec/gzip",
+  requireScope("write"),
+  limitBody("http.maxDevCodecBodyBytes"),
+  validated("query", query, "codec timing"),
+  async (c) => {
+    const { op, rounds } = c.req.valid("query");
+    const input = new Uint8Array(await c.req.arrayBuffer());
+    const run =
+      op === "compress"
+        ? platformGzip
+        : (body: Uint8Array) => platformGunzip(body, { maxOutputBytes: LIMITS.http.maxDevCodecOutputBytes });
+    let bytesOut = 0;
+    try {
+      for (let i = 0; i < rounds; i++) bytesOut = (await run(input)).byteLength;
+    } catch (err) {
+      // Input the codec refuses is the caller's mistake, not the Worker's: say what the codec said.
+      if (!(err instanceof CodecError)) throw err;
+      if (err.code === "OUTPUT_LIMIT")
+        throw new ProblemError({
+          status: 413,
+          code: "gzip_output_too_large",
+          title: "Content Too Large",
+          detail: err.message,
+          limit: "http.maxDevCodecOutputBytes",
+        });
+      throw new ProblemError({
+        status: 422,
+        code: "invalid_gzip",
+        title: "Unprocessable Content",
+        detail: `${err.code}: ${err.message}`,
+      });
+    }
+    return c.json({ op, rounds, bytesIn: input.byteLength, bytesOut });
+  },
+);

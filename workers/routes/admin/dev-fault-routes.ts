@@ -38,13 +38,28 @@ function decodedTier(segment: string): string | null {
   }
 }
 
-const faults = z.strictObject({ unavailable: z.boolean().optional(), delayMs: z.number().int().min(0).max(60_000).optional() });
-
-devFaultRoutes.put("/dev/faults/tiers/:tier{.+}", requireScope("purge"), jsonBody("http.maxSmallBodyBytes"), validated("json", faults, "tier faults"), async (c) => {
-  const name = decodedTier(c.req.param("tier"));
-  const tier = name === null ? undefined : allTiers(c.env).find((t) => tierName(t) === name);
-  if (!tier) throw new ProblemError({ status: 404, code: "unknown_tier", title: "Not Found", detail: `no TierCache ${(name ?? c.req.param("tier")).slice(0, 80)} in TOPOLOGY` });
-  const set = c.req.valid("json");
-  await tierCacheOf(c.env, tier).setFaults(set);
-  return c.json({ tier: name, faults: set });
+const faults = z.strictObject({
+  unavailable: z.boolean().optional(),
+  delayMs: z.number().int().min(0).max(60_000).optional(),
 });
+
+devFaultRoutes.put(
+  "/dev/faults/tiers/:tier{.+}",
+  requireScope("purge"),
+  jsonBody("http.maxSmallBodyBytes"),
+  validated("json", faults, "tier faults"),
+  async (c) => {
+    const name = decodedTier(c.req.param("tier"));
+    const tier = name === null ? undefined : allTiers(c.env).find((t) => tierName(t) === name);
+    if (!tier)
+      throw new ProblemError({
+        status: 404,
+        code: "unknown_tier",
+        title: "Not Found",
+        detail: `no TierCache ${(name ?? c.req.param("tier")).slice(0, 80)} in TOPOLOGY`,
+      });
+    const set = c.req.valid("json");
+    await tierCacheOf(c.env, tier).setFaults(set);
+    return c.json({ tier: name, faults: set });
+  },
+);

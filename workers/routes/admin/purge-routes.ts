@@ -29,7 +29,10 @@ export const purgeRoutes = new Hono<PurgeEnv>();
 purgeRoutes.post("/purges", requireScope("purge"), withColo, jsonBody("purge.maxRequestBytes"), async (c) => {
   const receipt = await ingestPurge(c.env, c.get("colo"), c.get("principal"), await c.req.json(), c.req.url);
   // `success` and `result` as Cloudflare's API answers, so scripts that check them keep working.
-  return c.json({ success: true, errors: [], messages: [], result: { id: receipt.id }, ...receipt } satisfies PurgeReceiptBody, 202);
+  return c.json(
+    { success: true, errors: [], messages: [], result: { id: receipt.id }, ...receipt } satisfies PurgeReceiptBody,
+    202,
+  );
 });
 
 const waitQuery = z.object({
@@ -41,15 +44,25 @@ const waitQuery = z.object({
     .optional(),
 });
 
-purgeRoutes.get("/purges/:id", requireScope("purge", "write"), validated("query", waitQuery, "wait", { wait: { status: 400, code: "invalid_wait", limit: "purge.maxWaitSeconds" } }), async (c) => {
-  const { wait = 0 } = c.req.valid("query");
-  return c.json((await purgeViewFor(c.env, c.req.param("id"), c.get("principal"), wait)) satisfies PurgeStatusBody);
-});
+purgeRoutes.get(
+  "/purges/:id",
+  requireScope("purge", "write"),
+  validated("query", waitQuery, "wait", { wait: { status: 400, code: "invalid_wait", limit: "purge.maxWaitSeconds" } }),
+  async (c) => {
+    const { wait = 0 } = c.req.valid("query");
+    return c.json((await purgeViewFor(c.env, c.req.param("id"), c.get("principal"), wait)) satisfies PurgeStatusBody);
+  },
+);
 
-purgeRoutes.get("/purges", requireScope("purge"), validated("query", z.object({ before: z.string().optional() }), "audit"), async (c) => {
-  const before = c.req.valid("query").before;
-  const page = await listAudit(c.env, before === undefined ? {} : { before });
-  const next = page.next === null ? null : new URL(`/api/purges?before=${page.next}`, c.req.url).toString();
-  if (next) c.header("link", `<${next}>; rel="next"`);
-  return c.json({ ...page, links: { next } } satisfies AuditPageBody);
-});
+purgeRoutes.get(
+  "/purges",
+  requireScope("purge"),
+  validated("query", z.object({ before: z.string().optional() }), "audit"),
+  async (c) => {
+    const before = c.req.valid("query").before;
+    const page = await listAudit(c.env, before === undefined ? {} : { before });
+    const next = page.next === null ? null : new URL(`/api/purges?before=${page.next}`, c.req.url).toString();
+    if (next) c.header("link", `<${next}>; rel="next"`);
+    return c.json({ ...page, links: { next } } satisfies AuditPageBody);
+  },
+);

@@ -33,37 +33,65 @@ import { withColo } from "../../middleware/with-colo.ts";
 const revisionId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const isoSecond = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
-const revisionSchema = z.object({
-  id: revisionId,
-  parentId: revisionId.nullable(),
-  timestamp: z.string().regex(isoSecond, "must be YYYY-MM-DDTHH:MM:SSZ").refine((s) => !Number.isNaN(Date.parse(s)) && new Date(s).toISOString().replace(".000Z", "Z") === s, "is not a real date and time"),
-  // A name as MediaWiki keeps one: directional controls stripped, invisible characters refused (src/page/title.ts).
-  contributor: z
-    .string()
-    .max(LIMITS.page.maxContributorBytes)
-    .transform((name, ctx) => {
-      const clean = cleanName(name);
-      if (clean.ok) return clean.value;
-      ctx.addIssue({ code: "custom", message: `the contributor's name ${clean.reason}`, params: { status: 422, code: "invalid_contributor" } });
-      return z.NEVER;
-    }),
-  comment: z.string().max(LIMITS.page.maxCommentBytes),
-  model: z.string().refine(isContentModel, `must be one of ${Object.keys(CONTENT_MODELS).join(", ")}`),
-  format: z.string().max(64).optional(),
-  text: z.string(),
-  sha1: z.string().regex(/^[0-9a-z]{31}$/, "must be a 31-digit base-36 SHA-1").nullable().optional(),
-  tags: z.array(cacheTag).max(LIMITS.page.maxTagsPerRevision, `at most ${LIMITS.page.maxTagsPerRevision} tags`).optional(),
-}).superRefine((r, ctx) => {
-  // The format decides nothing about how a revision is served, but a wrong one is refused, as MediaWiki does.
-  const refusal = isContentModel(r.model) ? formatRefusal(r.model, r.format) : null;
-  if (refusal) ctx.addIssue({ code: "custom", path: ["format"], message: `revision ${r.id}: ${refusal}`, params: { status: 422, code: "format_not_allowed" } });
-});
+const revisionSchema = z
+  .object({
+    id: revisionId,
+    parentId: revisionId.nullable(),
+    timestamp: z
+      .string()
+      .regex(isoSecond, "must be YYYY-MM-DDTHH:MM:SSZ")
+      .refine(
+        (s) => !Number.isNaN(Date.parse(s)) && new Date(s).toISOString().replace(".000Z", "Z") === s,
+        "is not a real date and time",
+      ),
+    // A name as MediaWiki keeps one: directional controls stripped, invisible characters refused (src/page/title.ts).
+    contributor: z
+      .string()
+      .max(LIMITS.page.maxContributorBytes)
+      .transform((name, ctx) => {
+        const clean = cleanName(name);
+        if (clean.ok) return clean.value;
+        ctx.addIssue({
+          code: "custom",
+          message: `the contributor's name ${clean.reason}`,
+          params: { status: 422, code: "invalid_contributor" },
+        });
+        return z.NEVER;
+      }),
+    comment: z.string().max(LIMITS.page.maxCommentBytes),
+    model: z.string().refine(isContentModel, `must be one of ${Object.keys(CONTENT_MODELS).join(", ")}`),
+    format: z.string().max(64).optional(),
+    text: z.string(),
+    sha1: z
+      .string()
+      .regex(/^[0-9a-z]{31}$/, "must be a 31-digit base-36 SHA-1")
+      .nullable()
+      .optional(),
+    tags: z
+      .array(cacheTag)
+      .max(LIMITS.page.maxTagsPerRevision, `at most ${LIMITS.page.maxTagsPerRevision} tags`)
+      .optional(),
+  })
+  .superRefine((r, ctx) => {
+    // The format decides nothing about how a revision is served, but a wrong one is refused, as MediaWiki does.
+    const refusal = isContentModel(r.model) ? formatRefusal(r.model, r.format) : null;
+    if (refusal)
+      ctx.addIssue({
+        code: "custom",
+        path: ["format"],
+        message: `revision ${r.id}: ${refusal}`,
+        params: { status: 422, code: "format_not_allowed" },
+      });
+  });
 
 /** A revision id in a path: digits only, and never one that would round (2^53 − 1 at most). */
 const revisionIdParam = z
   .string()
   .regex(/^\d{1,20}$/, { message: "must be digits", abort: true })
-  .refine((s) => isSafeIdDigits(s.replace(/^0+/, "")), { message: `must be an integer in 1..${Number.MAX_SAFE_INTEGER}`, params: { status: 422, code: "invalid_field" } })
+  .refine((s) => isSafeIdDigits(s.replace(/^0+/, "")), {
+    message: `must be an integer in 1..${Number.MAX_SAFE_INTEGER}`,
+    params: { status: 422, code: "invalid_field" },
+  })
   .transform(Number);
 
 /**
@@ -79,7 +107,13 @@ const writeBody = jsonBody("storage.maxRequestBytes", {
 /** The page's PageStore, if the page was ever written; asking never creates one. */
 async function existingStore(env: Env, ref: PageRef) {
   if (!(await pageExists(env, ref.key))) {
-    throw new ProblemError({ status: 404, code: "page_not_found", title: "Not Found", detail: "no such page in the archive", extensions: { page: ref.title } });
+    throw new ProblemError({
+      status: 404,
+      code: "page_not_found",
+      title: "Not Found",
+      detail: "no such page in the archive",
+      extensions: { page: ref.title },
+    });
   }
   return pageStoreOf(env, ref.key);
 }
@@ -96,7 +130,11 @@ writeRoutes.post(
     const { revisions } = c.req.valid("json");
     const encoder = new TextEncoder();
     // As UTF-8, a text crosses RPC at its wire size; as a JS string it could take twice that.
-    const stored: StoreRevision[] = revisions.map((r) => ({ ...r, model: r.model as StoreRevision["model"], text: encoder.encode(r.text) }));
+    const stored: StoreRevision[] = revisions.map((r) => ({
+      ...r,
+      model: r.model as StoreRevision["model"],
+      text: encoder.encode(r.text),
+    }));
     const { colo, region } = c.get("colo");
     const result = await pageStoreOf(c.env, ref.key).append(ref, stored, region);
     if (!result.ok) throw storeProblem(result, ref.title);
@@ -108,7 +146,9 @@ writeRoutes.post(
 
 writeRoutes.put(
   "/pages/:title/revisions/:id/suppression",
-  validated("param", z.object({ title: z.string(), id: revisionIdParam }), "revision id", { id: { status: 400, code: "invalid_revision_id" } }),
+  validated("param", z.object({ title: z.string(), id: revisionIdParam }), "revision id", {
+    id: { status: 400, code: "invalid_revision_id" },
+  }),
   jsonBody("http.maxSmallBodyBytes"),
   validated("json", z.object({ suppressed: z.boolean() }), "suppression"),
   async (c) => {
@@ -129,7 +169,12 @@ writeRoutes.delete("/pages/:title", async (c) => {
   const result = await (await existingStore(c.env, ref)).deletePage(ref, region);
   if (!result.ok) throw storeProblem(result, ref.title);
   await purgeHere(c.env, colo, ref.key, { kind: "page" }, result.version);
-  return c.json({ page: ref.title, deleted: true, revisions: result.revisions, purges: result.purges } satisfies DeletionBody);
+  return c.json({
+    page: ref.title,
+    deleted: true,
+    revisions: result.revisions,
+    purges: result.purges,
+  } satisfies DeletionBody);
 });
 
 writeRoutes.get("/pages/:title/stats", async (c) => {

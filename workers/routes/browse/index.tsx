@@ -42,7 +42,11 @@ export const browseRoutes = new Hono<BrowseEnv>();
 /** What a page read through the tiers says about where it came from, and the Cache-Tag its JSON carries (so a purge by tag reaches it). */
 function tierHeaders(through: ReadThrough): Record<string, string> {
   const tag = through.entry.headers["cache-tag"];
-  return { "x-palimpsest-tier": through.servedBy, "x-palimpsest-colo": through.colo, ...(tag ? { "cache-tag": tag } : {}) };
+  return {
+    "x-palimpsest-tier": through.servedBy,
+    "x-palimpsest-colo": through.colo,
+    ...(tag ? { "cache-tag": tag } : {}),
+  };
 }
 
 /** How long a browser or cache may keep a page that changes with every write. */
@@ -68,22 +72,39 @@ const searchQuery = z.object({
       const t = normalizeTitle(q);
       // A trailing space or underscore is part of the prefix: "Many_" does not match "Manyfold".
       if (t.ok) return { typed: q.trimStart(), key: /[ _]$/.test(q) ? `${t.key}_` : t.key };
-      ctx.addIssue({ code: "custom", message: t.reason.startsWith("title exceeds") ? `A title is at most ${LIMITS.page.maxTitleBytes} bytes long; this search is longer, so no title can start with it.` : `No title can start with this: ${t.reason}.` });
+      ctx.addIssue({
+        code: "custom",
+        message: t.reason.startsWith("title exceeds")
+          ? `A title is at most ${LIMITS.page.maxTitleBytes} bytes long; this search is longer, so no title can start with it.`
+          : `No title can start with this: ${t.reason}.`,
+      });
       return z.NEVER;
     }),
-  after: z.string().max(LIMITS.page.maxTitleBytes * 4).default(""),
+  after: z
+    .string()
+    .max(LIMITS.page.maxTitleBytes * 4)
+    .default(""),
 });
 
 browseRoutes.get(
   "/search",
   zValidator("query", searchQuery, async (result, c) => {
     if (result.success) return;
-    const problem = invalid(result.error.issues, "search", { q: { status: 400, code: "invalid_search" }, after: { status: 400, code: "invalid_cursor" } });
+    const problem = invalid(result.error.issues, "search", {
+      q: { status: 400, code: "invalid_search" },
+      after: { status: 400, code: "invalid_cursor" },
+    });
     const q = c.req.query("q") ?? "";
     const message = result.error.issues[0]?.message ?? problem.title;
     return htmlResponse(
       <Layout title="Search titles">
-        <SearchView q={q.length > LIMITS.page.maxTitleBytes * 4 ? "" : q} error={message} matches={[]} next={null} after="" />
+        <SearchView
+          q={q.length > LIMITS.page.maxTitleBytes * 4 ? "" : q}
+          error={message}
+          matches={[]}
+          next={null}
+          after=""
+        />
       </Layout>,
       { status: problem.status },
     );
@@ -101,7 +122,11 @@ browseRoutes.get(
 );
 
 /** The JSON history route's own refusals, so both representations refuse alike. */
-const HISTORY_FIELDS = { limit: { status: 400, code: "invalid_limit", limit: "history.maxPageSize" }, older: { status: 400, code: "invalid_cursor" }, newer: { status: 400, code: "invalid_cursor" } } as const;
+const HISTORY_FIELDS = {
+  limit: { status: 400, code: "invalid_limit", limit: "history.maxPageSize" },
+  older: { status: 400, code: "invalid_cursor" },
+  newer: { status: 400, code: "invalid_cursor" },
+} as const;
 
 browseRoutes.get("/page/:title/history", async (c, next) => {
   if (!prefersHtml(c, "application/json")) {
@@ -121,11 +146,26 @@ browseRoutes.get("/page/:title/history", async (c, next) => {
     const ref = c.get("ref");
     // The JSON route's query, so the same cached answer serves both.
     const { through, body } = await readOk(c, { kind: "history", ref, limit, cursor: older ?? newer });
-    const page = JSON.parse(new TextDecoder().decode(body)) as { page: string; total: number; revisions: HistoryEntry[]; cursors: { older: string | null; newer: string | null } };
-    const link = (key: "older" | "newer", cursor: string | null) => (cursor === null ? null : `${historyUrl(ref.key)}?${new URLSearchParams({ limit: String(limit), [key]: cursor })}`);
+    const page = JSON.parse(new TextDecoder().decode(body)) as {
+      page: string;
+      total: number;
+      revisions: HistoryEntry[];
+      cursors: { older: string | null; newer: string | null };
+    };
+    const link = (key: "older" | "newer", cursor: string | null) =>
+      cursor === null ? null : `${historyUrl(ref.key)}?${new URLSearchParams({ limit: String(limit), [key]: cursor })}`;
     c.res = await htmlResponse(
       <Layout title={`History of ${page.page}`} description={`Every archived revision of ${page.page}, by year.`}>
-        <HistoryView model={{ key: ref.key, title: page.page, total: page.total, revisions: page.revisions, older: link("older", page.cursors.older), newer: link("newer", page.cursors.newer) }} />
+        <HistoryView
+          model={{
+            key: ref.key,
+            title: page.page,
+            total: page.total,
+            revisions: page.revisions,
+            older: link("older", page.cursors.older),
+            newer: link("newer", page.cursors.newer),
+          }}
+        />
       </Layout>,
       { cacheControl: CACHE_CONTROL.changing, varyAccept: true, headers: { ...tierHeaders(through) } },
     );
@@ -137,7 +177,10 @@ const compareForm = z.object({ from: revisionId, to: revisionId });
 browseRoutes.get(
   "/page/:title/compare",
   canonicalPage(() => "/compare"),
-  validated("query", compareForm, "compare", { from: { status: 400, code: "invalid_revision_id" }, to: { status: 400, code: "invalid_revision_id" } }),
+  validated("query", compareForm, "compare", {
+    from: { status: 400, code: "invalid_revision_id" },
+    to: { status: 400, code: "invalid_revision_id" },
+  }),
   (c) => {
     const { from, to } = c.req.valid("query");
     return c.redirect(compareUrl(c.get("ref").key, from, to), 303);

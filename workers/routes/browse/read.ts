@@ -17,10 +17,14 @@ import { withColo } from "../../middleware/with-colo.ts";
 export type BrowseEnv = AppEnv & { Variables: { ref: PageRef } };
 
 /** The page's one URL (workers/middleware/canonical-title.ts), then the colo the read goes through (with-colo.ts). */
-export const canonicalPage = (rest: (c: Context<BrowseEnv>) => string): MiddlewareHandler<BrowseEnv> => every(canonicalTitle<BrowseEnv>(rest), withColo);
+export const canonicalPage = (rest: (c: Context<BrowseEnv>) => string): MiddlewareHandler<BrowseEnv> =>
+  every(canonicalTitle<BrowseEnv>(rest), withColo);
 
 /** The answer's body, or its problem thrown (src/tiers/respond.ts reads it). */
-export async function readOk(c: Context<BrowseEnv>, query: OriginQuery): Promise<{ through: ReadThrough; body: Uint8Array }> {
+export async function readOk(
+  c: Context<BrowseEnv>,
+  query: OriginQuery,
+): Promise<{ through: ReadThrough; body: Uint8Array }> {
   const through = await readThroughTiers(c.env, c.executionCtx, c.get("colo"), query);
   if (through.entry.status === 200) return { through, body: through.entry.body };
   throw problemOf({ request: c.req.raw, requestId: c.get("requestId") }, through);

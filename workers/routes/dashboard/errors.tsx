@@ -17,13 +17,28 @@ import { chromeOf } from "./render.tsx";
 function asProblem(err: Error, requestId: string | undefined): ProblemError {
   if (err instanceof ProblemError) return err;
   if (err instanceof HTTPException && err.status === 403) {
-    return new ProblemError({ status: 403, code: "cross_site_form", title: "Forbidden", detail: "This form was not sent from the dashboard's own pages, so nothing was done." });
+    return new ProblemError({
+      status: 403,
+      code: "cross_site_form",
+      title: "Forbidden",
+      detail: "This form was not sent from the dashboard's own pages, so nothing was done.",
+    });
   }
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
-    return new ProblemError({ status: err.status as ProblemError["status"], code: `http_${err.status}`, title: err.message || "Request rejected" });
+    return new ProblemError({
+      status: err.status as ProblemError["status"],
+      code: `http_${err.status}`,
+      title: err.message || "Request rejected",
+    });
   }
   console.error("unhandled dashboard error", { requestId }, err);
-  return new ProblemError({ status: 500, code: "internal", title: "Internal Server Error", detail: "Something went wrong on our side; quote the request id when reporting this.", extensions: requestId ? { requestId } : {} });
+  return new ProblemError({
+    status: 500,
+    code: "internal",
+    title: "Internal Server Error",
+    detail: "Something went wrong on our side; quote the request id when reporting this.",
+    extensions: requestId ? { requestId } : {},
+  });
 }
 
 export const dashboardError: ErrorHandler<DashboardEnv> = (err, c) => {

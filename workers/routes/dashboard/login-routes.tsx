@@ -35,11 +35,16 @@ loginRoutes.post("/login", formBody("http.maxSmallBodyBytes"), async (c) => {
   refuseIfBlocked(client);
   const form = await c.req.parseBody();
   const token = typeof form.token === "string" ? form.token.trim() : "";
-  if (!token) return page(c, "Log in", <LoginView error="Enter your API token." access={accessConfig(c.env) !== null} />, { status: 401 });
+  if (!token)
+    return page(c, "Log in", <LoginView error="Enter your API token." access={accessConfig(c.env) !== null} />, {
+      status: 401,
+    });
   const check = await authenticateToken(c.env, token);
   if (!check.ok) {
     await recordFailure(c.env, client);
-    return page(c, "Log in", <LoginView error={REFUSALS[check.reason]} access={accessConfig(c.env) !== null} />, { status: 401 });
+    return page(c, "Log in", <LoginView error={REFUSALS[check.reason]} access={accessConfig(c.env) !== null} />, {
+      status: 401,
+    });
   }
   await startSession(c, secret, { ...check.principal, via: "session" }, check.credential);
   return c.redirect("/dashboard", 303);

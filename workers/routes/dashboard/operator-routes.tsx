@@ -24,11 +24,15 @@ operatorRoutes.use("/storage", formBody("http.maxSmallBodyBytes"), requireSessio
 
 operatorRoutes.get("/health", async (c) => {
   const [series, overview] = await Promise.all([healthSeries(c.env), tierOverview(c.env)]);
-  return page(c, "Tier health", <HealthView series={series} tiers={overview.tiers} pools={overview.pools} />, { current: "/dashboard/health" });
+  return page(c, "Tier health", <HealthView series={series} tiers={overview.tiers} pools={overview.pools} />, {
+    current: "/dashboard/health",
+  });
 });
 
 operatorRoutes.get("/storage", async (c) => {
   const after = c.req.query("after") ?? "";
   const overview = await storageOverview(c.env, { after, limit: STORAGE_PAGE_SIZE });
-  return page(c, "Storage", <StorageView overview={overview} first={after === ""} />, { current: "/dashboard/storage" });
+  return page(c, "Storage", <StorageView overview={overview} first={after === ""} />, {
+    current: "/dashboard/storage",
+  });
 });

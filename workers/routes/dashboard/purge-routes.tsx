@@ -30,10 +30,20 @@ import { requireSession } from "../../middleware/require-session.ts";
 const REFRESH_SECONDS = 2;
 const RECENT_PURGES = 10;
 
-const principalOf = (s: Session): Principal => ({ name: s.name, scopes: s.scopes, via: s.via === "access" ? "access" : "session", expiresAt: s.expiresAt });
+const principalOf = (s: Session): Principal => ({
+  name: s.name,
+  scopes: s.scopes,
+  via: s.via === "access" ? "access" : "session",
+  expiresAt: s.expiresAt,
+});
 const canPurge = (s: Session) => s.scopes.includes("purge");
 
-async function home(c: Context<DashboardEnv>, values: PurgeFormValues, refusal: PurgeRefusal | null, status: ContentfulStatusCode = 200) {
+async function home(
+  c: Context<DashboardEnv>,
+  values: PurgeFormValues,
+  refusal: PurgeRefusal | null,
+  status: ContentfulStatusCode = 200,
+) {
   const session = c.get("session")!;
   // The audit log is the purge scope's (src/purge/status.ts, mayView).
   const { entries } = canPurge(session) ? await listAudit(c.env, { limit: RECENT_PURGES }) : { entries: null };
@@ -71,7 +81,12 @@ function refusalOf(problem: ProblemError, request: { lines: number[]; body: Reco
   const listed = problem.extensions.errors ?? problem.extensions.dropped;
   const items = Object.values(request.body).find(Array.isArray) as unknown[] | undefined;
   const lineOf = (e: ItemProblem) => request.lines[e.index ?? items?.indexOf(e.item) ?? -1] ?? null;
-  return { message: problem.detail ?? problem.title, items: Array.isArray(listed) ? (listed as ItemProblem[]).map((e) => ({ line: lineOf(e), item: e.item, reason: e.reason })) : [] };
+  return {
+    message: problem.detail ?? problem.title,
+    items: Array.isArray(listed)
+      ? (listed as ItemProblem[]).map((e) => ({ line: lineOf(e), item: e.item, reason: e.reason }))
+      : [],
+  };
 }
 
 export const purgeRoutes = new Hono<DashboardEnv>();
@@ -87,7 +102,12 @@ purgeRoutes.get("/", (c) => home(c, EMPTY_PURGE, null));
 purgeRoutes.post("/purges", async (c) => {
   const session = c.get("session")!;
   if (!canPurge(session)) {
-    throw new ProblemError({ status: 403, code: "forbidden", title: "Forbidden", detail: `${session.name} does not carry the purge scope.` });
+    throw new ProblemError({
+      status: 403,
+      code: "forbidden",
+      title: "Forbidden",
+      detail: `${session.name} does not carry the purge scope.`,
+    });
   }
   const request = purgeRequest(await c.req.parseBody());
   if (!request.ok) return home(c, request.values, { message: request.message, items: [] }, 422);
@@ -107,13 +127,18 @@ purgeRoutes.get("/purges", async (c) => {
   if (!canPurge(session)) throw auditForbidden(session.name);
   const before = c.req.query("before");
   const { entries, next } = await listAudit(c.env, before ? { before } : {});
-  return page(c, "Purges and audit log", <PurgeList entries={entries} next={next} first={!before} />, { current: "/dashboard/purges" });
+  return page(c, "Purges and audit log", <PurgeList entries={entries} next={next} first={!before} />, {
+    current: "/dashboard/purges",
+  });
 });
 
 purgeRoutes.get("/purges/:id", async (c) => {
   const purge = purgeDisplay(await purgeViewFor(c.env, c.req.param("id"), c.get("session")!));
   const pending = purge.state !== "complete";
-  return page(c, `Purge ${purge.id}`, <PurgePage purge={purge} />, { refreshSeconds: pending ? REFRESH_SECONDS : undefined, live: pending });
+  return page(c, `Purge ${purge.id}`, <PurgePage purge={purge} />, {
+    refreshSeconds: pending ? REFRESH_SECONDS : undefined,
+    live: pending,
+  });
 });
 
 purgeRoutes.get("/api/purges/:id", async (c) => {

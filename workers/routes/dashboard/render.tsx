@@ -21,7 +21,13 @@ export interface PageOptions {
 export function page(c: Context<DashboardEnv>, title: string, body: Child, options: PageOptions = {}) {
   c.header("cache-control", "no-store");
   return c.html(
-    <Layout title={title} chrome={chromeOf(c)} current={options.current} refreshSeconds={options.refreshSeconds} live={options.live}>
+    <Layout
+      title={title}
+      chrome={chromeOf(c)}
+      current={options.current}
+      refreshSeconds={options.refreshSeconds}
+      live={options.live}
+    >
       {body}
     </Layout>,
     options.status ?? 200,

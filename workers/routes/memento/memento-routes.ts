@@ -52,7 +52,8 @@ function read(c: Context<AppEnv>, query: OriginQuery): Promise<ReadThrough> {
 }
 
 /** An answer as it came through the tiers, for what is sent as is: TimeMaps and problems (src/tiers/respond.ts). */
-const send = (c: Context<AppEnv>, through: ReadThrough): Response => respondAsIs({ request: c.req.raw, requestId: c.get("requestId") }, through);
+const send = (c: Context<AppEnv>, through: ReadThrough): Response =>
+  respondAsIs({ request: c.req.raw, requestId: c.get("requestId") }, through);
 
 export const mementoRoutes = new Hono<AppEnv>();
 
@@ -62,7 +63,10 @@ mementoRoutes.use("/web/*", withColo);
 mementoRoutes.get(
   "/timemap/:format/:title",
   validated("param", timemapParam, "timemap", { format: { status: 404, code: "not_found" } }),
-  validated("query", timemapQuery, "timemap", { after: { status: 400, code: "invalid_cursor" }, before: { status: 400, code: "invalid_cursor" } }),
+  validated("query", timemapQuery, "timemap", {
+    after: { status: 400, code: "invalid_cursor" },
+    before: { status: 400, code: "invalid_cursor" },
+  }),
   async (c) => {
     const { format, title } = c.req.valid("param");
     const cursor = c.req.valid("query");
@@ -77,7 +81,11 @@ mementoRoutes.get(
   },
 );
 
-mementoRoutes.get("/web/:timestamp/:title", validated("param", waybackParam, "wayback", { timestamp: { status: 400, code: "invalid_timestamp" } }), async (c) => {
-  const { timestamp, title } = c.req.valid("param");
-  return redirectToMemento(c, pageRef(title), timestamp, false);
-});
+mementoRoutes.get(
+  "/web/:timestamp/:title",
+  validated("param", waybackParam, "wayback", { timestamp: { status: 400, code: "invalid_timestamp" } }),
+  async (c) => {
+    const { timestamp, title } = c.req.valid("param");
+    return redirectToMemento(c, pageRef(title), timestamp, false);
+  },
+);

@@ -12,4 +12,6 @@ import type { LimitsBody } from "../../../src/wire.ts";
 
 export const limitsRoute = new Hono<{ Bindings: Env }>();
 
-limitsRoute.get("/limits", (c) => c.json({ limits: LIMITS } satisfies LimitsBody, 200, { "cache-control": "public, max-age=300" }));
+limitsRoute.get("/limits", (c) =>
+  c.json({ limits: LIMITS } satisfies LimitsBody, 200, { "cache-control": "public, max-age=300" }),
+);

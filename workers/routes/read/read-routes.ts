@@ -48,34 +48,45 @@ readRoutes.use("/page/*", withColo);
 readRoutes.use("/page/:title", timeTravel);
 readRoutes.use("/page/:title/:revid", timeTravel);
 
-readRoutes.get("/page/:title", canonical(), validated("query", atQuery, "at", { at: { status: 400, code: "invalid_timestamp" } }), async (c) => {
-  const { at } = c.req.valid("query");
-  const ref = c.get("ref");
-  const latest = await read(c, { kind: "latest", ref, at });
-  // Most readers fetch the latest: a client holding an earlier revision gets it as a delta too, under the
-  // latest's own headers (its Cache-Control), the body being the revision's dcb against what it holds.
-  const dictionary = offeredDictionary(c.req.raw);
-  const id = latest.entry.revisionId;
-  if (dictionary && latest.entry.status === 200 && id !== undefined && !dcbRefused(ref.key, id, dictionary)) {
-    const delta = await read(c, { kind: "delta", ref, id, dictionary });
-    const dcb = delta.entry.status === 200 ? delta.entry.encoded?.dcb : undefined;
-    if (dcb) return respondDelta(asker(c), latest, dictionary, dcb);
-    if (delta.entry.status === 404) rememberDcbRefusal(ref.key, id, dictionary);
-  }
-  return respond(asker(c), latest);
-});
+readRoutes.get(
+  "/page/:title",
+  canonical(),
+  validated("query", atQuery, "at", { at: { status: 400, code: "invalid_timestamp" } }),
+  async (c) => {
+    const { at } = c.req.valid("query");
+    const ref = c.get("ref");
+    const latest = await read(c, { kind: "latest", ref, at });
+    // Most readers fetch the latest: a client holding an earlier revision gets it as a delta too, under the
+    // latest's own headers (its Cache-Control), the body being the revision's dcb against what it holds.
+    const dictionary = offeredDictionary(c.req.raw);
+    const id = latest.entry.revisionId;
+    if (dictionary && latest.entry.status === 200 && id !== undefined && !dcbRefused(ref.key, id, dictionary)) {
+      const delta = await read(c, { kind: "delta", ref, id, dictionary });
+      const dcb = delta.entry.status === 200 ? delta.entry.encoded?.dcb : undefined;
+      if (dcb) return respondDelta(asker(c), latest, dictionary, dcb);
+      if (delta.entry.status === 404) rememberDcbRefusal(ref.key, id, dictionary);
+    }
+    return respond(asker(c), latest);
+  },
+);
 
 readRoutes.get(
   "/page/:title/history",
   canonical(() => "/history"),
-  validated("query", historyQuery, "history", { limit: { status: 400, code: "invalid_limit", limit: "history.maxPageSize" }, older: { status: 400, code: "invalid_cursor" }, newer: { status: 400, code: "invalid_cursor" } }),
+  validated("query", historyQuery, "history", {
+    limit: { status: 400, code: "invalid_limit", limit: "history.maxPageSize" },
+    older: { status: 400, code: "invalid_cursor" },
+    newer: { status: 400, code: "invalid_cursor" },
+  }),
   async (c) => {
     const ref = c.get("ref");
     const { limit, older, newer } = c.req.valid("query");
     const through = await read(c, { kind: "history", ref, limit, cursor: older ?? newer });
     if (through.entry.status !== 200) return respond(asker(c), through);
     // Links are absolute, so they are built here rather than stored in the tiers.
-    const page = JSON.parse(new TextDecoder().decode(through.entry.body)) as { cursors: { older: string | null; newer: string | null } } & Record<string, unknown>;
+    const page = JSON.parse(new TextDecoder().decode(through.entry.body)) as {
+      cursors: { older: string | null; newer: string | null };
+    } & Record<string, unknown>;
     const link = (key: "older" | "newer", value: string | null) => {
       if (value === null) return null;
       const u = new URL(`/page/${titleSegment(ref.key)}/history`, c.req.url);
@@ -85,7 +96,9 @@ readRoutes.get(
     };
     const { cursors, ...rest } = page;
     const links = { older: link("older", cursors.older), newer: link("newer", cursors.newer) };
-    const linkHeader = [links.older && `<${links.older}>; rel="next"`, links.newer && `<${links.newer}>; rel="prev"`].filter(Boolean).join(", ");
+    const linkHeader = [links.older && `<${links.older}>; rel="next"`, links.newer && `<${links.newer}>; rel="prev"`]
+      .filter(Boolean)
+      .join(", ");
     const response = await respond(asker(c), through, new TextEncoder().encode(JSON.stringify({ ...rest, links })));
     if (linkHeader) response.headers.set("link", linkHeader);
     return response;

@@ -69,8 +69,11 @@ function dict(dirs: string[], flags: DictFlags): void {
     if (err instanceof CorpusError) throw new UsageError(err.message);
     throw err;
   }
-  if (files.length === 0) throw new UsageError(`no .html/.htm, .css or .js/.mjs files (part "${flags.part}") under ${dirs.join(", ")}`);
-  logLine(`bench dict: ${files.length} files (part "${flags.part}") under ${dirs.join(", ")}; ${flags.tables ? `tables from ${flags.tables}` : "committed tables"}`);
+  if (files.length === 0)
+    throw new UsageError(`no .html/.htm, .css or .js/.mjs files (part "${flags.part}") under ${dirs.join(", ")}`);
+  logLine(
+    `bench dict: ${files.length} files (part "${flags.part}") under ${dirs.join(", ")}; ${flags.tables ? `tables from ${flags.tables}` : "committed tables"}`,
+  );
   const out = mixedRowPrinter(
     flags.json ?? false,
     COLUMNS,
@@ -78,16 +81,27 @@ function dict(dirs: string[], flags: DictFlags): void {
     (r) => `${r.met ? "met" : "MISSED"}: ${r.type}: ${r.target} ${r.want}: ${r.got}`,
   );
   out.header();
-  benchDict(files, { policy: flags.quick ? DICT_QUICK_POLICY : DICT_POLICY, tables: loadTables(flags.tables), log: logLine, onRow: out.row });
+  benchDict(files, {
+    policy: flags.quick ? DICT_QUICK_POLICY : DICT_POLICY,
+    tables: loadTables(flags.tables),
+    log: logLine,
+    onRow: out.row,
+  });
 }
 
 export function registerBenchDict(bench: Command): void {
   bench
     .command("dict")
-    .description("reduced static dictionaries: q5 with the type's table against stock q5, q6 and native q5, per type and size bucket")
+    .description(
+      "reduced static dictionaries: q5 with the type's table against stock q5, q6 and native q5, per type and size bucket",
+    )
     .argument("<dirs...>", "directories with .html/.htm, .css and .js/.mjs files (e.g. ../shared/corpus/web)")
     .option("--json", "one JSON object per line: a row per type and bucket, then the targets")
-    .addOption(new Option("--part <part>", "which part of the split build:dict trains on (held-out: what it never saw)").choices(PARTS).default("all"))
+    .addOption(
+      new Option("--part <part>", "which part of the split build:dict trains on (held-out: what it never saw)")
+        .choices(PARTS)
+        .default("all"),
+    )
     .option("--tables <dir>", "measure DIR/{html,css,js}.psd instead of the committed tables")
     .option("--quick", "exactly five rounds per file, no minimum time: for tests")
     .action((dirs: string[], flags: DictFlags) => dict(dirs, flags));

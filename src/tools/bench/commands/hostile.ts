@@ -23,7 +23,8 @@ interface HostileFlags {
 }
 
 const MB = 1024 * 1024;
-const amount = (r: HostileMeasureRow, x: number | null) => (r.unit === "bytes" ? fixed(x === null ? null : x / MB, 2) + " MiB" : fixed(x, 2) + " ms");
+const amount = (r: HostileMeasureRow, x: number | null) =>
+  r.unit === "bytes" ? fixed(x === null ? null : x / MB, 2) + " MiB" : fixed(x, 2) + " ms";
 
 const COLUMNS: Column<HostileMeasureRow>[] = [
   ["row", -28, (r) => r.name],
@@ -39,17 +40,33 @@ const COLUMNS: Column<HostileMeasureRow>[] = [
 async function hostile(flags: HostileFlags): Promise<void> {
   // Imported when run: it loads wrangler, which takes seconds.
   const { benchHostile } = await import("../hostile/run.ts");
-  const out = mixedRowPrinter(flags.json ?? false, COLUMNS, (r: HostileRow): r is HostileMeasureRow => r.row === "measure", (r) => JSON.stringify(r));
-  if (!flags.json) logLine("bench hostile: workerd CPU per request (baseline: a cached read of a small revision), tier bytes against the budget, peak RSS of refused writes");
+  const out = mixedRowPrinter(
+    flags.json ?? false,
+    COLUMNS,
+    (r: HostileRow): r is HostileMeasureRow => r.row === "measure",
+    (r) => JSON.stringify(r),
+  );
+  if (!flags.json)
+    logLine(
+      "bench hostile: workerd CPU per request (baseline: a cached read of a small revision), tier bytes against the budget, peak RSS of refused writes",
+    );
   out.header();
-  await benchHostile({ quick: flags.quick, walkReads: flags.walkReads, walkRevisions: flags.walkRevisions, log: logLine, onRow: out.row });
+  await benchHostile({
+    quick: flags.quick,
+    walkReads: flags.walkReads,
+    walkRevisions: flags.walkRevisions,
+    log: logLine,
+    onRow: out.row,
+  });
 }
 
 /** Adds `hostile` to the `bench` command group. */
 export function registerBenchHostile(bench: Command): void {
   bench
     .command("hostile")
-    .description("what an anonymous client can make the archive spend: CPU of compare, dcb and big br requests against a cached read, tier storage after a walk, peak RSS of refused write bodies")
+    .description(
+      "what an anonymous client can make the archive spend: CPU of compare, dcb and big br requests against a cached read, tier storage after a walk, peak RSS of refused write bodies",
+    )
     .option("--json", "one JSON object per line: measure rows, the walk, a summary")
     .option("--quick", "small pages, few repeats, a short walk and 2 MiB write bodies: checks behaviour, not figures")
     .option("--walk-reads <n>", "reads of old revisions in the tier walk", parseIntOption("walk-reads", 1, 1_000_000))

@@ -19,7 +19,8 @@ import { logLine, parseIntOption, UsageError } from "../../local/output.ts";
 function parseKinds(value: string): PurgeKind[] {
   const kinds = value.split(",").map((k) => k.trim());
   const unknown = kinds.filter((k) => !(PURGE_KINDS as readonly string[]).includes(k));
-  if (unknown.length > 0 || kinds.length === 0) throw new UsageError(`--kinds takes a comma-separated list of ${PURGE_KINDS.join(", ")}; got "${value}"`);
+  if (unknown.length > 0 || kinds.length === 0)
+    throw new UsageError(`--kinds takes a comma-separated list of ${PURGE_KINDS.join(", ")}; got "${value}"`);
   return kinds as PurgeKind[];
 }
 
@@ -37,7 +38,16 @@ interface PurgeFlags {
 }
 
 /** The workload settings a flag of the same name overrides. */
-const TUNABLE = ["kinds", "pages", "purgesPerKind", "concurrency", "latencyMs", "killTier", "killMs", "lostTimeoutMs"] as const;
+const TUNABLE = [
+  "kinds",
+  "pages",
+  "purgesPerKind",
+  "concurrency",
+  "latencyMs",
+  "killTier",
+  "killMs",
+  "lostTimeoutMs",
+] as const;
 
 const COLUMNS: Column<PurgeRow>[] = [
   ["delivery", -8, (r) => r.delivery],
@@ -59,19 +69,33 @@ function tablePrinter(): (row: PurgeBenchRow) => void {
   const table = rowPrinter(false, COLUMNS);
   return (row) => {
     if (row.row === "setup") {
-      printLine(`${row.regions} regions, ${row.colos} colos, ${row.targets_per_purge} targets per purge, ${row.latency_ms} ms per inter-region hop; ${row.purge_tokens} purge tokens per Worker (busiest sent ${row.max_purges_per_token}; ${row.rate_limit})`);
+      printLine(
+        `${row.regions} regions, ${row.colos} colos, ${row.targets_per_purge} targets per purge, ${row.latency_ms} ms per inter-region hop; ${row.purge_tokens} purge tokens per Worker (busiest sent ${row.max_purges_per_token}; ${row.rate_limit})`,
+      );
       table.header();
     } else if (row.row === "purges") table.row(row);
-    else if (row.row === "ratio") printLine(`fanout/direct ${row.phase} ${row.kind}: purges/s x${fixed(row.purges_per_s_ratio, 2)}, p99 x${fixed(row.ttc_ms_p99_ratio, 2)}`);
-    else printLine(`target ${row.met ? "met   " : "MISSED"} ${row.target} [${row.phase} ${row.kind}]: want ${row.want}, got ${row.got ?? "-"}`);
+    else if (row.row === "ratio")
+      printLine(
+        `fanout/direct ${row.phase} ${row.kind}: purges/s x${fixed(row.purges_per_s_ratio, 2)}, p99 x${fixed(row.ttc_ms_p99_ratio, 2)}`,
+      );
+    else
+      printLine(
+        `target ${row.met ? "met   " : "MISSED"} ${row.target} [${row.phase} ${row.kind}]: want ${row.want}, got ${row.got ?? "-"}`,
+      );
   };
 }
 
 async function purge(flags: PurgeFlags): Promise<void> {
   // Imported when run: it loads wrangler, which takes seconds.
   const { benchPurge, DEFAULT_PURGE_OPTIONS, QUICK_PURGE_OPTIONS } = await import("../purge/run.ts");
-  const overrides: Partial<PurgeBenchOptions> = Object.fromEntries(TUNABLE.flatMap((name) => (flags[name] === undefined ? [] : [[name, flags[name]]])));
-  const options: PurgeBenchOptions = { ...(flags.quick ? QUICK_PURGE_OPTIONS : DEFAULT_PURGE_OPTIONS), ...overrides, log: logLine };
+  const overrides: Partial<PurgeBenchOptions> = Object.fromEntries(
+    TUNABLE.flatMap((name) => (flags[name] === undefined ? [] : [[name, flags[name]]])),
+  );
+  const options: PurgeBenchOptions = {
+    ...(flags.quick ? QUICK_PURGE_OPTIONS : DEFAULT_PURGE_OPTIONS),
+    ...overrides,
+    log: logLine,
+  };
   logLine(
     `bench purge: ${options.purgesPerKind} purges per kind, ${options.concurrency} in flight, over ${options.pages} warmed pages; ` +
       `${options.latencyMs} ms per inter-region hop; fanout then direct, one at a time, a healthy burst, then a burst with a tier killed for ${options.killMs} ms`,
@@ -84,7 +108,9 @@ async function purge(flags: PurgeFlags): Promise<void> {
 export function registerBenchPurge(bench: Command): void {
   bench
     .command("purge")
-    .description("operator purges of every kind through 9 regions: fanout against direct delivery, one at a time, in a healthy burst and with a tier killed mid-burst; purges/s, time to completion, lost purges, targets")
+    .description(
+      "operator purges of every kind through 9 regions: fanout against direct delivery, one at a time, in a healthy burst and with a tier killed mid-burst; purges/s, time to completion, lost purges, targets",
+    )
     .option("--json", "one JSON object per line: setup, one per delivery × phase × kind, ratios, targets")
     .option("--quick", "tiny bursts and short hops: noisy numbers, for tests")
     .option("--kinds <list>", `purge kinds to measure, comma-separated (default ${PURGE_KINDS.join(",")})`, parseKinds)
@@ -94,6 +120,10 @@ export function registerBenchPurge(bench: Command): void {
     .option("--latency-ms <n>", "simulated delay per inter-region hop", parseIntOption("latency-ms", 0, 10_000))
     .option("--kill-tier <name>", "the TierCache cut off in the tier-killed phase, e.g. weur/weur-b")
     .option("--kill-ms <n>", "how long the tier stays cut off", parseIntOption("kill-ms", 0, 600_000))
-    .option("--lost-timeout-ms <n>", "a purge not complete this long after its burst (and the restore) is lost", parseIntOption("lost-timeout-ms", 1000, 3_600_000))
+    .option(
+      "--lost-timeout-ms <n>",
+      "a purge not complete this long after its burst (and the restore) is lost",
+      parseIntOption("lost-timeout-ms", 1000, 3_600_000),
+    )
     .action((flags: PurgeFlags) => purge(flags));
 }

@@ -83,18 +83,28 @@ function scalingTable(row: ReadScalingRow): string[] {
 function parseLengths(value: string): number[] {
   const parse = parseIntOption("read-scaling-lengths", 1, 100_000);
   const lengths = [...new Set(value.split(",").map((s) => parse(s.trim())))];
-  if (lengths.length < 2) throw new UsageError(`--read-scaling-lengths takes at least two distinct history lengths, e.g. 10,100; got "${value}"`);
+  if (lengths.length < 2)
+    throw new UsageError(
+      `--read-scaling-lengths takes at least two distinct history lengths, e.g. 10,100; got "${value}"`,
+    );
   return lengths.sort((a, b) => a - b);
 }
 
 async function store(files: string[], flags: StoreFlags): Promise<void> {
-  if (files.length === 0 && !flags.readScaling) throw new UsageError("name at least one MediaWiki export (e.g. ../shared/corpus/histories/bip-0340.xml.br), or pass --read-scaling");
-  if (!flags.readScaling && (flags.readScalingLengths || flags.readScalingReads)) throw new UsageError("--read-scaling-lengths and --read-scaling-reads go with --read-scaling");
+  if (files.length === 0 && !flags.readScaling)
+    throw new UsageError(
+      "name at least one MediaWiki export (e.g. ../shared/corpus/histories/bip-0340.xml.br), or pass --read-scaling",
+    );
+  if (!flags.readScaling && (flags.readScalingLengths || flags.readScalingReads))
+    throw new UsageError("--read-scaling-lengths and --read-scaling-reads go with --read-scaling");
   checkHistoryFiles(files);
   const out = rowPrinter(flags.json ?? false, COLUMNS);
   if (files.length > 0) {
     out.header();
-    if (!flags.json) logLine("bench store: ratios are stored bytes / raw text bytes; amp is decoded bytes / the revision's bytes; times are ms per revision");
+    if (!flags.json)
+      logLine(
+        "bench store: ratios are stored bytes / raw text bytes; amp is decoded bytes / the revision's bytes; times are ms per revision",
+      );
   }
   // Imported when run: it loads wrangler, which takes seconds.
   const { benchStore } = await import("../store/run.ts");
@@ -107,7 +117,8 @@ async function store(files: string[], flags: StoreFlags): Promise<void> {
       readScaling: flags.readScaling ? { lengths: flags.readScalingLengths, reads: flags.readScalingReads } : undefined,
       log: logLine,
       onRow: out.row,
-      onReadScaling: (row) => (flags.json ? printLine(JSON.stringify(row)) : scalingTable(row).forEach((line) => printLine(line))),
+      onReadScaling: (row) =>
+        flags.json ? printLine(JSON.stringify(row)) : scalingTable(row).forEach((line) => printLine(line)),
     }),
   );
 }
@@ -116,13 +127,27 @@ async function store(files: string[], flags: StoreFlags): Promise<void> {
 export function registerBenchStore(bench: Command): void {
   bench
     .command("store")
-    .description("import MediaWiki exports into a local Worker and measure storage, read cost and latency, import throughput against gzip, brotli, git and xz baselines and issue 13's targets")
+    .description(
+      "import MediaWiki exports into a local Worker and measure storage, read cost and latency, import throughput against gzip, brotli, git and xz baselines and issue 13's targets",
+    )
     .argument("[files...]", HISTORY_FILES_ARGUMENT)
     .option("--json", "one JSON object per history (then one for --read-scaling)")
     .option("--read-scaling", "also compare read p50/p99 on synthetic histories of 10, 100, 1,000 and 10,000 revisions")
-    .option("--read-scaling-lengths <list>", "comma-separated history lengths for --read-scaling (at least two)", parseLengths)
-    .option("--read-scaling-reads <n>", "timed reads per history length for --read-scaling (default 400)", parseIntOption("read-scaling-reads", 1, 100_000))
-    .option("--read-sample <n>", "revisions read back per history, plus the first and the last (default 400)", parseIntOption("read-sample", 1, 1_000_000))
+    .option(
+      "--read-scaling-lengths <list>",
+      "comma-separated history lengths for --read-scaling (at least two)",
+      parseLengths,
+    )
+    .option(
+      "--read-scaling-reads <n>",
+      "timed reads per history length for --read-scaling (default 400)",
+      parseIntOption("read-scaling-reads", 1, 100_000),
+    )
+    .option(
+      "--read-sample <n>",
+      "revisions read back per history, plus the first and the last (default 400)",
+      parseIntOption("read-sample", 1, 1_000_000),
+    )
     .option("--seed <n>", "seed for the read sample and order", parseIntOption("seed", 0, 2 ** 31 - 1), 1)
     .option("--no-git", "skip the git pack baseline (null)")
     .option("--no-xz", "skip the xz baseline (null)")

@@ -63,15 +63,25 @@ async function tiers(flags: TiersFlags): Promise<void> {
 export function registerBenchTiers(bench: Command): void {
   bench
     .command("tiers")
-    .description("simulate 9 regions × 3 tiers in a local workerd and compare tiered-fanout, tiered-direct and no-tier: hit ratios, origin fetches, read latency, purge acknowledgement latency and throughput, lost purges, stale reads")
+    .description(
+      "simulate 9 regions × 3 tiers in a local workerd and compare tiered-fanout, tiered-direct and no-tier: hit ratios, origin fetches, read latency, purge acknowledgement latency and throughput, lost purges, stale reads",
+    )
     .option("--json", "one JSON object per scenario")
     .option("--quick", "smaller mix and burst: noisy numbers, for tests")
     .option("--reads <n>", "reads in each scenario's mix", parseIntOption("reads", 100, 1_000_000))
     .option("--pages <n>", "pages in the catalogue the mix reads and writes", parseIntOption("pages", 1, 10_000))
-    .option("--burst-purges <n>", "writes (each one purge) in the purge burst", parseIntOption("burst-purges", 1, 100_000))
+    .option(
+      "--burst-purges <n>",
+      "writes (each one purge) in the purge burst",
+      parseIntOption("burst-purges", 1, 100_000),
+    )
     .option("--latency-ms <n>", "simulated delay per inter-region hop", parseIntOption("latency-ms", 0, 10_000))
     .option("--concurrency <n>", "operations in flight during the mix", parseIntOption("concurrency", 1, 256))
-    .option("--write-every <n>", "one write per this many reads, on average, in the mix", parseIntOption("write-every", 1, 100_000))
+    .option(
+      "--write-every <n>",
+      "one write per this many reads, on average, in the mix",
+      parseIntOption("write-every", 1, 100_000),
+    )
     .option("--seed <n>", "seed for the operation plan", parseIntOption("seed", 0, 2 ** 31 - 1))
     .action((flags: TiersFlags) => tiers(flags));
 }

@@ -29,11 +29,19 @@ const COLUMNS: Column<WireEncodingRow>[] = [
   ["cold p99", 8, (r) => fixed(r.cold_cpu_ms_p99, 2)],
   ["hot p50", 8, (r) => (r.hot_cpu_ms_p50 === null ? "-" : fixed(r.hot_cpu_ms_p50, 2))],
   ["hot p99", 8, (r) => (r.hot_cpu_ms_p99 === null ? "-" : fixed(r.hot_cpu_ms_p99, 2))],
-  ["sent as", 0, (r) => Object.entries(r.content_encodings).map(([e, n]) => `${e} ${n}`).join(", ")],
+  [
+    "sent as",
+    0,
+    (r) =>
+      Object.entries(r.content_encodings)
+        .map(([e, n]) => `${e} ${n}`)
+        .join(", "),
+  ],
 ];
 
 async function wire(files: string[], flags: WireFlags): Promise<void> {
-  if (files.length === 0) throw new UsageError("name at least one MediaWiki export (e.g. ../shared/corpus/histories/bip-0340.xml.br)");
+  if (files.length === 0)
+    throw new UsageError("name at least one MediaWiki export (e.g. ../shared/corpus/histories/bip-0340.xml.br)");
   checkHistoryFiles(files);
   const out = mixedRowPrinter(
     flags.json ?? false,
@@ -41,7 +49,10 @@ async function wire(files: string[], flags: WireFlags): Promise<void> {
     (r: WireRow): r is WireEncodingRow => r.row === "encoding",
     (r) => `${r.met ? "met" : "MISSED"}: ${r.history}: ${r.target} ${r.want}: ${r.got}`,
   );
-  if (!flags.json) logLine("bench wire: body bytes over a walk of every revision; server CPU ms per response (workerd), cold walk then hot walk");
+  if (!flags.json)
+    logLine(
+      "bench wire: body bytes over a walk of every revision; server CPU ms per response (workerd), cold walk then hot walk",
+    );
   out.header();
   // Imported when run: it loads wrangler, which takes seconds.
   const { benchWire } = await import("../wire/run.ts");
@@ -52,7 +63,9 @@ async function wire(files: string[], flags: WireFlags): Promise<void> {
 export function registerBenchWire(bench: Command): void {
   bench
     .command("wire")
-    .description("walk each history revision by revision as a browser would: bytes on the wire and server CPU for identity, gzip, br and dcb")
+    .description(
+      "walk each history revision by revision as a browser would: bytes on the wire and server CPU for identity, gzip, br and dcb",
+    )
     .argument("[files...]", HISTORY_FILES_ARGUMENT)
     .option("--json", "one JSON object per line: per history and encoding, totals, targets")
     .option("--no-hot", "skip the second, warm walk (hot CPU figures null): half the time on big histories")

@@ -65,7 +65,6 @@ export interface TargetRow {
 
 export type DashboardBenchRow = PageRow | TargetRow;
 
-
 const TARGET = 95;
 /** Runs of Lighthouse on one page when it fails to record the page at all. */
 const LIGHTHOUSE_ATTEMPTS = 3;
@@ -148,13 +147,21 @@ export async function benchDashboard(o: DashboardBenchOptions, onRow: (row: Dash
           result = await audit();
         }
         if (!result) throw new Error(`Lighthouse returned nothing for ${path}`);
-        if (result.lhr.runtimeError) throw new Error(`Lighthouse on ${path}, ${LIGHTHOUSE_ATTEMPTS} times: ${result.lhr.runtimeError.message}`);
+        if (result.lhr.runtimeError)
+          throw new Error(`Lighthouse on ${path}, ${LIGHTHOUSE_ATTEMPTS} times: ${result.lhr.runtimeError.message}`);
         // A lapsed session would score the login page under another page's name.
         const landed = new URL(result.lhr.finalDisplayedUrl);
-        if (`${landed.pathname}${landed.search}` !== path) throw new Error(`Lighthouse asked for ${path} and landed on ${landed.pathname}`);
+        if (`${landed.pathname}${landed.search}` !== path)
+          throw new Error(`Lighthouse asked for ${path} and landed on ${landed.pathname}`);
         const row = pageRow(page, path, result.lhr);
         front ??= row;
-        const vs = row === front ? null : { performance: round(row.performance / front.performance, 3), accessibility: round(row.accessibility / front.accessibility, 3) };
+        const vs =
+          row === front
+            ? null
+            : {
+                performance: round(row.performance / front.performance, 3),
+                accessibility: round(row.accessibility / front.accessibility, 3),
+              };
         onRow({ ...row, vs_front_page: vs });
         o.log(`bench dashboard: ${path}: performance ${row.performance}, accessibility ${row.accessibility}`);
         if (row === front) continue;

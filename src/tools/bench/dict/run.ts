@@ -85,8 +85,20 @@ export const DICT_BUCKET_ROW_KEYS = [
  * files (until the slowest pass has run 30 ms in all): on a shared 2-core
  * machine five rounds of a 1 ms pass left the ratios swinging by ±10 %.
  */
-export const DICT_POLICY: TimingPolicy = { warmupPasses: 1, minPasses: 7, minSeconds: 0.03, maxPasses: 200, statistic: "best" };
-export const DICT_QUICK_POLICY: TimingPolicy = { warmupPasses: 1, minPasses: 5, minSeconds: 0, maxPasses: 5, statistic: "best" };
+export const DICT_POLICY: TimingPolicy = {
+  warmupPasses: 1,
+  minPasses: 7,
+  minSeconds: 0.03,
+  maxPasses: 200,
+  statistic: "best",
+};
+export const DICT_QUICK_POLICY: TimingPolicy = {
+  warmupPasses: 1,
+  minPasses: 5,
+  minSeconds: 0,
+  maxPasses: 5,
+  statistic: "best",
+};
 
 export interface DictBenchOptions {
   policy?: TimingPolicy;
@@ -109,7 +121,13 @@ interface FileFigures {
   seconds: [number, number, number, number];
 }
 
-function measureFile(input: Uint8Array, type: StaticDictType, table: ReducedDictionary, policy: TimingPolicy, label: string): FileFigures {
+function measureFile(
+  input: Uint8Array,
+  type: StaticDictType,
+  table: ReducedDictionary,
+  policy: TimingPolicy,
+  label: string,
+): FileFigures {
   const mode = brotliModeFor(MEDIA_TYPES[type]);
   const lgwin = wireLgwin(input.byteLength);
   const stock = (quality: number) => () => brotliCompress(input, { quality, lgwin, mode });
@@ -123,7 +141,9 @@ function measureFile(input: Uint8Array, type: StaticDictType, table: ReducedDict
   const native = () => brotliCompressSync(input, { params: nativeParams });
   const reducedOut = reduced();
   if (!Buffer.from(brotliDecompressSync(reducedOut)).equals(Buffer.from(input))) {
-    throw new Error(`bench dict: ${label}: the reduced-dictionary stream does not decode to the input with Node's zlib`);
+    throw new Error(
+      `bench dict: ${label}: the reduced-dictionary stream does not decode to the input with Node's zlib`,
+    );
   }
   const timings = measureAll([stock(5), reduced, stock(6), native], policy);
   return {
@@ -163,8 +183,22 @@ function targetRows(type: StaticDictType, figures: readonly FileFigures[]): Dict
   const cpu = round(row.reduced_q5_ms / row.stock_q5_ms, 4);
   const scope = `(${small.length} files <= 64 KiB)`;
   return [
-    { row: "target", type, target: `reduced q5 bytes / stock q6 bytes ${scope}`, want: `<= ${BYTES_TARGET}`, got: bytes, met: bytes <= BYTES_TARGET },
-    { row: "target", type, target: `reduced q5 ms / stock q5 ms ${scope}`, want: `<= ${CPU_TARGET}`, got: cpu, met: cpu <= CPU_TARGET },
+    {
+      row: "target",
+      type,
+      target: `reduced q5 bytes / stock q6 bytes ${scope}`,
+      want: `<= ${BYTES_TARGET}`,
+      got: bytes,
+      met: bytes <= BYTES_TARGET,
+    },
+    {
+      row: "target",
+      type,
+      target: `reduced q5 ms / stock q5 ms ${scope}`,
+      want: `<= ${CPU_TARGET}`,
+      got: cpu,
+      met: cpu <= CPU_TARGET,
+    },
   ];
 }
 
@@ -175,7 +209,9 @@ export function benchDict(files: readonly CorpusFile[], options: DictBenchOption
     const ofType = files.filter((f) => f.type === type);
     if (ofType.length === 0) continue;
     const table = options.tables[type];
-    log(`bench dict: ${type}: ${ofType.length} files; table ${table.entries} pairs, ${table.preparedBytes()} bytes prepared in the wasm heap`);
+    log(
+      `bench dict: ${type}: ${ofType.length} files; table ${table.entries} pairs, ${table.preparedBytes()} bytes prepared in the wasm heap`,
+    );
     const byBucket = new Map<BucketName, FileFigures[]>();
     const all: FileFigures[] = [];
     for (const file of ofType) {

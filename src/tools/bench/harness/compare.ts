@@ -25,7 +25,12 @@ export function comparison(mbPerS: number, baselineMbPerS: number | null): Compa
 }
 
 /** Times a pass and its baseline with alternating passes, so drifting load falls on both alike. */
-export function compareThroughput(own: () => void, baseline: () => void, bytesPerPass: number, policy: TimingPolicy): Comparison {
+export function compareThroughput(
+  own: () => void,
+  baseline: () => void,
+  bytesPerPass: number,
+  policy: TimingPolicy,
+): Comparison {
   const [a, b] = measurePair(own, baseline, policy);
   return comparison(mbPerSecond(bytesPerPass, a.seconds), mbPerSecond(bytesPerPass, b.seconds));
 }

@@ -31,7 +31,11 @@ export function printLine(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-export function rowPrinter<R>(json: boolean, columns: readonly Column<R>[], print: (line: string) => void = printLine): RowPrinter<R> {
+export function rowPrinter<R>(
+  json: boolean,
+  columns: readonly Column<R>[],
+  print: (line: string) => void = printLine,
+): RowPrinter<R> {
   return {
     header() {
       if (!json) print(tableHeader(columns));
@@ -66,7 +70,8 @@ export function mixedRowPrinter<R, T extends R>(
 }
 
 /** A number for a table cell, "-" for null. */
-export const fixed = (x: number | null | undefined, digits: number) => (x === null || x === undefined ? "-" : x.toFixed(digits));
+export const fixed = (x: number | null | undefined, digits: number) =>
+  x === null || x === undefined ? "-" : x.toFixed(digits);
 
 /** A fraction as a percentage for a table cell. */
 export const percent = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(3)}%`);

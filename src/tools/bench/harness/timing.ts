@@ -40,7 +40,13 @@ export interface TimingPolicy {
 }
 
 /** Sized so the default codec bench (~7 MB sample, ~40 measurements) ends in about a minute. */
-export const DEFAULT_POLICY: TimingPolicy = { warmupPasses: 1, warmupSeconds: 0.25, minPasses: 3, minSeconds: 0.5, maxPasses: 2000 };
+export const DEFAULT_POLICY: TimingPolicy = {
+  warmupPasses: 1,
+  warmupSeconds: 0.25,
+  minPasses: 3,
+  minSeconds: 0.5,
+  maxPasses: 2000,
+};
 
 /** For tests and smoke runs: numbers are noisy but every code path runs. */
 export const QUICK_POLICY: TimingPolicy = { warmupPasses: 1, minPasses: 1, minSeconds: 0.01, maxPasses: 5 };
@@ -63,10 +69,14 @@ function timePass(pass: () => void): number {
  */
 export function measureAll(passes: readonly (() => void)[], policy: TimingPolicy): Timing[] {
   let warm = 0;
-  for (let i = 0; i < policy.warmupPasses || warm < (policy.warmupSeconds ?? 0); i++) passes.forEach((pass) => (warm += timePass(pass) / passes.length));
+  for (let i = 0; i < policy.warmupPasses || warm < (policy.warmupSeconds ?? 0); i++)
+    passes.forEach((pass) => (warm += timePass(pass) / passes.length));
   const times = passes.map((): number[] => []);
   const spent = passes.map(() => 0);
-  while (times[0]!.length < policy.maxPasses && (times[0]!.length < policy.minPasses || Math.max(...spent) < policy.minSeconds)) {
+  while (
+    times[0]!.length < policy.maxPasses &&
+    (times[0]!.length < policy.minPasses || Math.max(...spent) < policy.minSeconds)
+  ) {
     passes.forEach((pass, i) => {
       const dt = timePass(pass);
       times[i]!.push(dt);

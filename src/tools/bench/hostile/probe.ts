@@ -63,14 +63,26 @@ export class Probe {
 
   async send(path: string, headers: Record<string, string>, options: SendOptions = {}): Promise<Sent> {
     const before = this.#cpu.nanos();
-    const res = await this.#exchange(path, headers, options).catch((err: unknown) => ({ status: 0, headers: {}, body: Buffer.alloc(0), error: String(err) }));
+    const res = await this.#exchange(path, headers, options).catch((err: unknown) => ({
+      status: 0,
+      headers: {},
+      body: Buffer.alloc(0),
+      error: String(err),
+    }));
     return { ...res, cpuMs: Math.max(0, this.#cpu.nanos() - before) / 1e6 };
   }
 
   #exchange(path: string, headers: Record<string, string>, options: SendOptions): Promise<Omit<Sent, "cpuMs">> {
     const { method, body, chunkBytes } = options;
     // A streamed body gets a connection of its own: one a server answered early may not be reusable.
-    return rawRequest(new URL(path, this.baseUrl), { method, headers, agent: body ? false : this.#agent, timeoutMs: REQUEST_TIMEOUT_MS, body, chunkBytes });
+    return rawRequest(new URL(path, this.baseUrl), {
+      method,
+      headers,
+      agent: body ? false : this.#agent,
+      timeoutMs: REQUEST_TIMEOUT_MS,
+      body,
+      chunkBytes,
+    });
   }
 
   /**

@@ -127,13 +127,36 @@ interface Sizes {
   repeats: number;
 }
 
-const FULL: Sizes = { compareLines: 500, dcbBytes: 512 * 1024, walkReads: 400, walkRevisions: 40, walkBytes: 96 * 1024, floodBytes: LIMITS.storage.maxRequestBytes, repeats: 5 };
-const QUICK: Sizes = { compareLines: 60, dcbBytes: 32 * 1024, walkReads: 60, walkRevisions: 12, walkBytes: 8 * 1024, floodBytes: 2 * 1024 * 1024, repeats: 2 };
+const FULL: Sizes = {
+  compareLines: 500,
+  dcbBytes: 512 * 1024,
+  walkReads: 400,
+  walkRevisions: 40,
+  walkBytes: 96 * 1024,
+  floodBytes: LIMITS.storage.maxRequestBytes,
+  repeats: 5,
+};
+const QUICK: Sizes = {
+  compareLines: 60,
+  dcbBytes: 32 * 1024,
+  walkReads: 60,
+  walkRevisions: 12,
+  walkBytes: 8 * 1024,
+  floodBytes: 2 * 1024 * 1024,
+  repeats: 2,
+};
 
 /** The colo every CPU row reads from (the walk uses one of each region). */
 const COLO = "LHR";
 const ANONYMOUS_BR = { "accept-encoding": "br, gzip", "x-palimpsest-colo": COLO };
-const PAGES = { small: "Hostile_small", compare: "Hostile_compare", dcb: "Hostile_dcb", big: "Hostile_big", walk: "Hostile_walk", flood: "Hostile_flood" };
+const PAGES = {
+  small: "Hostile_small",
+  compare: "Hostile_compare",
+  dcb: "Hostile_dcb",
+  big: "Hostile_big",
+  walk: "Hostile_walk",
+  flood: "Hostile_flood",
+};
 /** The big revision: over the largest entry a tier keeps, so its br can never be stored (ASCII: bytes = characters). */
 export const BIG_REVISION_BYTES = LIMITS.tiers.maxEntryBytes + 64 * 1024;
 /** A dcb target this far past the window, so three old revisions fall outside it and the latest (allowed) is not one of them. */
@@ -233,7 +256,12 @@ export async function benchHostile(options: HostileOptions): Promise<void> {
   const started = performance.now();
   const [bundle, topology] = await Promise.all([bundleWorker(), readTopology()]);
   try {
-    const worker = await startLocalWorker({ bundle, vars: benchVars({ ...topology, enabled: true }), memoryState: true, logLevel: workerLogLevel() });
+    const worker = await startLocalWorker({
+      bundle,
+      vars: benchVars({ ...topology, enabled: true }),
+      memoryState: true,
+      logLevel: workerLogLevel(),
+    });
     try {
       await measure(worker, topology, sizes, log, options.onRow, started);
     } finally {
@@ -244,8 +272,20 @@ export async function benchHostile(options: HostileOptions): Promise<void> {
   }
 }
 
-async function measure(worker: LocalWorker, topology: TopologyVars, sizes: Sizes, log: (line: string) => void, onRow: (row: HostileRow) => void, started: number): Promise<void> {
-  const client = new ArchiveClient({ url: worker.url, token: worker.token, attempts: 3, retryable: retryLostByDevProxy });
+async function measure(
+  worker: LocalWorker,
+  topology: TopologyVars,
+  sizes: Sizes,
+  log: (line: string) => void,
+  onRow: (row: HostileRow) => void,
+  started: number,
+): Promise<void> {
+  const client = new ArchiveClient({
+    url: worker.url,
+    token: worker.token,
+    attempts: 3,
+    retryable: retryLostByDevProxy,
+  });
   const t0 = performance.now();
   const walkTexts = editedHistory(5, sizes.walkRevisions, sizes.walkBytes);
   const dcbTexts = editedHistory(3, DCB_TARGET + 2, sizes.dcbBytes);
@@ -269,7 +309,10 @@ async function measure(worker: LocalWorker, topology: TopologyVars, sizes: Sizes
 
     // 1. compare: the first request for each of two pairs, then the first pair again.
     const html = { accept: "text/html", ...ANONYMOUS_BR };
-    const firsts = [await run.repeat(1, `/page/${PAGES.compare}/compare/1...2`, html), await run.repeat(1, `/page/${PAGES.compare}/compare/2...3`, html)].flat();
+    const firsts = [
+      await run.repeat(1, `/page/${PAGES.compare}/compare/1...2`, html),
+      await run.repeat(1, `/page/${PAGES.compare}/compare/2...3`, html),
+    ].flat();
     run.cpu("compare.first", firsts);
     run.cpu("compare.repeat", await run.repeat(sizes.repeats, `/page/${PAGES.compare}/compare/1...2`, html));
     log("compare measured");
@@ -278,19 +321,32 @@ async function measure(worker: LocalWorker, topology: TopologyVars, sizes: Sizes
     const target = `/page/${PAGES.dcb}/${DCB_TARGET}`;
     // The revision itself is in the colo first, so each row is the cost of the dictionary alone.
     await run.repeat(2, target, ANONYMOUS_BR);
-    const dcb = (dictionaryId: number) => ({ ...ANONYMOUS_BR, "accept-encoding": "dcb, br, gzip", "available-dictionary": dictionaryOf(dcbTexts[dictionaryId - 1]!) });
+    const dcb = (dictionaryId: number) => ({
+      ...ANONYMOUS_BR,
+      "accept-encoding": "dcb, br, gzip",
+      "available-dictionary": dictionaryOf(dcbTexts[dictionaryId - 1]!),
+    });
     run.cpu("dcb.predecessor.first", await run.repeat(1, target, dcb(DCB_TARGET - 1)));
     run.cpu("dcb.predecessor.repeat", await run.repeat(sizes.repeats, target, dcb(DCB_TARGET - 1)));
     const old = [1, 2, 3];
-    run.cpu("dcb.outside_window.first", (await Promise.all(old.map(async (id) => (await run.repeat(1, target, dcb(id)))[0]!))));
+    run.cpu(
+      "dcb.outside_window.first",
+      await Promise.all(old.map(async (id) => (await run.repeat(1, target, dcb(id)))[0]!)),
+    );
     run.cpu("dcb.outside_window.repeat", await run.repeat(sizes.repeats, target, dcb(1)));
     log("dcb measured");
 
     // 3. br of a revision too big for a tier entry, whole and as an 11-byte Range.
     const big = `/page/${PAGES.big}/1`;
-    run.cpu("br.big.identity", await run.repeat(Math.min(3, sizes.repeats + 1), big, { ...ANONYMOUS_BR, "accept-encoding": "identity" }));
+    run.cpu(
+      "br.big.identity",
+      await run.repeat(Math.min(3, sizes.repeats + 1), big, { ...ANONYMOUS_BR, "accept-encoding": "identity" }),
+    );
     run.cpu("br.big.full", await run.repeat(Math.min(3, sizes.repeats + 1), big, ANONYMOUS_BR));
-    run.cpu("br.big.range", await run.repeat(Math.min(3, sizes.repeats + 1), big, { ...ANONYMOUS_BR, range: "bytes=0-10" }));
+    run.cpu(
+      "br.big.range",
+      await run.repeat(Math.min(3, sizes.repeats + 1), big, { ...ANONYMOUS_BR, range: "bytes=0-10" }),
+    );
     log("br of the big revision measured");
 
     // 4. A long walk of old revisions from every region, then what each tier keeps.
@@ -298,9 +354,19 @@ async function measure(worker: LocalWorker, topology: TopologyVars, sizes: Sizes
     await probe.settle();
     const storage = await tierStorage(worker);
     run.bytes("tiers.max_stored_bytes", storage.maxStored, storage.budget, "tier budgetBytes");
-    run.bytes("tiers.total_stored_bytes", storage.totalStored, storage.budget && storage.budget * storage.tiers, "tier budgetBytes × tiers");
+    run.bytes(
+      "tiers.total_stored_bytes",
+      storage.totalStored,
+      storage.budget && storage.budget * storage.tiers,
+      "tier budgetBytes × tiers",
+    );
     run.bytes("tiers.max_disk_bytes", storage.maxDisk, storage.budget, "tier budgetBytes");
-    run.bytes("tiers.total_disk_bytes", storage.totalDisk, storage.budget && storage.budget * storage.tiers, "tier budgetBytes × tiers");
+    run.bytes(
+      "tiers.total_disk_bytes",
+      storage.totalDisk,
+      storage.budget && storage.budget * storage.tiers,
+      "tier budgetBytes × tiers",
+    );
     log("tier storage read");
 
     // 5. The largest write bodies the API reads, refused: CPU and peak RSS.
@@ -313,7 +379,11 @@ async function measure(worker: LocalWorker, topology: TopologyVars, sizes: Sizes
       const pid = mainPid(probe.pids);
       const resettable = resetPeakRss(pid);
       const before = rssBytes(pid);
-      const sent = await probe.send(`/api/pages/${PAGES.flood}/revisions`, { authorization: `Bearer ${worker.token}`, "content-type": "application/json" }, { method: "POST", body });
+      const sent = await probe.send(
+        `/api/pages/${PAGES.flood}/revisions`,
+        { authorization: `Bearer ${worker.token}`, "content-type": "application/json" },
+        { method: "POST", body },
+      );
       const hwm = peakRssBytes(pid);
       run.cpu(`write.${name}.cpu`, [sent]);
       run.bytes(`write.${name}.peak_rss`, resettable ? hwm : null, before, "workerd RSS before the request");
@@ -322,7 +392,9 @@ async function measure(worker: LocalWorker, topology: TopologyVars, sizes: Sizes
     }
     log("refused writes measured");
 
-    const anonymous = run.rows.filter((r) => r.unit === "cpu_ms" && !r.name.startsWith("write.") && r.name !== "baseline.cached_read");
+    const anonymous = run.rows.filter(
+      (r) => r.unit === "cpu_ms" && !r.name.startsWith("write.") && r.name !== "baseline.cached_read",
+    );
     const worst = anonymous.reduce((a, b) => ((b.value ?? 0) > (a.value ?? 0) ? b : a));
     onRow({
       row: "summary",
@@ -359,7 +431,11 @@ async function walk(run: Run, topology: TopologyVars, texts: readonly string[], 
     let dictionary = 1 + Math.floor(rand() * texts.length);
     if (dictionary === id) dictionary = (dictionary % texts.length) + 1;
     const colo = colos[Math.floor(rand() * colos.length)]!;
-    const sent = await run.probe.send(`/page/${PAGES.walk}/${id}`, { "accept-encoding": "dcb, br, gzip", "available-dictionary": hashes[dictionary - 1]!, "x-palimpsest-colo": colo });
+    const sent = await run.probe.send(`/page/${PAGES.walk}/${id}`, {
+      "accept-encoding": "dcb, br, gzip",
+      "available-dictionary": hashes[dictionary - 1]!,
+      "x-palimpsest-colo": colo,
+    });
     statuses[sent.status] = (statuses[sent.status] ?? 0) + 1;
     const coding = header(sent, "content-encoding") ?? "identity";
     encodings[coding] = (encodings[coding] ?? 0) + 1;
@@ -435,7 +511,13 @@ async function restartedSince(worker: LocalWorker, probe: Probe, pid: number, se
   if (said || gone || sent.status === 0) {
     // Give wrangler time to bring it back, then measure the process that runs it now.
     for (let i = 0; i < 60; i++) {
-      if ((await fetch(`${worker.url}/healthz`).then((r) => r.ok, () => false)) === true) break;
+      if (
+        (await fetch(`${worker.url}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )) === true
+      )
+        break;
       await new Promise((r) => setTimeout(r, 500));
     }
     probe.refind();

@@ -12,7 +12,11 @@
 import { mulberry32 } from "../../../lib/mulberry32.ts";
 
 function vocabulary(rand: () => number, size = 2_000): string[] {
-  return Array.from({ length: size }, () => Array.from({ length: 3 + Math.floor(rand() * 7) }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join(""));
+  return Array.from({ length: size }, () =>
+    Array.from({ length: 3 + Math.floor(rand() * 7) }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join(
+      "",
+    ),
+  );
 }
 
 function line(rand: () => number, words: readonly string[], width: number): string {

@@ -89,28 +89,41 @@ export class PurgeRun {
   async writeCatalogue(): Promise<void> {
     const started = performance.now();
     const purges: string[] = [];
-    await runLimited(Array.from({ length: this.o.pages }, (_, i) => i), 8, async (i) => {
-      const key = benchPageKey(i);
-      const first = this.#nextRevision++;
-      const second = this.#nextRevision++;
-      try {
-        const res = await this.client.append(key, [newRevision(key, first, null), newRevision(key, second, first)], { colo: this.colos[i % this.colos.length]! });
-        this.pages.push({ key, firstRevision: first });
-        purges.push(...res.purges);
-      } catch (err) {
-        this.fail(`write ${key}`, err);
-      }
-    });
+    await runLimited(
+      Array.from({ length: this.o.pages }, (_, i) => i),
+      8,
+      async (i) => {
+        const key = benchPageKey(i);
+        const first = this.#nextRevision++;
+        const second = this.#nextRevision++;
+        try {
+          const res = await this.client.append(key, [newRevision(key, first, null), newRevision(key, second, first)], {
+            colo: this.colos[i % this.colos.length]!,
+          });
+          this.pages.push({ key, firstRevision: first });
+          purges.push(...res.purges);
+        } catch (err) {
+          this.fail(`write ${key}`, err);
+        }
+      },
+    );
     this.pages.sort((a, b) => a.key.localeCompare(b.key));
-    const pending = (await this.#waitComplete(purges, Date.now() + this.o.lostTimeoutMs)).filter((s) => s.completedAt === null);
-    if (pending.length > 0) this.fail("catalogue write purges", `${pending.length} not complete after ${this.o.lostTimeoutMs} ms`);
-    this.log(`catalogue: ${this.pages.length} pages × 2 revisions written and purged in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const pending = (await this.#waitComplete(purges, Date.now() + this.o.lostTimeoutMs)).filter(
+      (s) => s.completedAt === null,
+    );
+    if (pending.length > 0)
+      this.fail("catalogue write purges", `${pending.length} not complete after ${this.o.lostTimeoutMs} ms`);
+    this.log(
+      `catalogue: ${this.pages.length} pages × 2 revisions written and purged in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
   }
 
   /** Reads every page's (or these pages') latest and first revision from every colo, so each colo's lower tier, the regional tiers and the upper tier hold them. */
   async warm(pages = this.pages, quiet = false): Promise<void> {
     const started = performance.now();
-    const reads = this.colos.flatMap((colo) => pages.flatMap((p) => warmPaths(p.key, p.firstRevision).map((path) => ({ colo, path }))));
+    const reads = this.colos.flatMap((colo) =>
+      pages.flatMap((p) => warmPaths(p.key, p.firstRevision).map((path) => ({ colo, path }))),
+    );
     await runLimited(reads, this.o.concurrency, async ({ colo, path }) => {
       try {
         const r = await this.client.read(path, { colo });
@@ -121,7 +134,10 @@ export class PurgeRun {
     });
     // The lower tier stores what it served in the background (waitUntil); let it land before purging.
     await sleep(200);
-    if (!quiet) this.log(`warm: ${reads.length} reads from ${this.colos.length} colos in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    if (!quiet)
+      this.log(
+        `warm: ${reads.length} reads from ${this.colos.length} colos in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
   }
 
   /**
@@ -137,10 +153,19 @@ export class PurgeRun {
       const page = this.pages[i % this.pages.length]!;
       await this.warm([page], true);
       const sent = await this.#send(kind, i);
-      if (sent.id !== undefined) statuses.push(...(await this.#waitComplete([sent.id], Date.now() + this.o.lostTimeoutMs)));
+      if (sent.id !== undefined)
+        statuses.push(...(await this.#waitComplete([sent.id], Date.now() + this.o.lostTimeoutMs)));
       if (sent.rateLimited) rateLimited++;
     }
-    return { kind, startedAt, sentAt: Date.now(), outcomes: outcomesOf(statuses), rateLimited, fault: null, tiers: statuses[0]?.tiers.length ?? 0 };
+    return {
+      kind,
+      startedAt,
+      sentAt: Date.now(),
+      outcomes: outcomesOf(statuses),
+      rateLimited,
+      fault: null,
+      tiers: statuses[0]?.tiers.length ?? 0,
+    };
   }
 
   /**
@@ -161,23 +186,35 @@ export class PurgeRun {
     const down = new Promise<void>((resolve) => (tierDown = resolve));
     const startedAt = Date.now();
     try {
-      await runLimited(Array.from({ length: this.o.purgesPerKind }, (_, i) => i), this.o.concurrency, async (i) => {
-        if (fault && i === cutAt) {
-          const outage = this.#cutOff(fault, (t) => (faultTimes = t));
-          restored = outage.restored;
-          void outage.down.then(tierDown);
-        }
-        if (fault && i >= cutAt) await down;
-        const sent = await this.#send(kind, i);
-        if (sent.id !== undefined) ids.push(sent.id);
-        if (sent.rateLimited) rateLimited++;
-      });
+      await runLimited(
+        Array.from({ length: this.o.purgesPerKind }, (_, i) => i),
+        this.o.concurrency,
+        async (i) => {
+          if (fault && i === cutAt) {
+            const outage = this.#cutOff(fault, (t) => (faultTimes = t));
+            restored = outage.restored;
+            void outage.down.then(tierDown);
+          }
+          if (fault && i >= cutAt) await down;
+          const sent = await this.#send(kind, i);
+          if (sent.id !== undefined) ids.push(sent.id);
+          if (sent.rateLimited) rateLimited++;
+        },
+      );
     } finally {
       await restored;
     }
     const sentAt = Date.now();
     const statuses = await this.#waitComplete(ids, Math.max(sentAt, Date.now()) + this.o.lostTimeoutMs);
-    return { kind, startedAt, sentAt, outcomes: outcomesOf(statuses), rateLimited, fault: faultTimes, tiers: statuses[0]?.tiers.length ?? 0 };
+    return {
+      kind,
+      startedAt,
+      sentAt,
+      outcomes: outcomesOf(statuses),
+      rateLimited,
+      fault: faultTimes,
+      tiers: statuses[0]?.tiers.length ?? 0,
+    };
   }
 
   /** Purge `i` of a phase: aimed at the next page, from the next colo, under the next token; a refusal is recorded, and said to be the rate limit's if it was. */
@@ -186,7 +223,9 @@ export class PurgeRun {
     const token = this.#nextToken++ % this.#purgers.length;
     this.sentPerToken[token]!++;
     try {
-      const receipt = await this.#purgers[token]!.purge(purgeBody(kind, page.key, this.origin, page.firstRevision), { colo: this.colos[i % this.colos.length]! });
+      const receipt = await this.#purgers[token]!.purge(purgeBody(kind, page.key, this.origin, page.firstRevision), {
+        colo: this.colos[i % this.colos.length]!,
+      });
       return { id: receipt.id, rateLimited: false };
     } catch (err) {
       this.fail(`${kind} purge ${i}`, err);

@@ -221,7 +221,15 @@ export async function benchPurge(o: PurgeBenchOptions, onRow: (row: PurgeBenchRo
   };
   try {
     for (const delivery of DELIVERIES) {
-      const { errors, targets, maxPerToken } = await runDelivery(bundle, { ...topology, purgeDelivery: delivery }, delivery, killTier, tokenCount, o, (row) => rows.push(row));
+      const { errors, targets, maxPerToken } = await runDelivery(
+        bundle,
+        { ...topology, purgeDelivery: delivery },
+        delivery,
+        killTier,
+        tokenCount,
+        o,
+        (row) => rows.push(row),
+      );
       failures.push(...errors.map((e) => `${delivery}: ${e}`));
       setup.targets_per_purge = Math.max(setup.targets_per_purge, targets);
       setup.max_purges_per_token = Math.max(setup.max_purges_per_token, maxPerToken);
@@ -252,7 +260,13 @@ async function runDelivery(
 ): Promise<{ errors: string[]; targets: number; maxPerToken: number }> {
   const log = (msg: string) => o.log(`bench purge [${delivery}]: ${msg}`);
   const tokens = benchTokens(tokenCount);
-  const worker = await startLocalWorker({ bundle, vars: benchVars(topology), extraTokens: tokens, logLevel: workerLogLevel(), memoryState: true });
+  const worker = await startLocalWorker({
+    bundle,
+    vars: benchVars(topology),
+    extraTokens: tokens,
+    logLevel: workerLogLevel(),
+    memoryState: true,
+  });
   let targets = 0;
   try {
     const client = new ArchiveClient({ url: worker.url, token: worker.token, attempts: 1 });
@@ -261,10 +275,15 @@ async function runDelivery(
     for (const phase of PHASES) {
       for (const kind of o.kinds) {
         await run.warm();
-        const burst = phase === "lone" ? await run.oneByOne(kind) : await run.burst(kind, phase === "tier-killed" ? { tier: killTier, downMs: o.killMs } : null);
+        const burst =
+          phase === "lone"
+            ? await run.oneByOne(kind)
+            : await run.burst(kind, phase === "tier-killed" ? { tier: killTier, downMs: o.killMs } : null);
         targets = Math.max(targets, burst.tiers);
         const row = purgeRow(delivery, phase, burst);
-        log(`${phase} ${kind}: ${row.completed}/${row.purges} complete, ${row.purges_per_s} purges/s, time to completion p50 ${row.ttc_ms_p50} ms, p99 ${row.ttc_ms_p99} ms`);
+        log(
+          `${phase} ${kind}: ${row.completed}/${row.purges} complete, ${row.purges_per_s} purges/s, time to completion p50 ${row.ttc_ms_p50} ms, p99 ${row.ttc_ms_p99} ms`,
+        );
         onRow(row);
       }
     }
@@ -281,7 +300,9 @@ function purgeRow(delivery: Delivery, phase: Phase, b: BurstResult): PurgeRow {
   const done = b.outcomes.filter((x) => x.completedAt !== null);
   const ttc = done.map((x) => x.completedAt! - x.createdAt);
   const lastDone = Math.max(...done.map((x) => x.completedAt!));
-  const whileKilled = b.fault ? b.outcomes.filter((x) => x.createdAt >= b.fault!.downAt && x.createdAt < b.fault!.restoreAt) : null;
+  const whileKilled = b.fault
+    ? b.outcomes.filter((x) => x.createdAt >= b.fault!.downAt && x.createdAt < b.fault!.restoreAt)
+    : null;
   return {
     row: "purges",
     delivery,
@@ -290,7 +311,10 @@ function purgeRow(delivery: Delivery, phase: Phase, b: BurstResult): PurgeRow {
     purges: b.outcomes.length,
     completed: done.length,
     lost: b.outcomes.length - done.length,
-    purges_per_s: done.length === 0 || phase === "lone" ? null : round(done.length / Math.max(0.001, (lastDone - b.startedAt) / 1000), 1),
+    purges_per_s:
+      done.length === 0 || phase === "lone"
+        ? null
+        : round(done.length / Math.max(0.001, (lastDone - b.startedAt) / 1000), 1),
     ttc_ms_p50: roundedPercentile(ttc, 50, 1),
     ttc_ms_p99: roundedPercentile(ttc, 99, 1),
     ttc_ms_max: roundedPercentile(ttc, 100, 1),
@@ -299,18 +323,28 @@ function purgeRow(delivery: Delivery, phase: Phase, b: BurstResult): PurgeRow {
     killed_tier: b.fault?.tier ?? null,
     killed_ms: b.fault ? b.fault.upAt - b.fault.downAt : null,
     sent_while_killed: whileKilled ? whileKilled.length : null,
-    completed_while_killed: whileKilled ? whileKilled.filter((x) => x.completedAt !== null && x.completedAt < b.fault!.restoreAt).length : null,
+    completed_while_killed: whileKilled
+      ? whileKilled.filter((x) => x.completedAt !== null && x.completedAt < b.fault!.restoreAt).length
+      : null,
   };
 }
 
-const ratio = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null || b === 0 ? null : round(a / b, 3));
+const ratio = (a: number | null | undefined, b: number | null | undefined) =>
+  a == null || b == null || b === 0 ? null : round(a / b, 3);
 
 function ratioRows(rows: readonly PurgeRow[], kinds: readonly PurgeKind[]): RatioRow[] {
-  const find = (d: Delivery, p: Phase, k: PurgeKind) => rows.find((r) => r.delivery === d && r.phase === p && r.kind === k);
+  const find = (d: Delivery, p: Phase, k: PurgeKind) =>
+    rows.find((r) => r.delivery === d && r.phase === p && r.kind === k);
   return PHASES.flatMap((phase) =>
     kinds.map((kind): RatioRow => {
       const [f, d] = [find("fanout", phase, kind), find("direct", phase, kind)];
-      return { row: "ratio", phase, kind, purges_per_s_ratio: ratio(f?.purges_per_s, d?.purges_per_s), ttc_ms_p99_ratio: ratio(f?.ttc_ms_p99, d?.ttc_ms_p99) };
+      return {
+        row: "ratio",
+        phase,
+        kind,
+        purges_per_s_ratio: ratio(f?.purges_per_s, d?.purges_per_s),
+        ttc_ms_p99_ratio: ratio(f?.ttc_ms_p99, d?.ttc_ms_p99),
+      };
     }),
   );
 }
@@ -319,14 +353,49 @@ function ratioRows(rows: readonly PurgeRow[], kinds: readonly PurgeKind[]): Rati
 function targetRows(rows: readonly PurgeRow[], ratios: readonly RatioRow[], latencyMs: number): TargetRow[] {
   const healthy = ratios.filter((r) => r.phase === "healthy");
   const lost = rows.reduce((n, r) => n + r.lost, 0);
-  const urlP50 = rows.find((r) => r.delivery === "fanout" && r.phase === "lone" && r.kind === "files")?.ttc_ms_p50 ?? null;
+  const urlP50 =
+    rows.find((r) => r.delivery === "fanout" && r.phase === "lone" && r.kind === "files")?.ttc_ms_p50 ?? null;
   const urlBound = 150 + latencyMs;
   return [
-    ...healthy.map((r): TargetRow => ({ row: "target", target: "fanout/direct purges/s", phase: "healthy", kind: r.kind, want: ">= 2", got: r.purges_per_s_ratio, met: (r.purges_per_s_ratio ?? 0) >= 2 })),
-    ...healthy.map((r): TargetRow => ({ row: "target", target: "fanout/direct p99 time to completion", phase: "healthy", kind: r.kind, want: "<= 0.6", got: r.ttc_ms_p99_ratio, met: r.ttc_ms_p99_ratio !== null && r.ttc_ms_p99_ratio <= 0.6 })),
-    { row: "target", target: "lost purges (both modes, every phase)", phase: "all", kind: "all", want: "0", got: lost, met: lost === 0 },
+    ...healthy.map((r): TargetRow => ({
+      row: "target",
+      target: "fanout/direct purges/s",
+      phase: "healthy",
+      kind: r.kind,
+      want: ">= 2",
+      got: r.purges_per_s_ratio,
+      met: (r.purges_per_s_ratio ?? 0) >= 2,
+    })),
+    ...healthy.map((r): TargetRow => ({
+      row: "target",
+      target: "fanout/direct p99 time to completion",
+      phase: "healthy",
+      kind: r.kind,
+      want: "<= 0.6",
+      got: r.ttc_ms_p99_ratio,
+      met: r.ttc_ms_p99_ratio !== null && r.ttc_ms_p99_ratio <= 0.6,
+    })),
+    {
+      row: "target",
+      target: "lost purges (both modes, every phase)",
+      phase: "all",
+      kind: "all",
+      want: "0",
+      got: lost,
+      met: lost === 0,
+    },
     ...(rows.some((r) => r.kind === "files")
-      ? [{ row: "target", target: "fanout URL purge p50 time to completion, ms", phase: "lone", kind: "files", want: `<= ${urlBound} (150 + ${latencyMs} link latency)`, got: urlP50, met: urlP50 !== null && urlP50 <= urlBound } as const]
+      ? [
+          {
+            row: "target",
+            target: "fanout URL purge p50 time to completion, ms",
+            phase: "lone",
+            kind: "files",
+            want: `<= ${urlBound} (150 + ${latencyMs} link latency)`,
+            got: urlP50,
+            met: urlP50 !== null && urlP50 <= urlBound,
+          } as const,
+        ]
       : []),
   ];
 }

@@ -85,7 +85,9 @@ function runGit(args: readonly string[], cwd: string): Promise<void> {
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`git ${args.join(" ")} exited with ${code}: ${stderr.trim()}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`git ${args.join(" ")} exited with ${code}: ${stderr.trim()}`)),
+    );
   });
 }
 
@@ -105,7 +107,9 @@ class FedProcess {
     this.#child.stdin!.on("error", (err) => (this.#failed ??= err));
     this.#exited = new Promise((resolve, reject) => {
       this.#child.on("error", reject);
-      this.#child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`${name} exited with ${code}: ${this.#stderr.trim()}`))));
+      this.#child.on("close", (code) =>
+        code === 0 ? resolve() : reject(new Error(`${name} exited with ${code}: ${this.#stderr.trim()}`)),
+      );
     });
     this.#exited.catch((err: Error) => (this.#failed ??= err));
   }
@@ -217,7 +221,11 @@ export class Baselines {
     this.#pending.push(bytes);
     this.#pendingBytes += bytes.byteLength;
     while (this.#pendingBytes >= BROTLI_BLOCK_BYTES) await this.#cutBlock();
-    const [gz] = await Promise.all([gzipAsync(bytes, { level: GZIP_LEVEL }), this.git?.commit(revisionId, bytes), this.xz?.write(bytes)]);
+    const [gz] = await Promise.all([
+      gzipAsync(bytes, { level: GZIP_LEVEL }),
+      this.git?.commit(revisionId, bytes),
+      this.xz?.write(bytes),
+    ]);
     this.#gzipBytes += gz.byteLength;
   }
 

@@ -33,7 +33,9 @@ export async function* exportRevisions(file: string): AsyncGenerator<ExportRevis
       if (item.kind === "problem") throw new HistoryInputError(`${file}: ${item.problem}`);
       const rev = item.revision;
       if (title !== null && rev.title !== title) {
-        throw new HistoryInputError(`${file} holds more than one page (${JSON.stringify(title)}, then ${JSON.stringify(rev.title)}); bench store measures one page history per file`);
+        throw new HistoryInputError(
+          `${file} holds more than one page (${JSON.stringify(title)}, then ${JSON.stringify(rev.title)}); bench store measures one page history per file`,
+        );
       }
       title = rev.title;
       yield rev;

@@ -52,7 +52,12 @@ export interface ImportOptions {
 /** Revisions in commit order; parent ids are chained here, as `palimpsest import` chains them. */
 type Source = AsyncIterable<Omit<NewRevision, "parentId">> | Iterable<Omit<NewRevision, "parentId">>;
 
-export async function importHistory(client: ArchiveClient, key: string, source: Source, options: ImportOptions = {}): Promise<ImportResult> {
+export async function importHistory(
+  client: ArchiveClient,
+  key: string,
+  source: Source,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
   const maxRevisions = options.batchRevisions ?? IMPORT_BATCH.revisions;
   const maxBytes = options.batchBytes ?? IMPORT_BATCH.bytes;
   const refs: RevisionRef[] = [];
@@ -70,7 +75,9 @@ export async function importHistory(client: ArchiveClient, key: string, source: 
     const result = await client.append(key, batch);
     const ms = performance.now() - t0;
     if (result.created.length !== batch.length) {
-      throw new Error(`page ${key}: the archive created ${result.created.length} of ${batch.length} revisions (already stored: ${result.existing.length}); a fresh archive should create all`);
+      throw new Error(
+        `page ${key}: the archive created ${result.created.length} of ${batch.length} revisions (already stored: ${result.existing.length}); a fresh archive should create all`,
+      );
     }
     for (let i = 0; i < batch.length; i++) writeMs.push(ms / batch.length);
     lastStored = result.latestId;
@@ -90,5 +97,11 @@ export async function importHistory(client: ArchiveClient, key: string, source: 
     if (batch.length >= maxRevisions || batchBytes >= maxBytes) await flush();
   }
   await flush();
-  return { revisions: refs, rawBytes, writeMsPerRevision: writeMs, batches, seconds: (performance.now() - started) / 1000 };
+  return {
+    revisions: refs,
+    rawBytes,
+    writeMsPerRevision: writeMs,
+    batches,
+    seconds: (performance.now() - started) / 1000,
+  };
 }

@@ -38,7 +38,14 @@ export const READ_SCALING_READS = 400;
 const READ_SCALING_RUN = 50;
 
 export const READ_SCALING_KEYS = ["row", "reads_per_length", "lengths", "p50_ratio", "target_met"] as const;
-export const READ_SCALING_LENGTH_KEYS = ["revisions", "mean_revision_bytes", "p50_ms", "p99_ms", "max_blob_reads", "max_decode_amplification"] as const;
+export const READ_SCALING_LENGTH_KEYS = [
+  "revisions",
+  "mean_revision_bytes",
+  "p50_ms",
+  "p99_ms",
+  "max_blob_reads",
+  "max_decode_amplification",
+] as const;
 
 export type ReadScalingLength = { [K in (typeof READ_SCALING_LENGTH_KEYS)[number]]: number };
 
@@ -68,29 +75,47 @@ interface TimedPage {
 }
 
 /** Imports a synthetic page of `count` revisions and picks the `reads` revisions its timed reads will ask for, in order. */
-async function importSynthetic(client: ArchiveClient, count: number, reads: number, seed: number, log: (line: string) => void): Promise<TimedPage> {
+async function importSynthetic(
+  client: ArchiveClient,
+  count: number,
+  reads: number,
+  seed: number,
+  log: (line: string) => void,
+): Promise<TimedPage> {
   const title = normalizeTitle(`Bench length ${count}`) as { title: string; key: string };
   const imported = await importHistory(client, title.key, syntheticHistory(title.title, count, seed), {
     onProgress: ({ revisions }) => revisions % 1280 === 0 && log(`${title.key}: imported ${revisions} revisions`),
   });
-  log(`${title.key}: ${imported.revisions.length} revisions, ${imported.rawBytes} bytes, imported in ${imported.seconds.toFixed(1)} s`);
+  log(
+    `${title.key}: ${imported.revisions.length} revisions, ${imported.rawBytes} bytes, imported in ${imported.seconds.toFixed(1)} s`,
+  );
   const rand = mulberry32(seed + count);
   const order: RevisionRef[] = [];
-  while (order.length < reads) order.push(...sampleIndices(imported.revisions.length, reads, rand).map((i) => imported.revisions[i]!));
-  return { key: title.key, revisions: count, meanRevisionBytes: imported.rawBytes / count, order: order.slice(0, reads), tally: new ReadTally() };
+  while (order.length < reads)
+    order.push(...sampleIndices(imported.revisions.length, reads, rand).map((i) => imported.revisions[i]!));
+  return {
+    key: title.key,
+    revisions: count,
+    meanRevisionBytes: imported.rawBytes / count,
+    order: order.slice(0, reads),
+    tally: new ReadTally(),
+  };
 }
 
 export async function readScaling(client: ArchiveClient, options: ReadScalingOptions): Promise<ReadScalingRow> {
   const log = (line: string) => options.log?.(`bench store: read scaling: ${line}`);
   const lengths = [...new Set(options.lengths ?? READ_SCALING_LENGTHS)].sort((a, b) => a - b);
-  if (lengths.length < 2) throw new Error(`read scaling compares at least two history lengths, got ${lengths.join(", ")}`);
+  if (lengths.length < 2)
+    throw new Error(`read scaling compares at least two history lengths, got ${lengths.join(", ")}`);
   const reads = options.reads ?? READ_SCALING_READS;
   const pages: TimedPage[] = [];
   for (const count of lengths) pages.push(await importSynthetic(client, count, reads, options.seed, log));
-  for (const page of pages) for (const rev of page.order.slice(0, WARMUP_READS)) await readRevision(client, page.key, rev);
+  for (const page of pages)
+    for (const rev of page.order.slice(0, WARMUP_READS)) await readRevision(client, page.key, rev);
   for (let at = 0; at < reads; at += READ_SCALING_RUN) {
     for (const page of pages) {
-      for (const rev of page.order.slice(at, at + READ_SCALING_RUN)) page.tally.add(rev, await readRevision(client, page.key, rev));
+      for (const rev of page.order.slice(at, at + READ_SCALING_RUN))
+        page.tally.add(rev, await readRevision(client, page.key, rev));
     }
   }
   const summaries = pages.map((page) => page.tally.summary());
@@ -104,5 +129,11 @@ export async function readScaling(client: ArchiveClient, options: ReadScalingOpt
     max_decode_amplification: sig4(summaries[i]!.maxAmplification),
   }));
   const p50Ratio = p50.at(-1)! / p50[0]!;
-  return { row: "read_scaling", reads_per_length: reads, lengths: rows, p50_ratio: round(p50Ratio, 3), target_met: readScalingTargetMet(p50Ratio) };
+  return {
+    row: "read_scaling",
+    reads_per_length: reads,
+    lengths: rows,
+    p50_ratio: round(p50Ratio, 3),
+    target_met: readScalingTargetMet(p50Ratio),
+  };
 }

@@ -71,7 +71,11 @@ export function parseReadCost(header: string | null): ReadCost {
 }
 
 /** Reads one revision, verifies it and returns its cost and latency. */
-export async function readRevision(client: ArchiveClient, key: string, rev: RevisionRef): Promise<{ cost: ReadCost; ms: number }> {
+export async function readRevision(
+  client: ArchiveClient,
+  key: string,
+  rev: RevisionRef,
+): Promise<{ cost: ReadCost; ms: number }> {
   const path = `/page/${encodeURIComponent(key)}/${rev.id}`;
   const { status, headers, body, ms } = await client.read(path);
   if (status !== 200) {
@@ -79,7 +83,9 @@ export async function readRevision(client: ArchiveClient, key: string, rev: Revi
   }
   const sha1 = await sha1Base36(body);
   if (sha1 !== rev.sha1) {
-    throw new ReadVerificationError(`GET ${path}: body has SHA-1 ${sha1} (${body.byteLength} bytes), the export says ${rev.sha1} (${rev.bytes} bytes)`);
+    throw new ReadVerificationError(
+      `GET ${path}: body has SHA-1 ${sha1} (${body.byteLength} bytes), the export says ${rev.sha1} (${rev.bytes} bytes)`,
+    );
   }
   return { cost: parseReadCost(headers.get("x-read-cost")), ms };
 }
@@ -124,7 +130,9 @@ export async function measureReads(
   options: { seed: number; sampleSize?: number; warmup?: number },
 ): Promise<ReadMeasurement> {
   if (revisions.length === 0) throw new Error(`page ${key}: no revisions to read`);
-  const order = sampleIndices(revisions.length, options.sampleSize ?? READ_SAMPLE, mulberry32(options.seed)).map((i) => revisions[i]!);
+  const order = sampleIndices(revisions.length, options.sampleSize ?? READ_SAMPLE, mulberry32(options.seed)).map(
+    (i) => revisions[i]!,
+  );
   const warmup = Math.min(options.warmup ?? WARMUP_READS, order.length);
   for (const rev of order.slice(0, warmup)) await readRevision(client, key, rev);
   const tally = new ReadTally();

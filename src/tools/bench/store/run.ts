@@ -56,7 +56,13 @@ import { readScaling, type ReadScalingOptions, type ReadScalingRow } from "./rea
 import { measureReads, type ReadMeasurement } from "./reads.ts";
 import { bytesTarget, readsTargetMet } from "./targets.ts";
 
-export { READ_SCALING_KEYS, READ_SCALING_LENGTH_KEYS, READ_SCALING_LENGTHS, READ_SCALING_READS, type ReadScalingRow } from "./read-scaling.ts";
+export {
+  READ_SCALING_KEYS,
+  READ_SCALING_LENGTH_KEYS,
+  READ_SCALING_LENGTHS,
+  READ_SCALING_READS,
+  type ReadScalingRow,
+} from "./read-scaling.ts";
 
 export const STORE_ROW_KEYS = [
   "history",
@@ -96,7 +102,9 @@ export type StoreRow = {
   target_bytes_met: boolean | null;
   target_reads_met: boolean;
 } & { [K in NullableNumber]: number | null } & {
-  [K in Exclude<(typeof STORE_ROW_KEYS)[number], "history" | "target_bytes_met" | "target_reads_met" | NullableNumber>]: number;
+  [
+    K in Exclude<(typeof STORE_ROW_KEYS)[number], "history" | "target_bytes_met" | "target_reads_met" | NullableNumber>
+  ]: number;
 };
 
 export interface StoreBenchOptions {
@@ -131,7 +139,9 @@ export async function benchStore(files: readonly string[], options: StoreBenchOp
     for (const file of files) options.onRow(await benchHistory(file, setup, options));
     if (options.readScaling !== undefined) {
       const scaling = options.readScaling;
-      const row = await withStoreWorker(setup, (client) => readScaling(client, { seed: options.seed, log: options.log, ...scaling }));
+      const row = await withStoreWorker(setup, (client) =>
+        readScaling(client, { seed: options.seed, log: options.log, ...scaling }),
+      );
       options.onReadScaling?.(row);
     }
   } finally {
@@ -143,8 +153,15 @@ export async function benchStore(files: readonly string[], options: StoreBenchOp
  * Runs `use` on a throwaway Worker. `untimed` work runs while the Worker
  * starts and has ended before `use` begins, so it never loads what `use` times.
  */
-async function withStoreWorker<T>(setup: StoreSetup, use: (client: ArchiveClient) => Promise<T>, untimed: Promise<unknown> = Promise.resolve()): Promise<T> {
-  const [started, done] = await Promise.allSettled([startLocalWorker({ ...setup, logLevel: workerLogLevel() }), untimed]);
+async function withStoreWorker<T>(
+  setup: StoreSetup,
+  use: (client: ArchiveClient) => Promise<T>,
+  untimed: Promise<unknown> = Promise.resolve(),
+): Promise<T> {
+  const [started, done] = await Promise.allSettled([
+    startLocalWorker({ ...setup, logLevel: workerLogLevel() }),
+    untimed,
+  ]);
   if (started.status === "rejected") throw started.reason;
   try {
     if (done.status === "rejected") throw done.reason;
@@ -162,7 +179,9 @@ function workerLogLevel(): "debug" | "info" | "log" | "warn" {
 }
 
 /** Splits off the first revision to learn the page's key, then yields it and the rest. */
-async function withFirst(revs: AsyncGenerator<ExportRevision>): Promise<{ first: ExportRevision; all: AsyncGenerator<ExportRevision> }> {
+async function withFirst(
+  revs: AsyncGenerator<ExportRevision>,
+): Promise<{ first: ExportRevision; all: AsyncGenerator<ExportRevision> }> {
   const head = await revs.next();
   if (head.done) throw new HistoryInputError("the export holds no revisions");
   const first = head.value;
@@ -191,7 +210,12 @@ interface Stored {
 }
 
 /** Import, stats and reads of one history, on its own Worker. */
-async function storeAndRead(file: string, client: ArchiveClient, options: StoreBenchOptions, log: (line: string) => void): Promise<Stored> {
+async function storeAndRead(
+  file: string,
+  client: ArchiveClient,
+  options: StoreBenchOptions,
+  log: (line: string) => void,
+): Promise<Stored> {
   const { first, all } = await withFirst(exportRevisions(file));
   const title = normalizeTitle(first.title);
   if (!title.ok) throw new HistoryInputError(`${file}: ${title.reason}`);
@@ -200,16 +224,27 @@ async function storeAndRead(file: string, client: ArchiveClient, options: StoreB
   const started = performance.now();
   const progress = throttledLog(log);
   const imported = await importHistory(client, key, all, {
-    onProgress: ({ revisions, rawBytes }) => progress(() => `imported ${revisions} revisions, ${(rawBytes / 1e6).toFixed(1)} MB, in ${((performance.now() - started) / 1000).toFixed(0)} s`),
+    onProgress: ({ revisions, rawBytes }) =>
+      progress(
+        () =>
+          `imported ${revisions} revisions, ${(rawBytes / 1e6).toFixed(1)} MB, in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      ),
   });
-  log(`imported ${imported.revisions.length} revisions (${imported.rawBytes} bytes) in ${imported.batches} requests, ${imported.seconds.toFixed(1)} s`);
+  log(
+    `imported ${imported.revisions.length} revisions (${imported.rawBytes} bytes) in ${imported.batches} requests, ${imported.seconds.toFixed(1)} s`,
+  );
   const stats = await client.stats(key);
   if (stats.revisions !== imported.revisions.length || stats.rawBytes !== imported.rawBytes) {
-    throw new Error(`page ${key}: the archive reports ${stats.revisions} revisions / ${stats.rawBytes} bytes, the import sent ${imported.revisions.length} / ${imported.rawBytes}`);
+    throw new Error(
+      `page ${key}: the archive reports ${stats.revisions} revisions / ${stats.rawBytes} bytes, the import sent ${imported.revisions.length} / ${imported.rawBytes}`,
+    );
   }
   log(`stored ${stats.blobBytes} blob bytes in ${stats.blobs} live blobs + ${stats.metadataBytes} bytes of SQLite`);
   const readStarted = performance.now();
-  const reads = await measureReads(client, key, imported.revisions, { seed: options.seed, sampleSize: options.readSample });
+  const reads = await measureReads(client, key, imported.revisions, {
+    seed: options.seed,
+    sampleSize: options.readSample,
+  });
   log(`read and verified ${reads.reads} revisions in ${((performance.now() - readStarted) / 1000).toFixed(1)} s`);
   return { key, imported, stats, reads };
 }
@@ -227,7 +262,9 @@ async function benchHistory(file: string, setup: StoreSetup, options: StoreBench
   const stored = await withStoreWorker(setup, (client) => storeAndRead(file, client, options, log), baselinesDone);
   const baselines = await baselinesDone;
   if (baselines.rawBytes !== stored.imported.rawBytes) {
-    throw new Error(`${file}: the baseline pass read ${baselines.rawBytes} bytes of text, the import ${stored.imported.rawBytes}`);
+    throw new Error(
+      `${file}: the baseline pass read ${baselines.rawBytes} bytes of text, the import ${stored.imported.rawBytes}`,
+    );
   }
   return storeRow(name, stored, baselines);
 }
@@ -236,7 +273,10 @@ function storeRow(name: string, { imported, stats, reads }: Stored, baselines: B
   const raw = imported.rawBytes;
   const stored = stats.blobBytes + stats.metadataBytes;
   const fraction = (bytes: number | null) => (bytes === null ? null : sig4(bytes / raw));
-  const gitBytes = baselines.gitPackBytes === null || baselines.gitIdxBytes === null ? null : baselines.gitPackBytes + baselines.gitIdxBytes;
+  const gitBytes =
+    baselines.gitPackBytes === null || baselines.gitIdxBytes === null
+      ? null
+      : baselines.gitPackBytes + baselines.gitIdxBytes;
   const target = bytesTarget(gitBytes, baselines.xzBytes);
   return {
     history: name,
@@ -273,8 +313,12 @@ async function computeBaselines(file: string, options: { git?: boolean; xz?: boo
   const git = options.git ?? true;
   const xz = options.xz ?? true;
   const baselines = await Baselines.start({ git, xz });
-  if (git && !baselines.hasGit) process.stderr.write("bench store: git is not installed; baseline_git_pack_ratio, baseline_git_pack_only_ratio and target_bytes are null\n");
-  if (xz && !baselines.hasXz) process.stderr.write("bench store: xz is not installed; baseline_xz_ratio and target_bytes are null\n");
+  if (git && !baselines.hasGit)
+    process.stderr.write(
+      "bench store: git is not installed; baseline_git_pack_ratio, baseline_git_pack_only_ratio and target_bytes are null\n",
+    );
+  if (xz && !baselines.hasXz)
+    process.stderr.write("bench store: xz is not installed; baseline_xz_ratio and target_bytes are null\n");
   try {
     for await (const rev of exportRevisions(file)) await baselines.add(rev.id, rev.text);
     return await baselines.finish();

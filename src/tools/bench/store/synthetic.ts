@@ -28,7 +28,11 @@ const FIRST_ID = 1;
 /** 2012-01-01T00:00:00Z, then one revision an hour. */
 const START_SECONDS = Date.UTC(2012, 0, 1) / 1000;
 
-export function* syntheticHistory(title: string, count: number, seed: number): Generator<Omit<NewRevision, "parentId">> {
+export function* syntheticHistory(
+  title: string,
+  count: number,
+  seed: number,
+): Generator<Omit<NewRevision, "parentId">> {
   let made = 0;
   for (let segment = 0; made < count; segment++) {
     const page = generateDemoPage(title, seed + segment, SEGMENT_SOURCE_REVISIONS, 1);

@@ -30,7 +30,11 @@ export function originRenders(stats: TiersBody): number {
  * any purge the bench was given whose status is not acknowledged. This
  * covers purges whose id the bench never learnt, too.
  */
-export async function auditPurges(client: ArchiveClient, tracked: readonly string[], log: (msg: string) => void): Promise<{ lost: number; stats: TiersBody }> {
+export async function auditPurges(
+  client: ArchiveClient,
+  tracked: readonly string[],
+  log: (msg: string) => void,
+): Promise<{ lost: number; stats: TiersBody }> {
   const lost = new Set<string>();
   await runLimited(tracked, 8, async (id) => {
     const status = await client.purgeStatus(id).catch(() => null);
@@ -42,9 +46,11 @@ export async function auditPurges(client: ArchiveClient, tracked: readonly strin
     const applied = Math.min(...stats.tiers.map((t) => t.applied[q.queue]?.seq ?? 0));
     const acknowledged = q.lastSeq - q.depth;
     for (let seq = Math.min(applied, acknowledged) + 1; seq <= q.lastSeq; seq++) lost.add(`${q.queue}:${seq}`);
-    if (applied < acknowledged) log(`${q.queue}: acknowledged up to ${acknowledged}, but some tier applied only up to ${applied}`);
+    if (applied < acknowledged)
+      log(`${q.queue}: acknowledged up to ${acknowledged}, but some tier applied only up to ${applied}`);
   }
-  if (lost.size > 0) log(`purges not taken by every tier: ${[...lost].slice(0, 10).join(", ")}${lost.size > 10 ? ", …" : ""}`);
+  if (lost.size > 0)
+    log(`purges not taken by every tier: ${[...lost].slice(0, 10).join(", ")}${lost.size > 10 ? ", …" : ""}`);
   return { lost: lost.size, stats };
 }
 

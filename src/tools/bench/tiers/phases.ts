@@ -45,17 +45,31 @@ export async function seed(run: ScenarioRun): Promise<void> {
     run.follow(page, ids.at(-1)!, res.purges);
   });
   await run.tracker.settle(o.lostTimeoutMs);
-  run.log(`seeded ${o.pages} pages × ${o.seedRevisions} revisions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  run.log(
+    `seeded ${o.pages} pages × ${o.seedRevisions} revisions in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 /** One write of the mix: to the chosen page, or the next one without a write in flight, so parents always match. */
-async function mixWrite(run: ScenarioRun, op: Extract<Op, { kind: "write" }>, mix: MixResult, writeMs: number[]): Promise<void> {
-  const page = Array.from({ length: run.o.pages }, (_, k) => run.pages[(op.page + k) % run.o.pages]!).find((pg) => !pg.writing);
+async function mixWrite(
+  run: ScenarioRun,
+  op: Extract<Op, { kind: "write" }>,
+  mix: MixResult,
+  writeMs: number[],
+): Promise<void> {
+  const page = Array.from({ length: run.o.pages }, (_, k) => run.pages[(op.page + k) % run.o.pages]!).find(
+    (pg) => !pg.writing,
+  );
   if (!page) return;
   page.writing = true;
   const id = run.nextRevision++;
   const t0 = performance.now();
-  const res = await run.write(`write ${page.key}/${id}`, page.key, [newRevision(page.key, id, page.revisions.at(-1) ?? null)], op.colo);
+  const res = await run.write(
+    `write ${page.key}/${id}`,
+    page.key,
+    [newRevision(page.key, id, page.revisions.at(-1) ?? null)],
+    op.colo,
+  );
   page.writing = false;
   if (!res) return;
   writeMs.push(performance.now() - t0);
@@ -64,7 +78,12 @@ async function mixWrite(run: ScenarioRun, op: Extract<Op, { kind: "write" }>, mi
   mix.purges.push(...run.follow(page, id, res.purges));
 }
 
-async function mixRead(run: ScenarioRun, op: Extract<Op, { kind: "read" }>, revisionLaw: ZipfFamily, mix: MixResult): Promise<void> {
+async function mixRead(
+  run: ScenarioRun,
+  op: Extract<Op, { kind: "read" }>,
+  revisionLaw: ZipfFamily,
+  mix: MixResult,
+): Promise<void> {
   const page = run.pages[op.page]!;
   const revision = page.revisions[page.revisions.length - 1 - revisionLaw.rank(page.revisions.length, op.revisionU)]!;
   const path = op.latest ? `/page/${page.key}` : `/page/${page.key}/${revision}`;
@@ -74,7 +93,8 @@ async function mixRead(run: ScenarioRun, op: Extract<Op, { kind: "read" }>, revi
     const tier = r.headers.get("x-palimpsest-tier");
     const rev = r.headers.get("x-revision-id");
     const revisionId = rev === null ? null : Number(rev);
-    if (r.status !== 200 || tier === null || revisionId === null) return run.fail(what, `HTTP ${r.status}, tier ${tier}, revision ${revisionId}`);
+    if (r.status !== 200 || tier === null || revisionId === null)
+      return run.fail(what, `HTTP ${r.status}, tier ${tier}, revision ${revisionId}`);
     if (!op.latest && revisionId !== revision) return run.fail(what, `answered revision ${revisionId}`);
     mix.reads.push({ page, latest: op.latest, tier, revisionId, startedAt: r.startedAt, ms: r.ms });
   } catch (err) {
@@ -86,14 +106,25 @@ async function mixRead(run: ScenarioRun, op: Extract<Op, { kind: "read" }>, revi
 export async function runMix(run: ScenarioRun): Promise<MixResult> {
   const { o } = run;
   const rendersBefore = originRenders(await run.client.tierStats());
-  const plan = planOps({ reads: o.reads, writeEvery: o.writeEvery, pages: o.pages, zipfS: o.zipfS, colos: run.colos, seed: o.seed });
+  const plan = planOps({
+    reads: o.reads,
+    writeEvery: o.writeEvery,
+    pages: o.pages,
+    zipfS: o.zipfS,
+    colos: run.colos,
+    seed: o.seed,
+  });
   const revisionLaw = new ZipfFamily(o.zipfS);
   const mix: MixResult = { reads: [], writes: 0, purges: [], renders: 0 };
   const writeMs: number[] = [];
   const started = performance.now();
-  await runLimited(plan, o.concurrency, (op) => (op.kind === "write" ? mixWrite(run, op, mix, writeMs) : mixRead(run, op, revisionLaw, mix)));
+  await runLimited(plan, o.concurrency, (op) =>
+    op.kind === "write" ? mixWrite(run, op, mix, writeMs) : mixRead(run, op, revisionLaw, mix),
+  );
   const seconds = (performance.now() - started) / 1000;
-  run.log(`mix: ${mix.reads.length} reads and ${mix.writes} writes in ${seconds.toFixed(1)} s (write p50 ${roundedPercentile(writeMs, 50)} ms; ${run.tracker.polls} purge status polls so far)`);
+  run.log(
+    `mix: ${mix.reads.length} reads and ${mix.writes} writes in ${seconds.toFixed(1)} s (write p50 ${roundedPercentile(writeMs, 50)} ms; ${run.tracker.polls} purge status polls so far)`,
+  );
   await run.tracker.settle(o.lostTimeoutMs);
   mix.renders = originRenders(await run.client.tierStats()) - rendersBefore;
   return mix;
@@ -109,19 +140,30 @@ export async function runBurst(run: ScenarioRun): Promise<{ ids: string[]; purge
   const ids: string[] = [];
   let landed = 0;
   const start = Date.now();
-  await runLimited(Array.from({ length: o.burstPurges }, (_, i) => i), o.burstConcurrency, async (i) => {
-    const key = burstKey(i);
-    // Small revisions: the burst is about the purges, so the write path should cost as little as it can.
-    const res = await run.write(`burst write ${key}`, key, [newRevision(key, run.nextRevision++, null, 64)], run.colos[i % run.colos.length]!);
-    if (!res) return;
-    landed++;
-    ids.push(...res.purges);
-  });
+  await runLimited(
+    Array.from({ length: o.burstPurges }, (_, i) => i),
+    o.burstConcurrency,
+    async (i) => {
+      const key = burstKey(i);
+      // Small revisions: the burst is about the purges, so the write path should cost as little as it can.
+      const res = await run.write(
+        `burst write ${key}`,
+        key,
+        [newRevision(key, run.nextRevision++, null, 64)],
+        run.colos[i % run.colos.length]!,
+      );
+      if (!res) return;
+      landed++;
+      ids.push(...res.purges);
+    },
+  );
   const written = Date.now();
   const lasts = lastPerQueue(ids);
   const outcomes = lasts.map((id) => run.tracker.track(id));
   await run.tracker.settle(o.lostTimeoutMs);
   const end = Math.max(written, ...(await Promise.all(outcomes)).map((b) => b.ackedAt ?? Date.now()));
-  run.log(`burst: ${landed} purges over ${lasts.length} queues; writes took ${written - start} ms, all acknowledged ${end - start} ms after the start`);
+  run.log(
+    `burst: ${landed} purges over ${lasts.length} queues; writes took ${written - start} ms, all acknowledged ${end - start} ms after the start`,
+  );
   return { ids, purgesPerSecond: landed / Math.max(0.001, (end - start) / 1000) };
 }

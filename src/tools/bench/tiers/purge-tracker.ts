@@ -50,7 +50,8 @@ class Followed {
   /** Takes in one status; true once every tier has acknowledged. */
   saw(status: PurgeStatusBody): boolean {
     this.createdAt = status.event?.createdAt ?? this.createdAt;
-    for (const t of status.tiers) if (t.acknowledged && !this.firstSeen.has(t.tier)) this.firstSeen.set(t.tier, t.ackedAt ?? Date.now());
+    for (const t of status.tiers)
+      if (t.acknowledged && !this.firstSeen.has(t.tier)) this.firstSeen.set(t.tier, t.ackedAt ?? Date.now());
     this.missing = status.tiers.filter((t) => !t.acknowledged).map((t) => t.tier);
     if (!status.acknowledged || status.tiers.length === 0) return false;
     const ackedAt = Math.max(...this.firstSeen.values());
@@ -60,7 +61,14 @@ class Followed {
   }
 
   giveUp(): void {
-    this.resolve({ id: this.id, createdAt: this.createdAt, ackedAt: null, ackMs: null, acknowledged: false, missing: this.missing });
+    this.resolve({
+      id: this.id,
+      createdAt: this.createdAt,
+      ackedAt: null,
+      ackMs: null,
+      acknowledged: false,
+      missing: this.missing,
+    });
   }
 }
 

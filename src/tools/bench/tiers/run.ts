@@ -171,7 +171,11 @@ export const QUICK_TIERS_OPTIONS: Omit<TiersBenchOptions, "log"> = {
 /** Thrown after every row is printed when some requests failed. */
 export class TiersBenchFailures extends Error {}
 
-export async function benchTiers(o: TiersBenchOptions, onRow: (row: TiersRow) => void, scenarios: readonly Scenario[] = SCENARIOS): Promise<void> {
+export async function benchTiers(
+  o: TiersBenchOptions,
+  onRow: (row: TiersRow) => void,
+  scenarios: readonly Scenario[] = SCENARIOS,
+): Promise<void> {
   // Both take seconds and neither needs the other.
   const [bundle, topology] = await Promise.all([bundleWorker(), readTopology()]);
   const failures: string[] = [];
@@ -191,13 +195,28 @@ export async function benchTiers(o: TiersBenchOptions, onRow: (row: TiersRow) =>
 }
 
 /** One scenario on a fresh Worker with fresh storage. */
-export async function runScenario(base: { bundle: WorkerBundle; topology: TopologyVars }, scenario: Scenario, o: TiersBenchOptions): Promise<{ row: TiersRow; errors: string[] }> {
+export async function runScenario(
+  base: { bundle: WorkerBundle; topology: TopologyVars },
+  scenario: Scenario,
+  o: TiersBenchOptions,
+): Promise<{ row: TiersRow; errors: string[] }> {
   const log = (msg: string) => o.log(`bench tiers [${scenario.name}]: ${msg}`);
   const { bundle } = base;
-  const topology: TopologyVars = { ...base.topology, enabled: scenario.enabled, purgeDelivery: scenario.purgeDelivery, interRegionLatencyMs: o.latencyMs };
+  const topology: TopologyVars = {
+    ...base.topology,
+    enabled: scenario.enabled,
+    purgeDelivery: scenario.purgeDelivery,
+    interRegionLatencyMs: o.latencyMs,
+  };
   const worker = await startLocalWorker({ bundle, vars: benchVars(topology), logLevel: workerLogLevel() });
   try {
-    const client = new ArchiveClient({ url: worker.url, token: worker.token, attempts: 4, baseDelayMs: 50, retryable: retryLostByDevProxy });
+    const client = new ArchiveClient({
+      url: worker.url,
+      token: worker.token,
+      attempts: 4,
+      baseDelayMs: 50,
+      retryable: retryLostByDevProxy,
+    });
     const run = new ScenarioRun(client, topology, o, log);
     return { row: await measure(run, scenario), errors: run.errors };
   } finally {
@@ -212,28 +231,58 @@ async function measure(run: ScenarioRun, scenario: Scenario): Promise<TiersRow> 
   // Audit every purge: acknowledged, and every tier's applied sequence agrees.
   const { lost, stats } = await auditPurges(run.client, [...run.purges.map((t) => t.id), ...burst.ids], run.log);
   const counter = (name: string) => stats.tiers.reduce((n, t) => n + (t.counters[name] ?? 0), 0);
-  if (scenario.enabled) run.log(`tier counters: ${counter("origin_fetch")} origin renders by the upper tier, ${counter("coalesced")} coalesced misses, ${counter("purge")} purges applied`);
-  const ackMs = (await Promise.all(mix.purges.map((t) => t.outcome))).flatMap((out) => (out.ackMs === null ? [] : [out.ackMs]));
+  if (scenario.enabled)
+    run.log(
+      `tier counters: ${counter("origin_fetch")} origin renders by the upper tier, ${counter("coalesced")} coalesced misses, ${counter("purge")} purges applied`,
+    );
+  const ackMs = (await Promise.all(mix.purges.map((t) => t.outcome))).flatMap((out) =>
+    out.ackMs === null ? [] : [out.ackMs],
+  );
   const stale = staleReads(mix.reads, run.topology.maxStaleSeconds);
-  if (run.client.retries > 0) run.log(`${run.client.retries} POST(s) lost by wrangler's dev proxy were retried; ${run.untracked} of them had landed (purge id unknown, audited by sequence)`);
-  run.log(`latest reads older than an acknowledged write but within their bound (lower tier, max-stale ${run.topology.maxStaleSeconds} s): ${stale.within}`);
-  return tiersRow(scenario, mix, { ackMs, purgesPerSecond: burst.purgesPerSecond, lost, staleBeyond: stale.beyond }, run.log);
+  if (run.client.retries > 0)
+    run.log(
+      `${run.client.retries} POST(s) lost by wrangler's dev proxy were retried; ${run.untracked} of them had landed (purge id unknown, audited by sequence)`,
+    );
+  run.log(
+    `latest reads older than an acknowledged write but within their bound (lower tier, max-stale ${run.topology.maxStaleSeconds} s): ${stale.within}`,
+  );
+  return tiersRow(
+    scenario,
+    mix,
+    { ackMs, purgesPerSecond: burst.purgesPerSecond, lost, staleBeyond: stale.beyond },
+    run.log,
+  );
 }
 
-function tiersRow(scenario: Scenario, mix: MixResult, purges: { ackMs: number[]; purgesPerSecond: number; lost: number; staleBeyond: number }, log: (msg: string) => void): TiersRow {
+function tiersRow(
+  scenario: Scenario,
+  mix: MixResult,
+  purges: { ackMs: number[]; purgesPerSecond: number; lost: number; staleBeyond: number },
+  log: (msg: string) => void,
+): TiersRow {
   const { reads } = mix;
   const served = (tier: string) => reads.filter((r) => r.tier === tier).length;
   const lower = served("lower");
   const reachedRegional = reads.length - lower;
-  log(`mix: ${mix.renders} origin renders counted by the Worker; ${served("origin")} reads answered with x-palimpsest-tier: origin`);
+  log(
+    `mix: ${mix.renders} origin renders counted by the Worker; ${served("origin")} reads answered with x-palimpsest-tier: origin`,
+  );
   return {
     scenario: scenario.name,
     reads: reads.length,
     hit_ratio_lower: reads.length === 0 ? 0 : round(lower / reads.length, 4),
     hit_ratio_regional: reachedRegional === 0 ? 0 : round(served("regional") / reachedRegional, 4),
     origin_fetches: mix.renders,
-    read_ms_p50: roundedPercentile(reads.map((r) => r.ms), 50) ?? 0,
-    read_ms_p99: roundedPercentile(reads.map((r) => r.ms), 99) ?? 0,
+    read_ms_p50:
+      roundedPercentile(
+        reads.map((r) => r.ms),
+        50,
+      ) ?? 0,
+    read_ms_p99:
+      roundedPercentile(
+        reads.map((r) => r.ms),
+        99,
+      ) ?? 0,
     purges: mix.writes,
     purge_ack_ms_p50: roundedPercentile(purges.ackMs, 50),
     purge_ack_ms_p99: roundedPercentile(purges.ackMs, 99),

@@ -47,7 +47,12 @@ export class ScenarioRun {
     readonly o: TiersBenchOptions,
     readonly log: (msg: string) => void,
   ) {
-    this.pages = Array.from({ length: o.pages }, (_, i) => ({ key: catalogueKey(i), revisions: [], writing: false, acked: [] }));
+    this.pages = Array.from({ length: o.pages }, (_, i) => ({
+      key: catalogueKey(i),
+      revisions: [],
+      writing: false,
+      acked: [],
+    }));
     this.colos = Object.values(topology.regions).flatMap((r) => r.colos);
     this.tracker = new PurgeTracker(client, { intervalMs: o.pollIntervalMs, maxInFlight: o.pollConcurrency });
   }

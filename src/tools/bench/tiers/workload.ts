@@ -88,7 +88,13 @@ export function planOps(o: PlanOptions): Op[] {
   while (reads < o.reads) {
     if (rand() < 1 / (o.writeEvery + 1)) ops.push({ kind: "write", page: pages.rank(rand()), colo: colo() });
     else {
-      ops.push({ kind: "read", page: pages.rank(rand()), latest: rand() < latestShare, revisionU: rand(), colo: colo() });
+      ops.push({
+        kind: "read",
+        page: pages.rank(rand()),
+        latest: rand() < latestShare,
+        revisionU: rand(),
+        colo: colo(),
+      });
       reads++;
     }
   }
@@ -100,7 +106,10 @@ export const catalogueKey = (i: number) => `Tiers_bench_${String(i).padStart(3, 
 /** Page key of the i-th page written in the purge burst. */
 export const burstKey = (i: number) => `Tiers_burst_${String(i).padStart(4, "0")}`;
 
-const WORDS = "archive revision tier purge region colo latency fanout queue pointer replay edge cache origin regional upper lower stale fresh write read page history".split(" ");
+const WORDS =
+  "archive revision tier purge region colo latency fanout queue pointer replay edge cache origin regional upper lower stale fresh write read page history".split(
+    " ",
+  );
 
 /** Deterministic wikitext of about `bytes` bytes, different for every (page, revision). */
 export function revisionText(page: string, revisionId: number, bytes = 2048): string {

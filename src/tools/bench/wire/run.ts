@@ -81,7 +81,13 @@ export async function benchWire(files: readonly string[], options: WireBenchOpti
   const walked: Walked[] = [];
   try {
     for (const file of files) {
-      const one = await walkOne(file, bundle, benchVars({ ...topology, enabled: true }), options.hot ?? true, options.log ?? (() => undefined));
+      const one = await walkOne(
+        file,
+        bundle,
+        benchVars({ ...topology, enabled: true }),
+        options.hot ?? true,
+        options.log ?? (() => undefined),
+      );
       walked.push(one);
       for (const row of encodingRows(one.history, one.revisions, [one])) options.onRow(row);
       options.onRow(dcbTarget(one.history, [one]));
@@ -96,7 +102,13 @@ export async function benchWire(files: readonly string[], options: WireBenchOpti
   if (walked.every((w) => w.hot !== null)) options.onRow(hotBrTarget(walked));
 }
 
-async function walkOne(file: string, bundle: WorkerBundle, vars: Record<string, unknown>, hotWalk: boolean, log: (line: string) => void): Promise<Walked> {
+async function walkOne(
+  file: string,
+  bundle: WorkerBundle,
+  vars: Record<string, unknown>,
+  hotWalk: boolean,
+  log: (line: string) => void,
+): Promise<Walked> {
   const history = historyName(file);
   const say = (line: string) => log(`bench wire: ${history}: ${line}`);
   const worker = await startLocalWorker({ bundle, vars, logLevel: workerLogLevel() });
@@ -115,7 +127,9 @@ async function walkOne(file: string, bundle: WorkerBundle, vars: Record<string, 
       yield* revisions;
     }
     const imported = await importHistory(client, key, all());
-    say(`imported ${imported.revisions.length} revisions (${(imported.rawBytes / 1e6).toFixed(1)} MB) in ${imported.seconds.toFixed(1)} s`);
+    say(
+      `imported ${imported.revisions.length} revisions (${(imported.rawBytes / 1e6).toFixed(1)} MB) in ${imported.seconds.toFixed(1)} s`,
+    );
     const cpu = workerdCpu();
     const started = performance.now();
     const cold = await walkHistory(worker.url, key, imported.revisions, cpu);
@@ -136,7 +150,9 @@ function encodingRows(history: string, revisions: number, walked: readonly Walke
     const cold = walked.flatMap((w) => w.cold.responses[encoding].cpuMs);
     const hot = walked.every((w) => w.hot !== null) ? walked.flatMap((w) => w.hot!.responses[encoding].cpuMs) : null;
     const contentEncodings: Record<string, number> = {};
-    for (const w of walked) for (const [name, n] of Object.entries(w.cold.responses[encoding].contentEncodings)) contentEncodings[name] = (contentEncodings[name] ?? 0) + n;
+    for (const w of walked)
+      for (const [name, n] of Object.entries(w.cold.responses[encoding].contentEncodings))
+        contentEncodings[name] = (contentEncodings[name] ?? 0) + n;
     return {
       row: "encoding",
       history,
@@ -146,7 +162,10 @@ function encodingRows(history: string, revisions: number, walked: readonly Walke
       bytes: sum(encoding),
       bytes_vs_identity: round(sum(encoding) / identity, 5),
       content_encodings: contentEncodings,
-      retries: walked.reduce((n, w) => n + w.cold.responses[encoding].retries + (w.hot?.responses[encoding].retries ?? 0), 0),
+      retries: walked.reduce(
+        (n, w) => n + w.cold.responses[encoding].retries + (w.hot?.responses[encoding].retries ?? 0),
+        0,
+      ),
       cold_cpu_ms_p50: round(percentile(cold, 50), 3),
       cold_cpu_ms_p99: round(percentile(cold, 99), 3),
       hot_cpu_ms_p50: hot && round(percentile(hot, 50), 3),
@@ -158,11 +177,25 @@ function encodingRows(history: string, revisions: number, walked: readonly Walke
 function dcbTarget(history: string, walked: readonly Walked[]): WireTargetRow {
   const bytes = (e: WireEncoding) => walked.reduce((n, w) => n + w.cold.responses[e].bytes, 0);
   const got = round(bytes("br") / bytes("dcb"), 2);
-  return { row: "target", history, target: "br bytes / dcb bytes over the walk", want: `>= ${DCB_BYTES_TARGET}`, got, met: got >= DCB_BYTES_TARGET };
+  return {
+    row: "target",
+    history,
+    target: "br bytes / dcb bytes over the walk",
+    want: `>= ${DCB_BYTES_TARGET}`,
+    got,
+    met: got >= DCB_BYTES_TARGET,
+  };
 }
 
 function hotBrTarget(walked: readonly Walked[]): WireTargetRow {
   const hot = (e: WireEncoding) => walked.flatMap((w) => w.hot!.responses[e].cpuMs);
   const got = round(percentile(hot("br"), 50) / percentile(hot("identity"), 50), 3);
-  return { row: "target", history: "total", target: "hot br read CPU p50 / hot identity read CPU p50", want: `<= ${HOT_BR_CPU_TARGET}`, got, met: got <= HOT_BR_CPU_TARGET };
+  return {
+    row: "target",
+    history: "total",
+    target: "hot br read CPU p50 / hot identity read CPU p50",
+    want: `<= ${HOT_BR_CPU_TARGET}`,
+    got,
+    met: got <= HOT_BR_CPU_TARGET,
+  };
 }

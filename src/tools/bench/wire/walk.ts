@@ -100,7 +100,8 @@ const header = (res: RawResponse, name: string) => {
  * title's `(`, `)`, `:` … so).
  */
 export function dictionaryMatches(useAsDictionary: string | undefined, path: string): boolean {
-  const match = useAsDictionary === undefined ? null : /(?:^|[,;\s])match\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(useAsDictionary);
+  const match =
+    useAsDictionary === undefined ? null : /(?:^|[,;\s])match\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(useAsDictionary);
   if (!match) return false;
   const pattern = match[1]!.replace(/\\(.)/g, "$1");
   let regex = "^";
@@ -135,8 +136,15 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
-export async function walkHistory(baseUrl: string, key: string, revisions: readonly RevisionRef[], cpu: ProcessCpu): Promise<Walk> {
-  const responses = Object.fromEntries(WIRE_ENCODINGS.map((e) => [e, { bytes: 0, cpuMs: [], retries: 0, contentEncodings: {} }])) as unknown as Record<WireEncoding, EncodingFigures>;
+export async function walkHistory(
+  baseUrl: string,
+  key: string,
+  revisions: readonly RevisionRef[],
+  cpu: ProcessCpu,
+): Promise<Walk> {
+  const responses = Object.fromEntries(
+    WIRE_ENCODINGS.map((e) => [e, { bytes: 0, cpuMs: [], retries: 0, contentEncodings: {} }]),
+  ) as unknown as Record<WireEncoding, EncodingFigures>;
   let mediaType = "";
   /** The revision before, as the browser would hold it: its body, if it said Use-As-Dictionary. */
   let held: { body: Uint8Array; useAsDictionary: string | undefined } | null = null;
@@ -150,19 +158,27 @@ export async function walkHistory(baseUrl: string, key: string, revisions: reado
       let identity: Uint8Array | null = null;
       for (const encoding of WIRE_ENCODINGS) {
         const headers: Record<string, string> = { "accept-encoding": ACCEPT[encoding] };
-        const dictionary = encoding === "dcb" && held && dictionaryMatches(held.useAsDictionary, path) ? held.body : null;
-        if (dictionary) headers["available-dictionary"] = `:${createHash("sha256").update(dictionary).digest("base64")}:`;
+        const dictionary =
+          encoding === "dcb" && held && dictionaryMatches(held.useAsDictionary, path) ? held.body : null;
+        if (dictionary)
+          headers["available-dictionary"] = `:${createHash("sha256").update(dictionary).digest("base64")}:`;
         const before = cpu.nanos();
         const res = await get(agent, url, headers, () => responses[encoding].retries++);
         const ms = (cpu.nanos() - before) / 1e6;
-        if (res.status !== 200) throw new WireVerificationError(`GET ${path} (${encoding}) answered ${res.status}: ${res.body.toString("utf8", 0, 300)}`);
+        if (res.status !== 200)
+          throw new WireVerificationError(
+            `GET ${path} (${encoding}) answered ${res.status}: ${res.body.toString("utf8", 0, 300)}`,
+          );
         const body = await decode(res, dictionary);
         if (encoding === "identity") {
-          if ((await sha1Base36(body)) !== rev.sha1) throw new WireVerificationError(`GET ${path}: the body is not revision ${rev.id} (SHA-1 differs)`);
+          if ((await sha1Base36(body)) !== rev.sha1)
+            throw new WireVerificationError(`GET ${path}: the body is not revision ${rev.id} (SHA-1 differs)`);
           identity = body;
           mediaType ||= header(res, "content-type") ?? "";
         } else if (!sameBytes(body, identity!)) {
-          throw new WireVerificationError(`GET ${path} (${encoding}, Content-Encoding ${header(res, "content-encoding") ?? "identity"}) decodes to other bytes than the identity body`);
+          throw new WireVerificationError(
+            `GET ${path} (${encoding}, Content-Encoding ${header(res, "content-encoding") ?? "identity"}) decodes to other bytes than the identity body`,
+          );
         }
         const figures = responses[encoding];
         figures.bytes += res.body.byteLength;

@@ -55,7 +55,11 @@ const QUALITY_RANGE: Record<CodecName, [number, number, number]> = {
 };
 
 /** The qualities at which the encoder searches a reduced static dictionary (it ignores one elsewhere). */
-const STATIC_DICT_QUALITY = { min: REDUCED_DICTIONARY_QUALITIES.min, max: REDUCED_DICTIONARY_QUALITIES.max, fallback: LIMITS.wire.dynamicBrotliQuality };
+const STATIC_DICT_QUALITY = {
+  min: REDUCED_DICTIONARY_QUALITIES.min,
+  max: REDUCED_DICTIONARY_QUALITIES.max,
+  fallback: LIMITS.wire.dynamicBrotliQuality,
+};
 
 function checkFlags(flags: CodecFlags): { quality: number; dict?: Uint8Array } {
   const [min, max, fallback] = QUALITY_RANGE[flags.codec];
@@ -69,7 +73,8 @@ function checkFlags(flags: CodecFlags): { quality: number; dict?: Uint8Array } {
     }
   }
   const quality = flags.quality ?? (flags.staticDict !== undefined ? STATIC_DICT_QUALITY.fallback : fallback);
-  if (quality < min || quality > max) throw new UsageError(`--quality for ${flags.codec} must be ${min}..${max}, got ${quality}`);
+  if (quality < min || quality > max)
+    throw new UsageError(`--quality for ${flags.codec} must be ${min}..${max}, got ${quality}`);
   const brotliFamily = flags.codec === "br" || flags.codec === "dcb";
   if (flags.lgwin !== undefined && !brotliFamily) throw new UsageError(`--lgwin applies only to br and dcb`);
   if (flags.largeWindow && flags.codec !== "br") throw new UsageError(`--large-window applies only to br`);
@@ -95,13 +100,21 @@ async function compress(flags: CodecFlags): Promise<void> {
   switch (flags.codec) {
     case "br": {
       const reduced = flags.staticDict === undefined ? undefined : reducedDictionary(flags.staticDict);
-      const enc = new BrotliEncoder({ quality, lgwin: flags.lgwin ?? 24, largeWindow: flags.largeWindow, dictionary, reducedDictionary: reduced });
+      const enc = new BrotliEncoder({
+        quality,
+        lgwin: flags.lgwin ?? 24,
+        largeWindow: flags.largeWindow,
+        dictionary,
+        reducedDictionary: reduced,
+      });
       for await (const chunk of process.stdin) for (const part of enc.push(chunk as Buffer)) await writeOut(part);
       for (const part of enc.finish()) await writeOut(part);
       return;
     }
     case "dcb":
-      return writeOut(await dcbCompress(await readAll(process.stdin), dictionary!, { quality, lgwin: flags.lgwin ?? 24 }));
+      return writeOut(
+        await dcbCompress(await readAll(process.stdin), dictionary!, { quality, lgwin: flags.lgwin ?? 24 }),
+      );
     case "gzip":
       return writeOut(gzipCompress(await readAll(process.stdin), { level: quality }));
     case "lz4":
@@ -135,22 +148,33 @@ async function decompress(flags: CodecFlags): Promise<void> {
 function withCodecOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option("--codec <codec>", "codec").choices(CODECS).makeOptionMandatory())
-    .option("--quality <n>", "level: br/dcb 0-11 (11), lz4 0-12 (0 = fast, 1-12 = HC), gzip 0-9 (6)", parseIntOption("quality", 0, 12))
+    .option(
+      "--quality <n>",
+      "level: br/dcb 0-11 (11), lz4 0-12 (0 = fast, 1-12 = HC), gzip 0-9 (6)",
+      parseIntOption("quality", 0, 12),
+    )
     .option("--lgwin <n>", "brotli window, log2 (10-24; up to 30 with --large-window)", parseIntOption("lgwin", 10, 30))
     .option("--large-window", "brotli large-window streams (NOT valid for HTTP)")
     .option("--dict <file>", "raw prefix dictionary (br, dcb)");
 }
 
 export function registerCodecCommands(program: Command): void {
-  const codec = program.command("codec").description("compress or decompress stdin to stdout with the archive's codecs");
+  const codec = program
+    .command("codec")
+    .description("compress or decompress stdin to stdout with the archive's codecs");
   withCodecOptions(codec.command("compress").description("compress stdin to stdout"))
     .addOption(
-      new Option("--static-dict <type>", "br only: search this content type's reduced static dictionary (quality 5-9, default 5)").choices(
-        STATIC_DICT_TYPES,
-      ),
+      new Option(
+        "--static-dict <type>",
+        "br only: search this content type's reduced static dictionary (quality 5-9, default 5)",
+      ).choices(STATIC_DICT_TYPES),
     )
     .action((flags: CodecFlags) => compress(flags));
   withCodecOptions(codec.command("decompress").description("decompress stdin to stdout"))
-    .option("--max-output <bytes>", "refuse to decode more than this", parseIntOption("max-output", 0, LIMITS.codec.maxOutputBytes))
+    .option(
+      "--max-output <bytes>",
+      "refuse to decode more than this",
+      parseIntOption("max-output", 0, LIMITS.codec.maxOutputBytes),
+    )
     .action((flags: CodecFlags) => decompress(flags));
 }

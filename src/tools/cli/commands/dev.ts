@@ -51,7 +51,9 @@ async function seed(url: string, token: string): Promise<void> {
 
 async function dev(flags: DevFlags): Promise<void> {
   const { token, created, file } = ensureDevToken();
-  logLine(`palimpsest: ${created ? "created a" : "using the"} local operator token (write and purge scopes) in ${file}: ${token}`);
+  logLine(
+    `palimpsest: ${created ? "created a" : "using the"} local operator token (write and purge scopes) in ${file}: ${token}`,
+  );
   const url = `http://localhost:${flags.port}`;
   const worker = await startLocalWorker({
     port: flags.port,
@@ -76,6 +78,11 @@ export function registerDevCommand(program: Command): void {
     .option("--port <n>", "port", parseIntOption("port", 1, 65535), 8787)
     .option("--no-demo", "do not seed the generated demo pages")
     .option("--persist-to <dir>", "keep storage in this directory instead of .wrangler/state")
-    .option("--var <NAME=VALUE>", "override a [vars] setting for this run (repeatable; a JSON object is passed as JSON), e.g. --var ORPHAN_GRACE_SECONDS=5", parseVar, [])
+    .option(
+      "--var <NAME=VALUE>",
+      "override a [vars] setting for this run (repeatable; a JSON object is passed as JSON), e.g. --var ORPHAN_GRACE_SECONDS=5",
+      parseVar,
+      [],
+    )
     .action((flags: DevFlags) => dev(flags));
 }

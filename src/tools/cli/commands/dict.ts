@@ -15,7 +15,13 @@ import { dictionaryWord } from "../../../codec/index.ts";
 import { STATIC_DICT_TYPES, type StaticDictType } from "../../../codec/dict/static-dict.ts";
 import { describeTransform, TRANSFORM_COUNT } from "../../dict/transforms.ts";
 import { LIMITS } from "../../../limits.ts";
-import { buildTables, CorpusMissingForBuildError, DEFAULT_WEB_CORPUS, staleFiles, writeBuilt } from "../../dict/build.ts";
+import {
+  buildTables,
+  CorpusMissingForBuildError,
+  DEFAULT_WEB_CORPUS,
+  staleFiles,
+  writeBuilt,
+} from "../../dict/build.ts";
 import { CorpusError, corpusFiles, PARTS, type CorpusPart } from "../../dict/corpus.ts";
 import { gainByTransform, type PairScore } from "../../dict/select.ts";
 import { ALL_TRANSFORMS, trainTable } from "../../dict/train.ts";
@@ -58,9 +64,15 @@ function train(dirs: string[], flags: TrainFlags): void {
     if (err instanceof CorpusError) throw new UsageError(err.message);
     throw err;
   }
-  if (files.length === 0) throw new UsageError(`no ${flags.type} files (part "${flags.part}") under ${dirs.join(", ")}`);
+  if (files.length === 0)
+    throw new UsageError(`no ${flags.type} files (part "${flags.part}") under ${dirs.join(", ")}`);
   logLine(`dict train: ${flags.type}: ${files.length} files (part "${flags.part}")`);
-  const result = trainTable(files, { maxEntries: flags.maxEntries, minFiles: flags.minFiles, transforms: flags.transforms, log: logLine });
+  const result = trainTable(files, {
+    maxEntries: flags.maxEntries,
+    minFiles: flags.minFiles,
+    transforms: flags.transforms,
+    log: logLine,
+  });
   writeFileSync(flags.out, result.table);
   const total = result.scores.reduce((n, s) => n + s.gain, 0);
   const kept = result.kept.reduce((n, s) => n + s.gain, 0);
@@ -69,7 +81,9 @@ function train(dirs: string[], flags: TrainFlags): void {
       ` ${((100 * kept) / Math.max(1, total)).toFixed(1)}% of the traced gain`,
   );
   const byTransform = [...gainByTransform(result.kept).entries()].sort((a, b) => b[1] - a[1]).slice(0, 12);
-  logLine(`dict train: kept gain by transform: ${byTransform.map(([t, g]) => `${t} ${describeTransform(t)} ${((100 * g) / Math.max(1, kept)).toFixed(1)}%`).join("; ")}`);
+  logLine(
+    `dict train: kept gain by transform: ${byTransform.map(([t, g]) => `${t} ${describeTransform(t)} ${((100 * g) / Math.max(1, kept)).toFixed(1)}%`).join("; ")}`,
+  );
   if (flags.scores) writeScores(flags.scores, result.scores, result.kept.length);
 }
 
@@ -83,12 +97,16 @@ function build(flags: { check?: boolean; corpus: string }): void {
   }
   if (!flags.check) {
     writeBuilt(files);
-    logLine(`build:dict: wrote ${files.map((f) => `src/codec/dict/${f.name} (${f.bytes.byteLength} bytes)`).join(", ")}`);
+    logLine(
+      `build:dict: wrote ${files.map((f) => `src/codec/dict/${f.name} (${f.bytes.byteLength} bytes)`).join(", ")}`,
+    );
     return;
   }
   const stale = staleFiles(files);
   if (stale.length > 0) {
-    throw new Error(`build:dict --check: ${stale.map((n) => `src/codec/dict/${n}`).join(", ")} differ from what the corpus regenerates; run 'npm run build:dict' and commit`);
+    throw new Error(
+      `build:dict --check: ${stale.map((n) => `src/codec/dict/${n}`).join(", ")} differ from what the corpus regenerates; run 'npm run build:dict' and commit`,
+    );
   }
   logLine(`build:dict --check: ${files.map((f) => f.name).join(", ")} regenerate byte for byte`);
 }
@@ -101,9 +119,23 @@ export function registerDictCommands(program: Command): void {
     .argument("<dirs...>", "directories to read, recursively")
     .addOption(new Option("--type <type>", "content type").choices(STATIC_DICT_TYPES).makeOptionMandatory())
     .requiredOption("--out <file>", "where to write the .psd table")
-    .addOption(new Option("--part <part>", "which part of the fixed split (by SHA-256 of the path under DIR)").choices(PARTS).default("all"))
-    .option("--max-entries <n>", "pairs to keep", parseIntOption("max-entries", 1, LIMITS.staticDict.maxTableEntries), 2048)
-    .option("--min-files <n>", "keep only pairs used in at least this many files", parseIntOption("min-files", 1, 1_000_000), 2)
+    .addOption(
+      new Option("--part <part>", "which part of the fixed split (by SHA-256 of the path under DIR)")
+        .choices(PARTS)
+        .default("all"),
+    )
+    .option(
+      "--max-entries <n>",
+      "pairs to keep",
+      parseIntOption("max-entries", 1, LIMITS.staticDict.maxTableEntries),
+      2048,
+    )
+    .option(
+      "--min-files <n>",
+      "keep only pairs used in at least this many files",
+      parseIntOption("min-files", 1, 1_000_000),
+      2,
+    )
     .option("--transforms <ids>", 'candidate transforms: "all" (default) or ids, e.g. 0,1,9,21', parseTransforms)
     .option("--scores <file>", "also write every used pair's score as TSV")
     .action((dirs: string[], flags: TrainFlags) => train(dirs, flags));

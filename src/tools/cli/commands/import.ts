@@ -10,7 +10,12 @@
 import { stat } from "node:fs/promises";
 import { Command, Option } from "commander";
 import cliProgress from "cli-progress";
-import { decodeUtf8, readMediaWikiExport, RevisionProblem, type ExportRevision } from "../../import/mediawiki-reader.ts";
+import {
+  decodeUtf8,
+  readMediaWikiExport,
+  RevisionProblem,
+  type ExportRevision,
+} from "../../import/mediawiki-reader.ts";
 import { ExportReadError, readExport } from "../../import/open-export.ts";
 import { measureRevision, requestBodyBytes, requestBodyStream } from "../../import/request-body.ts";
 import { toNewRevision } from "../../import/to-new-revision.ts";
@@ -72,13 +77,22 @@ class PageImporter {
     }
     let next = this.#chained(rev);
     // Close the batch before this revision would take its body past the batch size.
-    if (this.#batch.length > 0 && requestBodyBytes(this.#batch.length + 1, this.#jsonBytes + next.size.jsonBytes) > this.batching.bytes) {
+    if (
+      this.#batch.length > 0 &&
+      requestBodyBytes(this.#batch.length + 1, this.#jsonBytes + next.size.jsonBytes) > this.batching.bytes
+    ) {
       await this.flush();
       next = this.#chained(rev);
     }
     const alone = requestBodyBytes(1, next.size.jsonBytes);
     if (alone > this.batching.maxRequestBytes) {
-      this.onProblem(new RevisionProblem(rev.title, String(rev.id), `its request body would be ${alone} bytes of JSON, over the archive's storage.maxRequestBytes (${this.batching.maxRequestBytes} bytes)`));
+      this.onProblem(
+        new RevisionProblem(
+          rev.title,
+          String(rev.id),
+          `its request body would be ${alone} bytes of JSON, over the archive's storage.maxRequestBytes (${this.batching.maxRequestBytes} bytes)`,
+        ),
+      );
       return;
     }
     this.summary.rawBytes += next.size.textBytes;
@@ -86,7 +100,11 @@ class PageImporter {
     this.#sizes.push(next.size);
     this.#jsonBytes += next.size.jsonBytes;
     // A revision bigger than the batch size on its own goes alone.
-    if (this.#batch.length >= this.batching.revisions || requestBodyBytes(this.#batch.length, this.#jsonBytes) >= this.batching.bytes) await this.flush();
+    if (
+      this.#batch.length >= this.batching.revisions ||
+      requestBodyBytes(this.#batch.length, this.#jsonBytes) >= this.batching.bytes
+    )
+      await this.flush();
   }
 
   /** The revision as the write API takes it, chained to the one before it, and its size. */
@@ -107,7 +125,9 @@ class PageImporter {
   /** Ends the page: if the archive's latest never appeared in the export, nothing was really resumed. */
   async end(): Promise<void> {
     if (this.#resumeUntil !== null) {
-      throw new UsageError(`page ${this.#title}: the archive's latest revision ${this.#resumeUntil} is not in this export; refusing to guess where to resume`);
+      throw new UsageError(
+        `page ${this.#title}: the archive's latest revision ${this.#resumeUntil} is not in this export; refusing to guess where to resume`,
+      );
     }
     await this.flush();
   }
@@ -131,7 +151,13 @@ class PageImporter {
         this.#jsonBytes = 0;
       } catch (err) {
         const revisionId = err instanceof ArchiveHttpError ? (err.problem?.revision as number | undefined) : undefined;
-        if (this.flags.onError === "stop" || revisionId === undefined || !(err instanceof ArchiveHttpError) || err.status >= 500) throw err;
+        if (
+          this.flags.onError === "stop" ||
+          revisionId === undefined ||
+          !(err instanceof ArchiveHttpError) ||
+          err.status >= 500
+        )
+          throw err;
         this.warn(`skipped page ${JSON.stringify(this.#title)} revision ${revisionId}: ${err.message}`);
         this.summary.skipped++;
         // The last one: for a duplicate id in the batch, the first occurrence is the good one.
@@ -153,17 +179,29 @@ class PageImporter {
  * How big a request may be: what the archive advertises (an archive that does not is an error,
  * src/tools/local/archive-client.ts). A --batch-bytes it cannot take is a usage error.
  */
-async function batchingFor(client: ArchiveClient, flags: ImportFlags): Promise<{ revisions: number; bytes: number; maxRequestBytes: number }> {
+async function batchingFor(
+  client: ArchiveClient,
+  flags: ImportFlags,
+): Promise<{ revisions: number; bytes: number; maxRequestBytes: number }> {
   const { maxRequestBytes } = await client.limits();
   if (flags.batchBytes !== undefined && flags.batchBytes > maxRequestBytes) {
-    throw new UsageError(`--batch-bytes ${flags.batchBytes} is more than the archive accepts: the archive's storage.maxRequestBytes is ${maxRequestBytes} bytes`);
+    throw new UsageError(
+      `--batch-bytes ${flags.batchBytes} is more than the archive accepts: the archive's storage.maxRequestBytes is ${maxRequestBytes} bytes`,
+    );
   }
-  return { revisions: flags.batchRevisions, bytes: flags.batchBytes ?? Math.min(DEFAULT_BATCH_BYTES, maxRequestBytes), maxRequestBytes };
+  return {
+    revisions: flags.batchRevisions,
+    bytes: flags.batchBytes ?? Math.min(DEFAULT_BATCH_BYTES, maxRequestBytes),
+    maxRequestBytes,
+  };
 }
 
 function writeToken(flags: ImportFlags): string {
   const token = flags.token ?? process.env.PALIMPSEST_TOKEN ?? readDevToken();
-  if (!token) throw new UsageError("no write token: pass --token, set PALIMPSEST_TOKEN, or run npm start once to create .dev.vars");
+  if (!token)
+    throw new UsageError(
+      "no write token: pass --token, set PALIMPSEST_TOKEN, or run npm start once to create .dev.vars",
+    );
   return token;
 }
 
@@ -190,7 +228,16 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
   const size = await fileSize(file);
   const client = new ArchiveClient({ url: flags.url, token });
   const summary: Summary = { pages: new Set(), created: 0, existing: 0, skipped: 0, warnings: 0, rawBytes: 0 };
-  const bar = flags.progress && process.stderr.isTTY ? new cliProgress.SingleBar({ format: "importing [{bar}] {percentage}% | {revisions} revisions | {eta_formatted} left", stream: process.stderr }, cliProgress.Presets.shades_classic) : null;
+  const bar =
+    flags.progress && process.stderr.isTTY
+      ? new cliProgress.SingleBar(
+          {
+            format: "importing [{bar}] {percentage}% | {revisions} revisions | {eta_formatted} left",
+            stream: process.stderr,
+          },
+          cliProgress.Presets.shades_classic,
+        )
+      : null;
   let read = 0;
   bar?.start(size, 0, { revisions: 0 });
   const warn = (line: string) => {
@@ -219,7 +266,10 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
   } catch (err) {
     // What was stored stays stored; running the import again carries on from there.
     if (err instanceof ExportReadError) {
-      throw new Error(`${err.message}; ${summary.created + summary.existing} revisions imported so far (importing a complete copy carries on from there)`, { cause: err });
+      throw new Error(
+        `${err.message}; ${summary.created + summary.existing} revisions imported so far (importing a complete copy carries on from there)`,
+        { cause: err },
+      );
     }
     throw err;
   } finally {
@@ -247,9 +297,17 @@ export function registerImportCommand(program: Command): void {
     .argument("<file>", "the export")
     .option("--url <url>", "archive base URL", "http://localhost:8787")
     .option("--token <token>", "write-scope token (default: $PALIMPSEST_TOKEN, then .dev.vars)")
-    .addOption(new Option("--on-error <mode>", "on a bad revision: skip it and go on, or stop").choices(["skip", "stop"]).default("stop"))
+    .addOption(
+      new Option("--on-error <mode>", "on a bad revision: skip it and go on, or stop")
+        .choices(["skip", "stop"])
+        .default("stop"),
+    )
     .option("--batch-revisions <n>", "revisions per request", parseIntOption("batch-revisions", 1, 500), 64)
-    .option("--batch-bytes <n>", `request body bytes per batch (default: ${DEFAULT_BATCH_BYTES}, or the archive's storage.maxRequestBytes if less)`, parseIntOption("batch-bytes", 1024, Number.MAX_SAFE_INTEGER))
+    .option(
+      "--batch-bytes <n>",
+      `request body bytes per batch (default: ${DEFAULT_BATCH_BYTES}, or the archive's storage.maxRequestBytes if less)`,
+      parseIntOption("batch-bytes", 1024, Number.MAX_SAFE_INTEGER),
+    )
     .option("--no-progress", "no progress bar")
     .action((file: string, flags: ImportFlags) => runImport(file, flags));
 }

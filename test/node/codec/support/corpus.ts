@@ -16,13 +16,16 @@ import { brotliDecompressSync } from "node:zlib";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 export const CORPUS_DIR = resolve(REPO_ROOT, "../shared/corpus");
-export const HAVE_CORPUS = existsSync(join(CORPUS_DIR, "web/MANIFEST.tsv")) && existsSync(join(CORPUS_DIR, "histories/bip-0340.xml.br"));
+export const HAVE_CORPUS =
+  existsSync(join(CORPUS_DIR, "web/MANIFEST.tsv")) && existsSync(join(CORPUS_DIR, "histories/bip-0340.xml.br"));
 export const NO_CORPUS_REASON = `shared corpus not found at ${CORPUS_DIR}`;
 /** Null when the corpus is there; else why not. */
 export const NO_CORPUS = HAVE_CORPUS ? null : NO_CORPUS_REASON;
 
 export const REFERENCE_TOOLS = ["brotli", "lz4", "gzip"] as const;
-export const HAVE_TOOLS = REFERENCE_TOOLS.every((tool) => spawnSync(tool, ["--version"], { stdio: "ignore" }).status === 0);
+export const HAVE_TOOLS = REFERENCE_TOOLS.every(
+  (tool) => spawnSync(tool, ["--version"], { stdio: "ignore" }).status === 0,
+);
 export const NO_TOOLS_REASON = `reference tools missing: need ${REFERENCE_TOOLS.join(", ")} on PATH`;
 /** Null when the tools run; else why not. */
 export const NO_TOOLS = HAVE_TOOLS ? null : NO_TOOLS_REASON;
@@ -46,9 +49,12 @@ export function webSample(): CorpusFile[] {
     .map(([path, bytes]) => ({ path: path!, bytes: Number(bytes) }));
   const sample: CorpusFile[] = [];
   for (const kind of ["html", "css", "js"]) {
-    const files = rows.filter((r) => r.path.startsWith(`${kind}/`)).sort((a, b) => a.bytes - b.bytes || a.path.localeCompare(b.path));
+    const files = rows
+      .filter((r) => r.path.startsWith(`${kind}/`))
+      .sort((a, b) => a.bytes - b.bytes || a.path.localeCompare(b.path));
     const picks = new Set([0, 0.25, 0.5, 0.75, 1].map((q) => Math.round(q * (files.length - 1))));
-    for (const i of picks) sample.push({ name: files[i]!.path, bytes: readFileSync(join(CORPUS_DIR, "web", files[i]!.path)) });
+    for (const i of picks)
+      sample.push({ name: files[i]!.path, bytes: readFileSync(join(CORPUS_DIR, "web", files[i]!.path)) });
   }
   return sample;
 }
@@ -70,7 +76,11 @@ export interface RunResult {
 }
 
 /** Runs a command with `input` on stdin and collects everything it writes. */
-export function run(command: string, args: readonly string[], input: Uint8Array = new Uint8Array(0)): Promise<RunResult> {
+export function run(
+  command: string,
+  args: readonly string[],
+  input: Uint8Array = new Uint8Array(0),
+): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
@@ -78,7 +88,9 @@ export function run(command: string, args: readonly string[], input: Uint8Array 
     child.stdout.on("data", (c: Buffer) => out.push(c));
     child.stderr.on("data", (c: Buffer) => err.push(c));
     child.on("error", reject);
-    child.on("close", (status) => resolvePromise({ status, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") }));
+    child.on("close", (status) =>
+      resolvePromise({ status, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") }),
+    );
     // A child that exits early (usage errors) closes stdin under us; that is its answer, not ours.
     child.stdin.on("error", () => undefined);
     child.stdin.end(input);
@@ -93,6 +105,7 @@ export function palimpsest(args: readonly string[], input?: Uint8Array): Promise
 /** Runs a reference tool and insists it succeeded. */
 export async function tool(command: string, args: readonly string[], input: Uint8Array): Promise<Buffer> {
   const result = await run(command, args, input);
-  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${result.status}: ${result.stderr.trim()}`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(" ")} exited ${result.status}: ${result.stderr.trim()}`);
   return result.stdout;
 }

@@ -13,7 +13,7 @@ export const STOCK_FILES: readonly string[] = [
   "css/bootstrap-5.3.9/dist/css/bootstrap.min.css",
   "js/lodash-4.18.1/_updateWrapDetails.js",
   "js/moment-2.31.0/locale/tzm.js",
-  "js/react-dom-19.3.1/cjs/react-dom.react-server.development.js"
+  "js/react-dom-19.3.1/cjs/react-dom.react-server.development.js",
 ];
 
 export const STOCK_HASHES: Readonly<Record<string, string>> = {

@@ -17,7 +17,9 @@ import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../../src/t
 
 const run = promisify(execFile);
 
-export const BIP_0340 = fileURLToPath(new URL("../../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
+export const BIP_0340 = fileURLToPath(
+  new URL("../../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url),
+);
 export const PAGE = "BIP_0340";
 
 export interface Rev {
@@ -47,12 +49,25 @@ export const sha256 = (bytes: Uint8Array | string) => createHash("sha256").updat
 export async function startArchive(): Promise<Archive> {
   const worker = await startLocalWorker({ vars: { ENVIRONMENT: "development" } });
   try {
-    await run("node", [join(REPO_ROOT, "src/tools/cli/palimpsest.js"), "import", BIP_0340, "--url", worker.url, "--token", worker.token, "--no-progress"], { timeout: 150_000 }).catch(
-      (err: { stderr?: string; signal?: string }) => {
-        throw new Error(`palimpsest import failed (${err.signal ?? "exit"}): ${err.stderr?.slice(-2_000)}`);
-      },
-    );
-    const listing = (await (await fetch(`${worker.url}/page/${PAGE}/history?limit=500`)).json()) as { revisions: Array<{ id: number; timestamp: string; sha256: string }> };
+    await run(
+      "node",
+      [
+        join(REPO_ROOT, "src/tools/cli/palimpsest.js"),
+        "import",
+        BIP_0340,
+        "--url",
+        worker.url,
+        "--token",
+        worker.token,
+        "--no-progress",
+      ],
+      { timeout: 150_000 },
+    ).catch((err: { stderr?: string; signal?: string }) => {
+      throw new Error(`palimpsest import failed (${err.signal ?? "exit"}): ${err.stderr?.slice(-2_000)}`);
+    });
+    const listing = (await (await fetch(`${worker.url}/page/${PAGE}/history?limit=500`)).json()) as {
+      revisions: Array<{ id: number; timestamp: string; sha256: string }>;
+    };
     let running = -Infinity;
     const revs: Rev[] = listing.revisions.reverse().map((r, i) => {
       const ts = Date.parse(r.timestamp) / 1000;
@@ -60,7 +75,14 @@ export async function startArchive(): Promise<Archive> {
       return { id: r.id, ts, eff: running, seq: i, sha256: r.sha256, suppressed: false };
     });
     // One from the middle whose time is its own (no neighbour shares the second) and whose text differs from both neighbours'.
-    const suppressed = revs.find((r, i) => i > revs.length / 2 && revs[i - 1]!.ts < r.ts && r.ts < revs[i + 1]!.ts && r.sha256 !== revs[i - 1]!.sha256 && r.sha256 !== revs[i + 1]!.sha256)!;
+    const suppressed = revs.find(
+      (r, i) =>
+        i > revs.length / 2 &&
+        revs[i - 1]!.ts < r.ts &&
+        r.ts < revs[i + 1]!.ts &&
+        r.sha256 !== revs[i - 1]!.sha256 &&
+        r.sha256 !== revs[i + 1]!.sha256,
+    )!;
     const res = await fetch(`${worker.url}/api/pages/${PAGE}/revisions/${suppressed.id}/suppression`, {
       method: "PUT",
       headers: { authorization: `Bearer ${worker.token}`, "content-type": "application/json" },
@@ -110,7 +132,10 @@ export function askedTimes(archive: Archive): Array<{ what: string; at: number }
   for (const i of [10, 40, 75, 130, 170]) {
     const r = revs[i]!;
     const nextTs = revs.find((n) => n.ts > r.ts)?.ts ?? r.ts + 100;
-    times.push({ what: `a third of the way from revision ${r.id} to the next`, at: r.ts + Math.max(1, Math.floor((nextTs - r.ts) / 3)) });
+    times.push({
+      what: `a third of the way from revision ${r.id} to the next`,
+      at: r.ts + Math.max(1, Math.floor((nextTs - r.ts) / 3)),
+    });
   }
   return times.filter((t, i) => times.findIndex((u) => u.at === t.at) === i);
 }

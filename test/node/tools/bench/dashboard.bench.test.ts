@@ -20,21 +20,42 @@ type Row = Record<string, unknown>;
 const CPU_SLOWDOWN = 40;
 
 describe("palimpsest bench dashboard --json", () => {
-  it("audits every operator page signed in: accessibility at least 95 on each, performance reported whatever it is", { timeout: 240_000 }, async () => {
-    const rows = await benchRows<Row>(["dashboard", "--json", "--cpu-slowdown", String(CPU_SLOWDOWN)], { timeout: 235_000, killSignal: "SIGINT" });
-    const pages = rows.filter((r) => r.row === "page");
-    expect(pages.map((r) => r.page)).toEqual(["front page (baseline)", "login", "purge form", "purge progress", "audit log", "tier health", "storage"]);
-    expect(pages[0]!.vs_front_page).toBeNull();
-    for (const page of pages) {
-      expect(page.failed_audits, `${page.path}: accessibility audits that failed`).toEqual([]);
-      expect(page.accessibility as number, `${page.path} accessibility`).toBeGreaterThanOrEqual(95);
-      // Reported, as Lighthouse scored it under the slowdown asked for; never asserted against a bound.
-      expect(page.cpu_slowdown).toBe(CPU_SLOWDOWN);
-      expect(Number.isInteger(page.performance) && (page.performance as number) >= 0 && (page.performance as number) <= 100, `${page.path} performance ${String(page.performance)}`).toBe(true);
-    }
-    const targets = rows.filter((r) => r.row === "target");
-    expect(targets).toHaveLength(12);
-    for (const target of targets) expect(target.met, `${String(target.page)} ${String(target.category)}`).toBe((target.got as number) >= 95);
-    expect(targets.filter((t) => t.category === "accessibility" && !t.met)).toEqual([]);
-  });
+  it(
+    "audits every operator page signed in: accessibility at least 95 on each, performance reported whatever it is",
+    { timeout: 240_000 },
+    async () => {
+      const rows = await benchRows<Row>(["dashboard", "--json", "--cpu-slowdown", String(CPU_SLOWDOWN)], {
+        timeout: 235_000,
+        killSignal: "SIGINT",
+      });
+      const pages = rows.filter((r) => r.row === "page");
+      expect(pages.map((r) => r.page)).toEqual([
+        "front page (baseline)",
+        "login",
+        "purge form",
+        "purge progress",
+        "audit log",
+        "tier health",
+        "storage",
+      ]);
+      expect(pages[0]!.vs_front_page).toBeNull();
+      for (const page of pages) {
+        expect(page.failed_audits, `${page.path}: accessibility audits that failed`).toEqual([]);
+        expect(page.accessibility as number, `${page.path} accessibility`).toBeGreaterThanOrEqual(95);
+        // Reported, as Lighthouse scored it under the slowdown asked for; never asserted against a bound.
+        expect(page.cpu_slowdown).toBe(CPU_SLOWDOWN);
+        expect(
+          Number.isInteger(page.performance) &&
+            (page.performance as number) >= 0 &&
+            (page.performance as number) <= 100,
+          `${page.path} performance ${String(page.performance)}`,
+        ).toBe(true);
+      }
+      const targets = rows.filter((r) => r.row === "target");
+      expect(targets).toHaveLength(12);
+      for (const target of targets)
+        expect(target.met, `${String(target.page)} ${String(target.category)}`).toBe((target.got as number) >= 95);
+      expect(targets.filter((t) => t.category === "accessibility" && !t.met)).toEqual([]);
+    },
+  );
 });

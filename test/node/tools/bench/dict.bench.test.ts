@@ -32,7 +32,11 @@ describe("palimpsest bench dict --json --quick", () => {
     const dir = inputDir();
     const { status, stdout, stderr } = await palimpsest(["bench", "dict", "--json", "--quick", dir]);
     expect(status, stderr).toBe(0);
-    const rows = stdout.toString("utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const rows = stdout
+      .toString("utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const buckets = rows.filter((r) => r.row === "bucket");
     const targets = rows.filter((r) => r.row === "target");
     expect(buckets.length + targets.length).toBe(rows.length);
@@ -41,7 +45,8 @@ describe("palimpsest bench dict --json --quick", () => {
       expect(Object.keys(row)).toEqual([...DICT_BUCKET_ROW_KEYS]);
       expect(["html", "css", "js"]).toContain(row.type);
       expect(["le4k", "4k-16k", "16k-64k", "64k-256k"]).toContain(row.bucket);
-      for (const key of DICT_BUCKET_ROW_KEYS.slice(3)) expect(row[key], `${row.type} ${row.bucket} ${key}`).toBeGreaterThan(0);
+      for (const key of DICT_BUCKET_ROW_KEYS.slice(3))
+        expect(row[key], `${row.type} ${row.bucket} ${key}`).toBeGreaterThan(0);
       // Same run, same inputs: the reduced stream is one the stock q5 stream could have been.
       expect(row.reduced_q5_bytes as number).toBeLessThanOrEqual((row.stock_q5_bytes as number) * 1.01);
     }

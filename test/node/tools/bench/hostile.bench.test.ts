@@ -10,7 +10,13 @@
 import { describe, expect, it } from "vitest";
 import { benchRows } from "./support/run-bench.ts";
 import { LIMITS } from "../../../../src/limits.ts";
-import { BIG_REVISION_BYTES, type HostileMeasureRow, type HostileRow, type HostileSummaryRow, type HostileWalkRow } from "../../../../src/tools/bench/hostile/run.ts";
+import {
+  BIG_REVISION_BYTES,
+  type HostileMeasureRow,
+  type HostileRow,
+  type HostileSummaryRow,
+  type HostileWalkRow,
+} from "../../../../src/tools/bench/hostile/run.ts";
 
 const NAMES = [
   "baseline.cached_read",
@@ -40,7 +46,8 @@ describe("palimpsest bench hostile --json --quick", () => {
     expect(measures.map((r) => r.name)).toEqual(NAMES);
     const of = (name: string) => measures.find((r) => r.name === name)!;
     for (const r of measures) {
-      for (const key of ["value", "baseline", "ratio"] as const) expect(typeof r[key], `${r.name} ${key}`).toBe("number");
+      for (const key of ["value", "baseline", "ratio"] as const)
+        expect(typeof r[key], `${r.name} ${key}`).toBe("number");
       expect(r.value, r.name).toBeGreaterThan(0);
       if (r.unit === "cpu_ms") expect(r.baseline, r.name).toBe(of("baseline.cached_read").value);
     }
@@ -53,7 +60,8 @@ describe("palimpsest bench hostile --json --quick", () => {
     // A browser's dictionary gets dcb; a hash from outside the window gets br, from the colo, never from the origin.
     expect(of("dcb.predecessor.first")).toMatchObject({ status: 200, content_encoding: "dcb" });
     expect(of("dcb.predecessor.repeat")).toMatchObject({ status: 200, content_encoding: "dcb" });
-    for (const name of ["dcb.outside_window.first", "dcb.outside_window.repeat"]) expect(of(name), name).toMatchObject({ status: 200, content_encoding: "br" });
+    for (const name of ["dcb.outside_window.first", "dcb.outside_window.repeat"])
+      expect(of(name), name).toMatchObject({ status: 200, content_encoding: "br" });
     expect(of("dcb.outside_window.repeat").served_by).not.toBe("origin");
 
     // The big revision: whole, and an 11-byte Range cut from its identity body (never from one coded to cut it).
@@ -80,6 +88,12 @@ describe("palimpsest bench hostile --json --quick", () => {
     expect(summary.row).toBe("summary");
     expect(summary.workerd_restarted).toBe(false);
     expect(summary.tier_budget_bytes).toBe(LIMITS.tiers.storedBytes);
-    expect(summary.worst_anonymous.cpu_ms).toBe(Math.max(...measures.filter((r) => r.unit === "cpu_ms" && !r.name.startsWith("write.") && r.name !== "baseline.cached_read").map((r) => r.value!)));
+    expect(summary.worst_anonymous.cpu_ms).toBe(
+      Math.max(
+        ...measures
+          .filter((r) => r.unit === "cpu_ms" && !r.name.startsWith("write.") && r.name !== "baseline.cached_read")
+          .map((r) => r.value!),
+      ),
+    );
   });
 });

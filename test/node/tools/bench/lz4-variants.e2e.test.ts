@@ -10,7 +10,7 @@ import { QUICK_POLICY } from "../../../../src/tools/bench/harness/index.ts";
 import { LZ4_VARIANTS, lz4Compress, lz4VariantChoice } from "../../../../src/codec/index.ts";
 
 function page(seed: number, length: number): Uint8Array {
-  const words = ["<div class=\"note\">", "archive", "revision", "</div>\n", "edge", "cache", "tier", "<p>", "</p>"];
+  const words = ['<div class="note">', "archive", "revision", "</div>\n", "edge", "cache", "tier", "<p>", "</p>"];
   let text = "";
   let x = seed;
   while (text.length < length) {

@@ -54,36 +54,49 @@ function expectSane(speed: NativeSpeed): void {
 }
 
 describeNeeding(MISSING, "native brotli harness", () => {
-  it("builds with clang-16 -O2 and compresses exactly as the wasm rows do, with and without a dictionary", { timeout: BUILD_TIMEOUT }, () => {
-    const base = nativeBrotliBaseline(items, pairs, QUICK_POLICY);
-    try {
-      expect(base.name).toMatch(/^native-brotli \(brotli-1\.2\.1 .*clang-16 \d+\.\d+\.\d+ -O2 -DNDEBUG; wasm -O3, decoder -O2\)$/);
-      for (const [quality, lgwin] of [[5, 22], [9, 24]] as const) {
-        const plain = base.plain({ quality, lgwin });
-        expect(plain.bytes).toBe(total(items));
-        expectSane(plain.speed);
-        // Same code, quality, window, size hint and mode: the same bytes.
-        expect(plain).toMatchObject(wasmOutput(items.map((b) => brotliCompress(b, { quality, lgwin }))));
+  it(
+    "builds with clang-16 -O2 and compresses exactly as the wasm rows do, with and without a dictionary",
+    { timeout: BUILD_TIMEOUT },
+    () => {
+      const base = nativeBrotliBaseline(items, pairs, QUICK_POLICY);
+      try {
+        expect(base.name).toMatch(
+          /^native-brotli \(brotli-1\.2\.1 .*clang-16 \d+\.\d+\.\d+ -O2 -DNDEBUG; wasm -O3, decoder -O2\)$/,
+        );
+        for (const [quality, lgwin] of [
+          [5, 22],
+          [9, 24],
+        ] as const) {
+          const plain = base.plain({ quality, lgwin });
+          expect(plain.bytes).toBe(total(items));
+          expectSane(plain.speed);
+          // Same code, quality, window, size hint and mode: the same bytes.
+          expect(plain).toMatchObject(wasmOutput(items.map((b) => brotliCompress(b, { quality, lgwin }))));
 
-        const { dict, plain: beside } = base.dictionary({ quality, lgwin });
-        expect(dict.bytes).toBe(total(pairs.map((p) => p.input)));
-        expect(beside.bytes).toBe(dict.bytes);
-        expectSane(dict.speed);
-        expectSane(beside.speed);
-        expect(dict).toMatchObject(wasmOutput(pairs.map((p) => brotliCompress(p.input, { quality, lgwin, dictionary: p.dictionary }))));
-        expect(beside).toMatchObject(wasmOutput(pairs.map((p) => brotliCompress(p.input, { quality, lgwin }))));
-        expect(dict.packed).toBeLessThan(beside.packed / 4);
+          const { dict, plain: beside } = base.dictionary({ quality, lgwin });
+          expect(dict.bytes).toBe(total(pairs.map((p) => p.input)));
+          expect(beside.bytes).toBe(dict.bytes);
+          expectSane(dict.speed);
+          expectSane(beside.speed);
+          expect(dict).toMatchObject(
+            wasmOutput(pairs.map((p) => brotliCompress(p.input, { quality, lgwin, dictionary: p.dictionary }))),
+          );
+          expect(beside).toMatchObject(wasmOutput(pairs.map((p) => brotliCompress(p.input, { quality, lgwin }))));
+          expect(dict.packed).toBeLessThan(beside.packed / 4);
+        }
+      } finally {
+        base.dispose();
       }
-    } finally {
-      base.dispose();
-    }
-  });
+    },
+  );
 
   it("prepares dictionaries inside the timed call when asked, with the same output", { timeout: BUILD_TIMEOUT }, () => {
     const base = nativeBrotliBaseline(items, pairs, QUICK_POLICY, { prepare: "per-call" });
     try {
       const { dict } = base.dictionary({ quality: 5, lgwin: 22 });
-      expect(dict).toMatchObject(wasmOutput(pairs.map((p) => brotliCompress(p.input, { quality: 5, lgwin: 22, dictionary: p.dictionary }))));
+      expect(dict).toMatchObject(
+        wasmOutput(pairs.map((p) => brotliCompress(p.input, { quality: 5, lgwin: 22, dictionary: p.dictionary }))),
+      );
     } finally {
       base.dispose();
     }
@@ -91,10 +104,16 @@ describeNeeding(MISSING, "native brotli harness", () => {
 
   it("exits non-zero, naming the item, when a decoded item differs from its input", { timeout: BUILD_TIMEOUT }, () => {
     // The same harness with its test hook, which flips a byte of the first output before the check; -O0 builds fast.
-    const base = nativeBrotliBaseline(items, pairs, QUICK_POLICY, { compiler: { cc: DEFAULT_COMPILER.cc, flags: ["-O0", "-DBENCH_TEST_CORRUPT_OUTPUT"] } });
+    const base = nativeBrotliBaseline(items, pairs, QUICK_POLICY, {
+      compiler: { cc: DEFAULT_COMPILER.cc, flags: ["-O0", "-DBENCH_TEST_CORRUPT_OUTPUT"] },
+    });
     try {
-      expect(() => base.plain({ quality: 5, lgwin: 22 })).toThrow(/exited 2: brotli-bench: plain: item 0 did not round-trip/);
-      expect(() => base.dictionary({ quality: 5, lgwin: 22 })).toThrow(/exited 2: brotli-bench: plain: item 0 did not round-trip/);
+      expect(() => base.plain({ quality: 5, lgwin: 22 })).toThrow(
+        /exited 2: brotli-bench: plain: item 0 did not round-trip/,
+      );
+      expect(() => base.dictionary({ quality: 5, lgwin: 22 })).toThrow(
+        /exited 2: brotli-bench: plain: item 0 did not round-trip/,
+      );
     } finally {
       base.dispose();
     }
@@ -126,8 +145,8 @@ describe("native brotli harness prerequisites", () => {
   });
 
   itNeeding(NO_SDIST, "names the compiler when it cannot be run", {}, () => {
-    expect(() => nativeBrotliBaseline(items, pairs, QUICK_POLICY, { compiler: { cc: "clang-no-such-version", flags: ["-O2"] } })).toThrow(
-      /C compiler clang-no-such-version not found/,
-    );
+    expect(() =>
+      nativeBrotliBaseline(items, pairs, QUICK_POLICY, { compiler: { cc: "clang-no-such-version", flags: ["-O2"] } }),
+    ).toThrow(/C compiler clang-no-such-version not found/);
   });
 });

@@ -10,7 +10,14 @@ import { describe, expect, it } from "vitest";
 import { cacheRoot, DEFAULT_COMPILER } from "../../../../src/tools/bench/native-build.ts";
 import { lz4CliBaseline, nativeLz4Baseline, parseLz4CliBench } from "../../../../src/tools/bench/native-lz4.ts";
 import { QUICK_POLICY } from "../../../../src/tools/bench/harness/index.ts";
-import { commandMissing, describeNeeding, fileMissing, firstMissing, itNeeding, present } from "../../support/requirements.ts";
+import {
+  commandMissing,
+  describeNeeding,
+  fileMissing,
+  firstMissing,
+  itNeeding,
+  present,
+} from "../../support/requirements.ts";
 
 const SDIST = join(cacheRoot(), "sdist", "lz4-4.4.5.tar.gz");
 const NO_SDIST = fileMissing(SDIST, "the pinned sdist (npm run build:wasm -- --fetch caches it)");
@@ -27,7 +34,10 @@ describeNeeding(MISSING, "native LZ4 harness", () => {
       expect(base.name).toMatch(/^native-lz4 \(lz4-4\.4\.5 lz4libs, clang-16 \d+\.\d+\.\d+ -O2 -DNDEBUG; wasm -O3\)$/);
       for (const mode of ["fast", "hc9", "frame"] as const) {
         const speed = base.speed(mode);
-        expect(speed.median).toEqual({ compressMbPerS: speed.compressMbPerS, decompressMbPerS: speed.decompressMbPerS });
+        expect(speed.median).toEqual({
+          compressMbPerS: speed.compressMbPerS,
+          decompressMbPerS: speed.decompressMbPerS,
+        });
         expect(speed.best.compressMbPerS).toBeGreaterThanOrEqual(speed.compressMbPerS);
         expect(speed.best.decompressMbPerS).toBeGreaterThanOrEqual(speed.decompressMbPerS);
         expect(speed.compressMbPerS).toBeGreaterThan(0);
@@ -50,7 +60,9 @@ describeNeeding(MISSING, "native LZ4 harness", () => {
 
   it("names the missing compiler, or falls back to the CLI saying why", () => {
     const compiler = { cc: "clang-no-such-version", flags: ["-O2"] };
-    expect(() => nativeLz4Baseline(items, QUICK_POLICY, noLog, { compiler, cliFallback: false })).toThrow(/C compiler clang-no-such-version not found/);
+    expect(() => nativeLz4Baseline(items, QUICK_POLICY, noLog, { compiler, cliFallback: false })).toThrow(
+      /C compiler clang-no-such-version not found/,
+    );
     if (!present(NO_LZ4, "the fall-back to the lz4 CLI")) return;
     const said: string[] = [];
     const base = nativeLz4Baseline(items, QUICK_POLICY, (m) => said.push(m), { compiler });

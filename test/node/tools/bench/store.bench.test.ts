@@ -26,72 +26,104 @@ import { STORE_TARGETS } from "../../../../src/tools/bench/store/targets.ts";
 const HISTORY = fileURLToPath(new URL("../../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
 
 /** Fields that are null only when git or xz is not installed (this test needs both), and the booleans. */
-const NOT_POSITIVE_NUMBERS = new Set(["history", "baseline_git_pack_ratio", "baseline_git_pack_only_ratio", "baseline_xz_ratio", "target_bytes", "target_bytes_met", "target_reads_met"]);
+const NOT_POSITIVE_NUMBERS = new Set([
+  "history",
+  "baseline_git_pack_ratio",
+  "baseline_git_pack_only_ratio",
+  "baseline_xz_ratio",
+  "target_bytes",
+  "target_bytes_met",
+  "target_reads_met",
+]);
 
 const benchStore = (args: string[]) => benchRows(["store", "--json", ...args]);
 
-const MISSING = firstMissing(fileMissing(HISTORY, "the shared bip-0340 history"), commandMissing("git"), commandMissing("xz"));
+const MISSING = firstMissing(
+  fileMissing(HISTORY, "the shared bip-0340 history"),
+  commandMissing("git"),
+  commandMissing("xz"),
+);
 
 describeNeeding(MISSING, "palimpsest bench store --json (bip-0340)", () => {
-  it("stores the history in fewer bytes than per-revision gzip, reports its parts, baselines and targets, and reads every sampled revision back verified", { timeout: 180_000 }, async () => {
-    // 40 random revisions (plus the first and the last) are read back, not all 198: the same checks, fewer reads.
-    const rows = await benchStore(["--read-sample", "40", HISTORY]);
-    expect(rows).toHaveLength(1);
-    const row = rows[0]!;
+  it(
+    "stores the history in fewer bytes than per-revision gzip, reports its parts, baselines and targets, and reads every sampled revision back verified",
+    { timeout: 180_000 },
+    async () => {
+      // 40 random revisions (plus the first and the last) are read back, not all 198: the same checks, fewer reads.
+      const rows = await benchStore(["--read-sample", "40", HISTORY]);
+      expect(rows).toHaveLength(1);
+      const row = rows[0]!;
 
-    expect(Object.keys(row)).toEqual([...STORE_ROW_KEYS]);
-    expect(row.history).toBe("bip-0340");
-    for (const key of STORE_ROW_KEYS.filter((k) => !NOT_POSITIVE_NUMBERS.has(k))) {
-      expect(typeof row[key], key).toBe("number");
-      expect(row[key] as number, key).toBeGreaterThan(0);
-    }
-    const num = (key: (typeof STORE_ROW_KEYS)[number]) => row[key] as number;
+      expect(Object.keys(row)).toEqual([...STORE_ROW_KEYS]);
+      expect(row.history).toBe("bip-0340");
+      for (const key of STORE_ROW_KEYS.filter((k) => !NOT_POSITIVE_NUMBERS.has(k))) {
+        expect(typeof row[key], key).toBe("number");
+        expect(row[key] as number, key).toBeGreaterThan(0);
+      }
+      const num = (key: (typeof STORE_ROW_KEYS)[number]) => row[key] as number;
 
-    expect(row.revisions).toBe(198);
-    expect(num("blob_bytes") + num("sqlite_bytes")).toBe(num("stored_bytes"));
-    expect(row.ratio).toBeCloseTo(num("stored_bytes") / num("raw_bytes"), 3);
-    expect(num("ratio")).toBeLessThan(num("baseline_per_rev_gzip_ratio"));
+      expect(row.revisions).toBe(198);
+      expect(num("blob_bytes") + num("sqlite_bytes")).toBe(num("stored_bytes"));
+      expect(row.ratio).toBeCloseTo(num("stored_bytes") / num("raw_bytes"), 3);
+      expect(num("ratio")).toBeLessThan(num("baseline_per_rev_gzip_ratio"));
 
-    // Every read decodes at least the revision it returns; the largest read decodes at least the mean.
-    expect(num("mean_decode_amplification")).toBeGreaterThanOrEqual(1);
-    expect(num("max_decode_amplification")).toBeGreaterThanOrEqual(num("mean_decode_amplification"));
-    expect(num("max_decoded_bytes_per_read")).toBeGreaterThanOrEqual(num("mean_decoded_bytes_per_read"));
-    expect(row.target_reads_met).toBe(num("max_blob_reads_per_read") <= STORE_TARGETS.maxBlobReads && num("max_decode_amplification") <= STORE_TARGETS.maxDecodeAmplification);
+      // Every read decodes at least the revision it returns; the largest read decodes at least the mean.
+      expect(num("mean_decode_amplification")).toBeGreaterThanOrEqual(1);
+      expect(num("max_decode_amplification")).toBeGreaterThanOrEqual(num("mean_decode_amplification"));
+      expect(num("max_decoded_bytes_per_read")).toBeGreaterThanOrEqual(num("mean_decoded_bytes_per_read"));
+      expect(row.target_reads_met).toBe(
+        num("max_blob_reads_per_read") <= STORE_TARGETS.maxBlobReads &&
+          num("max_decode_amplification") <= STORE_TARGETS.maxDecodeAmplification,
+      );
 
-    // The anchors (null only where git or xz is not installed, and both are here).
-    // Solid xz sees the whole history; gzip one revision at a time.
-    expect(num("baseline_xz_ratio")).toBeGreaterThan(0);
-    expect(num("baseline_xz_ratio")).toBeLessThan(num("baseline_per_rev_gzip_ratio"));
-    expect(num("baseline_git_pack_only_ratio")).toBeGreaterThan(0);
-    // Pack + idx, so more than the pack alone.
-    expect(num("baseline_git_pack_ratio")).toBeGreaterThan(num("baseline_git_pack_only_ratio"));
-    const raw = num("raw_bytes");
-    const expected = Math.max(STORE_TARGETS.gitPackFactor * num("baseline_git_pack_ratio") * raw, STORE_TARGETS.xzFactor * num("baseline_xz_ratio") * raw);
-    // The ratios keep 4 significant digits, target_bytes is exact.
-    expect(Math.abs(num("target_bytes") - expected) / expected).toBeLessThan(1e-3);
-    expect(row.target_bytes_met).toBe(num("stored_bytes") <= num("target_bytes"));
-  });
+      // The anchors (null only where git or xz is not installed, and both are here).
+      // Solid xz sees the whole history; gzip one revision at a time.
+      expect(num("baseline_xz_ratio")).toBeGreaterThan(0);
+      expect(num("baseline_xz_ratio")).toBeLessThan(num("baseline_per_rev_gzip_ratio"));
+      expect(num("baseline_git_pack_only_ratio")).toBeGreaterThan(0);
+      // Pack + idx, so more than the pack alone.
+      expect(num("baseline_git_pack_ratio")).toBeGreaterThan(num("baseline_git_pack_only_ratio"));
+      const raw = num("raw_bytes");
+      const expected = Math.max(
+        STORE_TARGETS.gitPackFactor * num("baseline_git_pack_ratio") * raw,
+        STORE_TARGETS.xzFactor * num("baseline_xz_ratio") * raw,
+      );
+      // The ratios keep 4 significant digits, target_bytes is exact.
+      expect(Math.abs(num("target_bytes") - expected) / expected).toBeLessThan(1e-3);
+      expect(row.target_bytes_met).toBe(num("stored_bytes") <= num("target_bytes"));
+    },
+  );
 
-  it("--read-scaling --read-scaling-lengths 10,100 adds one row per run with p50/p99 per length", { timeout: 180_000 }, async () => {
-    const rows = await benchStore(["--read-scaling", "--read-scaling-lengths", "10,100", "--read-scaling-reads", "60"]);
-    expect(rows).toHaveLength(1);
-    const row = rows[0]!;
-    expect(Object.keys(row)).toEqual([...READ_SCALING_KEYS]);
-    expect(row.row).toBe("read_scaling");
-    expect(row.reads_per_length).toBe(60);
-    const lengths = row.lengths as Record<string, number>[];
-    expect(lengths.map((l) => l.revisions)).toEqual([10, 100]);
-    for (const l of lengths) {
-      expect(Object.keys(l)).toEqual([...READ_SCALING_LENGTH_KEYS]);
-      expect(l.p50_ms).toBeGreaterThan(0);
-      expect(l.p99_ms).toBeGreaterThanOrEqual(l.p50_ms!);
-      expect(l.max_blob_reads).toBeGreaterThan(0);
-      expect(l.max_decode_amplification).toBeGreaterThanOrEqual(1);
-    }
-    // The same content size at every length (synthetic.ts), so the lengths differ in length only.
-    const [short, long] = lengths as [Record<string, number>, Record<string, number>];
-    expect(Math.abs(long.mean_revision_bytes! / short.mean_revision_bytes! - 1)).toBeLessThan(0.25);
-    expect(row.p50_ratio).toBeCloseTo(long.p50_ms! / short.p50_ms!, 2);
-    expect(row.target_met).toBe(Math.abs((row.p50_ratio as number) - 1) <= STORE_TARGETS.readScalingTolerance);
-  });
+  it(
+    "--read-scaling --read-scaling-lengths 10,100 adds one row per run with p50/p99 per length",
+    { timeout: 180_000 },
+    async () => {
+      const rows = await benchStore([
+        "--read-scaling",
+        "--read-scaling-lengths",
+        "10,100",
+        "--read-scaling-reads",
+        "60",
+      ]);
+      expect(rows).toHaveLength(1);
+      const row = rows[0]!;
+      expect(Object.keys(row)).toEqual([...READ_SCALING_KEYS]);
+      expect(row.row).toBe("read_scaling");
+      expect(row.reads_per_length).toBe(60);
+      const lengths = row.lengths as Record<string, number>[];
+      expect(lengths.map((l) => l.revisions)).toEqual([10, 100]);
+      for (const l of lengths) {
+        expect(Object.keys(l)).toEqual([...READ_SCALING_LENGTH_KEYS]);
+        expect(l.p50_ms).toBeGreaterThan(0);
+        expect(l.p99_ms).toBeGreaterThanOrEqual(l.p50_ms!);
+        expect(l.max_blob_reads).toBeGreaterThan(0);
+        expect(l.max_decode_amplification).toBeGreaterThanOrEqual(1);
+      }
+      // The same content size at every length (synthetic.ts), so the lengths differ in length only.
+      const [short, long] = lengths as [Record<string, number>, Record<string, number>];
+      expect(Math.abs(long.mean_revision_bytes! / short.mean_revision_bytes! - 1)).toBeLessThan(0.25);
+      expect(row.p50_ratio).toBeCloseTo(long.p50_ms! / short.p50_ms!, 2);
+      expect(row.target_met).toBe(Math.abs((row.p50_ratio as number) - 1) <= STORE_TARGETS.readScalingTolerance);
+    },
+  );
 });

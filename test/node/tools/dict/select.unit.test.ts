@@ -7,7 +7,12 @@ import { describe, expect, it } from "vitest";
 import { GainTally, type GainHit } from "../../../../src/tools/dict/select.ts";
 import { partOf, typeOfPath } from "../../../../src/tools/dict/corpus.ts";
 
-const hit = (length: number, index: number, transform: number, gain: number): GainHit => ({ length, index, transform, gain });
+const hit = (length: number, index: number, transform: number, gain: number): GainHit => ({
+  length,
+  index,
+  transform,
+  gain,
+});
 
 describe("GainTally", () => {
   it("sums gain and hits per pair, counts each file once, and ignores non-positive gains", () => {

@@ -41,21 +41,26 @@ describe("fuzzed inputs with the committed tables", () => {
       for (let n = 0; n < 12; n++) {
         const parts: Uint8Array[] = [];
         const target = Math.floor(rand() * 20_000);
-        for (let size = 0; size < target; ) {
+        for (let size = 0; size < target;) {
           const pick = rand();
           const part =
             pick < 0.6
               ? strings[Math.floor(rand() * strings.length)]!
               : pick < 0.8
                 ? Uint8Array.from({ length: 1 + Math.floor(rand() * 12) }, () => Math.floor(rand() * 256))
-                : new TextEncoder().encode(["<div class=\"", "\">", "function (", ") {", "; }", "\n", " "][Math.floor(rand() * 7)]!);
+                : new TextEncoder().encode(
+                    ['<div class="', '">', "function (", ") {", "; }", "\n", " "][Math.floor(rand() * 7)]!,
+                  );
           parts.push(part);
           size += part.byteLength;
         }
         const input = Buffer.concat(parts);
         for (const quality of [5, 6, 7, 9]) {
           const out = brotliCompress(input, { quality, lgwin: 18, reducedDictionary: reducedDictionary(type) });
-          expect(Buffer.from(brotliDecompressSync(out)).equals(input), `${type} #${n} q${quality} (${input.byteLength} bytes)`).toBe(true);
+          expect(
+            Buffer.from(brotliDecompressSync(out)).equals(input),
+            `${type} #${n} q${quality} (${input.byteLength} bytes)`,
+          ).toBe(true);
           if (!Buffer.from(out).equals(Buffer.from(brotliCompress(input, { quality, lgwin: 18 })))) usedTable++;
         }
       }
@@ -70,25 +75,41 @@ const CORPUS_AND_TOOLS = firstMissing(NO_CORPUS, NO_TOOLS);
 describeNeeding(CORPUS_AND_TOOLS, "codec compress --static-dict on corpus files", () => {
   const files = CORPUS_AND_TOOLS === null ? webSample() : [];
 
-  it("decodes byte-exactly with Node's zlib and with `brotli -d`, and is no bigger than stock q5", { timeout: 120_000 }, async () => {
-    let reducedTotal = 0;
-    let stockTotal = 0;
-    for (const file of files) {
-      const type = typeOfPath(file.name)!;
-      const cli = await palimpsest(["codec", "compress", "--codec", "br", "--static-dict", type, "--lgwin", "22"], file.bytes);
-      expect(cli.status, cli.stderr).toBe(0);
-      expect(Buffer.from(brotliDecompressSync(cli.stdout)).equals(Buffer.from(file.bytes)), `${file.name}: zlib`).toBe(true);
-      expect((await tool("brotli", ["-d", "-c"], cli.stdout)).equals(Buffer.from(file.bytes)), `${file.name}: brotli -d`).toBe(true);
-      reducedTotal += cli.stdout.byteLength;
-      stockTotal += brotliCompress(file.bytes, { quality: 5, lgwin: 22 }).byteLength;
-    }
-    expect(reducedTotal).toBeLessThan(stockTotal);
-  });
+  it(
+    "decodes byte-exactly with Node's zlib and with `brotli -d`, and is no bigger than stock q5",
+    { timeout: 120_000 },
+    async () => {
+      let reducedTotal = 0;
+      let stockTotal = 0;
+      for (const file of files) {
+        const type = typeOfPath(file.name)!;
+        const cli = await palimpsest(
+          ["codec", "compress", "--codec", "br", "--static-dict", type, "--lgwin", "22"],
+          file.bytes,
+        );
+        expect(cli.status, cli.stderr).toBe(0);
+        expect(
+          Buffer.from(brotliDecompressSync(cli.stdout)).equals(Buffer.from(file.bytes)),
+          `${file.name}: zlib`,
+        ).toBe(true);
+        expect(
+          (await tool("brotli", ["-d", "-c"], cli.stdout)).equals(Buffer.from(file.bytes)),
+          `${file.name}: brotli -d`,
+        ).toBe(true);
+        reducedTotal += cli.stdout.byteLength;
+        stockTotal += brotliCompress(file.bytes, { quality: 5, lgwin: 22 }).byteLength;
+      }
+      expect(reducedTotal).toBeLessThan(stockTotal);
+    },
+  );
 
   it("decodes at every quality it accepts (5-9)", { timeout: 60_000 }, async () => {
     const page = files.find((f) => f.name.startsWith("html/"))!;
     for (const quality of [5, 7, 9]) {
-      const cli = await palimpsest(["codec", "compress", "--codec", "br", "--static-dict", "html", "--quality", String(quality)], page.bytes);
+      const cli = await palimpsest(
+        ["codec", "compress", "--codec", "br", "--static-dict", "html", "--quality", String(quality)],
+        page.bytes,
+      );
       expect(cli.status, cli.stderr).toBe(0);
       expect((await tool("brotli", ["-d", "-c"], cli.stdout)).equals(Buffer.from(page.bytes))).toBe(true);
     }
@@ -96,22 +117,29 @@ describeNeeding(CORPUS_AND_TOOLS, "codec compress --static-dict on corpus files"
 });
 
 describe("codec compress --static-dict usage", () => {
-  it("is refused with exit 2 for other codecs, qualities outside 5-9, unknown types and decompress", { timeout: 60_000 }, async () => {
-    const input = new TextEncoder().encode("<p>hello</p>");
-    const cases = [
-      [["--codec", "gzip", "--static-dict", "html"], /--static-dict applies only to --codec br, not gzip/],
-      [["--codec", "lz4", "--static-dict", "css"], /only to --codec br/],
-      [["--codec", "br", "--static-dict", "html", "--quality", "11"], /--static-dict needs --quality 5\.\.9.*got 11/],
-      [["--codec", "br", "--static-dict", "html", "--quality", "4"], /got 4/],
-      [["--codec", "br", "--static-dict", "json"], /Allowed choices are html, css, js/],
-    ] as const;
-    const results = await Promise.all(cases.map(([args]) => palimpsest(["codec", "compress", ...args], input)));
-    results.forEach((r, i) => {
-      expect(r.status, cases[i]![0].join(" ")).toBe(2);
-      expect(r.stderr).toMatch(cases[i]![1]);
-    });
-    const dec = await palimpsest(["codec", "decompress", "--codec", "br", "--static-dict", "html"], new Uint8Array(0));
-    expect(dec.status).toBe(2);
-    expect(dec.stderr).toMatch(/unknown option '--static-dict'/);
-  });
+  it(
+    "is refused with exit 2 for other codecs, qualities outside 5-9, unknown types and decompress",
+    { timeout: 60_000 },
+    async () => {
+      const input = new TextEncoder().encode("<p>hello</p>");
+      const cases = [
+        [["--codec", "gzip", "--static-dict", "html"], /--static-dict applies only to --codec br, not gzip/],
+        [["--codec", "lz4", "--static-dict", "css"], /only to --codec br/],
+        [["--codec", "br", "--static-dict", "html", "--quality", "11"], /--static-dict needs --quality 5\.\.9.*got 11/],
+        [["--codec", "br", "--static-dict", "html", "--quality", "4"], /got 4/],
+        [["--codec", "br", "--static-dict", "json"], /Allowed choices are html, css, js/],
+      ] as const;
+      const results = await Promise.all(cases.map(([args]) => palimpsest(["codec", "compress", ...args], input)));
+      results.forEach((r, i) => {
+        expect(r.status, cases[i]![0].join(" ")).toBe(2);
+        expect(r.stderr).toMatch(cases[i]![1]);
+      });
+      const dec = await palimpsest(
+        ["codec", "decompress", "--codec", "br", "--static-dict", "html"],
+        new Uint8Array(0),
+      );
+      expect(dec.status).toBe(2);
+      expect(dec.stderr).toMatch(/unknown option '--static-dict'/);
+    },
+  );
 });

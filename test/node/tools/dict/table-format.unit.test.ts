@@ -53,7 +53,9 @@ describe("reduced dictionary table format", () => {
   it("holds an edge table to staticDict.maxTableEntries, and a candidate table of every pair only when asked", () => {
     const many = Array.from({ length: LIMITS.staticDict.maxTableEntries + 1 }, (_, i) => e(4, i % 1024, i >> 10));
     expect(() => encodeTable(many)).toThrow(/staticDict.maxTableEntries/);
-    expect(decodeTable(encodeTable(many, { maxEntries: ALL_PAIRS }), { maxEntries: ALL_PAIRS })).toHaveLength(many.length);
+    expect(decodeTable(encodeTable(many, { maxEntries: ALL_PAIRS }), { maxEntries: ALL_PAIRS })).toHaveLength(
+      many.length,
+    );
     expect(ALL_PAIRS).toBe(13_504 * 121);
   });
 
@@ -83,7 +85,15 @@ describe("table by Content-Type", () => {
     expect(staticDictTypeFor("Text/CSS")).toBe("css");
     expect(staticDictTypeFor("application/javascript")).toBe("js");
     expect(staticDictTypeFor("text/javascript;charset=UTF-8")).toBe("js");
-    for (const other of ["application/json", "application/problem+json", "application/link-format", "text/plain", "", null, undefined]) {
+    for (const other of [
+      "application/json",
+      "application/problem+json",
+      "application/link-format",
+      "text/plain",
+      "",
+      null,
+      undefined,
+    ]) {
       expect(staticDictTypeFor(other)).toBeUndefined();
     }
   });

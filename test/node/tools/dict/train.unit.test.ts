@@ -40,7 +40,19 @@ describe("dict train", () => {
 
   it("writes the same bytes from the command line, and says what it kept", { timeout: 60_000 }, async () => {
     const out = join(scratch, "css.psd");
-    const cli = await palimpsest(["dict", "train", "--type", "css", corpus, "--out", out, "--max-entries", "30", "--transforms", TRANSFORMS.join(",")]);
+    const cli = await palimpsest([
+      "dict",
+      "train",
+      "--type",
+      "css",
+      corpus,
+      "--out",
+      out,
+      "--max-entries",
+      "30",
+      "--transforms",
+      TRANSFORMS.join(","),
+    ]);
     expect(cli.status, cli.stderr).toBe(0);
     expect(cli.stderr).toMatch(/wrote .*css\.psd: \d+ of \d+ pairs used/);
     const inProcess = trainTable(corpusFiles([corpus], { type: "css" }), { maxEntries: 30, transforms: TRANSFORMS });
@@ -52,7 +64,17 @@ describe("dict train", () => {
       palimpsest(["dict", "train", "--type", "svg", corpus, "--out", join(scratch, "x.psd")]),
       palimpsest(["dict", "train", "--type", "html", join(scratch, "nowhere"), "--out", join(scratch, "x.psd")]),
       palimpsest(["dict", "train", "--type", "html", corpus, "--out", join(scratch, "x.psd"), "--transforms", "0,121"]),
-      palimpsest(["dict", "train", "--type", "html", corpus, "--out", join(scratch, "x.psd"), "--max-entries", "100000"]),
+      palimpsest([
+        "dict",
+        "train",
+        "--type",
+        "html",
+        corpus,
+        "--out",
+        join(scratch, "x.psd"),
+        "--max-entries",
+        "100000",
+      ]),
     ]);
     expect(bad.map((r) => r.status)).toEqual([2, 2, 2, 2]);
     expect(bad[1]!.stderr).toMatch(/cannot list/);
@@ -61,13 +83,19 @@ describe("dict train", () => {
 });
 
 describe("dict build --check", () => {
-  it("fails, naming every committed file that differs, when the corpus regenerates other tables", { timeout: 120_000 }, async () => {
-    // The fixture corpus trains different tables from the shared corpus's, as a stale commit would differ.
-    const check = await palimpsest(["dict", "build", "--check", "--corpus", corpus]);
-    expect(check.status).toBe(1);
-    expect(check.stderr).toMatch(/src\/codec\/dict\/html\.psd, src\/codec\/dict\/css\.psd, src\/codec\/dict\/js\.psd, src\/codec\/dict\/tables\.generated\.ts differ/);
-    expect(check.stderr).toMatch(/npm run build:dict/);
-  });
+  it(
+    "fails, naming every committed file that differs, when the corpus regenerates other tables",
+    { timeout: 120_000 },
+    async () => {
+      // The fixture corpus trains different tables from the shared corpus's, as a stale commit would differ.
+      const check = await palimpsest(["dict", "build", "--check", "--corpus", corpus]);
+      expect(check.status).toBe(1);
+      expect(check.stderr).toMatch(
+        /src\/codec\/dict\/html\.psd, src\/codec\/dict\/css\.psd, src\/codec\/dict\/js\.psd, src\/codec\/dict\/tables\.generated\.ts differ/,
+      );
+      expect(check.stderr).toMatch(/npm run build:dict/);
+    },
+  );
 
   it("points at --corpus when there is no corpus", { timeout: 60_000 }, async () => {
     const check = await palimpsest(["dict", "build", "--check", "--corpus", join(scratch, "nowhere")]);

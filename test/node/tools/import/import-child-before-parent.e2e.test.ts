@@ -43,7 +43,10 @@ describe("palimpsest import of children dated before their parents", () => {
 
     // Just after 70009's own date, before its parent's: the TimeGate answers the last revision that existed then.
     const gate = async (ms: number) => {
-      const res = await fetch(`${h.archive.url}/page/Child_before_parent`, { redirect: "manual", headers: { "accept-datetime": new Date(ms).toUTCString() } });
+      const res = await fetch(`${h.archive.url}/page/Child_before_parent`, {
+        redirect: "manual",
+        headers: { "accept-datetime": new Date(ms).toUTCString() },
+      });
       expect(res.status).toBe(302);
       return Number(new URL(res.headers.get("location")!).pathname.split("/").at(-1));
     };

@@ -24,14 +24,18 @@ interface Recorded {
 }
 
 /** A proxy to the archive that records every request; `hideLimits` answers GET /api/limits with 404, as a server that is not this archive would. */
-async function startProxy(target: string, options: { hideLimits?: boolean } = {}): Promise<{ url: string; requests: Recorded[]; close(): Promise<void> }> {
+async function startProxy(
+  target: string,
+  options: { hideLimits?: boolean } = {},
+): Promise<{ url: string; requests: Recorded[]; close(): Promise<void> }> {
   const requests: Recorded[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      const record = (status: number) => requests.push({ method: req.method!, path: req.url!, status, bytes: body.byteLength });
+      const record = (status: number) =>
+        requests.push({ method: req.method!, path: req.url!, status, bytes: body.byteLength });
       if (options.hideLimits && req.url === "/api/limits") {
         record(404);
         res.writeHead(404, { "content-type": "application/problem+json" }).end('{"status":404}');
@@ -64,7 +68,11 @@ const posts = (requests: Recorded[]) => requests.filter((r) => r.method === "POS
  * `count` revisions of about `textBytes` each, made of backslashes and line
  * breaks (plain in XML, two bytes each in JSON): their JSON is twice their text.
  */
-function escapingHistory(count: number, textBytes: number, firstId: number): Array<{ id: number; parentId: number | null; text: string }> {
+function escapingHistory(
+  count: number,
+  textBytes: number,
+  firstId: number,
+): Array<{ id: number; parentId: number | null; text: string }> {
   return Array.from({ length: count }, (_, i) => ({
     id: firstId + i,
     parentId: i === 0 ? null : firstId + i - 1,
@@ -78,13 +86,21 @@ const h = importHarnessForThisFile();
 describe("palimpsest import: request size from the archive's advertised limit", () => {
   it("--batch-bytes over the archive's storage.maxRequestBytes exits 2 naming the limit; the limit itself is accepted", async () => {
     const revs = generateHistory(3, { firstId: 1_000 });
-    const file = await h.writeExport("batch-bytes-over", exportXml({ pages: [{ title: "Batch bytes over", revisions: revs }] }));
+    const file = await h.writeExport(
+      "batch-bytes-over",
+      exportXml({ pages: [{ title: "Batch bytes over", revisions: revs }] }),
+    );
     const refused = await h.runImport(file, ["--batch-bytes", String(MAX + 1)]);
     expect(refused.code).toBe(2);
-    expect(oneLineReason(refused)).toBe(`palimpsest: --batch-bytes ${MAX + 1} is more than the archive accepts: the archive's storage.maxRequestBytes is ${MAX} bytes`);
+    expect(oneLineReason(refused)).toBe(
+      `palimpsest: --batch-bytes ${MAX + 1} is more than the archive accepts: the archive's storage.maxRequestBytes is ${MAX} bytes`,
+    );
     expect(await h.history("Batch bytes over")).toBeNull();
 
-    expect(summaryOf(await h.runImport(file, ["--batch-bytes", String(MAX)]))).toMatchObject({ revisions: 3, created: 3 });
+    expect(summaryOf(await h.runImport(file, ["--batch-bytes", String(MAX)]))).toMatchObject({
+      revisions: 3,
+      created: 3,
+    });
   }, 120_000);
 
   it("a history whose JSON is over the limit goes in several requests, none refused, and reads back", async () => {
@@ -95,7 +111,13 @@ describe("palimpsest import: request size from the archive's advertised limit", 
     const file = await h.writeExport("escaped-history", exportXml({ pages: [{ title, revisions: revs }] }), "gz");
     const proxy = await startProxy(h.archive.url);
     try {
-      expect(summaryOf(await h.runImport(file, [], { url: proxy.url }))).toMatchObject({ pages: 1, revisions: 3, created: 3, skipped: 0, raw_bytes: rawBytes(revs) });
+      expect(summaryOf(await h.runImport(file, [], { url: proxy.url }))).toMatchObject({
+        pages: 1,
+        revisions: 3,
+        created: 3,
+        skipped: 0,
+        raw_bytes: rawBytes(revs),
+      });
       expect(proxy.requests.filter((r) => r.path === "/api/limits")).toHaveLength(1);
       const writes = posts(proxy.requests);
       expect(writes.map((r) => r.status)).toEqual([201, 201, 201]);
@@ -120,7 +142,11 @@ describe("palimpsest import: request size from the archive's advertised limit", 
     it("--on-error=stop names the page, the revision and the limit, and sends nothing for it", async () => {
       const title = "Too big stop";
       const revs = big(3_000);
-      const file = await h.writeExport("too-big-stop", exportXml({ pages: [{ title, revisions: revs.map((r) => ({ ...r, comment: "", sha1: false })) }] }), "gz");
+      const file = await h.writeExport(
+        "too-big-stop",
+        exportXml({ pages: [{ title, revisions: revs.map((r) => ({ ...r, comment: "", sha1: false })) }] }),
+        "gz",
+      );
       const proxy = await startProxy(h.archive.url);
       try {
         const result = await h.runImport(file, ["--on-error=stop"], { url: proxy.url });
@@ -136,9 +162,18 @@ describe("palimpsest import: request size from the archive's advertised limit", 
     it("--on-error=skip names it, skips it and imports the rest", async () => {
       const title = "Too big skip";
       const revs = big(4_000);
-      const file = await h.writeExport("too-big-skip", exportXml({ pages: [{ title, revisions: revs.map((r) => ({ ...r, comment: "", sha1: false })) }] }), "gz");
+      const file = await h.writeExport(
+        "too-big-skip",
+        exportXml({ pages: [{ title, revisions: revs.map((r) => ({ ...r, comment: "", sha1: false })) }] }),
+        "gz",
+      );
       const result = await h.runImport(file, ["--on-error=skip"]);
-      expect(summaryOf(result)).toMatchObject({ revisions: 2, created: 2, skipped: 1, raw_bytes: rawBytes([revs[0]!, revs[2]!]) });
+      expect(summaryOf(result)).toMatchObject({
+        revisions: 2,
+        created: 2,
+        skipped: 1,
+        raw_bytes: rawBytes([revs[0]!, revs[2]!]),
+      });
       expect(result.stderr.trimEnd().split("\n")).toEqual([`palimpsest: skipped ${reason(title, 4_001)}`]);
       const listed = (await h.history(title))!;
       expect(listed.map((r) => [r.id, r.parentId])).toEqual([

@@ -19,21 +19,34 @@ function resentExport(title: string, firstId: number) {
 describe.concurrent("importing a revision the archive holds with other metadata", () => {
   it("stops with a 409 naming the page, the revision and each field with both values", async () => {
     const { xml, revs } = resentExport("Resent stop", 91_000);
-    const reason = oneLineReason(await h.runImport(await h.writeExport("resent-stop", xml), ["--batch-revisions", "1"]));
+    const reason = oneLineReason(
+      await h.runImport(await h.writeExport("resent-stop", xml), ["--batch-revisions", "1"]),
+    );
     const stored = revs[2]!.contributor;
     const storedName = "ip" in stored ? stored.ip : stored.username;
     expect(reason).toBe(
       `palimpsest: page Resent_stop: HTTP 409 revision ${revs[2]!.id} already exists with the same text but other metadata: ` +
         `parentId ${revs[1]!.id} stored, ${revs[2]!.id} sent; contributor "${storedName}" stored, "Someone Else" sent`,
     );
-    expect((await h.history("Resent stop"))!.map((r) => r.id)).toEqual(revs.slice(0, 3).map((r) => r.id).reverse());
+    expect((await h.history("Resent stop"))!.map((r) => r.id)).toEqual(
+      revs
+        .slice(0, 3)
+        .map((r) => r.id)
+        .reverse(),
+    );
   }, 60_000);
 
   it("--on-error=skip skips it, says which, and keeps the stored metadata", async () => {
     const { xml, revs } = resentExport("Resent skip", 92_000);
-    const result = await h.runImport(await h.writeExport("resent-skip", xml), ["--batch-revisions", "1", "--on-error=skip"]);
+    const result = await h.runImport(await h.writeExport("resent-skip", xml), [
+      "--batch-revisions",
+      "1",
+      "--on-error=skip",
+    ]);
     expect(summaryOf(result)).toMatchObject({ pages: 1, revisions: 4, created: 4, already_stored: 0, skipped: 1 });
-    expect(result.stderr).toMatch(new RegExp(`skipped page "Resent skip" revision ${revs[2]!.id}: .*other metadata: .*"Someone Else" sent`));
+    expect(result.stderr).toMatch(
+      new RegExp(`skipped page "Resent skip" revision ${revs[2]!.id}: .*other metadata: .*"Someone Else" sent`),
+    );
     const listed = (await h.history("Resent skip"))!;
     expect(listed.map((r) => r.id)).toEqual([revs[4]!.id, revs[2]!.id, revs[1]!.id, revs[0]!.id]);
   }, 60_000);

@@ -8,7 +8,14 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../../../src/limits.ts";
-import { decodeUtf8, ExportFormatError, readMediaWikiExport, RevisionProblem, type ExportItem, type ExportRevision } from "../../../../src/tools/import/mediawiki-reader.ts";
+import {
+  decodeUtf8,
+  ExportFormatError,
+  readMediaWikiExport,
+  RevisionProblem,
+  type ExportItem,
+  type ExportRevision,
+} from "../../../../src/tools/import/mediawiki-reader.ts";
 import { normalizeTitle } from "../../../../src/page/title.ts";
 import { exportXml, mediaWikiSha1, type ExportRevisionInput } from "../../support/mediawiki-export.ts";
 
@@ -27,14 +34,18 @@ async function collect(items: AsyncIterable<ExportItem>): Promise<ExportItem[]> 
 }
 
 const read = (xml: string, chunk = 4096) => collect(readMediaWikiExport(stringChunks(xml, chunk)));
-const readBytes = (bytes: Uint8Array, chunk = 4096) => collect(readMediaWikiExport(decodeUtf8(byteChunks(bytes, chunk))));
+const readBytes = (bytes: Uint8Array, chunk = 4096) =>
+  collect(readMediaWikiExport(decodeUtf8(byteChunks(bytes, chunk))));
 
 /**
  * How far the live heap grew above its starting point while `body` ran,
  * sampled on every `every`-th call of the `sample` callback body gets. A real
  * gc() before each sample, so garbage awaiting collection is not counted.
  */
-async function liveHeapGrowth<T>(every: number, body: (sample: () => void) => Promise<T>): Promise<{ result: T; growth: number }> {
+async function liveHeapGrowth<T>(
+  every: number,
+  body: (sample: () => void) => Promise<T>,
+): Promise<{ result: T; growth: number }> {
   setFlagsFromString("--expose-gc");
   const gc = runInNewContext("gc") as () => void;
   gc();
@@ -79,7 +90,7 @@ const WELL_FORMED: ExportRevisionInput[] = [
     id: 101,
     timestamp: "2001-01-15T13:15:00Z",
     contributor: { username: "Zoë Example" },
-    comment: "first <draft> & \"notes\"",
+    comment: 'first <draft> & "notes"',
     model: "wikitext",
     format: "text/x-wiki",
     text: "'''Bold''' &amp; <ref>x</ref>\r\nwith CR LF",
@@ -112,7 +123,11 @@ function expectWellFormed(items: ExportItem[]): void {
   expect(revs.map((r) => r.id)).toEqual([101, 105, 230]);
   expect(revs.map((r) => r.parentId)).toEqual([null, 101, 105]);
   expect(revs.map((r) => r.title)).toEqual(["Édition spéciale", "Édition spéciale", "Édition spéciale"]);
-  expect(revs.map((r) => r.timestamp)).toEqual(["2001-01-15T13:15:00Z", "2001-02-28T23:59:59Z", "2004-02-29T00:00:00Z"]);
+  expect(revs.map((r) => r.timestamp)).toEqual([
+    "2001-01-15T13:15:00Z",
+    "2001-02-28T23:59:59Z",
+    "2004-02-29T00:00:00Z",
+  ]);
   expect(revs.map((r) => r.contributor)).toEqual(["Zoë Example", "2001:db8::1", "192.0.2.44"]);
   expect(revs.map((r) => r.comment)).toEqual(['first <draft> & "notes"', "", ""]);
   expect(revs.map((r) => r.model)).toEqual(["wikitext", "css", "json"]);
@@ -142,16 +157,17 @@ describe("readMediaWikiExport: well-formed exports", () => {
   }
 
   it("keeps CR from &#13; (a literal CR in XML is normalised to LF, as XML requires)", async () => {
-    const xml = exportXml({ pages: [{ title: "CR", revisions: [{ id: 1, text: "a", sha1: false, bytes: false }] }] }).replace(
-      "<text xml:space=\"preserve\">a</text>",
-      '<text xml:space="preserve">a&#13;\nb\r\nc&#x0D;</text>',
-    );
+    const xml = exportXml({
+      pages: [{ title: "CR", revisions: [{ id: 1, text: "a", sha1: false, bytes: false }] }],
+    }).replace('<text xml:space="preserve">a</text>', '<text xml:space="preserve">a&#13;\nb\r\nc&#x0D;</text>');
     const [rev] = revisions(await read(xml));
     expect(rev!.text).toBe("a\r\nb\nc\r");
   });
 
   it("reads CDATA sections and character references in text", async () => {
-    const xml = exportXml({ pages: [{ title: "Cdata", revisions: [{ id: 1, text: "x", sha1: false, bytes: false }] }] }).replace(
+    const xml = exportXml({
+      pages: [{ title: "Cdata", revisions: [{ id: 1, text: "x", sha1: false, bytes: false }] }],
+    }).replace(
       '<text xml:space="preserve">x</text>',
       '<text xml:space="preserve">&lt;<![CDATA[<raw> & ]]>&#233;&#x1F600;&apos;</text>',
     );
@@ -175,7 +191,13 @@ describe("readMediaWikiExport: well-formed exports", () => {
   it("reads several pages, each revision titled by its own page", async () => {
     const xml = exportXml({
       pages: [
-        { title: "First page", revisions: [{ id: 1, text: "one" }, { id: 2, parentId: 1, text: "two" }] },
+        {
+          title: "First page",
+          revisions: [
+            { id: 1, text: "one" },
+            { id: 2, parentId: 1, text: "two" },
+          ],
+        },
         { title: "second_page", revisions: [{ id: 3, text: "three" }] },
       ],
     });
@@ -188,7 +210,17 @@ describe("readMediaWikiExport: well-formed exports", () => {
   });
 
   it("yields revisions as it goes, not only at the end of the input", async () => {
-    const xml = exportXml({ pages: [{ title: "Lazy", revisions: [{ id: 1, text: "one" }, { id: 2, text: "two" }] }] });
+    const xml = exportXml({
+      pages: [
+        {
+          title: "Lazy",
+          revisions: [
+            { id: 1, text: "one" },
+            { id: 2, text: "two" },
+          ],
+        },
+      ],
+    });
     const cut = xml.indexOf("</revision>") + "</revision>".length;
     let secondHalfRead = false;
     async function* input() {
@@ -214,7 +246,10 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   }
 
   it("malformed XML is an ExportFormatError with line and column (and the page and revision)", async () => {
-    const xml = exportXml({ pages: [{ title: "Broken", revisions: [{ id: 41, comment: "c", text: "ok" }] }] }).replace("</comment>", "</comennt>");
+    const xml = exportXml({ pages: [{ title: "Broken", revisions: [{ id: 41, comment: "c", text: "ok" }] }] }).replace(
+      "</comment>",
+      "</comennt>",
+    );
     const lines = xml.split("\n");
     const line = lines.findIndex((l) => l.includes("</comennt>")) + 1;
     const err = await expectFormatError(read(xml, 10), /malformed XML at line \d+, column \d+/);
@@ -227,9 +262,15 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   it("malformed XML: an unescaped & and a truncated file", async () => {
     const xml = exportXml({ pages: [{ title: "Amp", revisions: [{ id: 25, text: "x" }] }] });
     // saxes reads an unescaped & up to the next ";" as an entity name, and reports it there.
-    await expectFormatError(read(xml.replace("<ns>0</ns>", "<ns>AT&T; 0</ns>")), /malformed XML at line 11, column \d+: .*entity.*\(in page "Amp"\)$/);
+    await expectFormatError(
+      read(xml.replace("<ns>0</ns>", "<ns>AT&T; 0</ns>")),
+      /malformed XML at line 11, column \d+: .*entity.*\(in page "Amp"\)$/,
+    );
     await expectFormatError(read(xml.replace("<ns>0</ns>", "<ns>0 & 1</ns>")), /malformed XML at line \d+, column \d+/);
-    await expectFormatError(read(xml.replace("<id>25</id>", "<id>25</id><timestamp a=b>")), /malformed XML at line \d+, column \d+: .*\(in page "Amp" revision 25\)$/);
+    await expectFormatError(
+      read(xml.replace("<id>25</id>", "<id>25</id><timestamp a=b>")),
+      /malformed XML at line \d+, column \d+: .*\(in page "Amp" revision 25\)$/,
+    );
     await expectFormatError(read(xml.slice(0, xml.indexOf("</page>"))), /malformed XML at line \d+, column \d+/);
     await expectFormatError(read(""), /empty|root/);
   });
@@ -252,7 +293,9 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   });
 
   it("a non-numeric <id> and <parentid>", async () => {
-    expect(String(await onlyProblem([{ id: "12a", text: "t" }]))).toMatch(/revision 12a: <id> is not a positive integer/);
+    expect(String(await onlyProblem([{ id: "12a", text: "t" }]))).toMatch(
+      /revision 12a: <id> is not a positive integer/,
+    );
     expect(String(await onlyProblem([{ id: 0, text: "t" }]))).toMatch(/<id> is not a positive integer/);
     const bad = await onlyProblem([{ id: 5, text: "t", extra: "      <parentid>x</parentid>" }]);
     expect(String(bad)).toMatch(/revision 5: /);
@@ -293,7 +336,10 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   });
 
   it("a control character XML forbids is malformed XML, not a title problem", async () => {
-    await expectFormatError(readPage([{ id: 1, text: "t" }], "a\u0007b"), /malformed XML at line 10, column \d+: disallowed character/);
+    await expectFormatError(
+      readPage([{ id: 1, text: "t" }], "a\u0007b"),
+      /malformed XML at line 10, column \d+: disallowed character/,
+    );
   });
 
   it("a page with no <title>", async () => {
@@ -302,7 +348,9 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   });
 
   it("invalid UTF-8 bytes are an ExportFormatError naming the byte range", async () => {
-    const good = new TextEncoder().encode(exportXml({ pages: [{ title: "Latin", revisions: [{ id: 1, text: "caf__" }] }] }));
+    const good = new TextEncoder().encode(
+      exportXml({ pages: [{ title: "Latin", revisions: [{ id: 1, text: "caf__" }] }] }),
+    );
     const at = Buffer.from(good).indexOf("caf__") + 3;
     const bad = Uint8Array.from(good);
     bad[at] = 0xe9; // "é" in ISO-8859-1, not UTF-8
@@ -317,12 +365,15 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   });
 
   it("an export that ends inside a UTF-8 sequence is an ExportFormatError", async () => {
-    const bytes = new TextEncoder().encode("<mediawiki version=\"0.11\">é");
+    const bytes = new TextEncoder().encode('<mediawiki version="0.11">é');
     await expectFormatError(readBytes(bytes.subarray(0, bytes.byteLength - 1), 4), /UTF-8/);
   });
 
   it('encoding="ISO-8859-1" in the XML declaration is an ExportFormatError', async () => {
-    const xml = exportXml({ declaration: '<?xml version="1.0" encoding="ISO-8859-1"?>', pages: [{ title: "Latin", revisions: [{ id: 1, text: "t" }] }] });
+    const xml = exportXml({
+      declaration: '<?xml version="1.0" encoding="ISO-8859-1"?>',
+      pages: [{ title: "Latin", revisions: [{ id: 1, text: "t" }] }],
+    });
     await expectFormatError(read(xml), /encoding ISO-8859-1; only UTF-8/);
   });
 
@@ -335,13 +386,15 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   it("an unsupported schema version (0.9) is an ExportFormatError; so is a wrong root", async () => {
     await expectFormatError(read(exportXml({ version: "0.9", pages: [] })), /schema version "0\.9" is not supported/);
     await expectFormatError(read(exportXml({ version: "0.12", pages: [] })), /schema version "0\.12"/);
-    await expectFormatError(read('<mediawiki><page/></mediawiki>'), /schema version "" is not supported/);
+    await expectFormatError(read("<mediawiki><page/></mediawiki>"), /schema version "" is not supported/);
     await expectFormatError(read('<html version="0.11"></html>'), /root element is <html>/);
   });
 
   it("an unknown content model", async () => {
     const p = await onlyProblem([{ id: 12, model: "foo", text: "t" }]);
-    expect(String(p)).toMatch(/^page "Sandbox" revision 12: unknown content model "foo" \(known: wikitext, html, css, javascript, json, text\)$/);
+    expect(String(p)).toMatch(
+      /^page "Sandbox" revision 12: unknown content model "foo" \(known: wikitext, html, css, javascript, json, text\)$/,
+    );
   });
 
   it("a bytes= attribute that does not match the text", async () => {
@@ -355,7 +408,10 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   });
 
   it("deleted text", async () => {
-    const xml = exportXml({ pages: [{ title: "Gone", revisions: [{ id: 15, text: "x" }] }] }).replace(/<text[^>]*>x<\/text>/, '<text bytes="1" deleted="deleted" />');
+    const xml = exportXml({ pages: [{ title: "Gone", revisions: [{ id: 15, text: "x" }] }] }).replace(
+      /<text[^>]*>x<\/text>/,
+      '<text bytes="1" deleted="deleted" />',
+    );
     expect(String(problems(await read(xml))[0])).toMatch(/page "Gone" revision 15: text was deleted/);
   });
 
@@ -367,7 +423,10 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   });
 
   it("a field given twice is one problem for that revision, and the revision is not also yielded", async () => {
-    const items = await readPage([{ id: 18, text: "t", extra: "      <timestamp>2021-01-01T00:00:00Z</timestamp>" }, { id: 19, text: "u" }]);
+    const items = await readPage([
+      { id: 18, text: "t", extra: "      <timestamp>2021-01-01T00:00:00Z</timestamp>" },
+      { id: 19, text: "u" },
+    ]);
     expect(problems(items).map(String)).toEqual(['page "Sandbox" revision 18: duplicate <timestamp>']);
     expect(revisions(items).map((r) => r.id)).toEqual([19]);
     // A second <id> names the revision by its first.
@@ -382,7 +441,11 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
       { id: 2, parentId: 1, timestamp: "2020-13-01T00:00:00Z", text: "b" },
       { id: 3, parentId: 2, text: "c" },
     ]);
-    expect(items.map((i) => (i.kind === "revision" ? i.revision.id : `problem ${i.problem.revisionId}`))).toEqual([1, "problem 2", 3]);
+    expect(items.map((i) => (i.kind === "revision" ? i.revision.id : `problem ${i.problem.revisionId}`))).toEqual([
+      1,
+      "problem 2",
+      3,
+    ]);
   });
 
   it("duplicate revision ids within a page pass the reader (the write API rejects them; see the CLI black-box test)", async () => {
@@ -399,7 +462,17 @@ describe("readMediaWikiExport: oversized text", () => {
 
   /** An export whose one revision's text is `repeat` copies of `unit`, streamed in 64 KiB pieces. */
   async function* hugeExport(unit: string, repeat: number, onChunk?: () => void): AsyncGenerator<string> {
-    const [head, tail] = exportXml({ pages: [{ title: "Huge", revisions: [{ id: 7, text: "@@TEXT@@", bytes: false, sha1: false }, { id: 8, parentId: 7, text: "small" }] }] }).split("@@TEXT@@");
+    const [head, tail] = exportXml({
+      pages: [
+        {
+          title: "Huge",
+          revisions: [
+            { id: 7, text: "@@TEXT@@", bytes: false, sha1: false },
+            { id: 8, parentId: 7, text: "small" },
+          ],
+        },
+      ],
+    }).split("@@TEXT@@");
     yield head!;
     const piece = unit.repeat(Math.max(1, Math.floor(65_536 / unit.length)));
     const perPiece = piece.length / unit.length;
@@ -425,22 +498,36 @@ describe("readMediaWikiExport: oversized text", () => {
 
   it("one byte over the limit is a problem naming the page, revision and limit, and the next revision still comes", async () => {
     const items = await collect(readMediaWikiExport(hugeExport("a", LIMIT + 1)));
-    expect(problems(items).map(String)).toEqual([`page "Huge" revision 7: text exceeds page.maxRevisionBytes (${LIMIT} bytes)`]);
+    expect(problems(items).map(String)).toEqual([
+      `page "Huge" revision 7: text exceeds page.maxRevisionBytes (${LIMIT} bytes)`,
+    ]);
     expect(revisions(items).map((r) => r.id)).toEqual([8]);
   });
 
   it("counts UTF-8 bytes, not characters: multi-byte text over the limit in bytes but not in characters", async () => {
     // 2-byte characters: (LIMIT/2 + 1) of them are LIMIT + 2 bytes but only LIMIT/2 + 1 UTF-16 units.
     const items = await collect(readMediaWikiExport(hugeExport("é", LIMIT / 2 + 1)));
-    expect(problems(items).map(String)).toEqual([`page "Huge" revision 7: text exceeds page.maxRevisionBytes (${LIMIT} bytes)`]);
+    expect(problems(items).map(String)).toEqual([
+      `page "Huge" revision 7: text exceeds page.maxRevisionBytes (${LIMIT} bytes)`,
+    ]);
     expect(revisions(items).map((r) => r.id)).toEqual([8]);
   });
 
   it("a long text read in pieces keeps every character, entity, CR and surrogate pair", async () => {
     // Over 1 Mi characters, so the reader takes the text from the parser between chunks.
-    const unit = "a&b <c> \"q\" \r\n é 😀 x\ry ]] > ";
+    const unit = 'a&b <c> "q" \r\n é 😀 x\ry ]] > ';
     const text = unit.repeat(Math.ceil(3_000_000 / unit.length));
-    const xml = exportXml({ pages: [{ title: "Long", revisions: [{ id: 1, text }, { id: 2, parentId: 1, text: "short" }] }] });
+    const xml = exportXml({
+      pages: [
+        {
+          title: "Long",
+          revisions: [
+            { id: 1, text },
+            { id: 2, parentId: 1, text: "short" },
+          ],
+        },
+      ],
+    });
     for (const size of [65_521, 1_000_003]) {
       const items = await read(xml, size);
       expect(problems(items)).toEqual([]);
@@ -456,7 +543,9 @@ describe("readMediaWikiExport: oversized text", () => {
   it("does not buffer a huge text: live heap stays far below its size", async () => {
     const size = 4 * LIMIT; // 64 MiB of text
     // Sampled every 4 MiB.
-    const { result: items, growth } = await liveHeapGrowth(64, (sample) => collect(readMediaWikiExport(hugeExport("0123456789abcdef", size / 16, sample))));
+    const { result: items, growth } = await liveHeapGrowth(64, (sample) =>
+      collect(readMediaWikiExport(hugeExport("0123456789abcdef", size / 16, sample))),
+    );
     expect(problems(items)).toHaveLength(1);
     expect(problems(items)[0]!.reason).toMatch(/exceeds page\.maxRevisionBytes/);
     // It may hold up to the limit (16 MiB) while it cannot yet tell; never the whole 64 MiB.
@@ -473,9 +562,22 @@ describe("readMediaWikiExport: everything saxes holds is bounded", () => {
    * its <text> element (or of its text, if `open` does not start one). Its
    * first and third revisions are ordinary.
    */
-  async function* hostile(open: string, unit: string, repeat: number, close: string, onChunk?: () => void): AsyncGenerator<string> {
-    const revs = [{ id: 1, text: "one" }, { id: 2, parentId: 1, text: "@@X@@", bytes: false, sha1: false }, { id: 3, parentId: 2, text: "three" }];
-    const [head, tail] = exportXml({ pages: [{ title: "Hostile", revisions: revs }] }).split("@@X@@") as [string, string];
+  async function* hostile(
+    open: string,
+    unit: string,
+    repeat: number,
+    close: string,
+    onChunk?: () => void,
+  ): AsyncGenerator<string> {
+    const revs = [
+      { id: 1, text: "one" },
+      { id: 2, parentId: 1, text: "@@X@@", bytes: false, sha1: false },
+      { id: 3, parentId: 2, text: "three" },
+    ];
+    const [head, tail] = exportXml({ pages: [{ title: "Hostile", revisions: revs }] }).split("@@X@@") as [
+      string,
+      string,
+    ];
     const whole = /^<text[\s>]/.test(open);
     yield (whole ? head.replace(/<text[^>]*>$/, "") : head) + open;
     const perPiece = Math.max(1, Math.floor(65_536 / unit.length));
@@ -486,16 +588,25 @@ describe("readMediaWikiExport: everything saxes holds is bounded", () => {
     }
     yield close + (whole ? tail.replace(/^<\/text>/, "") : tail);
   }
-  const readHostile = (open: string, unit: string, repeat: number, close: string) => collect(readMediaWikiExport(hostile(open, unit, repeat, close)));
-  const summary = (items: ExportItem[]) => items.map((i) => (i.kind === "revision" ? i.revision.id : String(i.problem)));
+  const readHostile = (open: string, unit: string, repeat: number, close: string) =>
+    collect(readMediaWikiExport(hostile(open, unit, repeat, close)));
+  const summary = (items: ExportItem[]) =>
+    items.map((i) => (i.kind === "revision" ? i.revision.id : String(i.problem)));
 
   it.each([
     ["a comment", "<!--", "-->"],
     ["a processing instruction", "<?note ", "?>"],
-  ])("%s up to page.maxRevisionBytes is dropped; one character more is a problem for its revision only", async (what, open, close) => {
-    expect(summary(await readHostile(open, "a", LIMIT, close))).toEqual([1, 2, 3]);
-    expect(summary(await readHostile(open, "a", LIMIT + 1, close))).toEqual([1, `page "Hostile" revision 2: ${what} is longer than page.maxRevisionBytes (${LIMIT} bytes)`, 3]);
-  });
+  ])(
+    "%s up to page.maxRevisionBytes is dropped; one character more is a problem for its revision only",
+    async (what, open, close) => {
+      expect(summary(await readHostile(open, "a", LIMIT, close))).toEqual([1, 2, 3]);
+      expect(summary(await readHostile(open, "a", LIMIT + 1, close))).toEqual([
+        1,
+        `page "Hostile" revision 2: ${what} is longer than page.maxRevisionBytes (${LIMIT} bytes)`,
+        3,
+      ]);
+    },
+  );
 
   it("CDATA sections count as text: 64 MiB of them in 64 KiB sections are a problem, not 64 MiB of heap", async () => {
     const section = `${"a".repeat(65_536 - 12)}]]><![CDATA[`;
@@ -504,7 +615,11 @@ describe("readMediaWikiExport: everything saxes holds is bounded", () => {
     const { result: items, growth } = await liveHeapGrowth(64, (sample) =>
       collect(readMediaWikiExport(hostile("<text><![CDATA[", section, size / section.length, "]]></text>", sample))),
     );
-    expect(summary(items)).toEqual([1, `page "Hostile" revision 2: text exceeds page.maxRevisionBytes (${LIMIT} bytes)`, 3]);
+    expect(summary(items)).toEqual([
+      1,
+      `page "Hostile" revision 2: text exceeds page.maxRevisionBytes (${LIMIT} bytes)`,
+      3,
+    ]);
     // It may hold up to the limit (16 MiB) while it cannot yet tell; never the whole 64 MiB.
     expect(growth).toBeLessThan(size / 2);
   }, 60_000);
@@ -513,24 +628,61 @@ describe("readMediaWikiExport: everything saxes holds is bounded", () => {
     const fits = await readHostile('<text note="', "é", 65_536, '">x</text>');
     expect(summary(fits)).toEqual([1, 2, 3]);
     const over = await readHostile('<text note="', "é", 65_537, '">x</text>');
-    expect(summary(over)).toEqual([1, 'page "Hostile" revision 2: the attribute values of <text> are longer than 65536 characters', 3]);
+    expect(summary(over)).toEqual([
+      1,
+      'page "Hostile" revision 2: the attribute values of <text> are longer than 65536 characters',
+      3,
+    ]);
     const split = await readHostile('<text a="', "x", 40_000, `" b="${"y".repeat(30_000)}">x</text>`);
     expect(summary(split)[1]).toMatch(/attribute values of <text> are longer than 65536/);
   });
 
   it.each([
-    ["a comment between pages", "", "<!--", "a", LIMIT + 1, "-->", /^a comment is longer than page\.maxRevisionBytes \(16777216 bytes\), at line \d+$/],
+    [
+      "a comment between pages",
+      "",
+      "<!--",
+      "a",
+      LIMIT + 1,
+      "-->",
+      /^a comment is longer than page\.maxRevisionBytes \(16777216 bytes\), at line \d+$/,
+    ],
     ["a DOCTYPE", "doctype", "", "a", LIMIT + 1, "", /the DOCTYPE is longer than page\.maxRevisionBytes/],
-    ["an element name", "", "<text><", "a", 1025, "/></text>", /a name, entity reference or XML declaration longer than 1024 characters/],
-    ["an entity reference of line breaks", "", "<text>&", "\n", 1 << 20, ";</text>", /a name, entity reference or XML declaration longer than 1024 characters/],
+    [
+      "an element name",
+      "",
+      "<text><",
+      "a",
+      1025,
+      "/></text>",
+      /a name, entity reference or XML declaration longer than 1024 characters/,
+    ],
+    [
+      "an entity reference of line breaks",
+      "",
+      "<text>&",
+      "\n",
+      1 << 20,
+      ";</text>",
+      /a name, entity reference or XML declaration longer than 1024 characters/,
+    ],
     ["elements nested 65 deep", "", "<text>", "<a>", 65, "</text>", /elements nested more than 64 deep/],
-    ["65 attributes", "", "<text ", "a", 0, `${Array.from({ length: 65 }, (_, i) => `a${i}=""`).join(" ")}>x</text>`, /<text> has more than 64 attributes/],
+    [
+      "65 attributes",
+      "",
+      "<text ",
+      "a",
+      0,
+      `${Array.from({ length: 65 }, (_, i) => `a${i}=""`).join(" ")}>x</text>`,
+      /<text> has more than 64 attributes/,
+    ],
   ])("%s past its bound is an ExportFormatError", async (_, where, open, unit, repeat, close, message) => {
     if (where === "doctype") {
       async function* input() {
         yield "<!DOCTYPE mediawiki [";
-        for (let left = LIMIT + 1; left > 0; left -= 65_536) yield Buffer.from("a".repeat(Math.min(left, 65_536))).toString();
-        yield "]><mediawiki version=\"0.11\"></mediawiki>";
+        for (let left = LIMIT + 1; left > 0; left -= 65_536)
+          yield Buffer.from("a".repeat(Math.min(left, 65_536))).toString();
+        yield ']><mediawiki version="0.11"></mediawiki>';
       }
       await expectFormatError(collect(readMediaWikiExport(input())), message);
       return;
@@ -538,10 +690,16 @@ describe("readMediaWikiExport: everything saxes holds is bounded", () => {
     if (open === "<!--") {
       // Between the first page and a second one, so no revision is open.
       async function* input() {
-        const xml = exportXml({ pages: [{ title: "Hostile", revisions: [{ id: 1, text: "one" }] }, { title: "After", revisions: [{ id: 2, text: "two" }] }] });
+        const xml = exportXml({
+          pages: [
+            { title: "Hostile", revisions: [{ id: 1, text: "one" }] },
+            { title: "After", revisions: [{ id: 2, text: "two" }] },
+          ],
+        });
         const at = xml.indexOf("</page>") + "</page>".length;
         yield `${xml.slice(0, at)}<!--`;
-        for (let left = repeat; left > 0; left -= 65_536) yield Buffer.from(unit.repeat(Math.min(left, 65_536))).toString();
+        for (let left = repeat; left > 0; left -= 65_536)
+          yield Buffer.from(unit.repeat(Math.min(left, 65_536))).toString();
         yield `-->${xml.slice(at)}`;
       }
       await expectFormatError(collect(readMediaWikiExport(input())), message);
@@ -565,7 +723,9 @@ describe("readMediaWikiExport: everything saxes holds is bounded", () => {
   it("a text of line breaks up to the limit is read whole, without saxes's ~32 bytes of heap per line", async () => {
     // CR LF: saxes appends one string per line (it reads CR LF as one line break).
     const lines = LIMIT / 2 - 1;
-    const { result: items, growth } = await liveHeapGrowth(32, (sample) => collect(readMediaWikiExport(hostile("<text>", "\r\n", lines, "</text>", sample))));
+    const { result: items, growth } = await liveHeapGrowth(32, (sample) =>
+      collect(readMediaWikiExport(hostile("<text>", "\r\n", lines, "</text>", sample))),
+    );
     expect(problems(items)).toEqual([]);
     const long = revisions(items).find((r) => r.id === 2)!;
     expect(long.text.length).toBe(lines);
@@ -599,14 +759,37 @@ describe("normalizeTitle", () => {
 
   it("allows 255 bytes of UTF-8 and no more", () => {
     expect(normalizeTitle("a".repeat(255))).toMatchObject({ ok: true });
-    expect(normalizeTitle("a".repeat(256))).toMatchObject({ ok: false, reason: expect.stringMatching(/maxTitleBytes \(255 bytes of UTF-8\)/) });
+    expect(normalizeTitle("a".repeat(256))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/maxTitleBytes \(255 bytes of UTF-8\)/),
+    });
     expect(normalizeTitle(`${"é".repeat(127)}a`)).toMatchObject({ ok: true }); // 255 bytes
     expect(normalizeTitle("é".repeat(128))).toMatchObject({ ok: false }); // 256 bytes, 128 characters
     expect(normalizeTitle(`${"a".repeat(255)}   `)).toMatchObject({ ok: true }); // trailing spaces trimmed first
     expect(normalizeTitle("😀".repeat(64))).toMatchObject({ ok: false }); // 256 bytes
   });
 
-  it.each(["", " ", "___", "a[b", "a]b", "a|b", "a{b", "a}b", "a<b", "a>b", "a#b", "a\nb", "a\u007fb", "a\ufffdb", "a%20b", ".", "..", "a/../b", "./a"])("rejects %j", (raw) => {
+  it.each([
+    "",
+    " ",
+    "___",
+    "a[b",
+    "a]b",
+    "a|b",
+    "a{b",
+    "a}b",
+    "a<b",
+    "a>b",
+    "a#b",
+    "a\nb",
+    "a\u007fb",
+    "a\ufffdb",
+    "a%20b",
+    ".",
+    "..",
+    "a/../b",
+    "./a",
+  ])("rejects %j", (raw) => {
     const r = normalizeTitle(raw);
     expect(r.ok).toBe(false);
     expect(r.ok ? "" : r.reason).toMatch(/\S/);

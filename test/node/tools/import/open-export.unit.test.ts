@@ -31,7 +31,10 @@ beforeAll(async () => {
   // Barely compressible, so the compressed file is several times the 1 MiB read size.
   const noise = randomBytes(3 << 20).toString("base64");
   await writeFile(join(dir, "large.xml.gz"), gzipSync(noise, { level: 1 }));
-  await writeFile(join(dir, "large.xml.br"), brotliCompressSync(noise, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }));
+  await writeFile(
+    join(dir, "large.xml.br"),
+    brotliCompressSync(noise, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }),
+  );
   if (NO_BZIP2 === null) {
     await writeFile(join(dir, "export.xml"), TEXT);
     await promisify(execFile)("bzip2", ["-9", join(dir, "export.xml")]); // → export.xml.bz2
@@ -65,15 +68,20 @@ describe("openExport", () => {
     expect(raw).toBeGreaterThan(0);
   });
 
-  itNeeding(NO_BZIP2, "bzip2, by magic bytes whatever the name, reads back whole as an async iterable", {}, async () => {
-    for (const name of ["export.xml.bz2", "bzip2-named.dat"]) {
-      const path = join(dir, name);
-      expect(await detectCompression(path)).toBe("bzip2");
-      const stream = await openExport(path);
-      expect(typeof (stream as unknown as AsyncIterable<unknown>)[Symbol.asyncIterator]).toBe("function");
-      expect((await readAllText(path)).text === TEXT).toBe(true);
-    }
-  });
+  itNeeding(
+    NO_BZIP2,
+    "bzip2, by magic bytes whatever the name, reads back whole as an async iterable",
+    {},
+    async () => {
+      for (const name of ["export.xml.bz2", "bzip2-named.dat"]) {
+        const path = join(dir, name);
+        expect(await detectCompression(path)).toBe("bzip2");
+        const stream = await openExport(path);
+        expect(typeof (stream as unknown as AsyncIterable<unknown>)[Symbol.asyncIterator]).toBe("function");
+        expect((await readAllText(path)).text === TEXT).toBe(true);
+      }
+    },
+  );
 
   it.each(["truncated.xml.gz", "garbage.xml.br"])("a corrupt %s is an error", async (name) => {
     await expect(readAllText(join(dir, name))).rejects.toThrow();
@@ -96,22 +104,25 @@ function openDescriptorsOf(path: string): number {
 }
 
 describe("openExport: stopping early", () => {
-  it.each(["large.xml.gz", "large.xml.br"])("destroying the %s stream closes the file, without an error", async (name) => {
-    const stream = await openExport(join(dir, name));
-    const uncaught: unknown[] = [];
-    const onUncaught = (err: unknown) => uncaught.push(err);
-    process.on("uncaughtException", onUncaught);
-    try {
-      for await (const chunk of stream) {
-        expect((chunk as Buffer).byteLength).toBeGreaterThan(0);
-        break; // destroys the stream
+  it.each(["large.xml.gz", "large.xml.br"])(
+    "destroying the %s stream closes the file, without an error",
+    async (name) => {
+      const stream = await openExport(join(dir, name));
+      const uncaught: unknown[] = [];
+      const onUncaught = (err: unknown) => uncaught.push(err);
+      process.on("uncaughtException", onUncaught);
+      try {
+        for await (const chunk of stream) {
+          expect((chunk as Buffer).byteLength).toBeGreaterThan(0);
+          break; // destroys the stream
+        }
+        await new Promise((r) => setTimeout(r, 50));
+        expect(stream.destroyed).toBe(true);
+        expect(uncaught).toEqual([]);
+        if (existsSync("/proc/self/fd")) expect(openDescriptorsOf(join(dir, name))).toBe(0);
+      } finally {
+        process.off("uncaughtException", onUncaught);
       }
-      await new Promise((r) => setTimeout(r, 50));
-      expect(stream.destroyed).toBe(true);
-      expect(uncaught).toEqual([]);
-      if (existsSync("/proc/self/fd")) expect(openDescriptorsOf(join(dir, name))).toBe(0);
-    } finally {
-      process.off("uncaughtException", onUncaught);
-    }
-  });
+    },
+  );
 });

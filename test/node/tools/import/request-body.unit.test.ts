@@ -12,7 +12,18 @@ import type { NewRevision } from "../../../../src/page/types.ts";
 const PIECE = 1 << 14;
 
 function revision(id: number, text: string, extra: Partial<NewRevision> = {}): NewRevision {
-  return { id, parentId: id > 1 ? id - 1 : null, timestamp: "2020-01-01T00:00:00Z", contributor: 'Ed "the" \\ editor', comment: "a\tb\u2028c", model: "wikitext", format: "text/x-wiki", text, sha1: null, ...extra };
+  return {
+    id,
+    parentId: id > 1 ? id - 1 : null,
+    timestamp: "2020-01-01T00:00:00Z",
+    contributor: 'Ed "the" \\ editor',
+    comment: "a\tb\u2028c",
+    model: "wikitext",
+    format: "text/x-wiki",
+    text,
+    sha1: null,
+    ...extra,
+  };
 }
 
 const TEXTS: Record<string, string> = {
@@ -27,7 +38,7 @@ const TEXTS: Record<string, string> = {
   "surrogate pair across a piece boundary": `${"a".repeat(PIECE - 1)}😀${"b".repeat(PIECE - 1)}😀tail`,
   "lone high surrogate at a piece boundary": `${"a".repeat(PIECE - 1)}\ud83dz`,
   "lone high surrogate at the very end": `${"a".repeat(PIECE - 1)}\ud83d`,
-  "three pieces of mixed text": "é\n😀\"<&>\\\u0001".repeat(6_000),
+  "three pieces of mixed text": 'é\n😀"<&>\\\u0001'.repeat(6_000),
 };
 
 async function bodyOf(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
@@ -38,9 +49,20 @@ async function bodyOf(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
 
 describe("request body", () => {
   it.each(Object.entries(TEXTS))("%s: sized exactly as JSON.stringify makes it, and streamed so", async (_, text) => {
-    const batch = [revision(1, text), revision(2, `${text}!`, { sha1: "0123456789abcdefghijklmnopqrstu" }), revision(3, "x", { format: undefined, sha1: undefined })];
-    for (const r of batch) expect(measureRevision(r)).toEqual({ jsonBytes: Buffer.byteLength(JSON.stringify(r)), textBytes: Buffer.byteLength(r.text) });
-    const bytes = requestBodyBytes(batch.length, batch.reduce((n, r) => n + measureRevision(r).jsonBytes, 0));
+    const batch = [
+      revision(1, text),
+      revision(2, `${text}!`, { sha1: "0123456789abcdefghijklmnopqrstu" }),
+      revision(3, "x", { format: undefined, sha1: undefined }),
+    ];
+    for (const r of batch)
+      expect(measureRevision(r)).toEqual({
+        jsonBytes: Buffer.byteLength(JSON.stringify(r)),
+        textBytes: Buffer.byteLength(r.text),
+      });
+    const bytes = requestBodyBytes(
+      batch.length,
+      batch.reduce((n, r) => n + measureRevision(r).jsonBytes, 0),
+    );
     expect(bytes).toBe(Buffer.byteLength(JSON.stringify({ revisions: batch })));
     const body = await bodyOf(requestBodyStream(batch, bytes));
     expect(body.byteLength).toBe(bytes);
@@ -55,6 +77,8 @@ describe("request body", () => {
   it("a stream sized wrong errors instead of ending at another size", async () => {
     const batch = [revision(1, "text")];
     const bytes = requestBodyBytes(1, measureRevision(batch[0]!).jsonBytes);
-    await expect(bodyOf(requestBodyStream(batch, bytes + 1))).rejects.toThrow(/is \d+ bytes, not the \d+ it was sized at/);
+    await expect(bodyOf(requestBodyStream(batch, bytes + 1))).rejects.toThrow(
+      /is \d+ bytes, not the \d+ it was sized at/,
+    );
   });
 });

@@ -26,33 +26,46 @@ import { startPalimpsestDev } from "../../support/palimpsest-dev.ts";
 import { seedPage } from "../../support/seed-page.ts";
 
 /** What `npm start` needs of a checkout, copied as a clone has it; node_modules shared. */
-const CHECKOUT_FILES = ["package.json", "wrangler.toml", "tsconfig.json", "worker-configuration.d.ts", ".dev.vars.example", "src", "workers", "durable-objects"];
+const CHECKOUT_FILES = [
+  "package.json",
+  "wrangler.toml",
+  "tsconfig.json",
+  "worker-configuration.d.ts",
+  ".dev.vars.example",
+  "src",
+  "workers",
+  "durable-objects",
+];
 
 describe("npm start's output", () => {
   const scratch = mkdtempSync(join(tmpdir(), "dev-stack-checkout-"));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it("in a fresh checkout carries no warning: neither node:zlib needing nodejs_compat nor out-of-date types", { timeout: 150_000 }, async () => {
-    const checkout = join(scratch, "palimpsest");
-    for (const path of CHECKOUT_FILES) cpSync(join(REPO_ROOT, path), join(checkout, path), { recursive: true });
-    symlinkSync(join(REPO_ROOT, "node_modules"), join(checkout, "node_modules"));
+  it(
+    "in a fresh checkout carries no warning: neither node:zlib needing nodejs_compat nor out-of-date types",
+    { timeout: 150_000 },
+    async () => {
+      const checkout = join(scratch, "palimpsest");
+      for (const path of CHECKOUT_FILES) cpSync(join(REPO_ROOT, path), join(checkout, path), { recursive: true });
+      symlinkSync(join(REPO_ROOT, "node_modules"), join(checkout, "node_modules"));
 
-    const dev = await startPalimpsestDev(["--no-demo"], { checkout, timeoutMs: 120_000 });
-    try {
-      // Served: the node:zlib path (gzip) works, so the flag is in force.
-      const res = await fetch(`${dev.url}/api/limits`, { headers: { "accept-encoding": "gzip" } });
-      expect(res.status).toBe(200);
-      expect(res.headers.get("content-encoding")).toBe("gzip");
-      await res.arrayBuffer();
-      const out = dev.output();
-      expect(out, dev.tail()).toMatch(/serving the archive at/);
-      expect(out, dev.tail()).not.toMatch(/nodejs_compat/);
-      expect(out, dev.tail()).not.toMatch(/types might be out of date|types looked out of date/);
-      expect(out, dev.tail()).not.toMatch(/\[WARNING\]/);
-    } finally {
-      await dev.stop();
-    }
-  });
+      const dev = await startPalimpsestDev(["--no-demo"], { checkout, timeoutMs: 120_000 });
+      try {
+        // Served: the node:zlib path (gzip) works, so the flag is in force.
+        const res = await fetch(`${dev.url}/api/limits`, { headers: { "accept-encoding": "gzip" } });
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-encoding")).toBe("gzip");
+        await res.arrayBuffer();
+        const out = dev.output();
+        expect(out, dev.tail()).toMatch(/serving the archive at/);
+        expect(out, dev.tail()).not.toMatch(/nodejs_compat/);
+        expect(out, dev.tail()).not.toMatch(/types might be out of date|types looked out of date/);
+        expect(out, dev.tail()).not.toMatch(/\[WARNING\]/);
+      } finally {
+        await dev.stop();
+      }
+    },
+  );
 });
 
 describe("a Range request through Miniflare's re-coding", () => {
@@ -90,7 +103,9 @@ describe("a Range request through Miniflare's re-coding", () => {
   }
 
   it("the archive's own 206: a client asking for br gets bytes 0-99 of the br representation", async () => {
-    const res = await fetch(`${worker.url}/page/${PAGE}/1`, { headers: { "accept-encoding": "br", range: "bytes=0-99" } });
+    const res = await fetch(`${worker.url}/page/${PAGE}/1`, {
+      headers: { "accept-encoding": "br", range: "bytes=0-99" },
+    });
     expect(res.status).toBe(206);
     expect(res.headers.get("content-range")).toBe(`bytes 0-99/${br.byteLength}`);
     expect(res.headers.get("etag")).toMatch(/-br"$/);
@@ -102,11 +117,16 @@ describe("a Range request through Miniflare's re-coding", () => {
   it("locally (documented in the README), `accept-encoding: gzip, br` re-codes to gzip under the -br ETag, and a Range gets a 206 with an empty body", async () => {
     const whole = await fetch(`${worker.url}/page/${PAGE}/1`, { headers: { "accept-encoding": "gzip, br" } });
     expect(whole.status).toBe(200);
-    expect(whole.headers.get("content-encoding"), "Miniflare no longer re-codes to the client's first coding: update the README").toBe("gzip");
+    expect(
+      whole.headers.get("content-encoding"),
+      "Miniflare no longer re-codes to the client's first coding: update the README",
+    ).toBe("gzip");
     expect(whole.headers.get("etag")).toMatch(/-br"$/);
     expect(await whole.text()).toBe(TEXT);
 
-    const res = await fetch(`${worker.url}/page/${PAGE}/1`, { headers: { "accept-encoding": "gzip, br", range: "bytes=0-99" } });
+    const res = await fetch(`${worker.url}/page/${PAGE}/1`, {
+      headers: { "accept-encoding": "gzip, br", range: "bytes=0-99" },
+    });
     expect(res.status).toBe(206);
     expect(res.headers.get("content-encoding")).toBe("gzip");
     expect(res.headers.get("etag")).toMatch(/-br"$/);

@@ -2,7 +2,8 @@
 import { request } from "../../support/archive.ts";
 
 /** What Chromium sends on a navigation. */
-export const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8";
+export const BROWSER_ACCEPT =
+  "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8";
 
 export function browse(path: string, headers: Record<string, string> = {}): Promise<Response> {
   return request(path, { headers: { accept: BROWSER_ACCEPT, ...headers } });
@@ -12,7 +13,8 @@ export function browse(path: string, headers: Record<string, string> = {}): Prom
 export async function htmlOf(res: Response, status = 200): Promise<string> {
   const html = await res.text();
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${html.slice(0, 400)}`);
-  if (!res.headers.get("content-type")?.startsWith("text/html")) throw new Error(`not HTML: ${res.headers.get("content-type")}`);
+  if (!res.headers.get("content-type")?.startsWith("text/html"))
+    throw new Error(`not HTML: ${res.headers.get("content-type")}`);
   return html;
 }
 

@@ -73,7 +73,7 @@ export function repeatedText(rand: Prng, length: number): Uint8Array {
 export function lowEntropy(rand: Prng, length: number): Uint8Array {
   const out = new Uint8Array(length);
   const alphabet = [0, 1, 0x20, 0xff];
-  for (let i = 0; i < length; ) {
+  for (let i = 0; i < length;) {
     const run = rand.int(1, 300);
     out.fill(rand.pick(alphabet), i, Math.min(length, i + run));
     i += run;
@@ -101,7 +101,12 @@ export function makeContent(kind: ContentKind, rand: Prng, length: number): Uint
  * The inputs every codec's round trips start from, named by what and how
  * big: nothing, one byte, random bytes and HTML-like text (sizes in KiB).
  */
-export function basicInputs(rand: Prng, oneByte: number, randomKiB: number, htmlKiB: number): Record<string, Uint8Array> {
+export function basicInputs(
+  rand: Prng,
+  oneByte: number,
+  randomKiB: number,
+  htmlKiB: number,
+): Record<string, Uint8Array> {
   return {
     empty: new Uint8Array(0),
     "one byte": Uint8Array.of(oneByte),
@@ -142,7 +147,9 @@ export function expectSameBytes(actual: Uint8Array, expected: Uint8Array, contex
   if (sameBytes(actual, expected)) return;
   let i = 0;
   while (i < Math.min(actual.byteLength, expected.byteLength) && actual[i] === expected[i]) i++;
-  expect.fail(`${context ? `${context}: ` : ""}got ${actual.byteLength} bytes, expected ${expected.byteLength}; first difference at byte ${i}`);
+  expect.fail(
+    `${context ? `${context}: ` : ""}got ${actual.byteLength} bytes, expected ${expected.byteLength}; first difference at byte ${i}`,
+  );
 }
 
 /** Runs `body`, which must throw a CodecError with `code`; returns the error. */
@@ -159,7 +166,10 @@ export function expectCodecError(body: () => unknown, code: CodecErrorCodeName):
   return expect.fail(`expected CodecError ${code}, but it returned ${what}`);
 }
 
-export async function expectCodecErrorAsync(body: () => Promise<unknown>, code: CodecErrorCodeName): Promise<CodecError> {
+export async function expectCodecErrorAsync(
+  body: () => Promise<unknown>,
+  code: CodecErrorCodeName,
+): Promise<CodecError> {
   let result: unknown;
   try {
     result = await body();
@@ -176,12 +186,23 @@ export async function expectCodecErrorAsync(body: () => Promise<unknown>, code: 
 export const BAD_OUTPUT_CAPS: readonly number[] = [LIMITS.codec.maxOutputBytes + 1, -1, 2.5];
 
 /** Asserts that each decoder, given its well-formed `packed` input, refuses every bad cap with INVALID_ARGUMENT; returns the errors. */
-export function expectBadCapsRefused(cases: ReadonlyArray<[packed: Uint8Array, decompress: (packed: Uint8Array, options: { maxOutputBytes: number }) => unknown]>): CodecError[] {
-  return BAD_OUTPUT_CAPS.flatMap((maxOutputBytes) => cases.map(([packed, decompress]) => expectCodecError(() => decompress(packed, { maxOutputBytes }), "INVALID_ARGUMENT")));
+export function expectBadCapsRefused(
+  cases: ReadonlyArray<
+    [packed: Uint8Array, decompress: (packed: Uint8Array, options: { maxOutputBytes: number }) => unknown]
+  >,
+): CodecError[] {
+  return BAD_OUTPUT_CAPS.flatMap((maxOutputBytes) =>
+    cases.map(([packed, decompress]) =>
+      expectCodecError(() => decompress(packed, { maxOutputBytes }), "INVALID_ARGUMENT"),
+    ),
+  );
 }
 
 /** The test every codec's decoders share: `<codec> output cap argument` refuses every bad cap (inputs made when the test runs). */
-export function describeOutputCapArgument(codec: string, cases: () => Parameters<typeof expectBadCapsRefused>[0]): void {
+export function describeOutputCapArgument(
+  codec: string,
+  cases: () => Parameters<typeof expectBadCapsRefused>[0],
+): void {
   describe(`${codec} output cap argument`, () => {
     it("rejects a cap above codec.maxOutputBytes, negative or fractional, with INVALID_ARGUMENT", () => {
       expectBadCapsRefused(cases());
@@ -224,7 +245,7 @@ export function streamOf(chunks: readonly Uint8Array[]): ReadableStream<Uint8Arr
 /** Splits `bytes` into pieces of random length 1..maxPiece. */
 export function splitRandomly(rand: Prng, bytes: Uint8Array, maxPiece: number): Uint8Array[] {
   const pieces: Uint8Array[] = [];
-  for (let i = 0; i < bytes.byteLength; ) {
+  for (let i = 0; i < bytes.byteLength;) {
     const n = rand.int(1, maxPiece);
     pieces.push(bytes.subarray(i, i + n));
     i += n;

@@ -36,7 +36,13 @@ export interface RawResult {
 }
 
 /** Decodes `block` with at most `cap` bytes of output; `variant` is a PAL_LZ4_* number or "reference". */
-export function decodeRaw(heap: WasmHeap, block: Uint8Array, cap: number, variant: number | "reference", layout: Layout = "canaries"): RawResult {
+export function decodeRaw(
+  heap: WasmHeap,
+  block: Uint8Array,
+  cap: number,
+  variant: number | "reference",
+  layout: Layout = "canaries",
+): RawResult {
   const srcBytes = block.byteLength + SLACK + CANARY;
   const dstBytes = cap + SLACK + CANARY;
   const srcAlloc = layout === "src-at-end" ? 0 : heap.malloc(srcBytes);
@@ -47,7 +53,8 @@ export function decodeRaw(heap: WasmHeap, block: Uint8Array, cap: number, varian
   try {
     if (borrowed > end / 2) throw new Error(`decodeRaw: ${borrowed} bytes do not fit at the end of a ${end}-byte heap`);
     const mine = srcAlloc || dstAlloc;
-    if (borrowed > 0 && mine + Math.max(srcBytes, dstBytes) > end - borrowed) throw new Error("decodeRaw: the malloc'd buffer reaches the end of the heap");
+    if (borrowed > 0 && mine + Math.max(srcBytes, dstBytes) > end - borrowed)
+      throw new Error("decodeRaw: the malloc'd buffer reaches the end of the heap");
     const src = layout === "src-at-end" ? end - SLACK - block.byteLength : srcAlloc;
     const dst = layout === "dst-at-end" ? end - SLACK - cap : dstAlloc;
     const u8 = heap.u8;
@@ -57,14 +64,22 @@ export function decodeRaw(heap: WasmHeap, block: Uint8Array, cap: number, varian
     const n =
       variant === "reference"
         ? heap.call("LZ4_decompress_safe", () => heap.fn.LZ4_decompress_safe!(src, dst, block.byteLength, cap))
-        : heap.call("pal_lz4_decode_block", () => heap.fn.pal_lz4_decode_block!(src, block.byteLength, dst, 0, cap, variant));
+        : heap.call("pal_lz4_decode_block", () =>
+            heap.fn.pal_lz4_decode_block!(src, block.byteLength, dst, 0, cap, variant),
+          );
     if (layout !== "dst-at-end") {
       const canaries = heap.u8.subarray(dst + cap + SLACK, dst + dstBytes);
-      expect(canaries.every((b) => b === CANARY_BYTE), `variant ${variant} wrote past dst + cap + slack`).toBe(true);
+      expect(
+        canaries.every((b) => b === CANARY_BYTE),
+        `variant ${variant} wrote past dst + cap + slack`,
+      ).toBe(true);
     }
     if (layout !== "src-at-end") {
       const canaries = heap.u8.subarray(src + block.byteLength, src + srcBytes);
-      expect(canaries.every((b) => b === CANARY_BYTE), `variant ${variant} wrote into the input`).toBe(true);
+      expect(
+        canaries.every((b) => b === CANARY_BYTE),
+        `variant ${variant} wrote into the input`,
+      ).toBe(true);
     }
     return { n, out: n >= 0 ? heap.u8.slice(dst, dst + n) : new Uint8Array(0) };
   } finally {

@@ -13,7 +13,11 @@ import { concat } from "./inputs.ts";
 
 /** XXH32 (xxHash spec, 32-bit), straight from the algorithm description. */
 export function xxh32(data: Uint8Array, seed = 0): number {
-  const P1 = 2654435761, P2 = 2246822519, P3 = 3266489917, P4 = 668265263, P5 = 374761393;
+  const P1 = 2654435761,
+    P2 = 2246822519,
+    P3 = 3266489917,
+    P4 = 668265263,
+    P5 = 374761393;
   const rotl = (x: number, r: number) => ((x << r) | (x >>> (32 - r))) >>> 0;
   const read = (i: number) => (data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24)) >>> 0;
   const round = (acc: number, lane: number) => Math.imul(rotl((acc + Math.imul(lane, P2)) >>> 0, 13), P1) >>> 0;
@@ -21,7 +25,10 @@ export function xxh32(data: Uint8Array, seed = 0): number {
   let i = 0;
   let h: number;
   if (n >= 16) {
-    let v1 = (seed + P1 + P2) >>> 0, v2 = (seed + P2) >>> 0, v3 = seed >>> 0, v4 = (seed - P1) >>> 0;
+    let v1 = (seed + P1 + P2) >>> 0,
+      v2 = (seed + P2) >>> 0,
+      v3 = seed >>> 0,
+      v4 = (seed - P1) >>> 0;
     for (; i + 16 <= n; i += 16) {
       v1 = round(v1, read(i));
       v2 = round(v2, read(i + 4));
@@ -71,7 +78,7 @@ function linkedBlocks(input: Uint8Array, blockSize: FrameLayout["blockSize"]): B
   const frame = lz4FrameCompress(input, { blockSize });
   const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
   const blocks: Block[] = [];
-  for (let at = frame[4]! & 0x08 ? 15 : 7; ; ) {
+  for (let at = frame[4]! & 0x08 ? 15 : 7; ;) {
     const word = view.getUint32(at, true);
     if (word === 0) return blocks;
     const size = word & 0x7fffffff;
@@ -85,22 +92,37 @@ function independentBlocks(input: Uint8Array, blockSize: number, raw: (i: number
   for (let at = 0, i = 0; at < input.byteLength; at += blockSize, i++) {
     const chunk = input.subarray(at, at + blockSize);
     const packed = lz4Compress(chunk).subarray(4);
-    blocks.push(raw(i) || packed.byteLength >= chunk.byteLength ? { word: (chunk.byteLength | 0x80000000) >>> 0, data: chunk } : { word: packed.byteLength, data: packed });
+    blocks.push(
+      raw(i) || packed.byteLength >= chunk.byteLength
+        ? { word: (chunk.byteLength | 0x80000000) >>> 0, data: chunk }
+        : { word: packed.byteLength, data: packed },
+    );
   }
   return blocks;
 }
 
 export function buildFrame(input: Uint8Array, layout: FrameLayout): Uint8Array {
   const blockSize = layout.blockSize ?? 65536;
-  const blocks = layout.independent ? independentBlocks(input, blockSize, layout.raw ?? (() => false)) : linkedBlocks(input, blockSize);
-  const flg = 0x40 | (layout.independent ? 0x20 : 0) | (layout.blockChecksum ? 0x10 : 0) | (layout.contentSize ? 0x08 : 0) | (layout.contentChecksum ? 0x04 : 0);
+  const blocks = layout.independent
+    ? independentBlocks(input, blockSize, layout.raw ?? (() => false))
+    : linkedBlocks(input, blockSize);
+  const flg =
+    0x40 |
+    (layout.independent ? 0x20 : 0) |
+    (layout.blockChecksum ? 0x10 : 0) |
+    (layout.contentSize ? 0x08 : 0) |
+    (layout.contentChecksum ? 0x04 : 0);
   const descriptor = [flg, BLOCK_IDS[blockSize] << 4];
   if (layout.contentSize) {
     const size = new Uint8Array(8);
     new DataView(size.buffer).setBigUint64(0, BigInt(input.byteLength), true);
     descriptor.push(...size);
   }
-  const parts: Uint8Array[] = [u32(0x184d2204), Uint8Array.from(descriptor), Uint8Array.of((xxh32(Uint8Array.from(descriptor)) >>> 8) & 0xff)];
+  const parts: Uint8Array[] = [
+    u32(0x184d2204),
+    Uint8Array.from(descriptor),
+    Uint8Array.of((xxh32(Uint8Array.from(descriptor)) >>> 8) & 0xff),
+  ];
   for (const b of blocks) {
     parts.push(u32(b.word), b.data);
     if (layout.blockChecksum) parts.push(u32(xxh32(b.data)));

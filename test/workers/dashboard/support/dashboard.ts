@@ -12,9 +12,16 @@ import { TOKENS } from "../../support/tokens.ts";
 
 export const ORIGIN = "http://archive.test";
 
-export function dashboard(path: string, init: RequestInit = {}, bindings: Record<string, unknown> = {}, origin = ORIGIN): Promise<Response> {
+export function dashboard(
+  path: string,
+  init: RequestInit = {},
+  bindings: Record<string, unknown> = {},
+  origin = ORIGIN,
+): Promise<Response> {
   const envFor = Object.keys(bindings).length === 0 ? env : { ...env, ...bindings };
-  return Promise.resolve(app.fetch(new Request(`${origin}${path}`, { redirect: "manual", ...init }), envFor, createExecutionContext()));
+  return Promise.resolve(
+    app.fetch(new Request(`${origin}${path}`, { redirect: "manual", ...init }), envFor, createExecutionContext()),
+  );
 }
 
 let client = 0;
@@ -22,8 +29,28 @@ let client = 0;
 export const newClient = () => `192.0.2.${++client % 250}`;
 
 /** A form post from the dashboard's own pages. */
-export function post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}, bindings: Record<string, unknown> = {}, origin = ORIGIN): Promise<Response> {
-  return dashboard(path, { method: "POST", headers: { origin, "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": newClient(), ...headers }, body: new URLSearchParams(fields) }, bindings, origin);
+export function post(
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+  bindings: Record<string, unknown> = {},
+  origin = ORIGIN,
+): Promise<Response> {
+  return dashboard(
+    path,
+    {
+      method: "POST",
+      headers: {
+        origin,
+        "content-type": "application/x-www-form-urlencoded",
+        "cf-connecting-ip": newClient(),
+        ...headers,
+      },
+      body: new URLSearchParams(fields),
+    },
+    bindings,
+    origin,
+  );
 }
 
 /** `name=value` of the session cookie a response set. */

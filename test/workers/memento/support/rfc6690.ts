@@ -70,14 +70,14 @@ export function parseLinkFormat(body: string): LinkFormatValue[] {
     let out = "";
     for (;;) {
       const ch = body[at];
-      if (ch === undefined) fail('a closing DQUOTE');
-      if (ch === '"') return at++, out;
+      if (ch === undefined) fail("a closing DQUOTE");
+      if (ch === '"') return (at++, out);
       if (ch === "\\") {
         const escaped = body[at + 1];
         if (escaped === undefined || escaped.charCodeAt(0) > 127) fail("a CHAR after \\");
         out += escaped;
         at += 2;
-      } else if (QDTEXT.test(ch!)) out += ch, at++;
+      } else if (QDTEXT.test(ch!)) ((out += ch), at++);
       else fail("qdtext (no control characters)");
     }
   }
@@ -112,7 +112,7 @@ export function parseLinkFormat(body: string): LinkFormatValue[] {
     for (const part of value.split(/( +)/)) {
       if (part.startsWith(" ")) offset += part.length;
       else if (part === "") fail("a relation-type, not an empty one or a space at either end");
-      else check(part, offset), (offset += part.length);
+      else (check(part, offset), (offset += part.length));
     }
     return value;
   }
@@ -133,7 +133,8 @@ export function parseLinkFormat(body: string): LinkFormatValue[] {
     const name = token(ATTR_CHAR, "a link-param name");
     if (name.endsWith("*")) fail("no ext-value (this archive writes none)");
     if (!eat("=")) {
-      if (["rel", "anchor", "rev", "hreflang", "media", "title", "type", "rt", "if", "sz"].includes(name)) fail(`"=" after ${name}`);
+      if (["rel", "anchor", "rev", "hreflang", "media", "title", "type", "rt", "if", "sz"].includes(name))
+        fail(`"=" after ${name}`);
       return [name, null];
     }
     switch (name) {

@@ -20,8 +20,15 @@ export interface BenchRunOptions {
   killSignal?: NodeJS.Signals;
 }
 
-export async function benchRows<Row = Record<string, unknown>>(args: readonly string[], options: BenchRunOptions = {}): Promise<Row[]> {
-  const { stdout } = await run(process.execPath, [CLI, "bench", ...args], { cwd: REPO, maxBuffer: 1 << 20, ...options });
+export async function benchRows<Row = Record<string, unknown>>(
+  args: readonly string[],
+  options: BenchRunOptions = {},
+): Promise<Row[]> {
+  const { stdout } = await run(process.execPath, [CLI, "bench", ...args], {
+    cwd: REPO,
+    maxBuffer: 1 << 20,
+    ...options,
+  });
   return stdout
     .trim()
     .split("\n")

@@ -22,19 +22,33 @@ function prose(rand: () => number, words: number): string {
 }
 
 function html(rand: () => number, n: number): string {
-  const items = Array.from({ length: 30 + n * 5 }, (_, i) => `<li class="item"><a href="/page/${i}">${prose(rand, 6)}</a></li>`);
+  const items = Array.from(
+    { length: 30 + n * 5 },
+    (_, i) => `<li class="item"><a href="/page/${i}">${prose(rand, 6)}</a></li>`,
+  );
   return `<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>${prose(rand, 3)}</title></head>\n<body>\n<p>${prose(rand, 80)}</p>\n<ul>\n${items.join("\n")}\n</ul>\n</body>\n</html>\n`;
 }
 
 function css(rand: () => number, n: number): string {
-  const props = ["display: block;", "position: relative;", "background-color: #fff;", "margin: 0 auto;", "text-align: center;", "border: 1px solid #ddd;"];
-  return Array.from({ length: 40 + n * 5 }, (_, i) => `.c${i} {\n  ${props[Math.floor(rand() * props.length)]}\n  ${props[i % props.length]}\n}\n`).join("");
+  const props = [
+    "display: block;",
+    "position: relative;",
+    "background-color: #fff;",
+    "margin: 0 auto;",
+    "text-align: center;",
+    "border: 1px solid #ddd;",
+  ];
+  return Array.from(
+    { length: 40 + n * 5 },
+    (_, i) => `.c${i} {\n  ${props[Math.floor(rand() * props.length)]}\n  ${props[i % props.length]}\n}\n`,
+  ).join("");
 }
 
 function js(rand: () => number, n: number): string {
   return Array.from(
     { length: 30 + n * 5 },
-    (_, i) => `function handle${i}(element, options) {\n  // ${prose(rand, 8)}\n  return element.getAttribute("data-position") || options.default${i % 3};\n}\n`,
+    (_, i) =>
+      `function handle${i}(element, options) {\n  // ${prose(rand, 8)}\n  return element.getAttribute("data-position") || options.default${i % 3};\n}\n`,
   ).join("");
 }
 
@@ -42,7 +56,11 @@ function js(rand: () => number, n: number): string {
 export function writeFixtureCorpus(dir: string, seed = 12): string {
   const rand = mulberry32(seed);
   const manifest = ["path\tbytes"];
-  for (const [type, make] of [["html", html], ["css", css], ["js", js]] as const) {
+  for (const [type, make] of [
+    ["html", html],
+    ["css", css],
+    ["js", js],
+  ] as const) {
     for (let n = 0; n < 4; n++) {
       const path = `${type}/fixture/file-${n}.${type}`;
       const text = make(rand, n);

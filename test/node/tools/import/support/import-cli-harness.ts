@@ -65,7 +65,17 @@ export function summaryOf(result: CliResult): ImportSummary {
   const lines = result.stdout.trim().split("\n");
   expect(lines).toHaveLength(1);
   const summary = JSON.parse(lines[0]!) as ImportSummary;
-  expect(Object.keys(summary)).toEqual(["pages", "revisions", "created", "already_stored", "skipped", "warnings", "raw_bytes", "stored_bytes", "seconds"]);
+  expect(Object.keys(summary)).toEqual([
+    "pages",
+    "revisions",
+    "created",
+    "already_stored",
+    "skipped",
+    "warnings",
+    "raw_bytes",
+    "stored_bytes",
+    "seconds",
+  ]);
   expect(summary.seconds).toBeGreaterThanOrEqual(0);
   return summary;
 }
@@ -106,7 +116,10 @@ export async function startImportHarness(): Promise<ImportHarness> {
   const archive = await startLocalWorker();
   // Preloaded into the CLI when asked: writes the process's peak RSS (getrusage) as it exits, whatever the exit code.
   const rssHook = join(scratch, "peak-rss-hook.mjs");
-  await writeFile(rssHook, `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(process.env.PALIMPSEST_TEST_RSS_FILE, String(process.resourceUsage().maxRSS * 1024)));\n`);
+  await writeFile(
+    rssHook,
+    `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(process.env.PALIMPSEST_TEST_RSS_FILE, String(process.resourceUsage().maxRSS * 1024)));\n`,
+  );
   let runs = 0;
 
   const runCli: ImportHarness["runCli"] = (args, options = {}) => {
@@ -118,7 +131,11 @@ export async function startImportHarness(): Promise<ImportHarness> {
     if (options.peakRss) env.PALIMPSEST_TEST_RSS_FILE = rssFile;
     return new Promise((resolve, reject) => {
       // A scratch working directory: no .dev.vars to fall back on.
-      const child = spawn(process.execPath, [...node, CLI, ...args], { cwd: scratch, env, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [...node, CLI, ...args], {
+        cwd: scratch,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stdout = "";
       let stderr = "";
       child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -126,7 +143,11 @@ export async function startImportHarness(): Promise<ImportHarness> {
       // A run that hangs fails with what it printed, well inside the test's own timeout.
       const watchdog = setTimeout(() => {
         child.kill("SIGKILL");
-        reject(new Error(`palimpsest ${args.join(" ")} still running after ${CLI_WATCHDOG_MS} ms; killed. stderr so far: ${stderr.slice(-2000)}`));
+        reject(
+          new Error(
+            `palimpsest ${args.join(" ")} still running after ${CLI_WATCHDOG_MS} ms; killed. stderr so far: ${stderr.slice(-2000)}`,
+          ),
+        );
       }, CLI_WATCHDOG_MS);
       child.on("error", (err) => {
         clearTimeout(watchdog);
@@ -138,7 +159,8 @@ export async function startImportHarness(): Promise<ImportHarness> {
         if (!options.peakRss) return resolve(result);
         readFile(rssFile, "utf8").then(
           (text) => resolve({ ...result, peakRss: Number(text) }),
-          () => reject(new Error(`the CLI died without reporting its peak RSS (exit ${code}): ${stderr.slice(0, 500)}`)),
+          () =>
+            reject(new Error(`the CLI died without reporting its peak RSS (exit ${code}): ${stderr.slice(0, 500)}`)),
         );
       });
     });
@@ -157,7 +179,11 @@ export async function startImportHarness(): Promise<ImportHarness> {
     archive,
     scratch,
     runCli,
-    runImport: (file, extra = [], options = {}) => runCli(["import", file, "--url", options.url ?? archive.url, "--token", archive.token, "--no-progress", ...extra], options),
+    runImport: (file, extra = [], options = {}) =>
+      runCli(
+        ["import", file, "--url", options.url ?? archive.url, "--token", archive.token, "--no-progress", ...extra],
+        options,
+      ),
     async writeExport(name, xml, compression = "plain") {
       const plain = join(scratch, `${name}.xml`);
       await writeFile(plain, xml);
