@@ -177,7 +177,7 @@ const purgeRate = new RateLimiter({
       status: 429,
       code: "rate_limited",
       title: "Too Many Requests",
-      detail: `${name} has sent more purges than its rate allows (see README, "Purge rate limits"); try again in ${retryAfterSeconds} s`,
+      detail: `${name} has sent more purges than its rate allows (docs/api.md, "Purging (operators)"); try again in ${retryAfterSeconds} s`,
       extensions: { retryAfterSeconds },
     }),
 });

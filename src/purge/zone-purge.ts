@@ -4,7 +4,7 @@
  * (`POST /zones/{zone}/purge_cache`), by Cache-Tag and by URL, and its success
  * counts as the lower tier's acknowledgement. Chosen over Workers' own cache
  * (`ctx.cache.purge`) because the lower tier is the Cache API, which zone
- * purges reach and `ctx.cache.purge` does not (README, "Purges").
+ * purges reach and `ctx.cache.purge` does not (docs/architecture.md says why).
  */
 import type { Settings } from "../config/settings.ts";
 import { isRevisionKey, revisionKey, variantsTag } from "../tiers/cache-key.ts";

@@ -1,5 +1,5 @@
 /**
- * The self-describing container every blob in `BLOBS` uses (see SCHEMA.md):
+ * The self-describing container every blob in `BLOBS` uses (durable-objects/page-store.md, "Blob format"):
  *
  *   0  "PLMP"                 magic
  *   4  u8  format version     (2; 1 is still read)

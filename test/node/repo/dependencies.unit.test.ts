@@ -1,5 +1,5 @@
 /**
- * The architecture as the README's "How it is built" states it, checked on
+ * The architecture as docs/architecture.md states it, checked on
  * the source of every top-level folder (src/, workers/, durable-objects/ and
  * test/), type-only imports included: dependencies run one way between
  * those folders and between the folders inside them, src/ never imports the

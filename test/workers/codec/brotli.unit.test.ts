@@ -2,7 +2,7 @@
  * brotli in workerd: round trips across qualities and windows, large-window
  * streams, streaming through TransformStreams, raw prefix dictionaries, the
  * output cap, truncation and trailing data, and golden vectors made by the
- * reference `brotli` tool (see test/fixtures/codec/make-golden-vectors.mjs).
+ * reference `brotli` tool (see test/fixtures/codec/make-golden-vectors.ts).
  */
 import "../../../src/codec/install-worker.ts";
 import { describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 /**
  * gzip and raw deflate in workerd (fflate underneath): round trips, RFC 1952
  * header fields, checksums, truncation, the output cap, and golden members
- * made by GNU gzip 1.12 (see test/fixtures/codec/make-golden-vectors.mjs).
+ * made by GNU gzip 1.12 (see test/fixtures/codec/make-golden-vectors.ts).
  */
 import { describe, expect, it } from "vitest";
 import { deflateCompress, deflateDecompress, gzipCompress, gzipDecompress } from "../../../src/codec/index.ts";

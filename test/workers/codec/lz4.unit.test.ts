@@ -1,7 +1,7 @@
 /**
  * LZ4 in workerd: size-prefixed blocks (fast, accelerated, HC), the frame
  * format the `lz4` tool reads and writes, their error codes, and golden
- * frames made by `lz4` 1.9.4 (see test/fixtures/codec/make-golden-vectors.mjs).
+ * frames made by `lz4` 1.9.4 (see test/fixtures/codec/make-golden-vectors.ts).
  */
 import "../../../src/codec/install-worker.ts";
 import { describe, expect, it } from "vitest";

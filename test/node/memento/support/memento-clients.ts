@@ -2,7 +2,7 @@
  * What the Memento client tests share: a local archive holding a corpus
  * history imported with `palimpsest import`, one of its revisions
  * suppressed, and the archive's documented choice worked out from the
- * history listing alone (README, "Memento"), so each test checks a real
+ * history listing alone (docs/api.md, "Time travel"), so each test checks a real
  * client's answer against it: the latest visible revision current at the
  * time (existing from its effective time, the running maximum of the
  * timestamps), else the first visible one; first/prev/next/last are the
