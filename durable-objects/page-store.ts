@@ -24,6 +24,8 @@ import { commitRevisions } from "../src/page-store/commit.ts";
 import { historyPage, pageStats } from "../src/page-store/history.ts";
 import { locateRevision } from "../src/page-store/locate.ts";
 import { mementoInfo, timemapPage } from "../src/page-store/mementos.ts";
+import { pageTimeline } from "../src/page-store/timeline.ts";
+import type { PageTimeline } from "../src/page/timeline.ts";
 import type { MementoInfo, TimemapCursor, TimemapPage } from "../src/memento/types.ts";
 import { deletePage, suppressRevision } from "../src/page-store/removal.ts";
 import type { PageDb } from "../src/page-store/rows.ts";
@@ -125,6 +127,11 @@ export class PageStore extends DurableObject<Env> {
   /** One TimeMap page, oldest first. */
   timemap(cursor: TimemapCursor, limit: number): (TimemapPage & { version: number }) | StoreProblem {
     return timemapPage(this.#db, cursor, limit);
+  }
+
+  /** Years with edits, the latest visible revision, and revision `id`'s place in the history (src/page-store/timeline.ts). */
+  timeline(id?: number): (PageTimeline & { version: number }) | StoreProblem {
+    return pageTimeline(this.#db, id);
   }
 
   stats(): PageStats {

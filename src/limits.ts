@@ -137,6 +137,15 @@ export const LIMITS = {
     compareMaxWork: 2_000_000,
     /** Characters of line text a compare page shows in all; past it the table stops and says so. Bounds the answer the tiers keep (and the HTML) near 1 MB. */
     compareMaxShownChars: 256 * 1024,
+    /**
+     * Years a page's time line lists (the history's links by year, the viewer's): each is one
+     * index walk in its PageStore, so a page dated across millennia costs no more than this.
+     */
+    timelineYears: 100,
+    /** Largest text revision, in bytes, the revision viewer reads to show; past it the viewer links the raw revision. */
+    viewMaxRevisionBytes: 2 * 1024 * 1024,
+    /** Characters of a text revision the viewer shows; past it the text stops and says so. Bounds the page near 1 MB. */
+    viewMaxShownChars: 256 * 1024,
   },
   tiers: {
     /** Bytes of LZ4-compressed entries a TierCache keeps in memory. */

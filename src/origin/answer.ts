@@ -17,6 +17,8 @@ export type OriginQuery =
   | { kind: "memento"; ref: PageRef; which: { id: number } | { at: number } }
   /** What changed between revisions `from` and `to` of the page (src/origin/compare.ts). */
   | { kind: "compare"; ref: PageRef; from: number; to: number }
+  /** The page's time line for people, and revision `id`'s place in it when given (src/origin/timeline-answer.ts). */
+  | { kind: "timeline"; ref: PageRef; id?: number }
   /** A TimeMap page; `base` is the origin its absolute URIs start with. */
   | {
       kind: "timemap";

@@ -17,6 +17,7 @@ import { renderCompare } from "./compare.ts";
 import { renderDelta } from "./delta.ts";
 import { readRevision } from "./page-origin.ts";
 import { renderMementoInfo, renderTimemap } from "./memento-answers.ts";
+import { renderTimeline } from "./timeline-answer.ts";
 import { answerTags } from "./tags.ts";
 import { formatHttpDate } from "../http/datetime.ts";
 import { titleSegment } from "../page/page-ref.ts";
@@ -62,6 +63,7 @@ export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer
     if (query.kind === "memento") return await renderMementoInfo(env, query);
     if (query.kind === "timemap") return await renderTimemap(env, query);
     if (query.kind === "compare") return await renderCompare(env, query);
+    if (query.kind === "timeline") return await renderTimeline(env, query);
     if (query.kind === "delta")
       return await renderDelta(env, query, () =>
         renderRevision(env, { kind: "revision", ref: query.ref, id: query.id }, false),

@@ -56,6 +56,11 @@ export function timemapKey(
   return { key: `${path(page)}/timemap/${format}?base=${encodeURIComponent(base)}${at}`, page, mutable: true };
 }
 
+/** The page's years and latest visible revision, with one revision's neighbours when `id` is given: changes with every write. */
+export function timelineKey(page: string, id: number | undefined): CacheKey {
+  return { key: `${path(page)}/timeline${id === undefined ? "" : `/${id}`}`, page, mutable: true };
+}
+
 /** What changed between two revisions (a compare page): as immutable as they are; a removal drops it with the page's other keys. */
 export function compareKey(page: string, from: number, to: number): CacheKey {
   return { key: `${path(page)}/compare/${from}...${to}`, page, mutable: false };
@@ -92,6 +97,7 @@ export function cacheKeyOf(query: OriginQuery): CacheKey {
   if (query.kind === "memento") return mementoKey(query.ref.key, query.which);
   if (query.kind === "timemap") return timemapKey(query.ref.key, query.format, query.base, query.cursor);
   if (query.kind === "compare") return compareKey(query.ref.key, query.from, query.to);
+  if (query.kind === "timeline") return timelineKey(query.ref.key, query.id);
   return historyKey(query.ref.key, query.limit, query.cursor);
 }
 
