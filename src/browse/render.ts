@@ -20,6 +20,12 @@ export interface HtmlInit {
   headers?: Record<string, string>;
   /** An area's own policy (the dashboard's, under its nonce) instead of the browse pages'. */
   contentSecurityPolicy?: string;
+  /**
+   * Let the page frame the archive's own URLs (`frame-src 'self'`): the revision viewer's
+   * sandboxed <iframe> of an HTML revision, which its own answer sandboxes again
+   * (`Content-Security-Policy: sandbox`, src/representation/archived-content.ts).
+   */
+  framesSelf?: boolean;
 }
 
 export async function renderHtml(node: JSX.Element): Promise<string> {
@@ -51,7 +57,7 @@ export async function htmlResponse(node: JSX.Element, init: HtmlInit = {}): Prom
   headers.set(
     "content-security-policy",
     init.contentSecurityPolicy ??
-      `default-src 'none'; style-src ${await styleHash()}; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+      `default-src 'none'; style-src ${await styleHash()}; img-src 'self'; ${init.framesSelf ? "frame-src 'self'; " : ""}form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
   );
   headers.set("x-content-type-options", "nosniff");
   headers.set("referrer-policy", "same-origin");

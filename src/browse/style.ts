@@ -26,6 +26,18 @@ tr.del td{background:#fbe9ea}
 tr.gap td{background:var(--panel);color:var(--muted);font-style:italic}
 ins{background:#b7e1c1;text-decoration:none}
 del{background:#f3c3c6;text-decoration:line-through}
+pre.archived{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--panel);border:1px solid var(--line);padding:1rem;font-size:.9rem;margin:0}
+iframe.archived{display:block;width:100%;height:70vh;border:1px solid var(--line);background:#fff}
+td.web code{overflow-wrap:anywhere}
+ul.links{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;margin:.5rem 0 1rem;padding:0;list-style:none}
+nav.edits ul{justify-content:space-between;margin:1rem 0}
+nav.years ul{margin:.25rem 0 1rem}
+form.asof{margin:1rem 0;max-width:44rem}
+form.asof fieldset{display:flex;flex-wrap:wrap;gap:.75rem 1rem;align-items:end}
+form.asof label{display:block}
+form.asof input,form.asof select{font:inherit;padding:.4rem;border:1px solid var(--muted);border-radius:4px;background:var(--bg);color:var(--ink)}
+form.asof input{width:7rem}
+.note{border-left:4px solid var(--accent);background:var(--panel);padding:.5rem 1rem;margin:1rem 0}
 footer{max-width:72rem;margin:0 auto;padding:1rem 1.5rem 2rem;color:var(--muted);border-top:1px solid var(--line)}
 `;
 

@@ -1,7 +1,9 @@
 /**
  * A page's history as a timeline by year (newest first, a cursor page at a
  * time, like the JSON), every revision linked, each beside a link to what it
- * changed, a form to compare any two, and the page's Memento URLs. A
+ * changed, a form to compare any two, and the page's Memento URLs; each
+ * visible revision's viewer and Wayback-style URL, a form to jump to a
+ * date and the years with edits, each linked to its first edit. A
  * suppressed revision shows its id, time, contributor and comment only, and
  * the revision after it shows what changed since the nearest earlier
  * revision whose content is visible.
@@ -9,9 +11,12 @@
 import type { FC } from "hono/jsx";
 import { formatBytes } from "../../dashboard/format.ts";
 import type { HistoryEntry } from "../../page/types.ts";
+import type { PageTimeline } from "../../page/timeline.ts";
 import { DataTable } from "../../dashboard/views/data-table.tsx";
+import { AsOfForm } from "./as-of-form.tsx";
 import { revisionCount } from "./home.tsx";
-import { compareUrl, historyUrl, pageUrl, revisionUrl, timemapUrl } from "./links.ts";
+import { compareUrl, historyUrl, pageUrl, revisionUrl, timemapUrl, viewUrl, webUrl } from "./links.ts";
+import { when, YearLinks } from "./revision.tsx";
 
 export interface HistoryModel {
   key: string;
@@ -21,6 +26,8 @@ export interface HistoryModel {
   /** Relative URLs of the neighbouring cursor pages. */
   older: string | null;
   newer: string | null;
+  /** The page's years with edits and latest visible revision (src/page/timeline.ts). */
+  timeline: PageTimeline;
 }
 
 function byYear(revisions: HistoryEntry[]): Array<{ year: string; revisions: HistoryEntry[] }> {
@@ -33,8 +40,6 @@ function byYear(revisions: HistoryEntry[]): Array<{ year: string; revisions: His
   }
   return years;
 }
-
-const when = (timestamp: string) => timestamp.replace("T", " ").replace(/Z$/, " UTC");
 
 /** What "changes" compares a revision with: its parent, or past a suppressed parent the nearest visible revision before it. */
 const changesFrom = (r: HistoryEntry): number | null =>
@@ -84,8 +89,20 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
       </h1>
       <p>
         {`${revisionCount(model.total)} archived; this page lists ${revisions.length}, newest first. `}
-        <a href={pageUrl(key)}>Read the latest revision</a>.
+        {model.timeline.latest ? (
+          <>
+            <a href={viewUrl(key, model.timeline.latest.id)}>Read the latest revision</a> (
+            <a href={pageUrl(key)}>raw</a>).
+          </>
+        ) : (
+          <a href={pageUrl(key)}>Read the latest revision</a>
+        )}
       </p>
+      <section aria-labelledby="jump-heading">
+        <h2 id="jump-heading">Jump to a date</h2>
+        <AsOfForm pageKey={key} idPrefix="jump" legend="The page as of a date" />
+        <YearLinks pageKey={key} timeline={model.timeline} />
+      </section>
       <section aria-labelledby="memento-heading">
         <h2 id="memento-heading">Memento (time travel)</h2>
         <p>Every revision below is a Memento at its own URL. Memento clients can also use:</p>
@@ -123,7 +140,18 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
             <h3 id={`y${year}`}>{year}</h3>
             <DataTable
               caption={`${inYear.length} revision${inYear.length === 1 ? "" : "s"} from ${year} on this page`}
-              columns={["Revision", "Date", "Contributor", "Comment", { n: "Size" }, "Changes", "From", "To"]}
+              columns={[
+                "Revision",
+                "Date",
+                "Contributor",
+                "Comment",
+                { n: "Size" },
+                "Changes",
+                "View",
+                "Wayback URL",
+                "From",
+                "To",
+              ]}
             >
               {inYear.map((r) => (
                 <tr data-revision={String(r.id)}>
@@ -154,6 +182,20 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
                   </td>
                   <td>
                     <Changes page={key} r={r} />
+                  </td>
+                  <td>
+                    {r.suppressed ? null : (
+                      <a href={viewUrl(key, r.id)}>
+                        view<span class="visually-hidden">{` revision ${r.id}`}</span>
+                      </a>
+                    )}
+                  </td>
+                  <td class="web">
+                    {r.suppressed ? null : (
+                      <a href={webUrl(key, r.timestamp)}>
+                        <code>{webUrl(key, r.timestamp)}</code>
+                      </a>
+                    )}
                   </td>
                   <td>
                     <input

@@ -3,7 +3,7 @@ import type { Child, FC } from "hono/jsx";
 import { formatBytes, formatCount, formatTime } from "../../dashboard/format.ts";
 import type { DirectoryOverview } from "../../page/directory.ts";
 import { LIMITS } from "../../limits.ts";
-import { historyUrl, pageUrl, titleOf } from "./links.ts";
+import { historyUrl, titleOf, viewUrl } from "./links.ts";
 
 export const SearchForm: FC<{ q?: string; error?: string }> = ({ q, error }) => (
   <form class="search" method="get" action="/search">
@@ -42,9 +42,9 @@ export const HistoryLink: FC<{ pageKey: string }> = ({ pageKey }) => (
   </a>
 );
 
-/** The link to a page's latest revision, named in full for screen readers. */
+/** The link to a page's latest revision in the viewer, named in full for screen readers. */
 export const LatestLink: FC<{ pageKey: string }> = ({ pageKey }) => (
-  <a href={pageUrl(pageKey)}>
+  <a href={viewUrl(pageKey)}>
     latest<span class="visually-hidden">{` revision of ${titleOf(pageKey)}`}</span>
   </a>
 );

@@ -7,6 +7,7 @@
  *   GET /page/{title}/history                HTML when the client prefers it (Vary: Accept); JSON otherwise, from read-routes.ts
  *   GET /page/{title}/compare?from=&to=      the history's compare form: 303 to the URL below
  *   GET /page/{title}/compare/{from}...{to}  what changed between two revisions, line by line
+ *   GET /view/{title}[/{revid}]               the revision viewer, and the page as of a date (view-routes.tsx)
  *
  * Every read goes through the tiers with the API's own queries, and every
  * limit is in src/limits.ts (`browse.*`).
@@ -33,21 +34,12 @@ import { invalid, validated } from "../../../src/http/validate.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { archiveOverview, searchTitles } from "../../../src/page/directory.ts";
 import { normalizeTitle } from "../../../src/page/title.ts";
+import type { PageTimeline } from "../../../src/page/timeline.ts";
 import type { HistoryEntry } from "../../../src/page/types.ts";
-import type { ReadThrough } from "../../../src/tiers/chain.ts";
-import { canonicalPage, readOk, type BrowseEnv } from "./read.ts";
+import { canonicalPage, readOk, tierHeaders, type BrowseEnv } from "./read.ts";
+import { viewRoutes } from "./view-routes.tsx";
 
 export const browseRoutes = new Hono<BrowseEnv>();
-
-/** What a page read through the tiers says about where it came from, and the Cache-Tag its JSON carries (so a purge by tag reaches it). */
-function tierHeaders(through: ReadThrough): Record<string, string> {
-  const tag = through.entry.headers["cache-tag"];
-  return {
-    "x-palimpsest-tier": through.servedBy,
-    "x-palimpsest-colo": through.colo,
-    ...(tag ? { "cache-tag": tag } : {}),
-  };
-}
 
 /** How long a browser or cache may keep a page that changes with every write. */
 const DYNAMIC = "public, max-age=30";
@@ -144,8 +136,11 @@ browseRoutes.get("/page/:title/history", async (c, next) => {
     if (!parsed.success) throw invalid(parsed.error.issues, "history", HISTORY_FIELDS, { page: c.req.param("title") });
     const { limit, older, newer } = parsed.data;
     const ref = c.get("ref");
-    // The JSON route's query, so the same cached answer serves both.
-    const { through, body } = await readOk(c, { kind: "history", ref, limit, cursor: older ?? newer });
+    // The JSON route's query, so the same cached answer serves both; beside it, the page's years (a few index walks, kept in the tiers too).
+    const [{ through, body }, years] = await Promise.all([
+      readOk(c, { kind: "history", ref, limit, cursor: older ?? newer }),
+      readOk(c, { kind: "timeline", ref }),
+    ]);
     const page = JSON.parse(new TextDecoder().decode(body)) as {
       page: string;
       total: number;
@@ -164,6 +159,7 @@ browseRoutes.get("/page/:title/history", async (c, next) => {
             revisions: page.revisions,
             older: link("older", page.cursors.older),
             newer: link("newer", page.cursors.newer),
+            timeline: JSON.parse(new TextDecoder().decode(years.body)) as PageTimeline,
           }}
         />
       </Layout>,
@@ -209,3 +205,5 @@ browseRoutes.get(
     );
   },
 );
+
+browseRoutes.route("/", viewRoutes);

@@ -17,8 +17,20 @@ import { withColo } from "../../middleware/with-colo.ts";
 export type BrowseEnv = AppEnv & { Variables: { ref: PageRef } };
 
 /** The page's one URL (workers/middleware/canonical-title.ts), then the colo the read goes through (with-colo.ts). */
-export const canonicalPage = (rest: (c: Context<BrowseEnv>) => string): MiddlewareHandler<BrowseEnv> =>
-  every(canonicalTitle<BrowseEnv>(rest), withColo);
+export const canonicalPage = (
+  rest: (c: Context<BrowseEnv>) => string,
+  prefix: "/page" | "/view" = "/page",
+): MiddlewareHandler<BrowseEnv> => every(canonicalTitle<BrowseEnv>(rest, prefix), withColo);
+
+/** What a page read through the tiers says about where it came from, and the Cache-Tag its JSON carries (so a purge by tag reaches it). */
+export function tierHeaders(through: ReadThrough): Record<string, string> {
+  const tag = through.entry.headers["cache-tag"];
+  return {
+    "x-palimpsest-tier": through.servedBy,
+    "x-palimpsest-colo": through.colo,
+    ...(tag ? { "cache-tag": tag } : {}),
+  };
+}
 
 /** The answer's body, or its problem thrown (src/tiers/respond.ts reads it). */
 export async function readOk(
