@@ -80,7 +80,7 @@ describe(".ci/pretest", () => {
       const first = await run("bash", [".ci/pretest"], { cwd: repo, env, timeout: 170_000 });
       expect(first.code, first.stdout + first.stderr).toBe(0);
       const lines = first.stdout.trim().split("\n");
-      expect(lines[0]).toMatch(/^pretest: Debian packages: (all 14 installed|installing .*)$/);
+      expect(lines[0]).toMatch(/^pretest: Debian packages: (all \d+ installed|installing .*)$/);
       expect(lines).toContain(
         `pretest: fetching the pinned sdists (brotli==1.2.1, lz4==4.4.5) from PyPI into ${cache}/sdist`,
       );
