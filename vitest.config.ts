@@ -22,6 +22,7 @@ const TEST_SECRETS = {
     { name: "test-writer", token: "test-write-token-5c1f9a7e3b8d2f60a4c9e1b7", scopes: ["write"] },
     { name: "test-operator", token: "test-operator-token-8e2d4b6f0a1c3e5d7f9b2a4c", scopes: ["write", "purge"] },
     { name: "test-purger", token: "test-purge-token-3a7c9e1f5b2d8a4c6e0f1b3d", scopes: ["purge"] },
+    { name: "test-backup", token: "test-backup-token-6d4f2b8e0c1a3f5e7b9d1c2a", scopes: ["backup"] },
     {
       name: "test-expired",
       token: "test-expired-token-9b1d3f5a7c2e4b6d8f0a1c3e",

@@ -21,6 +21,7 @@ import { topologyOf } from "../src/config/topology.ts";
 import { PageChanges, type Changed } from "../src/page-store/changes.ts";
 import { collectBlobs } from "../src/page-store/collection.ts";
 import { commitRevisions } from "../src/page-store/commit.ts";
+import { exportRevisions, type ExportAnswer, type ExportQuery } from "../src/page-store/export.ts";
 import { historyPage, pageStats } from "../src/page-store/history.ts";
 import { locateRevision } from "../src/page-store/locate.ts";
 import { mementoInfo, timemapPage } from "../src/page-store/mementos.ts";
@@ -132,6 +133,10 @@ export class PageStore extends DurableObject<Env> {
   /** Years with edits, the latest visible revision, and revision `id`'s place in the history (src/page-store/timeline.ts). */
   timeline(id?: number): (PageTimeline & { version: number }) | StoreProblem {
     return pageTimeline(this.#db, id);
+  }
+
+  exportRevisions(query: ExportQuery): ExportAnswer {
+    return exportRevisions(this.#db, query);
   }
 
   stats(): PageStats {

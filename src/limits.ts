@@ -103,6 +103,20 @@ export const LIMITS = {
     /** `limit` when none is given. */
     defaultPageSize: 50,
   },
+  export: {
+    /** Most revisions one `GET /page/{title}/export` answers (`limit`, and its default); its `Link: rel="next"` goes on. */
+    maxRevisions: 1_000,
+    /**
+     * Most bytes of revision text one export answer carries (at least one revision, whatever its size):
+     * the CPU of one request stays bounded (decoding, hashing and escaping about 256 MiB takes a few
+     * seconds), and `Link: rel="next"` goes on from there.
+     */
+    maxBytes: 256 * 1024 * 1024,
+    /** Revisions an export reads from its PageStore at once: one batch's metadata is what it holds besides one stream's text. */
+    batchRevisions: 64,
+    /** Titles one `GET /api/pages` lists (`limit`, and its default); each of the 32 directory shards sends at most this many plus one. */
+    pagesPerList: 500,
+  },
   memento: {
     /** Mementos per TimeMap page (RFC 7089 §5 TimeMaps, paged past this); pages link each other with rel="prev"/"next". */
     timemapPageSize: 1_000,

@@ -13,6 +13,7 @@
  */
 import type { LIMITS } from "./limits.ts";
 import type { TierOverview } from "./operator/tier-overview.ts";
+import type { TitleMatch } from "./page/directory.ts";
 import type { AppendResult, ListedRevision, PageStats } from "./page/types.ts";
 import type { AuditPage } from "./purge/audit.ts";
 import type { PurgeReceipt } from "./purge/ingest.ts";
@@ -47,6 +48,12 @@ export interface DeletionBody {
   /** How many revisions the page had. */
   revisions: number;
   purges: string[];
+}
+
+/** `GET /api/pages`: page keys in key order, with their revision counts when known; `next` is the following list's `after`. */
+export interface PageListBody {
+  pages: Array<Pick<TitleMatch, "key" | "revisions" | "deleted">>;
+  next: string | null;
 }
 
 /** `GET /api/pages/{title}/stats`. */

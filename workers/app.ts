@@ -26,6 +26,7 @@ import { writeRoutes } from "./routes/admin/write-routes.ts";
 import { browseRoutes } from "./routes/browse/index.tsx";
 import { problemPages } from "./middleware/problem-pages.tsx";
 import { dashboardRoutes } from "./routes/dashboard/index.ts";
+import { exportRoutes } from "./routes/read/export-routes.ts";
 import { limitsRoute } from "./routes/read/limits-route.ts";
 import { mementoRoutes } from "./routes/memento/memento-routes.ts";
 import { readRoutes } from "./routes/read/read-routes.ts";
@@ -54,6 +55,7 @@ app.get("/healthz", (c) =>
 // Browsers get errors as pages; the browse pages come before the read API, whose history URL they share.
 app.use(problemPages);
 app.route("/", browseRoutes);
+app.route("/", exportRoutes);
 app.route("/", readRoutes);
 app.route("/", mementoRoutes);
 app.route("/api", limitsRoute);

@@ -91,3 +91,51 @@ export const waybackParam = z.object({
         (ctx.addIssue({ code: "custom", message: `${s} names no instant (month, day or time out of range)` }), z.NEVER),
     ),
 });
+
+/**
+ * `GET /page/{title}/export`, as Special:Export takes it: `offset` a time (ISO-8601 or
+ * YYYYMMDDHHMMSS: the revisions after it, or before it with `dir=desc`) or the `a<n>` / `b<n>`
+ * an export's `Link: rel="next"` names; `limit` 1..export.maxRevisions; `dir` asc or desc.
+ */
+export const exportQuery = z
+  .object({
+    offset: z
+      .string()
+      .transform((s, ctx) => {
+        const cursor = /^([ab])(\d{1,15})$/.exec(s);
+        if (cursor) return cursor[1] === "a" ? { after: Number(cursor[2]) } : { before: Number(cursor[2]) };
+        const time = parseAt(s);
+        if (time !== null) return { time };
+        ctx.addIssue({
+          code: "custom",
+          message: `${s} is neither a time (ISO-8601, YYYYMMDDHHMMSS) nor an export cursor`,
+        });
+        return z.NEVER;
+      })
+      .optional(),
+    limit: z
+      .string()
+      .regex(/^\d+$/, { message: "must be digits", abort: true })
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= LIMITS.export.maxRevisions, `must be 1..${LIMITS.export.maxRevisions}`)
+      .default(LIMITS.export.maxRevisions),
+    dir: z.enum(["asc", "desc"]).default("asc"),
+  })
+  .refine((q) => !q.offset || "time" in q.offset || "after" in q.offset === (q.dir === "asc"), {
+    message: "an a<n> offset goes with dir=asc, a b<n> offset with dir=desc",
+    path: ["offset"],
+  });
+
+/** `GET /api/pages`: `after` a page key from the previous answer's `next`; `limit` 1..export.pagesPerList. */
+export const pageListQuery = z.object({
+  after: z
+    .string()
+    .max(LIMITS.page.maxTitleBytes * 3)
+    .default(""),
+  limit: z
+    .string()
+    .regex(/^\d+$/, { message: "must be digits", abort: true })
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= LIMITS.export.pagesPerList, `must be 1..${LIMITS.export.pagesPerList}`)
+    .default(LIMITS.export.pagesPerList),
+});

@@ -20,7 +20,8 @@ function misconfigured(detail: string): ProblemError {
   return new ProblemError({ status: 503, code: "tokens_misconfigured", title: "Tokens misconfigured", detail });
 }
 
-export const SCOPES = ["write", "purge"] as const;
+/** `backup`: exports include suppressed revisions' content, marked as suppressed (src/origin/export-xml.ts). */
+export const SCOPES = ["write", "purge", "backup"] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** Whoever a request acts for: a token's holder, a dashboard session, or a Cloudflare Access identity. */

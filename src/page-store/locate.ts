@@ -1,8 +1,9 @@
 /** Reading: which stored record holds a revision, for the origin to fetch and decode. */
 import type { LocateResult, RevisionSelector } from "../page/types.ts";
+import type { ContentLocation } from "../storage/revision-reader.ts";
 import { recordOf, type LayoutParams } from "../storage/layout.ts";
 import { visibleAt } from "./mementos.ts";
-import { KV, refusal, pageNotFound, toMeta, type PageDb, type Revision } from "./rows.ts";
+import { KV, refusal, pageNotFound, toMeta, type PageDb, type PageRow, type Revision } from "./rows.ts";
 
 export function locateRevision(db: PageDb, selector: RevisionSelector): LocateResult {
   const page = db.page();
@@ -32,6 +33,11 @@ export function locateRevision(db: PageDb, selector: RevisionSelector): LocateRe
     return refusal(410, "revision_suppressed", `revision ${row.rev_id} of ${page.title} is suppressed`, {
       revisionId: row.rev_id,
     });
+  return { ok: true, title: page.title, revision, location: contentLocation(db, page, row), version: db.version() };
+}
+
+/** Where a revision's content is stored, suppressed or not: the caller decides who may read it. */
+export function contentLocation(db: PageDb, page: PageRow, row: Revision): ContentLocation {
   const anchorsBlob = page.anchors_blob!;
   const { record, part, holder } = recordOf(
     row.u,
@@ -44,13 +50,7 @@ export function locateRevision(db: PageDb, selector: RevisionSelector): LocateRe
       : holder.kind === "group"
         ? holderBlob(db, KV.group(holder.group))
         : holderBlob(db, KV.tail(holder.u));
-  return {
-    ok: true,
-    title: page.title,
-    revision,
-    location: { record, blob, part, anchorsBlob, sha256: revision.sha256 },
-    version: db.version(),
-  };
+  return { record, blob, part, anchorsBlob, sha256: row.sha256 };
 }
 
 function holderBlob(db: PageDb, key: string): string {

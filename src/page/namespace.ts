@@ -4,26 +4,35 @@
  * namespace, 0. These are MediaWiki's canonical (English) names, the ones
  * exports and URLs use; a wiki's own aliases are not known here.
  */
-const NAMESPACES: Record<string, number> = {
-  talk: 1,
-  user: 2,
-  user_talk: 3,
-  project: 4,
-  project_talk: 5,
-  file: 6,
-  image: 6,
-  file_talk: 7,
-  mediawiki: 8,
-  mediawiki_talk: 9,
-  template: 10,
-  template_talk: 11,
-  help: 12,
-  help_talk: 13,
-  category: 14,
-  category_talk: 15,
-  module: 828,
-  module_talk: 829,
-};
+/** MediaWiki's namespaces by number, with their canonical names (as an export's <siteinfo> lists them). */
+export const CANONICAL_NAMESPACES: ReadonlyArray<readonly [number, string]> = [
+  [-2, "Media"],
+  [-1, "Special"],
+  [0, ""],
+  [1, "Talk"],
+  [2, "User"],
+  [3, "User talk"],
+  [4, "Project"],
+  [5, "Project talk"],
+  [6, "File"],
+  [7, "File talk"],
+  [8, "MediaWiki"],
+  [9, "MediaWiki talk"],
+  [10, "Template"],
+  [11, "Template talk"],
+  [12, "Help"],
+  [13, "Help talk"],
+  [14, "Category"],
+  [15, "Category talk"],
+  [828, "Module"],
+  [829, "Module talk"],
+];
+
+/** Prefixes a page key may start with (lower case, underscores), with `Image`, File's old name; Media and Special hold no pages. */
+const NAMESPACES: Record<string, number> = Object.fromEntries([
+  ...CANONICAL_NAMESPACES.filter(([n]) => n > 0).map(([n, name]) => [name.toLowerCase().replace(/ /g, "_"), n]),
+  ["image", 6],
+]);
 
 export function namespaceOf(pageKey: string): number {
   const colon = pageKey.indexOf(":");

@@ -12,6 +12,7 @@ import { Command, CommanderError } from "commander";
 import { registerCodecCommands } from "./commands/codec.ts";
 import { registerDevCommand } from "./commands/dev.ts";
 import { registerDictCommands } from "./commands/dict.ts";
+import { registerExportCommand } from "./commands/export.ts";
 import { registerImportCommand } from "./commands/import.ts";
 import { fail, UsageError } from "../local/output.ts";
 import pkg from "../../../package.json" with { type: "json" };
@@ -31,6 +32,7 @@ function requestedCommand(args: readonly string[]): string | undefined {
 registerDevCommand(program);
 registerCodecCommands(program);
 registerImportCommand(program);
+registerExportCommand(program);
 registerDictCommands(program);
 // The bench commands live with the benches (src/tools/bench/commands/), which build
 // on this folder's archive client and local Worker, so src/tools/bench depends on

@@ -18,12 +18,24 @@ import type { NewRevision } from "../../page/types.ts";
 import { heldBy, takeHeld } from "./saxes-held.ts";
 import { TextBuffer } from "./text-buffer.ts";
 
-/** A revision as the export states it: its page title, a format always, and the SHA-1 if the export gives one. */
-export type ExportRevision = Omit<NewRevision, "format" | "sha1"> & {
+/**
+ * A revision as the export states it: its page title, a format always, the SHA-1 if the export
+ * gives one, its cache tags, and whether it is suppressed (a backup's `<palimpsest:suppressed>`).
+ */
+export type ExportRevision = Omit<NewRevision, "format" | "sha1" | "tags"> & {
   title: string;
   format: string;
   sha1: string | null;
+  tags: string[];
+  suppressed: boolean;
 };
+
+/**
+ * Our own elements in a revision (src/origin/export-xml.ts writes them): a cache tag each, and in a
+ * backup a suppressed revision's content, with its bytes and sha1, after `<text deleted="deleted" />`.
+ */
+const TAG = "palimpsest:tag";
+const SUPPRESSED = "palimpsest:suppressed";
 
 export type ExportItem = { kind: "revision"; revision: ExportRevision } | { kind: "problem"; problem: RevisionProblem };
 
@@ -55,6 +67,10 @@ interface Draft {
   textBytes: number;
   textDeleted: boolean;
   textOversized: boolean;
+  tags: string[];
+  /** The SHA-1 a `<palimpsest:suppressed>` states; null if the revision has none. */
+  suppressedSha1: string | null;
+  suppressed: boolean;
   /** A problem found while reading the revision (e.g. a field given twice); it wins over the fields. */
   problem: string | null;
 }
@@ -67,6 +83,9 @@ function newDraft(): Draft {
     textBytes: 0,
     textDeleted: false,
     textOversized: false,
+    tags: [],
+    suppressedSha1: null,
+    suppressed: false,
     problem: null,
   };
 }
@@ -103,9 +122,9 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
     return problem(`unknown content model ${JSON.stringify(model)} (known: ${Object.keys(CONTENT_MODELS).join(", ")})`);
   const refusedFormat = formatRefusal(model, f.get("format"));
   if (refusedFormat) return problem(refusedFormat);
-  if (draft.textDeleted) return problem("text was deleted in the export (<text deleted>)");
+  if (draft.textDeleted && !draft.suppressed) return problem("text was deleted in the export (<text deleted>)");
   if (draft.textOversized) return problem(`text exceeds page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
-  const text = f.get("text");
+  const text = f.get(draft.suppressed ? SUPPRESSED : "text");
   if (text === undefined) return problem("missing <text>");
   const bytes = draft.textBytes;
   if (bytes > LIMITS.page.maxRevisionBytes)
@@ -122,7 +141,7 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
   if (new TextEncoder().encode(contributor).byteLength > LIMITS.page.maxContributorBytes) {
     return problem(`contributor exceeds page.maxContributorBytes (${LIMITS.page.maxContributorBytes})`);
   }
-  const sha1 = f.get("sha1") ?? null;
+  const sha1 = draft.suppressed ? draft.suppressedSha1 : (f.get("sha1") ?? null);
   if (sha1 !== null && !/^[0-9a-z]{31}$/.test(sha1))
     return problem(`<sha1> is not a 31-digit base-36 hash: ${JSON.stringify(sha1)}`);
   return {
@@ -138,6 +157,8 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
       format: f.get("format") ?? CONTENT_MODELS[model].format,
       text,
       sha1,
+      tags: draft.tags,
+      suppressed: draft.suppressed,
     },
   };
 }
@@ -238,6 +259,10 @@ class ExportParse {
     if (draft && tag.name === "text" && parent === "revision") {
       draft.textBytesAttr = tag.attributes.bytes === undefined ? null : String(tag.attributes.bytes);
       draft.textDeleted = tag.attributes.deleted !== undefined;
+    } else if (draft && tag.name === SUPPRESSED && parent === "revision") {
+      draft.suppressed = true;
+      draft.textBytesAttr = tag.attributes.bytes === undefined ? null : String(tag.attributes.bytes);
+      draft.suppressedSha1 = tag.attributes.sha1 === undefined ? null : String(tag.attributes.sha1);
     }
     const capture =
       (parent === "page" && tag.name === "title") ||
@@ -283,7 +308,8 @@ class ExportParse {
     this.captureBytes += chunk.length;
     // Length in UTF-16 units bounds UTF-8 bytes from below; stop buffering well past the limit.
     if (this.captureBytes > LIMITS.page.maxRevisionBytes) {
-      if (this.draft && this.path[this.path.length - 1] === "text") this.draft.textOversized = true;
+      const element = this.path[this.path.length - 1];
+      if (this.draft && (element === "text" || element === SUPPRESSED)) this.draft.textOversized = true;
       return;
     }
     this.buffer.append(chunk);
@@ -319,10 +345,11 @@ class ExportParse {
     const { text: value, utf8Bytes } = this.buffer.take();
     const draft = this.draft;
     if (parent === "page" && name === "title") this.title = value;
+    else if (draft && parent === "revision" && name === TAG) draft.tags.push(value);
     else if (draft && parent === "revision") {
       if (draft.fields.has(name) && name !== "minor") draft.problem ??= `duplicate <${name}>`;
       else draft.fields.set(name, value);
-      if (name === "text") draft.textBytes = utf8Bytes;
+      if (name === "text" || name === SUPPRESSED) draft.textBytes = utf8Bytes;
     } else if (draft && parent === "contributor" && (name === "username" || name === "ip")) draft.contributor = value;
   }
 

@@ -20,5 +20,7 @@ export function toNewRevision(
     format: rev.format,
     text: rev.text,
     sha1,
+    // Cache tags only when there are some: a request without them is what it was before tags were exported.
+    ...(rev.tags && rev.tags.length > 0 ? { tags: rev.tags } : {}),
   };
 }

@@ -18,9 +18,11 @@ import type { NewRevision } from "../../page/types.ts";
 import { backoffMs, sleep } from "../../lib/backoff.ts";
 import type {
   OperatorPurgeBody,
+  PageListBody,
   PageStatsBody,
   PurgeReceiptBody,
   PurgeStatusBody,
+  SuppressionBody,
   TiersBody,
   WriteBody,
 } from "../../wire.ts";
@@ -107,7 +109,8 @@ export class ArchiveClient {
     return fetch(`${this.#opts.url}${path}`, {
       method,
       headers: {
-        authorization: `Bearer ${this.#opts.token}`,
+        // No token (""): an anonymous client, as a public export is asked for.
+        ...(this.#opts.token === "" ? {} : { authorization: `Bearer ${this.#opts.token}` }),
         ...(body === undefined ? {} : { "content-type": "application/json" }),
         ...headers,
       },
@@ -215,6 +218,30 @@ export class ArchiveClient {
       [404, 410],
     );
     return history?.revisions[0]?.id ?? null;
+  }
+
+  /** Hides (or shows again) a revision's content; null if the archive has no such revision. */
+  async setSuppressed(titleKey: string, id: number, suppressed: boolean): Promise<SuppressionBody | null> {
+    const res = await this.#request("PUT", `${page(titleKey)}/revisions/${id}/suppression`, { json: { suppressed } });
+    return this.#jsonOrNull<SuppressionBody>(res, `suppression of ${titleKey} revision ${id}`, [404]);
+  }
+
+  /** One list of the archive's pages (`GET /api/pages`), in key order, after `after`. */
+  async listPages(after: string, limit?: number): Promise<PageListBody> {
+    const query = new URLSearchParams({ after, ...(limit ? { limit: String(limit) } : {}) });
+    return this.#json(await this.#request("GET", `/api/pages?${query}`), "GET /api/pages");
+  }
+
+  /**
+   * A page's export (`GET /page/{title}/export`, MediaWiki XML), as a response whose body the
+   * caller streams; `offset` continues from an earlier answer's `Link: rel="next"`. A problem
+   * answer is an {@link ArchiveHttpError}.
+   */
+  async exportPage(titleKey: string, offset?: string): Promise<Response> {
+    const query = offset === undefined ? "" : `?${new URLSearchParams({ offset })}`;
+    const res = await this.#request("GET", `/page/${encodeURIComponent(titleKey)}/export${query}`);
+    if (!res.ok) await this.#json(res, `export of ${titleKey}`);
+    return res;
   }
 
   async stats(titleKey: string): Promise<PageStatsBody> {

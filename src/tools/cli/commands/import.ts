@@ -58,6 +58,8 @@ class PageImporter {
   #lastStored: number | null = null;
   /** While resuming, revisions up to the archive's latest are already stored. */
   #resumeUntil: number | null = null;
+  /** Revisions of the batch a backup marks suppressed: suppressed once stored. */
+  #suppress = new Set<number>();
 
   constructor(
     private readonly client: ArchiveClient,
@@ -73,8 +75,11 @@ class PageImporter {
     if (this.#resumeUntil !== null) {
       this.summary.existing++;
       if (rev.id === this.#resumeUntil) this.#resumeUntil = null;
+      // A run cut off between storing a revision and suppressing it finishes the job here.
+      if (rev.suppressed) await this.client.setSuppressed(this.#key, rev.id, true);
       return;
     }
+    if (rev.suppressed) this.#suppress.add(rev.id);
     let next = this.#chained(rev);
     // Close the batch before this revision would take its body past the batch size.
     if (
@@ -146,6 +151,9 @@ class PageImporter {
           this.summary.warnings++;
         }
         this.#lastStored = result.latestId;
+        // Stored, then suppressed: a backup's suppressed revision comes back as it was.
+        for (const r of batch) if (this.#suppress.has(r.id)) await this.client.setSuppressed(this.#key, r.id, true);
+        this.#suppress.clear();
         this.#batch = [];
         this.#sizes = [];
         this.#jsonBytes = 0;

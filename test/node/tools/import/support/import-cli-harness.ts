@@ -98,9 +98,14 @@ export interface ImportHarness {
   archive: LocalWorker;
   scratch: string;
   /** Runs the CLI (never synchronously: the Worker's dev proxy lives in this process's event loop). */
-  runCli(args: string[], options?: { peakRss?: boolean }): Promise<CliResult>;
+  /** `watchdogMs`: how long a run may take before it is killed and fails (default CLI_WATCHDOG_MS). */
+  runCli(args: string[], options?: { peakRss?: boolean; watchdogMs?: number }): Promise<CliResult>;
   /** `palimpsest import FILE` against the local archive (or `url`), with its token and no progress bar. */
-  runImport(file: string, extra?: string[], options?: { peakRss?: boolean; url?: string }): Promise<CliResult>;
+  runImport(
+    file: string,
+    extra?: string[],
+    options?: { peakRss?: boolean; url?: string; watchdogMs?: number },
+  ): Promise<CliResult>;
   /** Writes an export to the scratch directory, compressed as asked; returns its path. */
   writeExport(name: string, xml: string, compression?: Compression): Promise<string>;
   /** The page's history, newest first, or null if the archive has no such page. */
@@ -141,14 +146,15 @@ export async function startImportHarness(): Promise<ImportHarness> {
       child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
       child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
       // A run that hangs fails with what it printed, well inside the test's own timeout.
+      const watchdogMs = options.watchdogMs ?? CLI_WATCHDOG_MS;
       const watchdog = setTimeout(() => {
         child.kill("SIGKILL");
         reject(
           new Error(
-            `palimpsest ${args.join(" ")} still running after ${CLI_WATCHDOG_MS} ms; killed. stderr so far: ${stderr.slice(-2000)}`,
+            `palimpsest ${args.join(" ")} still running after ${watchdogMs} ms; killed. stderr so far: ${stderr.slice(-2000)}`,
           ),
         );
-      }, CLI_WATCHDOG_MS);
+      }, watchdogMs);
       child.on("error", (err) => {
         clearTimeout(watchdog);
         reject(err);

@@ -1,0 +1,134 @@
+/**
+ * A page's history as a MediaWiki export (`GET /page/{title}/export`),
+ * streamed: the PageStore plans the answer (which revisions, within
+ * `export.maxRevisions` and `export.maxBytes`, and where the next answer
+ * starts), then hands over its revisions `export.batchRevisions` at a time,
+ * and each batch's contents are read from the blobs in this isolate
+ * (src/storage/revision-reader.ts, one decode per stored stream) and written
+ * out as XML (./export-xml.ts) as the client reads. Memory holds one batch's
+ * metadata, one stored stream's decode and one piece of escaped text.
+ *
+ * An export is not a tier answer: it can be far bigger than any tier entry,
+ * and the tiers' purges could not reach a copy of it, so it is made per
+ * request and sent `no-store`. A failure once the body has started (the page
+ * deleted under it, a blob gone) ends the stream with an error, so the
+ * client sees a cut export, never a complete-looking wrong one.
+ *
+ * @example
+ * const { body, next } = await exportPage(env, { ref, start: null, dir: "asc", limit: 1000, withSuppressed: false });
+ */
+import { pageStoreOf } from "../bindings.ts";
+import { ProblemError } from "../http/problem.ts";
+import { LIMITS } from "../limits.ts";
+import { pageExists } from "../page/directory.ts";
+import { namespaceOf } from "../page/namespace.ts";
+import type { PageRef } from "../page/page-ref.ts";
+import { storeProblem } from "../page/store-problem.ts";
+import type { ExportAnswer, ExportBatch, ExportDirection, ExportPlan, ExportStart } from "../page-store/export.ts";
+import { BlobStore } from "../storage/blob-store.ts";
+import { readContentsInOrder, type ContentLocation } from "../storage/revision-reader.ts";
+import { EXPORT_TAIL, exportHead, PAGE_TAIL, pageHead, revisionXml } from "./export-xml.ts";
+
+export interface ExportRequest {
+  ref: PageRef;
+  start: ExportStart | null;
+  dir: ExportDirection;
+  limit: number;
+  /** Whether suppressed revisions' content is written (a `backup` token asked). */
+  withSuppressed: boolean;
+}
+
+export interface PageExport {
+  title: string;
+  /** Revisions the body holds. */
+  count: number;
+  /** The offset the next answer starts from, if the history goes on. */
+  next: string | null;
+  body: ReadableStream<Uint8Array>;
+}
+
+const encoder = new TextEncoder();
+
+function isProblem(answer: ExportAnswer): answer is Extract<ExportAnswer, { ok: false }> {
+  return "ok" in answer && answer.ok === false;
+}
+
+export async function exportPage(env: Env, req: ExportRequest): Promise<PageExport> {
+  const notFound = () =>
+    new ProblemError({
+      status: 404,
+      code: "page_not_found",
+      title: "Not Found",
+      detail: "no such page in the archive",
+      extensions: { page: req.ref.title },
+    });
+  // A title nobody wrote is answered without waking (and so creating) its PageStore.
+  if (!(await pageExists(env, req.ref.key))) throw notFound();
+  const store = pageStoreOf(env, req.ref.key);
+  const planned = await store.exportRevisions({
+    kind: "plan",
+    start: req.start,
+    dir: req.dir,
+    limit: req.limit,
+    maxBytes: LIMITS.export.maxBytes,
+    withSuppressed: req.withSuppressed,
+  });
+  if (isProblem(planned)) throw storeProblem(planned, req.ref.title);
+  const plan = planned as ExportPlan;
+  const chunks = exportChunks(env, req, plan);
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { value, done } = await chunks.next();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch (err) {
+          console.error("export failed part way", req.ref.key, err);
+          controller.error(err);
+        }
+      },
+      async cancel() {
+        await chunks.return(undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { title: plan.title, count: plan.count, next: plan.next, body };
+}
+
+async function* exportChunks(env: Env, req: ExportRequest, plan: ExportPlan): AsyncGenerator<Uint8Array> {
+  yield encoder.encode(exportHead() + pageHead(plan.title, namespaceOf(req.ref.key)));
+  const store = pageStoreOf(env, req.ref.key);
+  const blobs = new BlobStore(env.BLOBS);
+  const range = plan.range;
+  let remaining = plan.count;
+  let from = range?.from ?? 0;
+  const step = req.dir === "asc" ? 1 : -1;
+  while (range && remaining > 0) {
+    const answer = await store.exportRevisions({
+      kind: "batch",
+      from,
+      to: range.to,
+      limit: Math.min(remaining, LIMITS.export.batchRevisions),
+      withSuppressed: req.withSuppressed,
+    });
+    if (isProblem(answer)) throw storeProblem(answer, req.ref.title);
+    const batch = answer as ExportBatch;
+    if (batch.lastSeq === null || batch.revisions.length === 0) break;
+    const located = batch.revisions.flatMap((r) => (r.location ? [r.location] : ([] as ContentLocation[])));
+    const contents = readContentsInOrder(blobs, located);
+    for (const exported of batch.revisions) {
+      let content: Uint8Array | null = null;
+      if (exported.location) {
+        const next = await contents.next();
+        if (next.done) throw new Error(`the content of revision ${exported.revision.id} was not read`);
+        content = next.value;
+      }
+      yield* revisionXml(exported, content);
+    }
+    remaining -= batch.revisions.length;
+    from = batch.lastSeq + step;
+  }
+  yield encoder.encode(PAGE_TAIL + EXPORT_TAIL);
+}

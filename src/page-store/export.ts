@@ -1,0 +1,133 @@
+/**
+ * What a MediaWiki export of a page (src/origin/export.ts) reads from its
+ * PageStore: first a plan (which revisions one answer covers, in history
+ * order, within its count and byte bounds, and where the next answer
+ * starts), then those revisions in batches, each with its metadata and
+ * where its content is stored. A suppressed revision comes with its
+ * content's location and hashes only when the caller may read them (a
+ * `backup` token); otherwise as the history lists it, with nothing its
+ * content determines.
+ *
+ * Selections are contiguous runs of the history: a time offset starts at the
+ * revision whose effective time (src/page-store/effective-time.ts) passes
+ * it, so a revision dated before its parent is never cut off from it, and
+ * the cursors `a<seq>` (after) and `b<seq>` (before) are the history's own.
+ *
+ * @example
+ * const plan = exportRevisions(db, { kind: "plan", start: { after: 0 }, dir: "asc", limit: 1000, maxBytes: 1 << 28, withSuppressed: false });
+ */
+import type { ListedRevision, RevisionMeta, StoreProblem } from "../page/types.ts";
+import type { ContentLocation } from "../storage/revision-reader.ts";
+import { contentLocation } from "./locate.ts";
+import { pageNotFound, refusal, toListed, toMeta, type PageDb, type PageRow } from "./rows.ts";
+
+export type ExportDirection = "asc" | "desc";
+
+/** Where a selection starts: after or before a revision (by seq, exclusive), or at a time (epoch seconds). */
+export type ExportStart = { after: number } | { before: number } | { time: number };
+
+/** One revision of an export: with its content's location, or, suppressed and not to be read, without. */
+export type ExportedRevision =
+  | { revision: RevisionMeta; location: ContentLocation }
+  | { revision: Extract<ListedRevision, { suppressed: true }>; location: null };
+
+export interface ExportPlan {
+  title: string;
+  /** The first and last seq of the selection, in its direction; null when it is empty. */
+  range: { from: number; to: number } | null;
+  count: number;
+  /** Bytes of the contents the answer will carry. */
+  textBytes: number;
+  /** The cursor the next answer starts from, if the history goes on past the selection. */
+  next: string | null;
+}
+
+export type ExportQuery =
+  | {
+      kind: "plan";
+      start: ExportStart | null;
+      dir: ExportDirection;
+      limit: number;
+      maxBytes: number;
+      withSuppressed: boolean;
+    }
+  | {
+      kind: "batch";
+      /** Inclusive seqs, in the export's direction (from > to when descending). */
+      from: number;
+      to: number;
+      limit: number;
+      withSuppressed: boolean;
+    };
+
+/** A batch, and the seq of its last revision, where the next batch starts from. */
+export interface ExportBatch {
+  revisions: ExportedRevision[];
+  lastSeq: number | null;
+}
+
+export type ExportAnswer = ExportPlan | ExportBatch | StoreProblem;
+
+export function exportRevisions(db: PageDb, query: ExportQuery): ExportAnswer {
+  const page = db.page();
+  if (!page) return pageNotFound();
+  if (page.deleted_at != null) return refusal(410, "page_deleted", `the page ${page.title} was deleted`);
+  return query.kind === "plan" ? plan(db, page, query) : batch(db, page, query);
+}
+
+/** The exclusive seq bound a start names, in the direction asked. */
+function boundary(db: PageDb, start: ExportStart | null, dir: ExportDirection): number {
+  if (start === null) return dir === "asc" ? 0 : Number.MAX_SAFE_INTEGER;
+  if ("after" in start) return start.after;
+  if ("before" in start) return start.before;
+  // Effective times never decrease along the history, so "after t" and "before t" are each one contiguous run.
+  const first = db.sql
+    .exec<{ seq: number | null }>(
+      `SELECT min(seq) AS seq FROM revs WHERE eff_ts ${dir === "asc" ? ">" : ">="} ?`,
+      start.time,
+    )
+    .one().seq;
+  if (dir === "asc") return first === null ? Number.MAX_SAFE_INTEGER : first - 1;
+  return first ?? Number.MAX_SAFE_INTEGER;
+}
+
+function plan(db: PageDb, page: PageRow, q: Extract<ExportQuery, { kind: "plan" }>): ExportPlan {
+  const bound = boundary(db, q.start, q.dir);
+  const rows =
+    q.dir === "asc"
+      ? db.rows("WHERE seq > ? ORDER BY seq ASC LIMIT ?", bound, q.limit + 1)
+      : db.rows("WHERE seq < ? ORDER BY seq DESC LIMIT ?", bound, q.limit + 1);
+  const within = rows.slice(0, q.limit);
+  let count = 0;
+  let textBytes = 0;
+  // Metadata is read a block at a time, so the sizes are read in one pass over the selection.
+  for (const rev of db.withMeta(within)) {
+    const bytes = rev.suppressed && !q.withSuppressed ? 0 : rev.bytes;
+    // At least one revision, so a revision over the byte bound still has an answer of its own.
+    if (count > 0 && textBytes + bytes > q.maxBytes) break;
+    count++;
+    textBytes += bytes;
+  }
+  const last = within[count - 1];
+  const more = rows.length > count;
+  return {
+    title: page.title,
+    range: last ? { from: within[0]!.seq, to: last.seq } : null,
+    count,
+    textBytes,
+    next: last && more ? `${q.dir === "asc" ? "a" : "b"}${last.seq}` : null,
+  };
+}
+
+function batch(db: PageDb, page: PageRow, q: Extract<ExportQuery, { kind: "batch" }>): ExportBatch {
+  const rows =
+    q.from <= q.to
+      ? db.rows("WHERE seq BETWEEN ? AND ? ORDER BY seq ASC LIMIT ?", q.from, q.to, q.limit)
+      : db.rows("WHERE seq BETWEEN ? AND ? ORDER BY seq DESC LIMIT ?", q.to, q.from, q.limit);
+  const revisions = db.withMeta(rows).map((rev): ExportedRevision => {
+    if (rev.suppressed && !q.withSuppressed)
+      return { revision: toListed(rev) as Extract<ListedRevision, { suppressed: true }>, location: null };
+    return { revision: toMeta(rev), location: contentLocation(db, page, rev) };
+  });
+  return { revisions, lastSeq: rows[rows.length - 1]?.seq ?? null };
+}
