@@ -44,6 +44,12 @@ export class RevisionProblem {
     readonly title: string | null,
     readonly revisionId: string | null,
     readonly reason: string,
+    /**
+     * The export hides the revision's text (`<text deleted="deleted"/>`: MediaWiki's revision
+     * deletion, which dumpBackup.php writes so for any revision whose content is hidden). Not a
+     * fault of the export, but the archive holds no revision without its text.
+     */
+    readonly textHidden = false,
   ) {}
 
   toString(): string {
@@ -100,9 +106,9 @@ function validTimestamp(value: string): boolean {
 function toRevision(title: string | null, draft: Draft): ExportItem {
   const f = draft.fields;
   const idText = f.get("id") ?? null;
-  const problem = (reason: string): ExportItem => ({
+  const problem = (reason: string, textHidden = false): ExportItem => ({
     kind: "problem",
-    problem: new RevisionProblem(title, idText, reason),
+    problem: new RevisionProblem(title, idText, reason, textHidden),
   });
   if (draft.problem !== null) return problem(draft.problem);
   if (title === null) return problem("page has no <title> before its revisions");
@@ -122,7 +128,11 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
     return problem(`unknown content model ${JSON.stringify(model)} (known: ${Object.keys(CONTENT_MODELS).join(", ")})`);
   const refusedFormat = formatRefusal(model, f.get("format"));
   if (refusedFormat) return problem(refusedFormat);
-  if (draft.textDeleted && !draft.suppressed) return problem("text was deleted in the export (<text deleted>)");
+  if (draft.textDeleted && !draft.suppressed)
+    return problem(
+      "text was deleted in the export (<text deleted>: hidden by revision deletion); the archive stores no revision without its text",
+      true,
+    );
   if (draft.textOversized) return problem(`text exceeds page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
   const text = f.get(draft.suppressed ? SUPPRESSED : "text");
   if (text === undefined) return problem("missing <text>");

@@ -254,7 +254,8 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
     if (bar) bar.start(size, read, { revisions: summary.created + summary.existing });
   };
   const onProblem = (problem: RevisionProblem) => {
-    if (flags.onError === "stop") throw new Error(String(problem));
+    if (flags.onError === "stop")
+      throw new Error(problem.textHidden ? `${problem}; --on-error skip imports the other revisions` : String(problem));
     warn(`skipped ${problem}`);
     summary.skipped++;
   };
