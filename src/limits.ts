@@ -319,6 +319,32 @@ export const LIMITS = {
      */
     knownSizeDecodeBytes: 8 * 1024 * 1024,
   },
+  follow: {
+    /** `maxlag` sent with every Action API request, in seconds: a wiki whose replicas lag more turns the follower away. */
+    maxlagSeconds: 5,
+    /** Most Action API requests the follower has in flight at once (pages synced in parallel). */
+    maxConcurrentRequests: 4,
+    /** Attempts per Action API request: a 429, 5xx, maxlag, timeout or broken connection is tried again. */
+    maxAttempts: 6,
+    /** Backoff step between attempts, in milliseconds, when the wiki does not say how long (Retry-After). */
+    retryBaseMs: 500,
+    /** Longest Retry-After, in seconds, the follower honours; a longer one waits this long. */
+    maxRetryAfterSeconds: 300,
+    /** Deadline of one Action API request, in milliseconds, the whole body read: a stalled wiki is an error. */
+    requestTimeoutMs: 30_000,
+    /**
+     * Largest Action API answer, in bytes, the follower reads. MediaWiki cuts its own answers at
+     * $wgAPIMaxResultSize (8 MiB of content by default) and continues; JSON escaping can double that.
+     */
+    maxAnswerBytes: 32 * 1024 * 1024,
+    /** Recent changes asked for per request (`rclimit`); the cursor moves after each batch is stored. */
+    recentChangesPerRequest: 100,
+    /**
+     * How far before its cursor, in seconds, the follower asks recent changes again, so changes
+     * committed out of timestamp order still come in; pages it brings up to date twice store nothing twice.
+     */
+    cursorOverlapSeconds: 60,
+  },
   staticDict: {
     /**
      * Most (word, transform) entries a reduced static-dictionary table for the edge may hold

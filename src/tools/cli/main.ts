@@ -13,6 +13,7 @@ import { registerCodecCommands } from "./commands/codec.ts";
 import { registerDevCommand } from "./commands/dev.ts";
 import { registerDictCommands } from "./commands/dict.ts";
 import { registerExportCommand } from "./commands/export.ts";
+import { registerFollowCommand } from "./commands/follow.ts";
 import { registerImportCommand } from "./commands/import.ts";
 import { fail, UsageError } from "../local/output.ts";
 import pkg from "../../../package.json" with { type: "json" };
@@ -33,6 +34,7 @@ registerDevCommand(program);
 registerCodecCommands(program);
 registerImportCommand(program);
 registerExportCommand(program);
+registerFollowCommand(program);
 registerDictCommands(program);
 // The bench commands live with the benches (src/tools/bench/commands/), which build
 // on this folder's archive client and local Worker, so src/tools/bench depends on

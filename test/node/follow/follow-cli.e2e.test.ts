@@ -1,0 +1,189 @@
+/**
+ * `palimpsest follow` against a real MediaWiki 1.39 (test/node/support/mediawiki.ts)
+ * and a real local archive: edits, a `--once` pass, more edits, a follower
+ * killed mid-pass and resumed, a second follower refused; after each, every
+ * followed page's revisions in the archive equal the wiki's (ids, text,
+ * SHA-1), with none missing and none twice.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { REPO_ROOT } from "../../../src/tools/local/local-worker.ts";
+import { mediaWikiForThisFile, NO_MEDIAWIKI, type MediaWiki } from "../support/mediawiki.ts";
+import { mediaWikiSha1 } from "../support/mediawiki-export.ts";
+import { describeNeeding } from "../support/requirements.ts";
+import { importHarnessForThisFile } from "../tools/import/support/import-cli-harness.ts";
+
+const CLI = join(REPO_ROOT, "src/tools/cli/palimpsest.js");
+
+interface ArchivedRevision {
+  id: number;
+  parentId: number | null;
+  sha1?: string;
+}
+
+describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with a real MediaWiki", () => {
+  const wiki: MediaWiki = mediaWikiForThisFile();
+  const h = importHarnessForThisFile();
+  const cursor = () => join(h.scratch, "follow-cursor.json");
+  const followArgs = (...extra: string[]) => [
+    "follow",
+    wiki.apiUrl,
+    "--url",
+    h.archive.url,
+    "--token",
+    h.archive.token,
+    "--cursor",
+    cursor(),
+    ...extra,
+  ];
+  const follow = (...extra: string[]) => h.runCli(followArgs(...extra), { peakRss: true });
+
+  /** Every page the wiki lists in its main and talk namespaces equals the archive's copy, revision for revision. */
+  async function expectArchiveEqualsWiki(titles: string[]): Promise<number> {
+    const admin = await wiki.admin();
+    let revisions = 0;
+    for (const title of titles) {
+      const fromWiki = await admin.revisions(title);
+      const key = encodeURIComponent(title.replace(/ /g, "_"));
+      const res = await fetch(`${h.archive.url}/page/${key}/history?limit=500`);
+      expect(res.status, `history of ${title}`).toBe(200);
+      const archived = ((await res.json()) as { revisions: ArchivedRevision[] }).revisions.reverse();
+      expect(
+        archived.map((r) => r.id),
+        `${title}: the archive's revision ids`,
+      ).toEqual(fromWiki.map((r) => r.revid));
+      for (const [i, rev] of fromWiki.entries()) {
+        expect(archived[i]!.sha1, `${title} ${rev.revid}`).toBe(rev.sha1);
+        expect(archived[i]!.parentId, `${title} ${rev.revid}`).toBe(rev.parentid === 0 ? null : rev.parentid);
+        const body = await (await h.readRevision(title, rev.revid)).text();
+        expect(body, `${title} ${rev.revid}`).toBe(rev.text);
+        expect(mediaWikiSha1(body)).toBe(rev.sha1);
+      }
+      revisions += fromWiki.length;
+    }
+    return revisions;
+  }
+
+  const passOf = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, number | string>;
+
+  it("follows edits with --once, resumes after a kill mid-pass with no gap and no duplicate, and refuses a second follower", async () => {
+    const admin = await wiki.admin();
+    const titles = ["Main Page", "Followed page", "Ünïcode — 東京/sub page", "Talk:Followed page"];
+    await admin.edit({ title: "Followed page", text: "one", summary: "first" });
+    await admin.edit({ title: "Followed page", text: "one, two", summary: "second", minor: true });
+    await wiki.anonymous().edit({ title: "Followed page", text: "one, two, three (by IP)", summary: "ip" });
+    await admin.edit({ title: "Ünïcode — 東京/sub page", text: "ü 東京 🙂", summary: "unicode" });
+    await admin.edit({ title: "Talk:Followed page", text: "talk", summary: "talk" });
+
+    const first = await follow("--once");
+    expect(first.code, first.stderr).toBe(0);
+    const firstPass = passOf(first.stdout);
+    expect(firstPass).toMatchObject({ revisions: 6, skipped: 0 });
+    expect(await expectArchiveEqualsWiki(titles)).toBe(6);
+    console.log(
+      `follow --once, first sight of ${titles.length} pages: ${first.ms} ms, peak RSS ${Math.round(first.peakRss! / 2 ** 20)} MiB`,
+    );
+
+    // Nothing new: a pass stores nothing (the overlap is read again, and nothing is stored twice).
+    const idle = passOf((await follow("--once")).stdout);
+    expect(idle).toMatchObject({ revisions: 0 });
+
+    // Many more edits, then a follower killed as soon as it has moved its cursor once.
+    for (let n = 0; n < 12; n++) {
+      titles.push(`Batch page ${n}`);
+      await admin.edit({ title: `Batch page ${n}`, text: `page ${n}, first`, summary: `create ${n}` });
+      await admin.edit({ title: `Batch page ${n}`, text: `page ${n}, second`, summary: `edit ${n}` });
+      if (n % 3 === 0) await admin.edit({ title: "Followed page", text: `followed, edit ${n}`, summary: `n=${n}` });
+    }
+    const before = readFileSync(cursor(), "utf8");
+    const killed = await new Promise<{ code: number | null; signal: string | null; cursorMoved: boolean }>(
+      (resolve) => {
+        const child = spawn(process.execPath, [CLI, ...followArgs("--once", "--changes-per-request", "3")], {
+          cwd: h.scratch,
+          stdio: "ignore",
+        });
+        const poll = setInterval(() => {
+          if (existsSync(cursor()) && readFileSync(cursor(), "utf8") !== before) child.kill("SIGKILL");
+        }, 5);
+        child.on("exit", (code, signal) => {
+          clearInterval(poll);
+          resolve({ code, signal, cursorMoved: readFileSync(cursor(), "utf8") !== before });
+        });
+      },
+    );
+    expect(killed).toMatchObject({ signal: "SIGKILL", cursorMoved: true });
+    // The lock of the killed follower is taken over; this pass finishes the job.
+    const resumed = await follow("--once", "--changes-per-request", "3");
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await expectArchiveEqualsWiki(titles)).toBe(6 + 12 * 2 + 4);
+
+    // Two followers on one cursor: the second is refused while the first runs.
+    const running = spawn(process.execPath, [CLI, ...followArgs("--interval", "1")], {
+      cwd: h.scratch,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      await new Promise<void>((resolve) => running.stdout!.once("data", () => resolve())); // its first pass is done
+      const second = await follow("--once");
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(/another follower \(pid \d+\) holds .*\.lock/);
+    } finally {
+      running.kill("SIGTERM");
+    }
+  }, 600_000);
+
+  it("keeps up with a steady stream of edits (the follower's lag)", async () => {
+    const admin = await wiki.admin();
+    const pages = ["Lag 1", "Lag 2", "Lag 3", "Lag 4"];
+    const follower = spawn(process.execPath, [CLI, ...followArgs("--interval", "1")], {
+      cwd: h.scratch,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    follower.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const edited = new Map<number, number>(); // revid → when the wiki had saved it
+    const arrived = new Map<number, number>(); // revid → when the archive first listed it
+    let editing = true;
+    const watch = (async () => {
+      while (editing || arrived.size < edited.size) {
+        for (const page of pages) {
+          const res = await fetch(
+            `${h.archive.url}/page/${encodeURIComponent(page.replace(/ /g, "_"))}/history?limit=20`,
+          );
+          if (res.status !== 200) {
+            await res.arrayBuffer();
+            continue;
+          }
+          for (const r of ((await res.json()) as { revisions: ArchivedRevision[] }).revisions)
+            if (!arrived.has(r.id)) arrived.set(r.id, Date.now());
+        }
+        await new Promise((r) => setTimeout(r, 200));
+        if (arrived.size >= edited.size && !editing) break;
+      }
+    })();
+    try {
+      const EDITS = 40;
+      for (let n = 0; n < EDITS; n++) {
+        const revid = await admin.edit({ title: pages[n % pages.length]!, text: `edit ${n}`, summary: `lag ${n}` });
+        edited.set(revid, Date.now());
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      editing = false;
+      await Promise.race([
+        watch,
+        new Promise((_, reject) => setTimeout(() => reject(new Error(`not all edits arrived: ${stderr}`)), 120_000)),
+      ]);
+    } finally {
+      editing = false;
+      follower.kill("SIGTERM");
+    }
+    const lags = [...edited].map(([id, at]) => arrived.get(id)! - at).sort((a, b) => a - b);
+    expect(lags.every((lag) => Number.isFinite(lag))).toBe(true);
+    const pick = (q: number) => lags[Math.min(lags.length - 1, Math.floor(q * lags.length))]!;
+    console.log(
+      `follower lag over ${lags.length} edits (one every 250 ms plus the edit, --interval 1): median ${pick(0.5)} ms, p95 ${pick(0.95)} ms, max ${lags.at(-1)} ms`,
+    );
+  }, 300_000);
+});
