@@ -1,7 +1,7 @@
 /**
  * A route fuzzer: thousands of hostile requests, from a seeded PRNG so any
  * failure reproduces, against every route the Worker serves (read API,
- * Memento, browse pages, write, purge, tier and dev APIs, the dashboard),
+ * Memento, browse pages and the revision viewer, write, purge, tier and dev APIs, the dashboard),
  * anonymously, with each token scope and with dashboard sessions. Paths,
  * queries, headers and bodies carry non-numeric and out-of-range ids,
  * unicode, bidi and zero-width characters, broken percent-encoding, segments
@@ -689,6 +689,16 @@ function fuzzed(rand: Rand, s: Sessions): Fuzzed {
       path: `/web/${pick(rand, ["2020", "20200101000003", "0", "99999999999999", "202013", "20200230", "1".repeat(15), segment(rand)])}/${t()}`,
     }),
     () => ({ method: "GET", path: `/web/${segment(rand)}/${t()}/${segment(rand)}` }),
+    () => ({ method: "GET", path: `/view/${t()}${queryString(rand)}` }),
+    () => ({ method: "GET", path: `/view/${t()}/${id(rand)}${queryString(rand)}` }),
+    () => ({
+      method: "GET",
+      path: `/view/${t()}?${pick(rand, ["year", "month", "day", "at"])}=${pick(rand, QUERY_VALUES)}&${pick(rand, ["year", "month", "day"])}=${id(rand)}`,
+    }),
+    () => ({
+      method: "GET",
+      path: `/view/${t()}/${id(rand)}?asof=${pick(rand, [...QUERY_VALUES, "00000000000000", "99991231235959", segment(rand)])}`,
+    }),
     () => ({ method: "GET", path: `/search${queryString(rand)}` }),
     () => ({ method: "GET", path: `/search?q=${segment(rand)}&after=${segment(rand)}` }),
     () => ({
