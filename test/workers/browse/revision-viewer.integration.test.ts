@@ -124,9 +124,17 @@ describe("the revision viewer", () => {
     const raw = await request(`/page/${page}/1`);
     expect(raw.headers.get("content-security-policy")).toBe("sandbox");
     expect(await raw.text()).toBe(hostile);
-    // A wikitext page's viewer frames nothing.
-    await appendOk("View_plain_page", yearly(1));
-    expectStrictCsp(await browse("/view/View_plain_page/1"), false);
+    // Every other model is escaped text: the page frames nothing.
+    const models = { css: "a{}</pre><style>", javascript: 'alert("x")</pre><script>', json: '{"a":"</pre><b>"}' };
+    for (const [model, text] of Object.entries(models)) {
+      const title = `View_${model}_page`;
+      await appendOk(title, [{ ...yearly(1)[0]!, model: model as NewRevision["model"], text }]);
+      const res = await browse(`/view/${title}/1`);
+      const shown = await htmlOf(res);
+      expectStrictCsp(res, false);
+      expect(shown, model).not.toContain("<iframe");
+      expect(shown, model).toMatch(/<pre class="archived">[^<]*&lt;\/pre&gt;&lt;[a-z]+&gt;[^<]*<\/pre>/);
+    }
   });
 
   it("never links a suppressed revision with its content: neighbours step over it, its own viewer is a 410 without it", async () => {
