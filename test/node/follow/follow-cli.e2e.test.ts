@@ -7,6 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { REPO_ROOT } from "../../../src/tools/local/local-worker.ts";
@@ -186,4 +187,78 @@ describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with 
       `follower lag over ${lags.length} edits (one every 250 ms plus the edit, --interval 1): median ${pick(0.5)} ms, p95 ${pick(0.95)} ms, max ${lags.at(-1)} ms`,
     );
   }, 300_000);
+
+  it("follows moves (one renamed twice while the follower is down), revision deletion and page deletion", async () => {
+    const admin = await wiki.admin();
+    const readStatus = async (title: string, id: number) => {
+      const res = await h.readRevision(title, id);
+      await res.arrayBuffer();
+      return res.status;
+    };
+    const archivedIds = async (title: string) => {
+      const res = await fetch(
+        `${h.archive.url}/page/${encodeURIComponent(title.replace(/ /g, "_"))}/history?limit=500`,
+      );
+      if (res.status !== 200) return (await res.arrayBuffer(), res.status);
+      return ((await res.json()) as { revisions: ArchivedRevision[] }).revisions.map((r) => r.id).reverse();
+    };
+    const once = async () => {
+      const run = await follow("--once");
+      expect(run.code, run.stderr).toBe(0);
+      return run;
+    };
+
+    const moved = [
+      await admin.edit({ title: "Move me", text: "before the move", summary: "one" }),
+      await admin.edit({ title: "Move me", text: "before the move, again", summary: "two" }),
+    ];
+    const twice = [await admin.edit({ title: "Twice A", text: "renamed twice", summary: "made" })];
+    const hidden = [
+      await admin.edit({ title: "Revdel page", text: "public", summary: "one" }),
+      await admin.edit({ title: "Revdel page", text: "oops, a secret", summary: "two" }),
+      await admin.edit({ title: "Revdel page", text: "public again", summary: "three" }),
+    ];
+    const doomed = [await admin.edit({ title: "Delete me", text: "soon gone", summary: "made" })];
+    await once();
+
+    // Follower down: a move through the API, two through moveBatch.php, a revision deletion, a page deletion.
+    await admin.move("Move me", "Moved page", "rename");
+    await wiki.maintenance("moveBatch", ["-u", wiki.adminName, "-r", "first", await listFile("Twice A|Twice B")]);
+    await wiki.maintenance("moveBatch", ["-u", wiki.adminName, "-r", "second", await listFile("Twice B|Twice C")]);
+    await admin.revisionDelete([hidden[1]!], { hide: ["content"] }, "secret");
+    await wiki.maintenance("deleteBatch", ["-u", wiki.adminName, "-r", "gone", await listFile("Delete me")]);
+    const second = await once();
+    expect(second.stderr).toBe("");
+
+    // The moved history under its new title, equal to the wiki's; the old title keeps its history and
+    // gets the redirect MediaWiki left there as its next revision.
+    await expectArchiveEqualsWiki(["Moved page", "Twice C"]);
+    const redirect = (await admin.revisions("Move me")).at(-1)!;
+    expect(redirect.text).toMatch(/^#REDIRECT \[\[Moved page\]\]/);
+    expect(await archivedIds("Move me")).toEqual([...moved, redirect.revid]);
+    // MediaWiki adds a null revision ("moved page …") to the moved page; the archive has it too.
+    expect(await archivedIds("Moved page")).toEqual([...moved, (await admin.revisions("Moved page")).at(-1)!.revid]);
+    const redirectA = (await admin.revisions("Twice A")).at(-1)!;
+    const redirectB = (await admin.revisions("Twice B")).at(-1)!;
+    expect(await archivedIds("Twice A")).toEqual([...twice, redirectA.revid]);
+    expect(await archivedIds("Twice B")).toEqual([redirectB.revid]);
+    expect(redirectB.text).toMatch(/Twice C/);
+    // Revision deletion of content: suppressed in the archive (410), its neighbours readable.
+    expect(await Promise.all(hidden.map((id) => readStatus("Revdel page", id)))).toEqual([200, 410, 200]);
+    // A deleted page: the archive keeps its history.
+    expect(await archivedIds("Delete me")).toEqual(doomed);
+
+    // Shown again, and the page restored.
+    await admin.revisionDelete([hidden[1]!], { show: ["content"] }, "not secret after all");
+    await admin.undelete("Delete me", "back");
+    await once();
+    expect(await Promise.all(hidden.map((id) => readStatus("Revdel page", id)))).toEqual([200, 200, 200]);
+    await expectArchiveEqualsWiki(["Revdel page", "Delete me"]);
+  }, 300_000);
+
+  async function listFile(...lines: string[]): Promise<string> {
+    const file = join(h.scratch, `list-${Math.random().toString(36).slice(2)}.txt`);
+    await writeFile(file, `${lines.join("\n")}\n`);
+    return file;
+  }
 });
