@@ -6,10 +6,11 @@
  * SHA-1), with none missing and none twice.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, it } from "vitest";
+import { decodeUtf8, readMediaWikiExport } from "../../../src/tools/import/mediawiki-reader.ts";
 import { REPO_ROOT } from "../../../src/tools/local/local-worker.ts";
 import { mediaWikiForThisFile, NO_MEDIAWIKI, type MediaWiki } from "../support/mediawiki.ts";
 import { mediaWikiSha1 } from "../support/mediawiki-export.ts";
@@ -254,7 +255,42 @@ describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with 
     await once();
     expect(await Promise.all(hidden.map((id) => readStatus("Revdel page", id)))).toEqual([200, 200, 200]);
     await expectArchiveEqualsWiki(["Revdel page", "Delete me"]);
+
+    // The archive's export against dumpBackup.php --full, page for page and revision for revision (id, parent, text,
+    // sha1), but for the old titles of moves, where the archive keeps the history before the redirect.
+    const ours = join(h.scratch, "followed-export.xml");
+    const exported = await h.runCli([
+      "export",
+      ours,
+      "--url",
+      h.archive.url,
+      "--token",
+      h.archive.token,
+      "--no-progress",
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const theirs = join(h.scratch, "followed-dumpBackup.xml");
+    await wiki.dump(theirs);
+    const [fromArchive, fromWiki] = await Promise.all([revisionsByTitle(ours), revisionsByTitle(theirs)]);
+    const movedFrom = new Set(["Move me", "Twice A", "Twice B"]);
+    const withoutParent = (revs: unknown[]) => revs.map((r) => ({ ...(r as object), parentId: undefined }));
+    // The redirect is the old title's latest in both (its parent in the archive is the history before it).
+    for (const title of movedFrom)
+      expect(withoutParent(fromArchive.get(title)!.slice(-1))).toEqual(withoutParent(fromWiki.get(title)!));
+    for (const title of movedFrom) (fromArchive.delete(title), fromWiki.delete(title));
+    expect(fromArchive).toEqual(fromWiki);
   }, 300_000);
+
+  /** Each page's revisions in an export file: id, parent, sha1 and text (or that the text is hidden). */
+  async function revisionsByTitle(file: string): Promise<Map<string, unknown[]>> {
+    const pages = new Map<string, unknown[]>();
+    for await (const item of readMediaWikiExport(decodeUtf8(createReadStream(file)))) {
+      if (item.kind === "problem") throw new Error(`${file}: ${item.problem}`);
+      const { title, id, parentId, sha1, text } = item.revision;
+      pages.set(title, [...(pages.get(title) ?? []), { id, parentId, sha1, text }]);
+    }
+    return pages;
+  }
 
   async function listFile(...lines: string[]): Promise<string> {
     const file = join(h.scratch, `list-${Math.random().toString(36).slice(2)}.txt`);

@@ -181,13 +181,22 @@ async function runFollow(wiki: string, flags: FollowFlags): Promise<void> {
     const archive = httpArchive(client);
     for (;;) {
       const started = Date.now();
-      const report = await followOnce({
-        api,
-        archive,
-        cursors,
-        changesPerRequest: flags.changesPerRequest,
-        onProblem: (p) => logLine(`palimpsest: skipped ${p}`),
-      });
+      let report: Awaited<ReturnType<typeof followOnce>>;
+      try {
+        report = await followOnce({
+          api,
+          archive,
+          cursors,
+          changesPerRequest: flags.changesPerRequest,
+          onProblem: (p) => logLine(`palimpsest: skipped ${p}`),
+        });
+      } catch (err) {
+        // --once fails with the reason; a standing follower says it and tries again next pass (the cursor did not move past it).
+        if (flags.once) throw err;
+        logLine(`palimpsest: this pass failed, trying again in ${flags.interval} s: ${(err as Error).message}`);
+        await sleep(flags.interval * 1000);
+        continue;
+      }
       const { cursor, ...counts } = report;
       process.stdout.write(
         `${JSON.stringify({ ...counts, cursor: cursor?.timestamp ?? null, rcid: cursor?.rcid ?? null, seconds: (Date.now() - started) / 1000 })}\n`,
