@@ -33,7 +33,7 @@
  * for (const chunk of revisionXml(revision, bytes, false)) write(chunk);
  */
 import { CANONICAL_NAMESPACES } from "../page/namespace.ts";
-import type { ExportedRevision } from "../page-store/export.ts";
+import type { ExportedRevision } from "../page/export-types.ts";
 
 export const PALIMPSEST_XMLNS = "urn:palimpsest:export:1";
 /** What `<generator>` says: the format of these exports, not a software version, so backups compare across upgrades. */

@@ -16,57 +16,18 @@
  * @example
  * const plan = exportRevisions(db, { kind: "plan", start: { after: 0 }, dir: "asc", limit: 1000, maxBytes: 1 << 28, withSuppressed: false });
  */
-import type { ListedRevision, RevisionMeta, StoreProblem } from "../page/types.ts";
-import type { ContentLocation } from "../storage/revision-reader.ts";
+import type {
+  ExportAnswer,
+  ExportBatch,
+  ExportDirection,
+  ExportPlan,
+  ExportQuery,
+  ExportStart,
+  ExportedRevision,
+} from "../page/export-types.ts";
+import type { ListedRevision, RevisionMeta } from "../page/types.ts";
 import { contentLocation } from "./locate.ts";
 import { pageNotFound, refusal, toListed, toMeta, type PageDb, type PageRow } from "./rows.ts";
-
-export type ExportDirection = "asc" | "desc";
-
-/** Where a selection starts: after or before a revision (by seq, exclusive), or at a time (epoch seconds). */
-export type ExportStart = { after: number } | { before: number } | { time: number };
-
-/** One revision of an export: with its content's location, or, suppressed and not to be read, without. */
-export type ExportedRevision =
-  | { revision: RevisionMeta; location: ContentLocation }
-  | { revision: Extract<ListedRevision, { suppressed: true }>; location: null };
-
-export interface ExportPlan {
-  title: string;
-  /** The first and last seq of the selection, in its direction; null when it is empty. */
-  range: { from: number; to: number } | null;
-  count: number;
-  /** Bytes of the contents the answer will carry. */
-  textBytes: number;
-  /** The cursor the next answer starts from, if the history goes on past the selection. */
-  next: string | null;
-}
-
-export type ExportQuery =
-  | {
-      kind: "plan";
-      start: ExportStart | null;
-      dir: ExportDirection;
-      limit: number;
-      maxBytes: number;
-      withSuppressed: boolean;
-    }
-  | {
-      kind: "batch";
-      /** Inclusive seqs, in the export's direction (from > to when descending). */
-      from: number;
-      to: number;
-      limit: number;
-      withSuppressed: boolean;
-    };
-
-/** A batch, and the seq of its last revision, where the next batch starts from. */
-export interface ExportBatch {
-  revisions: ExportedRevision[];
-  lastSeq: number | null;
-}
-
-export type ExportAnswer = ExportPlan | ExportBatch | StoreProblem;
 
 export function exportRevisions(db: PageDb, query: ExportQuery): ExportAnswer {
   const page = db.page();

@@ -12,7 +12,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { pageStoreOf } from "../../../src/bindings.ts";
 import { sha1Base36, sha256Hex } from "../../../src/lib/digests.ts";
-import type { ExportPlan } from "../../../src/page-store/export.ts";
+import type { ExportPlan } from "../../../src/page/export-types.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
 import type { PageListBody } from "../../../src/wire.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
