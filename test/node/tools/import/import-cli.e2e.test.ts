@@ -322,7 +322,7 @@ describe.concurrent("palimpsest import against a local archive", () => {
   itNeeding(
     fileMissing(BIP_0340, "the shared bip-0340 history"),
     "imports the shared bip-0340 history: 198 revisions, byte-exact, paged history",
-    { timeout: 120_000 },
+    { timeout: 300_000 },
     async () => {
       const exported: Array<{ id: number; text: string; sha1: string | null }> = [];
       for await (const item of readMediaWikiExport(decodeUtf8(await openExport(BIP_0340)))) {
