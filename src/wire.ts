@@ -12,7 +12,7 @@
  * status.tiers.filter((t) => !t.acknowledged);
  */
 import type { LIMITS } from "./limits.ts";
-import type { TierOverview } from "./operator/tier-overview.ts";
+import type { TierOverview } from "./dashboard/tier-overview.ts";
 import type { TitleMatch } from "./page/directory.ts";
 import type { AppendResult, ListedRevision, PageStats } from "./page/types.ts";
 import type { AuditPage } from "./purge/audit.ts";
@@ -85,5 +85,5 @@ export type PurgeTierStatus = PurgeStatusBody["tiers"][number];
 /** `GET /api/purges`: the audit log, newest first. */
 export type AuditPageBody = AuditPage & { links: { next: string | null } };
 
-/** `GET /api/tiers`: the tiers, queues and pools (src/operator/tier-overview.ts), and this isolate's lower-tier counters. */
+/** `GET /api/tiers`: the tiers, queues and pools (src/dashboard/tier-overview.ts), and this isolate's lower-tier counters. */
 export type TiersBody = TierOverview & { lower: { isolateCounters: Record<string, number> } };

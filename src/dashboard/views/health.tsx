@@ -7,8 +7,8 @@
  * autoscaler's latest decisions. A pure function of its data.
  */
 import type { FC } from "hono/jsx";
-import type { HealthSeries } from "../../operator/health-series.ts";
-import type { TierOverview } from "../../operator/tier-overview.ts";
+import type { HealthSeries } from "../health-series.ts";
+import type { TierOverview } from "../tier-overview.ts";
 import { formatBytes, formatCount, formatPercent, formatTime } from "../format.ts";
 import { Sparkline, type SeriesPoint } from "./chart.tsx";
 import { DataTable } from "./data-table.tsx";

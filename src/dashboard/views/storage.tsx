@@ -5,7 +5,7 @@
  * rounded. Pages are `?after=` cursors in title order.
  */
 import type { FC } from "hono/jsx";
-import type { StorageOverview } from "../../operator/storage.ts";
+import type { StorageOverview } from "../storage-report.ts";
 import { formatBytes, formatCount, formatTime } from "../format.ts";
 import { DataTable } from "./data-table.tsx";
 

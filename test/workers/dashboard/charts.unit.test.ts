@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { describeSeries, Sparkline, sparkPath } from "../../../src/dashboard/views/chart.tsx";
 import { HealthView } from "../../../src/dashboard/views/health.tsx";
 import { formatPercent } from "../../../src/dashboard/format.ts";
-import type { HealthSeries } from "../../../src/operator/health-series.ts";
-import type { TierOverview } from "../../../src/operator/tier-overview.ts";
+import type { HealthSeries } from "../../../src/dashboard/health-series.ts";
+import type { TierOverview } from "../../../src/dashboard/tier-overview.ts";
 
 const MIN = 60_000;
 // The test files are .ts (vitest's include), so the components are called through jsx() rather than JSX syntax.

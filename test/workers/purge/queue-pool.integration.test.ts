@@ -23,7 +23,7 @@ import {
 } from "../../../src/bindings.ts";
 import { topologyOf, type Region } from "../../../src/config/topology.ts";
 import { LIMITS } from "../../../src/limits.ts";
-import { healthSeries } from "../../../src/operator/health-series.ts";
+import { healthSeries } from "../../../src/dashboard/health-series.ts";
 import type { QueuedBatch } from "../../../src/purge/apply.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { holdPurges } from "../support/hold-purges.ts";

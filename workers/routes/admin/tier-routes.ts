@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import type { TiersBody } from "../../../src/wire.ts";
 import type { AppEnv } from "../../app-env.ts";
 import { requireScope } from "../../middleware/require-scope.ts";
-import { tierOverview } from "../../../src/operator/tier-overview.ts";
+import { tierOverview } from "../../../src/dashboard/tier-overview.ts";
 import { lowerCounters } from "../../../src/tiers/lower-tier.ts";
 
 export const tierRoutes = new Hono<AppEnv>();

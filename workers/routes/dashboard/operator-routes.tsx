@@ -7,9 +7,9 @@
 import { Hono } from "hono";
 import { HealthView } from "../../../src/dashboard/views/health.tsx";
 import { StorageView } from "../../../src/dashboard/views/storage.tsx";
-import { healthSeries } from "../../../src/operator/health-series.ts";
-import { storageOverview } from "../../../src/operator/storage.ts";
-import { tierOverview } from "../../../src/operator/tier-overview.ts";
+import { healthSeries } from "../../../src/dashboard/health-series.ts";
+import { storageOverview } from "../../../src/dashboard/storage-report.ts";
+import { tierOverview } from "../../../src/dashboard/tier-overview.ts";
 import { formBody } from "../../middleware/form-body.ts";
 import type { DashboardEnv } from "../../app-env.ts";
 import { page } from "./render.tsx";
