@@ -29,7 +29,7 @@ export function useDemoAndBrowser(options: { args?: () => string[]; tailLines?: 
   beforeAll(async () => {
     started.dev = await startPalimpsestDev(options.args?.() ?? [], { ready: /demo pages ready/ });
     started.browser = await launchChromium();
-  }, 120_000);
+  }, 300_000);
 
   afterEach(({ task }) => {
     if (task.result?.state === "fail" && started.dev)

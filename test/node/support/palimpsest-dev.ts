@@ -64,7 +64,7 @@ export async function startPalimpsestDev(
   args: string[] = [],
   options: { ready?: RegExp; timeoutMs?: number; checkout?: string } = {},
 ): Promise<PalimpsestDev> {
-  const timeoutMs = options.timeoutMs ?? 90_000;
+  const timeoutMs = options.timeoutMs ?? 240_000; // seconds alone; minutes beside the corpus round trip and three other servers
   const dir = mkdtempSync(join(tmpdir(), "palimpsest-dev-"));
   const port = await freePort();
   // `checkout`: a copy of the repository to run `npm start` in, as a developer does (its CLI, in its root, its .dev.vars).
