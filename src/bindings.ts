@@ -188,3 +188,8 @@ export function purgeAuditOf(env: Env) {
 export function dashboardSessionsOf(env: Env) {
   return env.DASHBOARD_SESSIONS.get(env.DASHBOARD_SESSIONS.idFromName("sessions"), hint(topologyOf(env).upperRegion));
 }
+
+/** The deployment's follower of one wiki, named by its api.php URL, near the upper tier (where its writes go first). */
+export function wikiFollowerOf(env: Env, wiki: string) {
+  return env.WIKI_FOLLOWER.get(env.WIKI_FOLLOWER.idFromName(wiki), hint(topologyOf(env).upperRegion));
+}

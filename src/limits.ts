@@ -346,6 +346,16 @@ export const LIMITS = {
      * committed out of timestamp order still come in; pages it brings up to date twice store nothing twice.
      */
     cursorOverlapSeconds: 60,
+    /**
+     * Seconds one Cron Trigger pass of the deployment's follower reads new recent changes for; it then
+     * stores the batch in hand and stops, and the next minute's pass goes on from the cursor.
+     */
+    cronPassSeconds: 45,
+    /**
+     * Seconds a pass's lease lasts: no other pass starts meanwhile. Longer than a pass with its last
+     * batch (a page's whole history on first sight); a pass that outlives it cannot move the cursor.
+     */
+    cronLeaseSeconds: 600,
   },
   staticDict: {
     /**

@@ -14,6 +14,8 @@
 import type { LIMITS } from "./limits.ts";
 import type { TierOverview } from "./dashboard/tier-overview.ts";
 import type { TitleMatch } from "./page/directory.ts";
+import type { FollowCursor } from "./follow/follower.ts";
+import type { PassRecord } from "./follow/follower-store.ts";
 import type { AppendResult, ListedRevision, PageStats } from "./page/types.ts";
 import type { AuditPage } from "./purge/audit.ts";
 import type { PurgeReceipt } from "./purge/ingest.ts";
@@ -87,3 +89,13 @@ export type AuditPageBody = AuditPage & { links: { next: string | null } };
 
 /** `GET /api/tiers`: the tiers, queues and pools (src/dashboard/tier-overview.ts), and this isolate's lower-tier counters. */
 export type TiersBody = TierOverview & { lower: { isolateCounters: Record<string, number> } };
+
+/** `GET /api/follow`: the deployment's wiki follower (src/follow/cron-pass.ts), or `{ wiki: null }` when none is configured. */
+export type FollowStatusBody =
+  | { wiki: null }
+  | {
+      wiki: string;
+      cursor: FollowCursor | null;
+      running: { holder: string; untilMs: number } | null;
+      lastPass: PassRecord | null;
+    };

@@ -42,3 +42,8 @@ export function coloOf(request: Request, env: Env): Colo {
   // An unmapped real colo (or none, under plain wrangler dev) is served by the upper tier's region.
   return { colo: colo || "LOCAL", region: topology.upperRegion };
 }
+
+/** Where work that no request brought (a Cron Trigger) runs: as an unmapped colo, the upper tier's region. */
+export function coloWithoutRequest(env: Env): Colo {
+  return { colo: "LOCAL", region: topologyOf(env).upperRegion };
+}

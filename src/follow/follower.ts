@@ -10,8 +10,8 @@
  * the page's latest), so nothing is stored twice.
  *
  * It runs wherever it is given an archive and a cursor store: the CLI's
- * `palimpsest follow` (HTTP to the archive, the cursor in a file), and, later,
- * the deployment's Cron Trigger. So it needs only `fetch` (src/follow/action-api.ts).
+ * `palimpsest follow` (HTTP to the archive, the cursor in a file), and
+ * the deployment's Cron Trigger (src/follow/cron-pass.ts). So it needs only `fetch` (src/follow/action-api.ts).
  *
  * Revision deletion of a revision's content becomes the archive's
  * suppression of it (and showing it again, unsuppression). A revision whose
@@ -70,6 +70,8 @@ export interface FollowReport {
   /** Action API requests sent again after a 429/503, maxlag, a timeout or a broken connection. */
   retries: number;
   cursor: FollowCursor | null;
+  /** The pass stopped at its deadline with recent changes still to read; the next pass goes on from the cursor. */
+  more: boolean;
 }
 
 export interface FollowOptions {
@@ -82,6 +84,8 @@ export interface FollowOptions {
   changesPerRequest?: number;
   /** After each batch of recent changes is stored (for progress). */
   onBatch?: (cursor: FollowCursor, report: FollowReport) => void;
+  /** Epoch ms after which the pass stops once its current batch is stored (a Cron Trigger's bounded run); default none. */
+  deadline?: number;
 }
 
 const FOLLOW = LIMITS.follow;
@@ -140,7 +144,7 @@ export async function followOnce(options: FollowOptions): Promise<FollowReport> 
   let cursor = await cursors.load();
   if (cursor && cursor.wiki !== api.url)
     throw new Error(`the cursor belongs to ${cursor.wiki}, not ${api.url}: a cursor follows one wiki`);
-  const report: FollowReport = { changes: 0, pages: 0, revisions: 0, skipped: 0, retries: 0, cursor };
+  const report: FollowReport = { changes: 0, pages: 0, revisions: 0, skipped: 0, retries: 0, cursor, more: false };
   const retriesBefore = api.retries;
   const start = cursor ? overlapStart(cursor.timestamp) : undefined;
   let cont: Record<string, string> = {};
@@ -178,6 +182,10 @@ export async function followOnce(options: FollowOptions): Promise<FollowReport> 
     report.retries = api.retries - retriesBefore;
     if (last) options.onBatch?.(cursor!, report);
     if (!answer.continue) return report;
+    if (options.deadline !== undefined && Date.now() >= options.deadline) {
+      report.more = true;
+      return report;
+    }
     cont = answer.continue;
   }
 }

@@ -158,6 +158,8 @@ function workerInput(o: LocalWorkerOptions, token: string, persist: string, port
       liveReload: false,
       generateTypes: false,
       logLevel: o.logLevel ?? "error",
+      // wrangler's /__scheduled route: `GET /__scheduled?cron=*+*+*+*+*` runs the Cron Trigger now.
+      testScheduled: true,
     },
   };
 }

@@ -30,6 +30,7 @@
  * }
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { appendFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -286,7 +287,11 @@ export interface MediaWiki {
   /** A session with no login: its edits are by IP. */
   anonymous(): WikiSession;
   /** Runs `php maintenance/<script>.php --conf … args`, with `input` on stdin; its stdout. */
-  maintenance(script: string, args?: string[], options?: { input?: string | Buffer }): Promise<Buffer>;
+  maintenance(
+    script: string,
+    args?: string[],
+    options?: { input?: string | Buffer; timeoutMs?: number; onPeakRss?: (bytes: number) => void },
+  ): Promise<Buffer>;
   /** `dumpBackup.php --full` into `file` (every revision of every page, schema 0.11). */
   dump(file: string): Promise<void>;
   /** Stops the server and removes the folder. */
@@ -322,10 +327,26 @@ function extraSettings(dir: string): string {
 function run(
   command: string,
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs: number },
+  options: {
+    env?: NodeJS.ProcessEnv;
+    input?: string | Buffer;
+    timeoutMs: number;
+    /** Called as it exits with its peak resident set (VmHWM, read every 50 ms while it runs). */
+    onPeakRss?: (bytes: number) => void;
+  },
 ): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: options.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
+    let peak = 0;
+    const sampler = options.onPeakRss
+      ? setInterval(() => {
+          peak = Math.max(peak, peakRssOf(child.pid!));
+        }, 50)
+      : undefined;
+    child.on("exit", () => {
+      clearInterval(sampler);
+      if (options.onPeakRss) options.onPeakRss(peak);
+    });
     const out: Buffer[] = [];
     let err = "";
     child.stdout.on("data", (d: Buffer) => out.push(d));
@@ -341,6 +362,16 @@ function run(
     child.stdin.on("error", () => undefined); // a script that reads no input may exit before taking it
     child.stdin.end(options.input ?? "");
   });
+}
+
+/** A running process's peak resident set in bytes (Linux: VmHWM in /proc), 0 once it is gone. */
+export function peakRssOf(pid: number): number {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  } catch {
+    return 0;
+  }
 }
 
 async function waitForApi(url: string, server: ChildProcess, log: () => string): Promise<void> {
@@ -395,7 +426,8 @@ export async function startMediaWiki(): Promise<MediaWiki> {
     const maintenance: MediaWiki["maintenance"] = (script, args = [], options = {}) =>
       run("php", [join(MEDIAWIKI_HOME, `maintenance/${script}.php`), "--conf", conf, ...args], {
         input: options.input,
-        timeoutMs: INSTALL_TIMEOUT_MS,
+        timeoutMs: options.timeoutMs ?? INSTALL_TIMEOUT_MS,
+        onPeakRss: options.onPeakRss,
       });
     return {
       dir,

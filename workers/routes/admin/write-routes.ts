@@ -19,70 +19,13 @@ import { jsonBody } from "../../middleware/json-body.ts";
 import { ProblemError } from "../../../src/http/problem.ts";
 import { storeProblem } from "../../../src/page/store-problem.ts";
 import { validated } from "../../../src/http/validate.ts";
-import { LIMITS } from "../../../src/limits.ts";
-import { CONTENT_MODELS, formatRefusal, isContentModel } from "../../../src/page/content-model.ts";
 import { isSafeIdDigits } from "../../../src/http/queries.ts";
 import { pageExists } from "../../../src/page/directory.ts";
 import { pageRef, type PageRef } from "../../../src/page/page-ref.ts";
-import { cleanName } from "../../../src/page/title.ts";
-import type { StoreRevision } from "../../../src/page/types.ts";
+import { appendRevisions, setRevisionSuppressed } from "../../../src/writes/page-writes.ts";
 import { purgeHere } from "../../../src/purge/apply.ts";
-import { cacheTag } from "../../../src/purge/tag-syntax.ts";
+import { newRevisionSchema } from "../../../src/writes/revision-schema.ts";
 import { withColo } from "../../middleware/with-colo.ts";
-
-const revisionId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-const isoSecond = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-
-const revisionSchema = z
-  .object({
-    id: revisionId,
-    parentId: revisionId.nullable(),
-    timestamp: z
-      .string()
-      .regex(isoSecond, "must be YYYY-MM-DDTHH:MM:SSZ")
-      .refine(
-        (s) => !Number.isNaN(Date.parse(s)) && new Date(s).toISOString().replace(".000Z", "Z") === s,
-        "is not a real date and time",
-      ),
-    // A name as MediaWiki keeps one: directional controls stripped, invisible characters refused (src/page/title.ts).
-    contributor: z
-      .string()
-      .max(LIMITS.page.maxContributorBytes)
-      .transform((name, ctx) => {
-        const clean = cleanName(name);
-        if (clean.ok) return clean.value;
-        ctx.addIssue({
-          code: "custom",
-          message: `the contributor's name ${clean.reason}`,
-          params: { status: 422, code: "invalid_contributor" },
-        });
-        return z.NEVER;
-      }),
-    comment: z.string().max(LIMITS.page.maxCommentBytes),
-    model: z.string().refine(isContentModel, `must be one of ${Object.keys(CONTENT_MODELS).join(", ")}`),
-    format: z.string().max(64).optional(),
-    text: z.string(),
-    sha1: z
-      .string()
-      .regex(/^[0-9a-z]{31}$/, "must be a 31-digit base-36 SHA-1")
-      .nullable()
-      .optional(),
-    tags: z
-      .array(cacheTag)
-      .max(LIMITS.page.maxTagsPerRevision, `at most ${LIMITS.page.maxTagsPerRevision} tags`)
-      .optional(),
-  })
-  .superRefine((r, ctx) => {
-    // The format decides nothing about how a revision is served, but a wrong one is refused, as MediaWiki does.
-    const refusal = isContentModel(r.model) ? formatRefusal(r.model, r.format) : null;
-    if (refusal)
-      ctx.addIssue({
-        code: "custom",
-        path: ["format"],
-        message: `revision ${r.id}: ${refusal}`,
-        params: { status: 422, code: "format_not_allowed" },
-      });
-  });
 
 /** A revision id in a path: digits only, and never one that would round (2^53 − 1 at most). */
 const revisionIdParam = z
@@ -124,21 +67,11 @@ writeRoutes.use("/pages/*", requireScope("write"), withColo);
 writeRoutes.post(
   "/pages/:title/revisions",
   writeBody,
-  validated("json", z.object({ revisions: z.array(revisionSchema).min(1) }), "revisions"),
+  validated("json", z.object({ revisions: z.array(newRevisionSchema).min(1) }), "revisions"),
   async (c) => {
     const ref = pageRef(c.req.param("title"));
     const { revisions } = c.req.valid("json");
-    const encoder = new TextEncoder();
-    // As UTF-8, a text crosses RPC at its wire size; as a JS string it could take twice that.
-    const stored: StoreRevision[] = revisions.map((r) => ({
-      ...r,
-      model: r.model as StoreRevision["model"],
-      text: encoder.encode(r.text),
-    }));
-    const { colo, region } = c.get("colo");
-    const result = await pageStoreOf(c.env, ref.key).append(ref, stored, region);
-    if (!result.ok) throw storeProblem(result, ref.title);
-    if (result.created.length > 0) await purgeHere(c.env, colo, ref.key, { kind: "mutable" }, result.version);
+    const result = await appendRevisions(c.env, c.get("colo"), ref, revisions);
     const { ok: _ok, ...written } = result;
     return c.json({ page: ref.title, ...written } satisfies WriteBody, result.created.length > 0 ? 201 : 200);
   },
@@ -155,10 +88,8 @@ writeRoutes.put(
     const ref = pageRef(c.req.param("title"));
     const { id } = c.req.valid("param");
     const { suppressed } = c.req.valid("json");
-    const { colo, region } = c.get("colo");
-    const result = await (await existingStore(c.env, ref)).setSuppressed(ref, id, suppressed, region);
-    if (!result.ok) throw storeProblem(result, ref.title);
-    await purgeHere(c.env, colo, ref.key, { kind: "revisions", revisions: [id] }, result.version);
+    await existingStore(c.env, ref);
+    const result = await setRevisionSuppressed(c.env, c.get("colo"), ref, id, suppressed);
     return c.json({ page: ref.title, revision: result.revision, purges: result.purges } satisfies SuppressionBody);
   },
 );

@@ -75,6 +75,30 @@ function nextOffset(res: Response): string | null {
   return url ? new URL(url).searchParams.get("offset") : null;
 }
 
+/** Seconds without a byte of an answer after which the export stops (and a re-run carries on from the last whole page). */
+const STALL_SECONDS = 120;
+
+/** The body's chunks, or an error once the archive has sent nothing for STALL_SECONDS. */
+async function* stallGuarded(body: ReadableStream<Uint8Array>, what: string): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const stalled = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`${what}: the archive sent nothing for ${STALL_SECONDS} s`)),
+          STALL_SECONDS * 1000,
+        );
+      });
+      const next = await Promise.race([reader.read(), stalled]).finally(() => clearTimeout(timer));
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 /** Writes one page, answer after answer; returns its revision count. Nothing of it counts until it is whole. */
 async function exportOnePage(client: ArchiveClient, work: ExportFile, key: string, wrote: (n: number) => void) {
   let revisions = 0;
@@ -83,7 +107,7 @@ async function exportOnePage(client: ArchiveClient, work: ExportFile, key: strin
     const res = await client.exportPage(key, offset);
     revisions += Number(res.headers.get("x-export-revisions") ?? 0);
     const next = nextOffset(res);
-    for await (const bytes of spliceAnswer(res.body!, { first, what: `page ${key}` })) {
+    for await (const bytes of spliceAnswer(stallGuarded(res.body!, `page ${key}`), { first, what: `page ${key}` })) {
       await work.write(bytes);
       wrote(bytes.byteLength);
     }

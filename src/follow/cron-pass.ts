@@ -1,0 +1,87 @@
+/**
+ * The deployment's wiki follower: every Cron Trigger (wrangler.toml
+ * `[triggers]`) runs one pass of src/follow/follower.ts against the wiki
+ * `FOLLOW_WIKI_API` names, writing through src/follow/worker-archive.ts,
+ * with its cursor in the wiki's WikiFollower Durable Object
+ * (src/follow/follower-store.ts). A pass holds that object's lease, so two
+ * invocations never follow at once (the second returns "busy"), reads new
+ * changes for at most `follow.cronPassSeconds`, and records its outcome
+ * for operators (`GET /api/follow`). With `FOLLOW_WIKI_API` empty it does
+ * nothing. Each pass logs one JSON line (`wrangler tail` shows it).
+ *
+ * @example
+ * ctx.waitUntil(runCronPass(env)); // in the Worker's scheduled handler
+ */
+import { wikiFollowerOf } from "../bindings.ts";
+import { ProblemError } from "../http/problem.ts";
+import { LIMITS } from "../limits.ts";
+import { ActionApi } from "./action-api.ts";
+import { followOnce, type CursorStore } from "./follower.ts";
+import type { PassRecord } from "./follower-store.ts";
+import { workerArchive } from "./worker-archive.ts";
+import pkg from "../../package.json" with { type: "json" };
+
+export type CronPassResult =
+  { kind: "off" } | { kind: "busy"; wiki: string } | { kind: "done"; wiki: string; record: PassRecord };
+
+/** The follower's settings from [vars]; null when no wiki is configured, a 503 problem when it is not an http(s) URL. */
+export function followSettings(env: Env): { wiki: string; contact: string } | null {
+  const raw = (env.FOLLOW_WIKI_API ?? "").trim();
+  if (raw === "") return null;
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:"))
+    throw new ProblemError({
+      status: 503,
+      code: "follow_wiki_invalid",
+      title: "Service Unavailable",
+      detail: `FOLLOW_WIKI_API must be the http(s) URL of a wiki's api.php; it is ${JSON.stringify(raw)}`,
+    });
+  return { wiki: url.toString(), contact: (env.FOLLOW_CONTACT ?? "").trim() };
+}
+
+export async function runCronPass(env: Env, now = Date.now): Promise<CronPassResult> {
+  const settings = followSettings(env);
+  if (!settings) return { kind: "off" };
+  const { wiki } = settings;
+  const follower = wikiFollowerOf(env, wiki);
+  const holder = crypto.randomUUID();
+  if (!(await follower.acquire(holder, LIMITS.follow.cronLeaseSeconds * 1000))) {
+    console.log(JSON.stringify({ follow: wiki, pass: "busy" }));
+    return { kind: "busy", wiki };
+  }
+  const startedMs = now();
+  let outcome: PassRecord["outcome"];
+  try {
+    const origin = (env.PUBLIC_ORIGIN ?? "").trim() || "an unnamed archive";
+    const api = new ActionApi({
+      url: wiki,
+      userAgent: `palimpsest-follow/${pkg.version} (an archive of this wiki at ${origin}; ${settings.contact || "no contact given"})`,
+    });
+    const cursors: CursorStore = {
+      load: async () => await follower.cursor(),
+      async save(cursor) {
+        if (!(await follower.save(holder, cursor)))
+          throw new Error("this pass lost its lease (it ran past follow.cronLeaseSeconds); the next pass goes on");
+      },
+    };
+    const report = await followOnce({
+      api,
+      archive: workerArchive(env),
+      cursors,
+      deadline: startedMs + LIMITS.follow.cronPassSeconds * 1000,
+      onProblem: (problem) => console.warn(JSON.stringify({ follow: wiki, skipped: problem })),
+    });
+    const { cursor: _cursor, ...counts } = report;
+    outcome = { ok: true, ...counts };
+  } catch (err) {
+    outcome = { ok: false, error: (err as Error).message };
+  }
+  const record: PassRecord = { startedMs, finishedMs: now(), outcome };
+  try {
+    await follower.recordPass(record);
+  } finally {
+    await follower.release(holder);
+  }
+  console.log(JSON.stringify({ follow: wiki, ...record }));
+  return { kind: "done", wiki, record };
+}

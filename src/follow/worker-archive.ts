@@ -1,0 +1,75 @@
+/**
+ * The archive as the deployment's wiki follower sees it (src/follow/cron-pass.ts):
+ * the same writes the write API makes (src/writes/page-writes.ts), each
+ * revision checked against the write API's own schema, in batches no
+ * bigger than one write request may be. Titles are the wiki's; the archive
+ * normalises them as the write API does.
+ *
+ * @example
+ * await followOnce({ api, archive: workerArchive(env), cursors });
+ */
+import { coloWithoutRequest } from "../config/colo.ts";
+import { LIMITS } from "../limits.ts";
+import { pageExists } from "../page/directory.ts";
+import { pageRef } from "../page/page-ref.ts";
+import { appendRevisions, setRevisionSuppressed } from "../writes/page-writes.ts";
+import { newRevisionSchema } from "../writes/revision-schema.ts";
+import type { NewRevision } from "../page/types.ts";
+import { pageStoreOf } from "../bindings.ts";
+import type { FollowArchive } from "./follower.ts";
+
+const encoder = new TextEncoder();
+
+function checked(title: string, revision: NewRevision): NewRevision {
+  const result = newRevisionSchema.safeParse(revision);
+  if (result.success) return result.data as NewRevision;
+  const issue = result.error.issues[0];
+  throw new Error(
+    `page ${JSON.stringify(title)} revision ${revision.id}: the archive refuses it (${issue?.path.join(".") || "revision"}: ${issue?.message})`,
+  );
+}
+
+export function workerArchive(env: Env): FollowArchive {
+  const colo = coloWithoutRequest(env);
+  return {
+    async latestId(title) {
+      const ref = pageRef(title);
+      if (!(await pageExists(env, ref.key))) return null;
+      const page = await pageStoreOf(env, ref.key).history({}, 1);
+      return "revisions" in page ? (page.revisions[0]?.id ?? null) : null;
+    },
+    async append(title, revisions) {
+      const ref = pageRef(title);
+      let batch: NewRevision[] = [];
+      let bytes = 0;
+      const flush = async () => {
+        if (batch.length > 0) await appendRevisions(env, colo, ref, batch);
+        batch = [];
+        bytes = 0;
+      };
+      for (const revision of revisions) {
+        const r = checked(title, revision);
+        const size = encoder.encode(r.text).byteLength + 1024;
+        if (
+          batch.length > 0 &&
+          (batch.length >= LIMITS.storage.maxBatchRevisions || bytes + size > LIMITS.storage.maxRequestBytes)
+        )
+          await flush();
+        batch.push(r);
+        bytes += size;
+      }
+      await flush();
+    },
+    async setSuppressed(title, id, suppressed) {
+      const ref = pageRef(title);
+      if (!(await pageExists(env, ref.key))) return false;
+      try {
+        await setRevisionSuppressed(env, colo, ref, id, suppressed);
+        return true;
+      } catch (err) {
+        if ((err as { status?: number }).status === 404) return false;
+        throw err;
+      }
+    },
+  };
+}
