@@ -57,6 +57,10 @@ describe("titles and names", () => {
     ["soft hyphen", "Pay\u00ADpal", "U+00AD"],
     ["ZWNJ between Latin letters", "Pay\u200Cpal", "U+200C"],
     ["byte-order mark", "\uFEFFPaypal", "U+FEFF"],
+    ["left-to-right isolate (MediaWiki keeps it)", "Pay\u2066pal", "U+2066"],
+    ["Arabic letter mark (MediaWiki keeps it)", "Paypal\u061C", "U+061C"],
+    ["tag character", "Paypal\u{E0041}", "U+E0041"],
+    ["variation selector after a letter", "Paypal\uFE0F", "U+FE0F"],
   ])("refuses a title holding a %s with 400 naming the code point", async (_, title, cp) => {
     const res = await append(title, linearHistory(1));
     expect(res.status).toBe(400);
@@ -64,6 +68,16 @@ describe("titles and names", () => {
     expect(body.code).toBe("invalid_title");
     expect(body.detail).toContain(cp);
     expect((await request(`/page/${encodeURIComponent(title)}`)).status).toBe(400);
+  });
+
+  it("never folds a look-alike the wiki keeps apart into an archived page: Foo + U+2066 leaves Foo as it was", async () => {
+    expect((await append("Lookalike_target", linearHistory(1))).status).toBe(201);
+    const before = await (await request("/page/Lookalike_target")).text();
+    const res = await append("Lookalike_target\u2066", [{ ...linearHistory(2)[1]!, parentId: 1, id: 90_001 }]);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { code: string }).code).toBe("invalid_title");
+    expect(await (await request("/page/Lookalike_target")).text()).toBe(before);
+    expect((await request("/page/Lookalike_target/90001")).status).toBe(404);
   });
 
   it("keeps ZWNJ where a script needs it (Persian)", async () => {
