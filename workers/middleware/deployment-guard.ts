@@ -11,6 +11,11 @@
  * - Tell anonymous clients how it works inside: the debug headers (which
  *   tier answered, the colo, the origin's read cost) go only to
  *   development and to requests carrying a valid token.
+ * - Let a public read be a free token oracle: whether the debug headers
+ *   came back says whether a token is valid, so a token checked here counts
+ *   its failures against the client as on every other route
+ *   (src/http/auth-failures.ts), and a client past the allowance gets the
+ *   same 429 before its token is looked at.
  *
  * Development (`ENVIRONMENT=development`, as `npm start` and the tests run)
  * takes the request's own origin and sends the debug headers to everyone.
@@ -21,6 +26,7 @@
 import type { MiddlewareHandler } from "hono";
 import { settingsOf } from "../../src/config/settings.ts";
 import { ProblemError } from "../../src/http/problem.ts";
+import { clientOf, recordFailure, refuseIfBlocked } from "../../src/http/auth-failures.ts";
 import { authenticateToken } from "../../src/http/tokens.ts";
 
 /** Headers that describe the archive's insides, for developers and operators only. */
@@ -29,9 +35,15 @@ export const DEBUG_HEADERS = ["x-palimpsest-tier", "x-palimpsest-colo", "x-read-
 /** Paths a misconfigured production deployment still answers. */
 const ALWAYS = new Set(["/healthz"]);
 
-async function isOperator(env: Env, authorization: string | undefined): Promise<boolean> {
-  const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
-  return m ? (await authenticateToken(env, m[1]!)).ok : false;
+/** The bearer token a request sends, if it sends one. */
+const bearerToken = (request: Request): string | undefined =>
+  /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+
+/** Whether the request's bearer token is valid; a failure counts against the client (429 once over). */
+async function isOperator(env: Env, request: Request, token: string): Promise<boolean> {
+  const check = await authenticateToken(env, token);
+  if (!check.ok) await recordFailure(env, clientOf(request));
+  return check.ok;
 }
 
 export const deploymentGuard: MiddlewareHandler<{ Bindings: Env }> = async (c, next) => {
@@ -56,9 +68,12 @@ export const deploymentGuard: MiddlewareHandler<{ Bindings: Env }> = async (c, n
       });
     }
   }
+  const token = bearerToken(c.req.raw);
+  // A client over the failed-authentication allowance is refused as every token route refuses it.
+  if (token !== undefined) refuseIfBlocked(clientOf(c.req.raw));
   await next();
   if (!DEBUG_HEADERS.some((h) => c.res.headers.has(h))) return;
-  if (await isOperator(c.env, c.req.header("authorization"))) return;
+  if (token !== undefined && (await isOperator(c.env, c.req.raw, token))) return;
   try {
     for (const h of DEBUG_HEADERS) c.res.headers.delete(h);
   } catch {
