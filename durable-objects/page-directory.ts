@@ -46,9 +46,9 @@ export class PageDirectory extends DurableObject<Env> {
     return this.#store.survey(after, limit);
   }
 
-  /** Titles starting with `prefix` (keys, so underscores), after `after`, in key order. */
-  search(prefix: string, after: string, limit: number): TitleMatch[] {
-    return this.#store.search(prefix, after, limit);
+  /** Titles starting with `prefix` (keys, so underscores), after `after`, in key order; deleted ones left out but for `withDeleted`'s restorable ones. */
+  search(prefix: string, after: string, limit: number, withDeleted = false): TitleMatch[] {
+    return this.#store.search(prefix, after, limit, withDeleted);
   }
 
   /** The front page's share of this shard: its totals and its most recently changed live pages. */

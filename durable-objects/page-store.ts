@@ -29,12 +29,13 @@ import { mementoInfo, timemapPage } from "../src/page-store/mementos.ts";
 import { pageTimeline } from "../src/page-store/timeline.ts";
 import type { PageTimeline } from "../src/page/timeline.ts";
 import type { MementoInfo, TimemapCursor, TimemapPage } from "../src/memento/types.ts";
-import { deletePage, suppressRevision } from "../src/page-store/removal.ts";
+import { deletePage, setPageHidden, setRevisionHidden } from "../src/page-store/removal.ts";
 import type { PageDb } from "../src/page-store/rows.ts";
 import { openPageDb } from "../src/page-store/schema.ts";
 import type { PageRef } from "../src/page/page-ref.ts";
 import type {
   AppendResult,
+  HiddenFields,
   HistoryPage,
   ListedRevision,
   LocateResult,
@@ -82,26 +83,40 @@ export class PageStore extends DurableObject<Env> {
     });
   }
 
-  /** Hides (or restores) a revision's content; its metadata stays listed. */
-  setSuppressed(
+  /** Hides (or shows again) a revision's content, comment or contributor (src/page-store/removal.ts). */
+  setHidden(
     ref: PageRef,
     revisionId: number,
-    suppressed: boolean,
+    change: HiddenFields,
     region = topologyOf(this.env).upperRegion,
   ): Promise<Changed<{ revision: ListedRevision }>> {
     return this.#changes.serialized(() => {
-      const result = suppressRevision(this.#db, ref, revisionId, suppressed, region);
+      const result = setRevisionHidden(this.#db, ref, revisionId, change, region);
       // Its raw bytes leave (or rejoin) the page's figures.
       if (result.ok) this.#changes.reportFigures(ref.key);
       return this.#changes.issued(result);
     });
   }
 
-  /** Deletes the page: its metadata goes now, its blobs after the grace period. */
+  /** Deletes the page as MediaWiki deletes (restorable: nothing public, everything kept), or restores it. */
+  setPageHidden(
+    ref: PageRef,
+    hidden: boolean,
+    region = topologyOf(this.env).upperRegion,
+  ): Promise<Changed<{ revisions: number; deleted: boolean }>> {
+    return this.#changes.serialized(async () => {
+      const result = setPageHidden(this.#db, ref, hidden, region);
+      // Out of (or back in) the listings and search before the answer.
+      if (result.ok) await this.#changes.reportFiguresNow(ref.key);
+      return this.#changes.issued(result);
+    });
+  }
+
+  /** Deletes the page for good: its metadata goes now, its blobs after the grace period. */
   deletePage(ref: PageRef, region = topologyOf(this.env).upperRegion): Promise<Changed<{ revisions: number }>> {
-    return this.#changes.serialized(() => {
+    return this.#changes.serialized(async () => {
       const result = deletePage(this.#db, ref, region);
-      if (result.ok) this.#changes.reportFigures(ref.key);
+      if (result.ok) await this.#changes.reportFiguresNow(ref.key);
       return this.#changes.issued(result);
     });
   }

@@ -54,6 +54,8 @@ export const LIMITS = {
     maxContributorBytes: 255,
     /** Cache tags a writer may set on one revision. */
     maxTagsPerRevision: 16,
+    /** Longest reason for a takedown (hiding a revision's fields, deleting or restoring a page), in bytes of UTF-8. */
+    maxReasonBytes: 1024,
   },
   storage: {
     /** Workers KV's largest value, in bytes; bigger blobs are split. */
@@ -114,6 +116,23 @@ export const LIMITS = {
      * of 55-69 MB, six in a row on one connection, never did.
      */
     maxBytes: 32 * 1024 * 1024,
+    /**
+     * Most bytes of revision text one anonymous export answer carries (a `backup` token's carry
+     * `maxBytes`): small enough that the answer's XML fits one tier entry (tiers.maxEntryBytes), so a
+     * repeated anonymous export is a tier hit, not a decode. Escaping grows HTML by about a third
+     * (32 MiB of whatwg-html-2006 is 43 MB of XML), so 4 MiB of text comes to about 5.5 MB. An
+     * answer whose XML still outgrows an entry (markup-dense text, or one revision over the bound)
+     * streams past the tiers as a backup does. `Link: rel="next"` goes on from there.
+     */
+    anonymousMaxBytes: 4 * 1024 * 1024,
+    /**
+     * Anonymous exports one client (src/http/rate-limit.ts `clientOf`) may ask per minute, tier hits and
+     * 304s included; past it 429 with Retry-After. The EXPORT_RATE binding in wrangler.toml counts it
+     * (its `limit`, period 60 s; test/node/repo/export-rate-binding.unit.test.ts checks they agree).
+     * Why: before, eight clients exporting at once held a normal read at 1.6 s instead of 30 ms. A
+     * `backup` token is not counted.
+     */
+    anonymousPerMinute: 30,
     /** Revisions an export reads from its PageStore at once: one batch's metadata is what it holds besides one stream's text. */
     batchRevisions: 64,
     /** Titles one `GET /api/pages` lists (`limit`, and its default); each of the 32 directory shards sends at most this many plus one. */
@@ -356,6 +375,17 @@ export const LIMITS = {
      * batch (a page's whole history on first sight); a pass that outlives it cannot move the cursor.
      */
     cronLeaseSeconds: 600,
+    /** Redirects within the wiki's origin the follower follows per request; one to another origin is refused at once. */
+    maxRedirects: 3,
+    /**
+     * Pages (or their revisions) the archive refused that a follower remembers, for operators to see and retry;
+     * past this the oldest records go. A refused page is skipped, and the cursor moves on.
+     */
+    maxSkippedPages: 1_000,
+    /** Refused revision ids one skipped page's record keeps (the newest). */
+    maxSkippedRevisionsPerPage: 100,
+    /** Characters of a title or a reason a skip record keeps: a hostile wiki's title may be any length. */
+    maxSkippedTextChars: 512,
   },
   staticDict: {
     /**

@@ -15,7 +15,7 @@ import type { LIMITS } from "./limits.ts";
 import type { TierOverview } from "./dashboard/tier-overview.ts";
 import type { TitleMatch } from "./page/directory.ts";
 import type { FollowCursor } from "./follow/follower.ts";
-import type { PassRecord } from "./follow/follower-store.ts";
+import type { PassRecord, SkippedRecord } from "./follow/follower-store.ts";
 import type { AppendResult, ListedRevision, PageStats } from "./page/types.ts";
 import type { AuditPage } from "./purge/audit.ts";
 import type { PurgeReceipt } from "./purge/ingest.ts";
@@ -40,6 +40,15 @@ export type WriteBody = { page: string } & Omit<Extract<AppendResult, { ok: true
 export interface SuppressionBody {
   page: string;
   revision: ListedRevision;
+  purges: string[];
+}
+
+/** `PUT /api/pages/{title}/deletion`: the page is now deleted (restorable) or restored. */
+export interface PageDeletionBody {
+  page: string;
+  deleted: boolean;
+  /** How many revisions the page has. */
+  revisions: number;
   purges: string[];
 }
 
@@ -98,4 +107,12 @@ export type FollowStatusBody =
       cursor: FollowCursor | null;
       running: { holder: string; untilMs: number } | null;
       lastPass: PassRecord | null;
+      /** Pages the archive refused, which the follower skipped, newest first (at most follow.maxSkippedPages). */
+      skipped: SkippedRecord[];
     };
+
+/** `POST /api/follow/retry`: how many skipped pages the next pass will try again. */
+export interface FollowRetryBody {
+  wiki: string;
+  asked: number;
+}

@@ -3,7 +3,10 @@
  * MediaWiki 1.39's XmlDumpWriter writes it (Special:Export, dumpBackup.php):
  * the same elements in the same order, the same indentation, `<text
  * deleted="deleted" />` and `<sha1/>` for a revision whose content is
- * hidden, so importDump.php reads it as one of its own.
+ * hidden (`<contributor deleted="deleted" />` and `<comment deleted="deleted" />`
+ * for a hidden contributor or comment), so importDump.php reads it as one of its own.
+ * A revision whose text the archive never held is written as a hidden one,
+ * also in a backup (there is nothing to hold), and an import stores it so again.
  *
  * What MediaWiki's schema has no place for goes into elements of our own
  * namespace (`urn:palimpsest:export:1`, prefix `palimpsest`), after a
@@ -104,12 +107,29 @@ export function isIpAddress(name: string): boolean {
   return halves.length === 2 ? count <= 7 : count === 8;
 }
 
-function contributorXml(name: string): string {
+/**
+ * `<contributor>`; a hidden one as XmlDumpWriter writes it (`<contributor deleted="deleted" />`), or, in
+ * a backup, flagged so with its name still inside (the schema allows both; importDump.php reads the name).
+ */
+function contributorXml(name: string, hidden: boolean): string {
+  const open = hidden ? `<contributor deleted="deleted"` : "<contributor";
+  if (hidden && name === "") return `      ${open} />\n`;
   const inner = isIpAddress(name)
     ? `        ${element("ip", name)}\n`
     : `        ${element("username", name)}\n        <id>0</id>\n`;
-  return `      <contributor>\n${inner}      </contributor>\n`;
+  return `      ${open}>\n${inner}      </contributor>\n`;
 }
+
+/** `<comment>`, absent when empty; a hidden one as `<comment deleted="deleted" />`, or in a backup with its text. */
+function commentXml(comment: string, hidden: boolean): string {
+  if (!hidden) return comment === "" ? "" : `      <comment>${escapeXml(comment)}</comment>\n`;
+  return comment === ""
+    ? `      <comment deleted="deleted" />\n`
+    : `      <comment deleted="deleted">${escapeXml(comment)}</comment>\n`;
+}
+
+/** In a backup only, before `</page>`: the page is deleted as MediaWiki deletes (restorable). */
+export const PAGE_DELETED = "    <palimpsest:deleted />\n";
 
 /** Bytes of text escaped per piece: a piece's output is at most 5 times this (every byte `&`). */
 const ESCAPE_PIECE_BYTES = 64 * 1024;
@@ -188,19 +208,19 @@ export function* revisionXml(exported: ExportedRevision, content: Uint8Array | n
   let head = `    <revision>\n      <id>${r.id}</id>\n`;
   if (r.parentId !== null) head += `      <parentid>${r.parentId}</parentid>\n`;
   head += `      <timestamp>${r.timestamp}</timestamp>\n`;
-  head += contributorXml(r.contributor);
-  if (r.comment !== "") head += `      <comment>${escapeXml(r.comment)}</comment>\n`;
+  head += contributorXml(r.contributor, r.contributorHidden === true);
+  head += commentXml(r.comment, r.commentHidden === true);
   head += `      <origin>${r.id}</origin>\n`;
   head += `      <model>${escapeXml(r.model)}</model>\n      <format>${escapeXml(r.format)}</format>\n`;
   const tags = r.tags.map((t) => `      <palimpsest:tag>${escapeXml(t)}</palimpsest:tag>\n`).join("");
-  if (!r.suppressed) {
+  if (!r.suppressed && content !== null) {
     yield encoder.encode(`${head}      <text bytes="${r.bytes}" sha1="${r.sha1}" xml:space="preserve">`);
     yield* escapedText(content!);
     yield encoder.encode(`</text>\n      <sha1>${r.sha1}</sha1>\n${tags}    </revision>\n`);
     return;
   }
   yield encoder.encode(`${head}      <text deleted="deleted" />\n      <sha1/>\n`);
-  if (content !== null && "bytes" in r) {
+  if (content !== null && "bytes" in r && r.suppressed) {
     yield encoder.encode(`      <palimpsest:suppressed bytes="${r.bytes}" sha1="${r.sha1}" xml:space="preserve">`);
     yield* escapedText(content);
     yield encoder.encode(`</palimpsest:suppressed>\n`);

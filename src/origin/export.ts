@@ -8,14 +8,16 @@
  * out as XML (./export-xml.ts) as the client reads. Memory holds one batch's
  * metadata, one stored stream's decode and one piece of escaped text.
  *
- * An export is not a tier answer: it can be far bigger than any tier entry,
- * and the tiers' purges could not reach a copy of it, so it is made per
- * request and sent `no-store`. A failure once the body has started (the page
- * deleted under it, a blob gone) ends the stream with an error, so the
- * client sees a cut export, never a complete-looking wrong one.
+ * A backup's export (`export.maxBytes` of text, suppressed content
+ * included) and an anonymous answer too big for a tier entry stream from
+ * here, made per request and sent `no-store`; an anonymous answer that fits
+ * one is made whole by ./export-answer.ts and kept in the tiers. A failure
+ * once the body has started (the page deleted under it, a blob gone) ends
+ * the stream with an error, so the client sees a cut export, never a
+ * complete-looking wrong one.
  *
  * @example
- * const { body, next } = await exportPage(env, { ref, start: null, dir: "asc", limit: 1000, withSuppressed: false });
+ * const { body, next } = await exportPage(env, { ref, start: null, dir: "asc", limit: 1000, withSuppressed: true, maxBytes: LIMITS.export.maxBytes });
  */
 import { pageStoreOf } from "../bindings.ts";
 import { ProblemError } from "../http/problem.ts";
@@ -28,7 +30,7 @@ import type { ExportAnswer, ExportBatch, ExportDirection, ExportPlan, ExportStar
 import { concatChunks } from "../codec/runtime/stream-io.ts";
 import { BlobStore } from "../storage/blob-store.ts";
 import { readContentsInOrder, type ContentLocation } from "../storage/revision-reader.ts";
-import { EXPORT_TAIL, exportHead, PAGE_TAIL, pageHead, revisionXml } from "./export-xml.ts";
+import { EXPORT_TAIL, exportHead, PAGE_DELETED, PAGE_TAIL, pageHead, revisionXml } from "./export-xml.ts";
 
 export interface ExportRequest {
   ref: PageRef;
@@ -37,6 +39,8 @@ export interface ExportRequest {
   limit: number;
   /** Whether suppressed revisions' content is written (a `backup` token asked). */
   withSuppressed: boolean;
+  /** Bytes of text the answer carries at most: `export.maxBytes` for a backup, `export.anonymousMaxBytes` for anyone. */
+  maxBytes: number;
 }
 
 export interface PageExport {
@@ -56,7 +60,8 @@ function isProblem(answer: ExportAnswer): answer is Extract<ExportAnswer, { ok: 
   return "ok" in answer && answer.ok === false;
 }
 
-export async function exportPage(env: Env, req: ExportRequest): Promise<PageExport> {
+/** The PageStore's plan for an answer: which revisions, and where the next answer starts. */
+export async function planExport(env: Env, req: ExportRequest): Promise<ExportPlan> {
   const notFound = () =>
     new ProblemError({
       status: 404,
@@ -73,11 +78,15 @@ export async function exportPage(env: Env, req: ExportRequest): Promise<PageExpo
     start: req.start,
     dir: req.dir,
     limit: req.limit,
-    maxBytes: LIMITS.export.maxBytes,
+    maxBytes: req.maxBytes,
     withSuppressed: req.withSuppressed,
   });
   if (isProblem(planned)) throw storeProblem(planned, req.ref.title);
-  const plan = planned as ExportPlan;
+  return planned as ExportPlan;
+}
+
+export async function exportPage(env: Env, req: ExportRequest, planned?: ExportPlan): Promise<PageExport> {
+  const plan = planned ?? (await planExport(env, req));
   const chunks = exportChunks(env, req, plan);
   const body = new ReadableStream<Uint8Array>(
     {
@@ -113,7 +122,8 @@ export async function exportPage(env: Env, req: ExportRequest): Promise<PageExpo
   return { title: plan.title, count: plan.count, next: plan.next, body };
 }
 
-async function* exportChunks(env: Env, req: ExportRequest, plan: ExportPlan): AsyncGenerator<Uint8Array> {
+/** The answer's XML, a piece at a time, as its revisions are read. */
+export async function* exportChunks(env: Env, req: ExportRequest, plan: ExportPlan): AsyncGenerator<Uint8Array> {
   yield encoder.encode(exportHead() + pageHead(plan.title, namespaceOf(req.ref.key)));
   const store = pageStoreOf(env, req.ref.key);
   const blobs = new BlobStore(env.BLOBS);
@@ -146,5 +156,5 @@ async function* exportChunks(env: Env, req: ExportRequest, plan: ExportPlan): As
     remaining -= batch.revisions.length;
     from = batch.lastSeq + step;
   }
-  yield encoder.encode(PAGE_TAIL + EXPORT_TAIL);
+  yield encoder.encode((plan.deleted ? PAGE_DELETED : "") + PAGE_TAIL + EXPORT_TAIL);
 }

@@ -65,6 +65,11 @@ export class PageChanges {
    * change has answered (a timer, under waitUntil) and at most once per
    * burst of changes: the one report measures whatever is committed by then.
    */
+  /** Reports the figures before the change answers: a deletion or restore must reach the listings it changes. */
+  async reportFiguresNow(key: string): Promise<void> {
+    await reportFigures(this.env, key, () => pageFigures(this.db, key, Date.now()));
+  }
+
   reportFigures(key: string): void {
     if (this.#figuresDue) return;
     this.#figuresDue = true;

@@ -16,7 +16,8 @@ import { DEFAULT_LAYOUT, type LayoutParams } from "../storage/layout.ts";
 import { LayoutWriter, type LayoutCommit } from "../storage/layout-writer.ts";
 import { childrenBeforeParents, effectiveTimeOf, effectiveTimes } from "./effective-time.ts";
 import type { MetaEntry } from "./meta-records.ts";
-import { contentKey, KV, refusal, toMeta, type PageDb, type PageRow, type Revision } from "./rows.ts";
+import { contentKey, HIDDEN, KV, refusal, toMeta, type PageDb, type PageRow, type Revision } from "./rows.ts";
+import type { PageScope } from "../purge/events.ts";
 
 export type CommitResult = Omit<Extract<AppendResult, { ok: true }>, "purges"> | StoreProblem;
 
@@ -33,9 +34,32 @@ export interface CommitContext {
 interface Fresh {
   rev: StoreRevision;
   bytes: Uint8Array;
+  /** Empty when the text is missing (`rev.textMissing`): nothing is stored for it. */
   sha256: string;
   sha1: string;
   ts: number;
+}
+
+/**
+ * A re-sent revision that fills in what the archive never held of it: its text (stored without it,
+ * hidden before the archive first read it), or a comment or contributor stored empty because hidden.
+ */
+interface Fill {
+  row: Revision;
+  rev: StoreRevision;
+  /** Set when the text is filled in. */
+  text?: { bytes: Uint8Array; sha256: string; sha1: string };
+  comment?: string;
+  contributor?: string;
+}
+
+/** The `revs.hidden` bits a new revision is stored with. */
+function hiddenBits(rev: StoreRevision): number {
+  return (
+    (rev.hidden?.comment ? HIDDEN.comment : 0) |
+    (rev.hidden?.contributor ? HIDDEN.contributor : 0) |
+    (rev.textMissing ? HIDDEN.textMissing : 0)
+  );
 }
 
 /**
@@ -56,8 +80,12 @@ function metadataDifferences(row: Revision, sent: StoreRevision): FieldDifferenc
   };
   compare("parentId", stored.parentId, sent.parentId);
   compare("timestamp", stored.timestamp, sent.timestamp, row.ts === Math.floor(Date.parse(sent.timestamp) / 1000));
-  compare("contributor", stored.contributor, sent.contributor);
-  compare("comment", stored.comment, sent.comment);
+  // A field one side had hidden and empty is not a difference: the other side knows more (a fill, or a
+  // reader who may not see it).
+  const unknown = (field: "comment" | "contributor", storedHidden: boolean | undefined) =>
+    (storedHidden && stored[field] === "") || (sent.hidden?.[field] === true && sent[field] === "");
+  if (!unknown("contributor", stored.contributorHidden)) compare("contributor", stored.contributor, sent.contributor);
+  if (!unknown("comment", stored.commentHidden)) compare("comment", stored.comment, sent.comment);
   compare("model", stored.model, sent.model);
   compare("format", stored.format, sent.format ?? CONTENT_MODELS[sent.model].format);
   const tags = [...new Set(sent.tags ?? [])].sort();
@@ -76,10 +104,11 @@ async function checkBatch(
   db: PageDb,
   latest: Revision | null,
   revisions: StoreRevision[],
-): Promise<{ fresh: Fresh[]; existing: number[] } | StoreProblem> {
+): Promise<{ fresh: Fresh[]; existing: number[]; fills: Fill[] } | StoreProblem> {
   let expectedParent: number | null = latest?.rev_id ?? null;
   const fresh: Fresh[] = [];
   const existing: number[] = [];
+  const fills: Fill[] = [];
   const batchIds = new Set<number>();
   for (const rev of revisions) {
     if (batchIds.has(rev.id))
@@ -96,8 +125,30 @@ async function checkBatch(
         { revisionId: rev.id },
       );
     }
-    const sha256 = await sha256Hex(bytes);
+    if (rev.textMissing && (bytes.byteLength > 0 || rev.hidden?.content !== true))
+      return refusal(
+        422,
+        "text_missing_not_hidden",
+        `revision ${rev.id} is sent without its text (textMissing), so its text must be empty and hidden.content true`,
+        { revisionId: rev.id },
+      );
+    const sha256 = rev.textMissing ? "" : await sha256Hex(bytes);
     const stored = db.revisionById(rev.id);
+    if (stored) {
+      const fill = await fillOf(stored, rev, bytes, sha256);
+      if (fill && "ok" in fill) return fill;
+      if (fill) {
+        fills.push(fill);
+        continue;
+      }
+    }
+    if (stored && (rev.textMissing || stored.hidden & HIDDEN.textMissing)) {
+      // One side never had the text: the ids and metadata say whether it is the same revision.
+      const differences = metadataDifferences(stored, rev);
+      if (differences.length > 0) return metadataConflict(rev, latest, differences);
+      existing.push(rev.id);
+      continue;
+    }
     if (stored) {
       if (stored.sha256 !== sha256) {
         return refusal(409, "revision_id_reused", `revision ${rev.id} already exists with different content`, {
@@ -114,26 +165,12 @@ async function checkBatch(
         );
       }
       const differences = metadataDifferences(stored, rev);
-      if (differences.length > 0) {
-        const each = differences
-          .map((d) => `${d.field} ${JSON.stringify(d.stored)} stored, ${JSON.stringify(d.sent)} sent`)
-          .join("; ");
-        return refusal(
-          409,
-          "revision_metadata_conflict",
-          `revision ${rev.id} already exists with the same text but other metadata: ${each}`,
-          {
-            revisionId: rev.id,
-            latestId: latest?.rev_id ?? null,
-            differences,
-          },
-        );
-      }
+      if (differences.length > 0) return metadataConflict(rev, latest, differences);
       existing.push(rev.id);
       continue;
     }
     const retired = db.sql.exec<{ h: number }>("SELECT h FROM retired WHERE rev_id = ?", rev.id).toArray()[0];
-    if (retired && retired.h !== contentKey(sha256)) {
+    if (retired && retired.h !== (rev.textMissing ? 0 : contentKey(sha256))) {
       return refusal(
         409,
         "revision_id_retired",
@@ -147,7 +184,8 @@ async function checkBatch(
       const detail = `revision ${rev.id} names parent ${rev.parentId ?? "none"}, but the page's latest revision is ${expectedParent ?? "none"}`;
       return refusal(409, "parent_mismatch", detail, { revisionId: rev.id, latestId: latest?.rev_id ?? null });
     }
-    const sha1 = await sha1Base36(bytes);
+    // A missing text keeps the SHA-1 its wiki gave, if any: nothing here can check it.
+    const sha1 = rev.textMissing ? (rev.sha1 ?? "") : await sha1Base36(bytes);
     if (rev.sha1 && rev.sha1 !== sha1) {
       return refusal(
         422,
@@ -159,10 +197,57 @@ async function checkBatch(
     fresh.push({ rev, bytes, sha256, sha1, ts: Math.floor(Date.parse(rev.timestamp) / 1000) });
     expectedParent = rev.id;
   }
-  return { fresh, existing };
+  return { fresh, existing, fills };
 }
 
-/** Identical contents are stored once: maps each fresh revision to an existing or new content index. */
+function metadataConflict(rev: StoreRevision, latest: Revision | null, differences: FieldDifference[]): StoreProblem {
+  const each = differences
+    .map((d) => `${d.field} ${JSON.stringify(d.stored)} stored, ${JSON.stringify(d.sent)} sent`)
+    .join("; ");
+  return refusal(
+    409,
+    "revision_metadata_conflict",
+    `revision ${rev.id} already exists with the same text but other metadata: ${each}`,
+    { revisionId: rev.id, latestId: latest?.rev_id ?? null, differences },
+  );
+}
+
+/** What a re-sent revision fills in of a stored one (see Fill), null if nothing, or why it may not. */
+async function fillOf(
+  stored: Revision,
+  rev: StoreRevision,
+  bytes: Uint8Array,
+  sha256: string,
+): Promise<Fill | StoreProblem | null> {
+  const fill: Fill = { row: stored, rev };
+  if (stored.hidden & HIDDEN.textMissing && !rev.textMissing) {
+    const sha1 = await sha1Base36(bytes);
+    if ((stored.sha1 !== "" && stored.sha1 !== sha1) || (rev.sha1 && rev.sha1 !== sha1))
+      return refusal(
+        422,
+        "sha1_mismatch",
+        `revision ${rev.id}: the text sent to fill it in does not match the SHA-1 its wiki gave (${stored.sha1 || rev.sha1})`,
+        { revisionId: rev.id },
+      );
+    fill.text = { bytes, sha256, sha1 };
+  }
+  if (stored.hidden & HIDDEN.comment && stored.comment === "" && rev.comment !== "") fill.comment = rev.comment;
+  if (stored.hidden & HIDDEN.contributor && stored.contributor === "" && rev.contributor !== "")
+    fill.contributor = rev.contributor;
+  if (!fill.text && fill.comment === undefined && fill.contributor === undefined) return null;
+  const differences = metadataDifferences(stored, rev).filter(
+    (d) =>
+      !(d.field === "comment" && fill.comment !== undefined) &&
+      !(d.field === "contributor" && fill.contributor !== undefined),
+  );
+  if (differences.length > 0) return metadataConflict(rev, null, differences);
+  return fill;
+}
+
+/** The content index of a revision whose text the archive never held. */
+const NO_CONTENT = -1;
+
+/** Identical contents are stored once: maps each fresh revision (a text-missing one to NO_CONTENT) to an existing or new content index. */
 function assignContents(
   db: PageDb,
   fresh: Fresh[],
@@ -172,6 +257,10 @@ function assignContents(
   const newContents: Uint8Array[] = [];
   const contentOf: number[] = [];
   for (const f of fresh) {
+    if (f.rev.textMissing) {
+      contentOf.push(NO_CONTENT);
+      continue;
+    }
     let u = known.get(f.sha256) ?? db.withContent(f.sha256).next().value?.u;
     if (u === undefined) {
       u = contentCount + newContents.length;
@@ -212,13 +301,15 @@ function insertRevisions(
     seq++;
     const r = f.rev;
     db.sql.exec(
-      "INSERT INTO revs (seq, rev_id, ts, u, h, eff_ts) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO revs (seq, rev_id, ts, u, h, eff_ts, suppressed, hidden) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       seq,
       r.id,
       f.ts,
       contentOf[i]!,
-      contentKey(f.sha256),
+      r.textMissing ? 0 : contentKey(f.sha256),
       effective[i]!,
+      r.hidden?.content ? 1 : 0,
+      hiddenBits(r),
     );
     return {
       parentId: r.parentId,
@@ -234,6 +325,46 @@ function insertRevisions(
   });
   db.appendMeta(firstSeq + 1, entries);
   return seq;
+}
+
+/** Fills in what re-sent revisions bring (see Fill); returns the visible text bytes it adds. Inside the commit. */
+function applyFills(db: PageDb, fills: Fill[], textFills: Fill[], contentOf: number[]): number {
+  let added = 0;
+  for (const fill of fills) {
+    const { row, rev } = fill;
+    const t = textFills.indexOf(fill);
+    const entry: Partial<MetaEntry> = {};
+    if (fill.comment !== undefined) entry.comment = fill.comment;
+    if (fill.contributor !== undefined) entry.contributor = fill.contributor;
+    // A field filled in is hidden as the sender says: its wiki shows it again, or a backup restores it hidden.
+    let keep = ~0;
+    let add = 0;
+    for (const field of ["comment", "contributor"] as const) {
+      if (fill[field] === undefined) continue;
+      keep &= ~HIDDEN[field];
+      if (rev.hidden?.[field]) add |= HIDDEN[field];
+    }
+    if (keep !== ~0) db.sql.exec("UPDATE revs SET hidden = (hidden & ?) | ? WHERE seq = ?", keep, add, row.seq);
+    if (t >= 0) {
+      const text = fill.text!;
+      entry.bytes = text.bytes.byteLength;
+      entry.sha1 = text.sha1;
+      entry.sha256 = text.sha256;
+      // Shown as the sender shows it: hidden still, or visible now that its wiki shows it again.
+      const suppressed = rev.hidden?.content ? 1 : 0;
+      db.sql.exec(
+        "UPDATE revs SET u = ?, h = ?, suppressed = ?, hidden = hidden & ? WHERE seq = ?",
+        contentOf[t]!,
+        contentKey(text.sha256),
+        suppressed,
+        ~HIDDEN.textMissing,
+        row.seq,
+      );
+      if (!suppressed) added += text.bytes.byteLength;
+    }
+    db.updateMeta(row.seq, entry);
+  }
+  return added;
 }
 
 function recordLayout(db: PageDb, commit: LayoutCommit, now: number): void {
@@ -266,10 +397,11 @@ export async function commitRevisions(
   const latest = page ? db.latestRow(page) : null;
   const checked = await checkBatch(db, latest, revisions);
   if ("ok" in checked) return checked;
-  const { fresh, existing } = checked;
+  const { fresh, existing, fills } = checked;
   const latestId = fresh.at(-1)?.rev.id ?? latest?.rev_id ?? null;
-  if (fresh.length === 0)
-    return { ok: true, created: [], existing, latestId, storedBytes: 0, version: db.version(), warnings: [] };
+  const filled = fills.map((f) => f.rev.id);
+  if (fresh.length === 0 && fills.length === 0)
+    return { ok: true, created: [], existing, filled, latestId, storedBytes: 0, version: db.version(), warnings: [] };
   // A child dated before its parent is kept as dated, and exists for time travel only from its effective time.
   const effective = effectiveTimes(
     effectiveTimeOf(db, page?.latest_seq ?? null),
@@ -283,6 +415,14 @@ export async function commitRevisions(
   const params: LayoutParams = page ? (JSON.parse(page.layout) as LayoutParams) : DEFAULT_LAYOUT;
   const contentCount = page?.content_count ?? 0;
   const { contentOf, newContents } = assignContents(db, fresh, contentCount);
+  // A filled-in text is a content like a new revision's, after theirs.
+  const textFills = fills.filter((f) => f.text);
+  const fillContents = assignContents(
+    db,
+    textFills.map((f) => ({ rev: f.rev, bytes: f.text!.bytes, sha256: f.text!.sha256, sha1: f.text!.sha1, ts: 0 })),
+    contentCount + newContents.length,
+  );
+  newContents.push(...fillContents.newContents);
   const tails = new Map(db.kvRange(KV.tails).map((r) => [Number(r.k.slice(KV.tails[0].length)), String(r.v)] as const));
   const writer = new LayoutWriter(ctx.blobs, params, { contentCount, anchorsBlob: page?.anchors_blob ?? null, tails });
   await writer.append(newContents);
@@ -302,8 +442,10 @@ export async function commitRevisions(
         JSON.stringify(params),
       );
     const seq = insertRevisions(db, fresh, contentOf, effective, page?.latest_seq ?? 0);
+    const filledBytes = applyFills(db, fills, textFills, fillContents.contentOf);
     recordLayout(db, commit, now);
-    const rawBytes = fresh.reduce((n, f) => n + f.bytes.byteLength, 0);
+    // The page's raw bytes count visible contents only (src/page-store/removal.ts).
+    const rawBytes = fresh.reduce((n, f) => n + (f.rev.hidden?.content ? 0 : f.bytes.byteLength), filledBytes);
     db.sql.exec(
       "UPDATE page SET title = ?, latest_seq = ?, content_count = ?, anchors_blob = ?, raw_bytes = raw_bytes + ? WHERE id = 1",
       ref.title,
@@ -312,13 +454,15 @@ export async function commitRevisions(
       commit.anchorsBlob,
       rawBytes,
     );
-    recordPurge(db.sql, { page: ref.key, scope: { kind: "mutable" }, version: db.bumpVersion(), region }, now);
+    const scope: PageScope = fills.length > 0 ? { kind: "revisions", revisions: filled } : { kind: "mutable" };
+    recordPurge(db.sql, { page: ref.key, scope, version: db.bumpVersion(), region }, now);
   });
   const storedBytes = [...commit.blobs.values()].reduce((n, b) => n + b.byteLength, 0);
   return {
     ok: true,
     created: fresh.map((f) => f.rev.id),
     existing,
+    filled,
     latestId,
     storedBytes,
     version: db.version(),

@@ -27,12 +27,12 @@ import type {
 } from "../page/export-types.ts";
 import type { ListedRevision, RevisionMeta } from "../page/types.ts";
 import { contentLocation } from "./locate.ts";
-import { pageNotFound, refusal, toListed, toMeta, type PageDb, type PageRow } from "./rows.ts";
+import { HIDDEN, publicMeta, isRefused, publicPage, toListed, toMeta, KV, type PageDb, type PageRow } from "./rows.ts";
 
 export function exportRevisions(db: PageDb, query: ExportQuery): ExportAnswer {
-  const page = db.page();
-  if (!page) return pageNotFound();
-  if (page.deleted_at != null) return refusal(410, "page_deleted", `the page ${page.title} was deleted`);
+  // A backup-scope export holds a page deleted as MediaWiki deletes, marked so (src/origin/export-xml.ts).
+  const page = publicPage(db, query.withSuppressed);
+  if (isRefused(page)) return page;
   return query.kind === "plan" ? plan(db, page, query) : batch(db, page, query);
 }
 
@@ -63,7 +63,7 @@ function plan(db: PageDb, page: PageRow, q: Extract<ExportQuery, { kind: "plan" 
   let textBytes = 0;
   // Metadata is read a block at a time, so the sizes are read in one pass over the selection.
   for (const rev of db.withMeta(within)) {
-    const bytes = rev.suppressed && !q.withSuppressed ? 0 : rev.bytes;
+    const bytes = (rev.suppressed && !q.withSuppressed) || rev.hidden & HIDDEN.textMissing ? 0 : rev.bytes;
     // At least one revision, so a revision over the byte bound still has an answer of its own.
     if (count > 0 && textBytes + bytes > q.maxBytes) break;
     count++;
@@ -73,6 +73,7 @@ function plan(db: PageDb, page: PageRow, q: Extract<ExportQuery, { kind: "plan" 
   const more = rows.length > count;
   return {
     title: page.title,
+    ...(db.kvGet(KV.hidden) !== undefined ? { deleted: true } : {}),
     range: last ? { from: within[0]!.seq, to: last.seq } : null,
     count,
     textBytes,
@@ -88,7 +89,10 @@ function batch(db: PageDb, page: PageRow, q: Extract<ExportQuery, { kind: "batch
   const revisions = db.withMeta(rows).map((rev): ExportedRevision => {
     if (rev.suppressed && !q.withSuppressed)
       return { revision: toListed(rev) as Extract<ListedRevision, { suppressed: true }>, location: null };
-    return { revision: toMeta(rev), location: contentLocation(db, page, rev) };
+    // A backup holds hidden comments and contributors; a text the archive never held has no location.
+    if (rev.hidden & HIDDEN.textMissing) return { revision: toMeta(rev), location: null };
+    const meta = q.withSuppressed ? toMeta(rev) : publicMeta(toMeta(rev));
+    return { revision: meta, location: contentLocation(db, page, rev) };
   });
   return { revisions, lastSeq: rows[rows.length - 1]?.seq ?? null };
 }

@@ -7,16 +7,15 @@
  */
 import type { PageFigures } from "../page/directory.ts";
 import type { HistoryEntry, HistoryPage, PageStats, StoreProblem } from "../page/types.ts";
-import { refusal, pageNotFound, toListed, type PageDb, type RevRow } from "./rows.ts";
+import { KV, refusal, isRefused, publicPage, toListed, type PageDb, type RevRow } from "./rows.ts";
 
 export function historyPage(
   db: PageDb,
   cursor: { before?: number; after?: number },
   limit: number,
 ): HistoryPage | StoreProblem {
-  const page = db.page();
-  if (!page) return pageNotFound();
-  if (page.deleted_at != null) return refusal(410, "page_deleted", `the page ${page.title} was deleted`);
+  const page = publicPage(db);
+  if (isRefused(page)) return page;
   const rows =
     cursor.after !== undefined
       ? db.rows("WHERE seq > ? ORDER BY seq ASC LIMIT ?", cursor.after, limit).reverse()
@@ -27,7 +26,11 @@ export function historyPage(
     seq !== undefined && db.sql.exec(sql, seq).toArray().length > 0;
   return {
     title: page.title,
-    revisions: withPreviousVisible(db, rows, db.withMeta(rows).map(toListed)),
+    revisions: withPreviousVisible(
+      db,
+      rows,
+      db.withMeta(rows).map((r) => toListed(r)),
+    ),
     older: exists("SELECT 1 FROM revs WHERE seq < ? LIMIT 1", last) ? `b${last}` : null,
     newer: exists("SELECT 1 FROM revs WHERE seq > ? LIMIT 1", first) ? `a${first}` : null,
     total: page.latest_seq ?? 0,
@@ -87,7 +90,9 @@ export function pageFigures(db: PageDb, key: string, now: number): PageFigures {
   return {
     title: s.title ?? key,
     version: db.version(),
-    deleted: db.livePage() === null,
+    // Deleted for good, or as MediaWiki deletes (restorable): either way out of every public listing.
+    deleted: db.livePage() === null || db.kvGet(KV.hidden) !== undefined,
+    restorable: db.livePage() !== null && db.kvGet(KV.hidden) !== undefined,
     revisions: s.revisions,
     rawBytes: s.rawBytes,
     blobBytes: s.blobBytes,

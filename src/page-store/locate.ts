@@ -3,12 +3,11 @@ import type { LocateResult, RevisionSelector } from "../page/types.ts";
 import type { ContentLocation } from "../storage/revision-reader.ts";
 import { recordOf, type LayoutParams } from "../storage/layout.ts";
 import { visibleAt } from "./mementos.ts";
-import { KV, refusal, pageNotFound, toMeta, type PageDb, type PageRow, type Revision } from "./rows.ts";
+import { KV, refusal, isRefused, publicPage, toMeta, type PageDb, type PageRow, type Revision } from "./rows.ts";
 
 export function locateRevision(db: PageDb, selector: RevisionSelector): LocateResult {
-  const page = db.page();
-  if (!page) return pageNotFound();
-  if (page.deleted_at != null) return refusal(410, "page_deleted", `the page ${page.title} was deleted`);
+  const page = publicPage(db);
+  if (isRefused(page)) return page;
   let row: Revision | undefined;
   if (selector.kind === "latest") row = db.latestRow(page) ?? undefined;
   else if (selector.kind === "id") row = db.revisionById(selector.id);

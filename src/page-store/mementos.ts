@@ -15,7 +15,7 @@
  */
 import type { StoreProblem } from "../page/types.ts";
 import type { MementoInfo, MementoRef, TimemapCursor, TimemapPage } from "../memento/types.ts";
-import { pageNotFound, refusal, type PageDb, type PageRow } from "./rows.ts";
+import { publicPage, refusal, type PageDb, type PageRow } from "./rows.ts";
 
 type Row = { rev_id: number; ts: number; seq: number; suppressed: number; [key: string]: SqlStorageValue };
 
@@ -67,10 +67,7 @@ export function visibleAt(db: PageDb, at: number): Row | undefined {
 }
 
 function livePage(db: PageDb): PageRow | StoreProblem {
-  const page = db.page();
-  if (!page) return pageNotFound();
-  if (page.deleted_at != null) return refusal(410, "page_deleted", `the page ${page.title} was deleted`);
-  return page;
+  return publicPage(db);
 }
 
 const isProblem = (p: PageRow | StoreProblem): p is StoreProblem => "ok" in p && p.ok === false;

@@ -1,49 +1,92 @@
 /**
- * Removals: hiding a revision's content (its metadata stays listed) and
- * deleting a page (its metadata goes now, its blobs after the grace period).
+ * Removals: hiding a revision's content, comment or contributor (its other
+ * metadata stays listed), deleting a page as MediaWiki does (restorable:
+ * everything kept, nothing public), and deleting a page for good (its
+ * metadata goes now, its blobs after the grace period).
  * Each raises the page's version and records a purge of every key it
  * touches, in the same transaction.
  */
 import type { PageRef } from "../page/page-ref.ts";
-import type { ListedRevision, StoreProblem } from "../page/types.ts";
+import type { HiddenFields, ListedRevision, StoreProblem } from "../page/types.ts";
 import { recordPurge } from "../purge/outbox.ts";
-import { KV, pageNotFound, refusal, toListed, type PageDb, type RevRow } from "./rows.ts";
+import { HIDDEN, KV, pageNotFound, refusal, toListed, type PageDb, type RevRow } from "./rows.ts";
 
-export function suppressRevision(
+/**
+ * Hides or shows a revision's content (the archive's suppression), comment or contributor, as
+ * MediaWiki's revision deletion does; a field `change` leaves out stays as it is. A text the archive
+ * never held cannot be shown again this way: sending the revision again with its text fills it in.
+ */
+export function setRevisionHidden(
   db: PageDb,
   ref: PageRef,
   revisionId: number,
-  suppressed: boolean,
+  change: HiddenFields,
   region: string,
 ): { ok: true; revision: ListedRevision } | StoreProblem {
   const page = db.livePage();
   if (!page) return pageNotFound();
+  const was = db.rows("WHERE rev_id = ?", revisionId)[0];
+  if (!was) return refusal(404, "revision_not_found", `${page.title} has no revision ${revisionId}`);
+  if (change.content === false && was.hidden & HIDDEN.textMissing)
+    return refusal(
+      409,
+      "text_never_held",
+      `revision ${revisionId} of ${page.title} was hidden before the archive first read it, so the archive has no text to show; send the revision again with its text to fill it in`,
+      { revisionId },
+    );
+  const suppressed = change.content === undefined ? was.suppressed : change.content ? 1 : 0;
+  let hidden = was.hidden;
+  for (const field of ["comment", "contributor"] as const) {
+    if (change[field] === true) hidden |= HIDDEN[field];
+    if (change[field] === false) hidden &= ~HIDDEN[field];
+  }
   const row = db.transaction(() => {
-    const was = db.rows("WHERE rev_id = ?", revisionId)[0];
     const updated = db.sql
       .exec<RevRow>(
-        "UPDATE revs SET suppressed = ? WHERE rev_id = ? RETURNING seq, rev_id, ts, u, h, suppressed",
-        suppressed ? 1 : 0,
+        "UPDATE revs SET suppressed = ?, hidden = ? WHERE rev_id = ? RETURNING seq, rev_id, ts, u, h, suppressed, hidden",
+        suppressed,
+        hidden,
         revisionId,
       )
-      .toArray()[0];
+      .toArray()[0]!;
     // The page's raw bytes count visible contents only: with the history's sizes public, a total would give the hidden one's away.
-    if (updated && was && was.suppressed !== updated.suppressed) {
+    if (was.suppressed !== updated.suppressed) {
       const { bytes } = db.withMeta([updated])[0]!;
-      db.sql.exec("UPDATE page SET raw_bytes = raw_bytes + ? WHERE id = 1", suppressed ? -bytes : bytes);
+      db.sql.exec("UPDATE page SET raw_bytes = raw_bytes + ? WHERE id = 1", updated.suppressed ? -bytes : bytes);
     }
-    if (updated)
-      recordPurge(db.sql, {
-        page: ref.key,
-        scope: { kind: "revisions", revisions: [revisionId] },
-        version: db.bumpVersion(),
-        region,
-      });
+    recordPurge(db.sql, {
+      page: ref.key,
+      scope: { kind: "revisions", revisions: [revisionId] },
+      version: db.bumpVersion(),
+      region,
+    });
     return updated;
   });
-  if (!row) return refusal(404, "revision_not_found", `${page.title} has no revision ${revisionId}`);
   // Listed as every listing lists it: a suppressed revision without its size and hashes.
   return { ok: true, revision: toListed(db.withMeta([row])[0]!) };
+}
+
+/**
+ * Deletes the page as MediaWiki deletes it, or restores it: while deleted, every public answer for it
+ * is 410 and its title leaves the listings, but everything is kept (a backup-scope export holds it,
+ * marked deleted), so a restore brings it all back. Changes to it go on meanwhile, as MediaWiki's
+ * archive keeps them.
+ */
+export function setPageHidden(
+  db: PageDb,
+  ref: PageRef,
+  hidden: boolean,
+  region: string,
+): { ok: true; revisions: number; deleted: boolean } | StoreProblem {
+  const page = db.livePage();
+  if (!page) return pageNotFound();
+  const now = Date.now();
+  db.transaction(() => {
+    if (hidden) db.kvPut(KV.hidden, now);
+    else db.sql.exec("DELETE FROM kv WHERE k = ?", KV.hidden);
+    recordPurge(db.sql, { page: ref.key, scope: { kind: "page" }, version: db.bumpVersion(), region }, now);
+  });
+  return { ok: true, revisions: page.latest_seq ?? 0, deleted: hidden };
 }
 
 export function deletePage(db: PageDb, ref: PageRef, region: string): { ok: true; revisions: number } | StoreProblem {
@@ -56,6 +99,7 @@ export function deletePage(db: PageDb, ref: PageRef, region: string): { ok: true
     db.sql.exec("INSERT OR REPLACE INTO retired (rev_id, h) SELECT rev_id, h FROM revs");
     for (const table of ["revs", "meta"]) db.sql.exec(`DELETE FROM ${table}`);
     for (const range of [KV.groups, KV.tails]) db.kvDeleteRange(range);
+    db.sql.exec("DELETE FROM kv WHERE k = ?", KV.hidden);
     db.sql.exec(
       "UPDATE page SET deleted_at = ?, latest_seq = NULL, content_count = 0, anchors_blob = NULL, raw_bytes = 0 WHERE id = 1",
       now,

@@ -13,6 +13,19 @@ export const KV = {
   /** [from, to) ranges of each kind's keys, for range deletes and scans. */
   tails: ["t:", "t;"],
   groups: ["g:", "g;"],
+  /** Present while the page is deleted as MediaWiki deletes (restorable): the time, in ms. */
+  hidden: "hidden",
+} as const;
+
+/**
+ * Bits of `revs.hidden`: what else than its content a revision hides (its content's suppression is
+ * `revs.suppressed`), and whether the archive ever held its text.
+ */
+export const HIDDEN = {
+  comment: 2,
+  contributor: 4,
+  /** The text was hidden on the wiki before the archive first read it: no content is stored. */
+  textMissing: 8,
 } as const;
 
 export interface PageRow {
@@ -36,6 +49,8 @@ export interface RevRow {
   /** The first 48 bits of the content's SHA-256, for finding identical contents. */
   h: number;
   suppressed: number;
+  /** HIDDEN bits. */
+  hidden: number;
   [key: string]: SqlStorageValue;
 }
 
@@ -61,6 +76,21 @@ export const refusal = (
 
 export const pageNotFound = () => refusal(404, "page_not_found", "no such page in the archive");
 
+/** Whether `publicPage` refused. */
+export const isRefused = (p: PageRow | StoreProblem): p is StoreProblem => p.ok === false;
+
+/**
+ * The page as public answers may show it: 404 if there is none, 410 if it was deleted (for good, or
+ * as MediaWiki deletes, restorably). `withDeleted` (a backup-scope export) sees a restorable deletion.
+ */
+export function publicPage(db: PageDb, withDeleted = false): PageRow | StoreProblem {
+  const page = db.page();
+  if (!page) return pageNotFound();
+  if (page.deleted_at != null || (!withDeleted && db.kvGet(KV.hidden) !== undefined))
+    return refusal(410, "page_deleted", `the page ${page.title} was deleted`);
+  return page;
+}
+
 export function toMeta(r: Revision): RevisionMeta {
   return {
     id: r.rev_id,
@@ -75,18 +105,34 @@ export function toMeta(r: Revision): RevisionMeta {
     sha256: r.sha256,
     suppressed: r.suppressed !== 0,
     tags: r.tags,
+    ...(r.hidden & HIDDEN.comment ? { commentHidden: true } : {}),
+    ...(r.hidden & HIDDEN.contributor ? { contributorHidden: true } : {}),
+    ...(r.hidden & HIDDEN.textMissing ? { textMissing: true } : {}),
   };
 }
 
-/** A revision as listings show it: a suppressed one without its size and hashes (ListedRevision). */
-export function toListed(r: Revision): ListedRevision {
-  const meta = toMeta(r);
+/** A revision's metadata as public answers show it: a hidden comment or contributor is empty. */
+export function publicMeta(meta: RevisionMeta): RevisionMeta {
+  if (!meta.commentHidden && !meta.contributorHidden) return meta;
+  return {
+    ...meta,
+    comment: meta.commentHidden ? "" : meta.comment,
+    contributor: meta.contributorHidden ? "" : meta.contributor,
+  };
+}
+
+/**
+ * A revision as listings show it: a suppressed one without its size and hashes (ListedRevision), a
+ * hidden comment or contributor empty (flagged), unless `withHidden` (a backup-scope export).
+ */
+export function toListed(r: Revision, withHidden = false): ListedRevision {
+  const meta = withHidden ? toMeta(r) : publicMeta(toMeta(r));
   if (!meta.suppressed) return { ...meta, suppressed: false };
   const { bytes: _bytes, sha1: _sha1, sha256: _sha256, ...kept } = meta;
   return { ...kept, suppressed: true };
 }
 
-const REV_COLUMNS = "seq, rev_id, ts, u, h, suppressed";
+const REV_COLUMNS = "seq, rev_id, ts, u, h, suppressed, hidden";
 
 /** One page's database: the queries every job needs. */
 export class PageDb {
@@ -104,7 +150,7 @@ export class PageDb {
     return this.sql.exec<PageRow>("SELECT * FROM page WHERE id = 1").toArray()[0] ?? null;
   }
 
-  /** The page if it exists and is not deleted. */
+  /** The page if it exists and is not deleted for good (a restorable deletion still takes changes). */
   livePage(): PageRow | null {
     const page = this.page();
     return page && page.deleted_at == null ? page : null;
@@ -158,6 +204,16 @@ export class PageDb {
       .exec<{ record: ArrayBuffer }>("SELECT record FROM meta WHERE block = ?", block)
       .toArray()[0]?.record;
     return record ? decodeMetaRecord(new Uint8Array(record)) : [];
+  }
+
+  /** Changes fields of revision `seq`'s metadata entry; call inside the change's transaction. */
+  updateMeta(seq: number, change: Partial<MetaEntry>): void {
+    const block = blockOf(seq);
+    const entries = this.metaBlock(block);
+    const entry = entries[slotOf(seq)];
+    if (!entry) throw new Error(`seq ${seq} has no metadata record entry`);
+    entries[slotOf(seq)] = { ...entry, ...change };
+    this.sql.exec("UPDATE meta SET record = ? WHERE block = ?", encodeMetaRecord(entries), block);
   }
 
   /** Records the metadata of revisions seq firstSeq, firstSeq + 1, …; call inside the commit's transaction. */

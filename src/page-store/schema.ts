@@ -101,6 +101,9 @@ const MIGRATIONS: readonly Migration[] = [
     // The conversion this replaces recorded itself here.
     sql.exec("DELETE FROM kv WHERE k = 'format'");
   },
+  // 4: what a revision hides besides its content (HIDDEN in src/page-store/rows.ts): its comment, its
+  // contributor, and whether the archive ever held its text. No row has any yet.
+  (sql) => addColumn(sql, "revs", "hidden", "INTEGER NOT NULL DEFAULT 0"),
 ];
 
 /** A page's database, migrated, ready to read. */

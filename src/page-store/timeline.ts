@@ -13,11 +13,11 @@
 import { LIMITS } from "../limits.ts";
 import type { PageTimeline, RevisionPlace, TimelineMark, TimelineYear } from "../page/timeline.ts";
 import type { StoreProblem } from "../page/types.ts";
-import { pageNotFound, refusal, toListed, type PageDb, type RevRow } from "./rows.ts";
+import { isRefused, publicPage, refusal, toListed, type PageDb, type RevRow } from "./rows.ts";
 
 type Row = RevRow & { eff_ts: number | null };
 
-const COLUMNS = "seq, rev_id, ts, u, h, suppressed, eff_ts";
+const COLUMNS = "seq, rev_id, ts, u, h, suppressed, hidden, eff_ts";
 const iso = (ts: number) => new Date(ts * 1000).toISOString().replace(".000Z", "Z");
 const mark = (r: Row): TimelineMark => ({ id: r.rev_id, timestamp: iso(r.ts) });
 
@@ -61,9 +61,8 @@ function placeOf(db: PageDb, self: Row): RevisionPlace {
 
 /** The page's time line, and revision `id`'s place in it when asked. */
 export function pageTimeline(db: PageDb, id?: number): (PageTimeline & { version: number }) | StoreProblem {
-  const page = db.page();
-  if (!page) return pageNotFound();
-  if (page.deleted_at != null) return refusal(410, "page_deleted", `the page ${page.title} was deleted`);
+  const page = publicPage(db);
+  if (isRefused(page)) return page;
   let place: RevisionPlace | undefined;
   if (id !== undefined) {
     const self = one(db, "WHERE rev_id = ?", id);

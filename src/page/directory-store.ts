@@ -6,7 +6,7 @@
  * grow storage.
  *
  *   pages    key (PRIMARY KEY), WITHOUT ROWID
- *   figures  key, title, version, deleted, revisions, raw_bytes, blob_bytes,
+ *   figures  key, title, version, deleted (0 no, 1 for good, 2 restorable), revisions, raw_bytes, blob_bytes,
  *            metadata_bytes, reported_at; indexed by reported_at (figures_recent),
  *            for the front page's recently changed pages without a scan
  *
@@ -66,7 +66,8 @@ function figuresOf(row: FigureRow): PageFigures | null {
   return {
     title: row.title ?? row.key,
     version: row.version,
-    deleted: row.deleted === 1,
+    deleted: row.deleted !== 0,
+    ...(row.deleted === 2 ? { restorable: true } : {}),
     revisions: row.revisions ?? 0,
     rawBytes: row.raw_bytes ?? 0,
     blobBytes: row.blob_bytes ?? 0,
@@ -107,7 +108,7 @@ export class DirectoryStore {
       key,
       f.title,
       f.version,
-      f.deleted ? 1 : 0,
+      f.deleted ? (f.restorable ? 2 : 1) : 0,
       f.revisions,
       f.rawBytes,
       f.blobBytes,
@@ -130,7 +131,7 @@ export class DirectoryStore {
     if (!this.#schema.exists()) return totals;
     const sums = this.#sql
       .exec<Record<string, number | null>>(
-        `SELECT count(*) AS pages, count(f.key) AS reported, sum(f.deleted) AS deleted, sum(f.revisions) AS revisions,
+        `SELECT count(*) AS pages, count(f.key) AS reported, sum(f.deleted != 0) AS deleted, sum(f.revisions) AS revisions,
            sum(f.raw_bytes) AS rawBytes, sum(f.blob_bytes) AS blobBytes, sum(f.metadata_bytes) AS metadataBytes
          FROM pages p LEFT JOIN figures f ON f.key = p.key`,
       )
@@ -154,20 +155,31 @@ export class DirectoryStore {
     return { totals, pages: rows.map((row) => ({ key: row.key, figures: figuresOf(row) })) };
   }
 
-  /** Titles starting with `prefix` (keys, so underscores), after `after`, in key order: a range on the primary key, never a scan. */
-  search(prefix: string, after: string, limit: number): TitleMatch[] {
+  /**
+   * Titles starting with `prefix` (keys, so underscores), after `after`, in key order: a range on the
+   * primary key, never a scan. Deleted pages are left out; `withDeleted` keeps the restorable ones.
+   * Left out, they are stepped over: a shard's read grows with the deleted pages in the range.
+   */
+  search(prefix: string, after: string, limit: number, withDeleted = false): TitleMatch[] {
     if (!this.#schema.exists()) return [];
     return this.#sql
       .exec<{ key: string; revisions: number | null; deleted: number | null; reported_at: number | null }>(
         `SELECT p.key AS key, f.revisions, f.deleted, f.reported_at FROM pages p LEFT JOIN figures f ON f.key = p.key
-         WHERE p.key >= ? AND p.key > ? AND p.key < ? ORDER BY p.key LIMIT ?`,
+         WHERE p.key >= ? AND p.key > ? AND p.key < ? AND (f.deleted IS NULL OR f.deleted = 0 OR f.deleted = ?)
+         ORDER BY p.key LIMIT ?`,
         prefix,
         after,
         prefix + PREFIX_END,
+        withDeleted ? 2 : 0,
         limit,
       )
       .toArray()
-      .map((r) => ({ key: r.key, revisions: r.revisions, deleted: r.deleted === 1, changedAt: r.reported_at }));
+      .map((r) => ({
+        key: r.key,
+        revisions: r.revisions,
+        deleted: r.deleted !== null && r.deleted !== 0,
+        changedAt: r.reported_at,
+      }));
   }
 
   /** The front page's share of this shard: its totals and its most recently changed live pages. */

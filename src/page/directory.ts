@@ -28,7 +28,9 @@ export interface PageFigures {
   title: string;
   /** The page's version when measured: a late report never replaces a newer one. */
   version: number;
+  /** Deleted for good, or as MediaWiki deletes; `restorable` tells the second. */
   deleted: boolean;
+  restorable?: boolean;
   revisions: number;
   /** Bytes of every revision's text, as written. */
   rawBytes: number;
@@ -88,6 +90,7 @@ export async function reportFigures(env: Env, key: string, measure: () => PageFi
 export interface TitleMatch {
   key: string;
   revisions: number | null;
+  /** Deleted (only a backup's listing shows such a page: deleted as MediaWiki deletes, restorable). */
   deleted: boolean;
   /** When the page last changed (its figures' report time, ms), if known. */
   changedAt: number | null;
@@ -108,16 +111,19 @@ export interface DirectoryOverview {
 
 /**
  * Titles (keys) starting with `prefix`, after the cursor `after`, in key
- * order across every shard. Each shard sends at most `limit + 1` matches, so
+ * order across every shard. Deleted pages are never listed, except, with
+ * `withDeleted` (a backup), those deleted as MediaWiki deletes (restorable). Each shard sends at most `limit + 1` matches, so
  * the merged first `limit` are the true ones and the read stays bounded by
  * 32 × (limit + 1) rows, however many titles match.
  */
 export async function searchTitles(
   env: Env,
   prefix: string,
-  { after = "", limit }: { after?: string; limit: number },
+  { after = "", limit, withDeleted = false }: { after?: string; limit: number; withDeleted?: boolean },
 ): Promise<{ matches: TitleMatch[]; next: string | null }> {
-  const answers = await Promise.all(directoryShards(env).map((shard) => shard.search(prefix, after, limit + 1)));
+  const answers = await Promise.all(
+    directoryShards(env).map((shard) => shard.search(prefix, after, limit + 1, withDeleted)),
+  );
   const merged = answers.flat().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const matches = merged.slice(0, limit);
   return { matches, next: merged.length > limit ? matches[matches.length - 1]!.key : null };

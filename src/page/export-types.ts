@@ -12,13 +12,18 @@ export type ExportDirection = "asc" | "desc";
 /** Where a selection starts: after or before a revision (by seq, exclusive), or at a time (epoch seconds). */
 export type ExportStart = { after: number } | { before: number } | { time: number };
 
-/** One revision of an export: with its content's location, or, suppressed and not to be read, without. */
+/**
+ * One revision of an export: with its content's location, or, suppressed and not to be read, without;
+ * in a backup, a revision whose text the archive never held (`textMissing`) has none either.
+ */
 export type ExportedRevision =
-  | { revision: RevisionMeta; location: ContentLocation }
+  | { revision: RevisionMeta; location: ContentLocation | null }
   | { revision: Extract<ListedRevision, { suppressed: true }>; location: null };
 
 export interface ExportPlan {
   title: string;
+  /** Only in a backup: the page is deleted as MediaWiki deletes (restorable), so the public sees 410. */
+  deleted?: true;
   /** The first and last seq of the selection, in its direction; null when it is empty. */
   range: { from: number; to: number } | null;
   count: number;

@@ -16,6 +16,24 @@ export interface NewRevision {
   sha1?: string | null;
   /** Cache tags the writer sets on this revision; its answers carry them, and purges by tag reach them. */
   tags?: string[];
+  /**
+   * What its wiki hides (MediaWiki's revision deletion): the field is kept for a backup-scope export and
+   * left out of every public answer. `content` is the archive's suppression.
+   */
+  hidden?: HiddenFields;
+  /**
+   * The wiki hid its text before the archive first read it: it is stored without content (`text` must be
+   * empty and `hidden.content` true), keeping its id, parent and timestamp, so its child's parent exists
+   * here too. Sent again later with its text, the text fills it in.
+   */
+  textMissing?: boolean;
+}
+
+/** Which of a revision's fields are hidden (MediaWiki's rev_deleted bits: text 1, comment 2, user 4). */
+export interface HiddenFields {
+  content?: boolean;
+  comment?: boolean;
+  contributor?: boolean;
 }
 
 /** A revision as it crosses RPC to the PageStore: the text as UTF-8, the size it had on the wire. */
@@ -35,6 +53,12 @@ export interface RevisionMeta {
   suppressed: boolean;
   /** Cache tags its writer set. */
   tags: string[];
+  /** Present when the comment is hidden: public answers show it empty. */
+  commentHidden?: true;
+  /** Present when the contributor is hidden: public answers show it empty. */
+  contributorHidden?: true;
+  /** Present when the archive never held the text (hidden before it was first read): suppressed, with no size or hashes. */
+  textMissing?: true;
 }
 
 /** What is derived from a revision's content: a suppressed revision's listings leave it out. */
@@ -103,6 +127,8 @@ export type AppendResult =
       ok: true;
       created: number[];
       existing: number[];
+      /** Revisions stored without their text (hidden before the archive first read it) whose text this write filled in. */
+      filled: number[];
       latestId: number | null;
       storedBytes: number;
       version: number;

@@ -55,8 +55,22 @@ export const newRevisionSchema = z
       .array(cacheTag)
       .max(LIMITS.page.maxTagsPerRevision, `at most ${LIMITS.page.maxTagsPerRevision} tags`)
       .optional(),
+    // What its wiki hides (revision deletion): kept, and out of every public answer.
+    hidden: z
+      .object({ content: z.boolean().optional(), comment: z.boolean().optional(), contributor: z.boolean().optional() })
+      .strict()
+      .optional(),
+    // The wiki hid the text before the archive first read it: stored without it (text "", hidden.content true).
+    textMissing: z.boolean().optional(),
   })
   .superRefine((r, ctx) => {
+    if (r.textMissing && (r.text !== "" || r.hidden?.content !== true))
+      ctx.addIssue({
+        code: "custom",
+        path: ["textMissing"],
+        message: `revision ${r.id}: a revision sent without its text has text "" and hidden.content true`,
+        params: { status: 422, code: "text_missing_not_hidden" },
+      });
     // The format decides nothing about how a revision is served, but a wrong one is refused, as MediaWiki does.
     const refusal = isContentModel(r.model) ? formatRefusal(r.model, r.format) : null;
     if (refusal)

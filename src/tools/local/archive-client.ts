@@ -14,10 +14,11 @@
  * await client.append("Vellum", revisions);
  * const read = await client.read("/page/Vellum", { colo: "SYD" }); // { status, headers, body, ms, ... }
  */
-import type { NewRevision } from "../../page/types.ts";
+import type { HiddenFields, NewRevision } from "../../page/types.ts";
 import { backoffMs, sleep } from "../../lib/backoff.ts";
 import type {
   OperatorPurgeBody,
+  PageDeletionBody,
   PageListBody,
   PageStatsBody,
   PurgeReceiptBody,
@@ -221,9 +222,21 @@ export class ArchiveClient {
   }
 
   /** Hides (or shows again) a revision's content; null if the archive has no such revision. */
-  async setSuppressed(titleKey: string, id: number, suppressed: boolean): Promise<SuppressionBody | null> {
-    const res = await this.#request("PUT", `${page(titleKey)}/revisions/${id}/suppression`, { json: { suppressed } });
+  setSuppressed(titleKey: string, id: number, suppressed: boolean, reason: string): Promise<SuppressionBody | null> {
+    return this.setHidden(titleKey, id, { content: suppressed }, reason);
+  }
+
+  /** Hides (or shows again) a revision's content, comment or contributor, saying why; null if the archive has no such revision. */
+  async setHidden(titleKey: string, id: number, change: HiddenFields, reason: string): Promise<SuppressionBody | null> {
+    const json = { suppressed: change.content, comment: change.comment, contributor: change.contributor, reason };
+    const res = await this.#request("PUT", `${page(titleKey)}/revisions/${id}/suppression`, { json });
     return this.#jsonOrNull<SuppressionBody>(res, `suppression of ${titleKey} revision ${id}`, [404]);
+  }
+
+  /** Deletes a page as MediaWiki does (restorable), or restores it, saying why; null if the archive has no such page. */
+  async setPageDeleted(titleKey: string, deleted: boolean, reason: string): Promise<PageDeletionBody | null> {
+    const res = await this.#request("PUT", `${page(titleKey)}/deletion`, { json: { deleted, reason } });
+    return this.#jsonOrNull<PageDeletionBody>(res, `deletion of ${titleKey}`, [404]);
   }
 
   /** One list of the archive's pages (`GET /api/pages`), in key order, after `after`. */

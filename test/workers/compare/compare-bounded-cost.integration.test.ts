@@ -79,7 +79,7 @@ describe("a compare page costs a bounded amount, once per pair of revisions", ()
     const res = await readFrom("IAD", `/api/pages/${page}/revisions/2/suppression`, {
       method: "PUT",
       headers: auth,
-      body: JSON.stringify({ suppressed: true }),
+      body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
     });
     expect(res.status).toBe(200);
     await waitForAck(((await res.json()) as { purges: string[] }).purges[0]!);

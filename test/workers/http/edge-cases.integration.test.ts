@@ -114,7 +114,7 @@ describe("ids past 2^53 − 1 are refused, never rounded", () => {
     const put = await request(`/api/pages/Big_ids/revisions/${big}/suppression`, {
       method: "PUT",
       headers: auth,
-      body: JSON.stringify({ suppressed: true }),
+      body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
     });
     expect(put.status).toBe(422);
     expect(await put.json()).toMatchObject({ code: "invalid_field", field: "id" });

@@ -71,7 +71,7 @@ describe("a revision id that is not a number", () => {
       const res = await request(`/api/pages/${PAGE}/revisions/${id}/suppression`, {
         method: "PUT",
         headers: { ...bearer(TOKENS.write), "content-type": "application/json" },
-        body: JSON.stringify({ suppressed: true }),
+        body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
       });
       expect(await problem(res), id).toMatchObject({ status: 400, code: "invalid_revision_id", field: "id" });
     }

@@ -21,7 +21,7 @@ async function suppress(page: string, ...ids: number[]): Promise<void> {
     const res = await request(`/api/pages/${page}/revisions/${id}/suppression`, {
       method: "PUT",
       headers: auth,
-      body: JSON.stringify({ suppressed: true }),
+      body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
     });
     expect(res.status, `suppress ${id}`).toBe(200);
     const { purges } = (await res.json()) as { purges: string[] };

@@ -25,7 +25,7 @@ async function suppress(page: string, id: number): Promise<void> {
   const res = await request(`/api/pages/${page}/revisions/${id}/suppression`, {
     method: "PUT",
     headers: { ...bearer(TOKENS.write), "content-type": "application/json" },
-    body: JSON.stringify({ suppressed: true }),
+    body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
   });
   expect(res.status, `suppress ${id}`).toBe(200);
 }

@@ -52,7 +52,7 @@ const suppress = (key: string, id: number) =>
   request(`/api/pages/${key}/revisions/${id}/suppression`, {
     method: "PUT",
     headers: { ...bearer(TOKENS.write), "content-type": "application/json" },
-    body: JSON.stringify({ suppressed: true }),
+    body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
   });
 
 async function historyJson(key: string, query = ""): Promise<Entry[]> {
@@ -208,7 +208,7 @@ describe("a suppressed revision's listings carry nothing derived from its conten
     const restore = await request(`/api/pages/${key}/revisions/2/suppression`, {
       method: "PUT",
       headers: { ...bearer(TOKENS.write), "content-type": "application/json" },
-      body: JSON.stringify({ suppressed: false }),
+      body: JSON.stringify({ suppressed: false, reason: "a test restore" }),
     });
     const own = await fingerprints(texts[1]!);
     expect(((await restore.json()) as { revision: Entry }).revision).toMatchObject({

@@ -29,7 +29,7 @@ describe("removals reach every tier, each colo's lower tier included", () => {
     const res = await readFrom("IAD", `/api/pages/${page}/revisions/2/suppression`, {
       method: "PUT",
       headers: auth,
-      body: JSON.stringify({ suppressed: true }),
+      body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
     });
     expect(res.status).toBe(200);
     const { purges } = (await res.json()) as { purges: string[] };
@@ -75,7 +75,7 @@ describe("removals reach every tier, each colo's lower tier included", () => {
     const res = await readFrom("NRT", `/api/pages/${page}/revisions/1/suppression`, {
       method: "PUT",
       headers: auth,
-      body: JSON.stringify({ suppressed: true }),
+      body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
     });
     const { purges } = (await res.json()) as { purges: string[] };
     const status = await waitForAck(purges[0]!);

@@ -112,7 +112,7 @@ describe("a tier's storage budget", () => {
       const res = await readFrom("LHR", `/api/pages/${PAGE}/revisions/${last.id}/suppression`, {
         method: "PUT",
         headers: auth,
-        body: JSON.stringify({ suppressed: true }),
+        body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
       });
       expect(res.status).toBe(200);
       const { purges } = (await res.json()) as { purges: string[] };

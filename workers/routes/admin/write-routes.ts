@@ -2,19 +2,25 @@
  * The write API, mounted at /api. Every route needs a write-scope token.
  *
  *   POST   /api/pages/{title}/revisions            append revisions (batch, all or none)
- *   PUT    /api/pages/{title}/revisions/{id}/suppression   {"suppressed": true|false}
- *   DELETE /api/pages/{title}                       delete the page
+ *   PUT    /api/pages/{title}/revisions/{id}/suppression
+ *          {"suppressed"?: bool, "comment"?: bool, "contributor"?: bool, "reason": "…"}
+ *                                                   hide or show the revision's content, comment, contributor
+ *   PUT    /api/pages/{title}/deletion  {"deleted": true|false, "reason": "…"}
+ *                                                   delete the page as MediaWiki does (410 to the public,
+ *                                                   everything kept), or restore it
+ *   DELETE /api/pages/{title}[?reason=…]            delete the page for good (its blobs are collected)
  *   GET    /api/pages/{title}/stats                 storage figures
  *
  * Each change answers with its purge ids; the colo that took it applies the
  * purge to its own lower tier before answering, so it serves the change at once.
  */
 import { Hono } from "hono";
-import type { DeletionBody, PageStatsBody, SuppressionBody, WriteBody } from "../../../src/wire.ts";
+import type { DeletionBody, PageDeletionBody, PageStatsBody, SuppressionBody, WriteBody } from "../../../src/wire.ts";
+import { LIMITS } from "../../../src/limits.ts";
 import { z } from "zod";
 import { pageStoreOf } from "../../../src/bindings.ts";
 import type { AppEnv } from "../../app-env.ts";
-import { requireScope } from "../../middleware/require-scope.ts";
+import { requireScope, type AuthVariables } from "../../middleware/require-scope.ts";
 import { jsonBody } from "../../middleware/json-body.ts";
 import { ProblemError } from "../../../src/http/problem.ts";
 import { storeProblem } from "../../../src/page/store-problem.ts";
@@ -22,7 +28,7 @@ import { validated } from "../../../src/http/validate.ts";
 import { isSafeIdDigits } from "../../../src/http/queries.ts";
 import { pageExists } from "../../../src/page/directory.ts";
 import { pageRef, type PageRef } from "../../../src/page/page-ref.ts";
-import { appendRevisions, setRevisionSuppressed } from "../../../src/writes/page-writes.ts";
+import { appendRevisions, setPageDeleted, setRevisionHidden } from "../../../src/writes/page-writes.ts";
 import { purgeHere } from "../../../src/purge/apply.ts";
 import { newRevisionSchema } from "../../../src/writes/revision-schema.ts";
 import { withColo } from "../../middleware/with-colo.ts";
@@ -61,7 +67,7 @@ async function existingStore(env: Env, ref: PageRef) {
   return pageStoreOf(env, ref.key);
 }
 
-export const writeRoutes = new Hono<AppEnv>();
+export const writeRoutes = new Hono<AppEnv & { Variables: AuthVariables }>();
 writeRoutes.use("/pages/*", requireScope("write"), withColo);
 
 writeRoutes.post(
@@ -77,20 +83,68 @@ writeRoutes.post(
   },
 );
 
+/** Why a takedown is made: recorded in the audit log with who made it (src/writes/page-writes.ts). */
+const reasonField = z
+  .string()
+  .trim()
+  .min(1, { message: "give the reason for the takedown" })
+  .refine((s) => new TextEncoder().encode(s).byteLength <= LIMITS.page.maxReasonBytes, {
+    message: `is over page.maxReasonBytes (${LIMITS.page.maxReasonBytes} bytes of UTF-8)`,
+    params: { status: 413, code: "reason_too_long" },
+  });
+
 writeRoutes.put(
   "/pages/:title/revisions/:id/suppression",
   validated("param", z.object({ title: z.string(), id: revisionIdParam }), "revision id", {
     id: { status: 400, code: "invalid_revision_id" },
   }),
   jsonBody("http.maxSmallBodyBytes"),
-  validated("json", z.object({ suppressed: z.boolean() }), "suppression"),
+  validated(
+    "json",
+    z
+      .object({
+        suppressed: z.boolean().optional(),
+        comment: z.boolean().optional(),
+        contributor: z.boolean().optional(),
+        reason: reasonField,
+      })
+      .refine((b) => b.suppressed !== undefined || b.comment !== undefined || b.contributor !== undefined, {
+        message: "name at least one of suppressed, comment, contributor",
+      }),
+    "suppression",
+  ),
   async (c) => {
     const ref = pageRef(c.req.param("title"));
     const { id } = c.req.valid("param");
-    const { suppressed } = c.req.valid("json");
+    const { suppressed, comment, contributor, reason } = c.req.valid("json");
     await existingStore(c.env, ref);
-    const result = await setRevisionSuppressed(c.env, c.get("colo"), ref, id, suppressed);
+    const result = await setRevisionHidden(
+      c.env,
+      c.get("colo"),
+      ref,
+      id,
+      { content: suppressed, comment, contributor },
+      { by: c.get("principal").name, reason },
+    );
     return c.json({ page: ref.title, revision: result.revision, purges: result.purges } satisfies SuppressionBody);
+  },
+);
+
+writeRoutes.put(
+  "/pages/:title/deletion",
+  jsonBody("http.maxSmallBodyBytes"),
+  validated("json", z.object({ deleted: z.boolean(), reason: reasonField }), "deletion"),
+  async (c) => {
+    const ref = pageRef(c.req.param("title"));
+    const { deleted, reason } = c.req.valid("json");
+    await existingStore(c.env, ref);
+    const result = await setPageDeleted(c.env, c.get("colo"), ref, deleted, { by: c.get("principal").name, reason });
+    return c.json({
+      page: ref.title,
+      deleted: result.deleted,
+      revisions: result.revisions,
+      purges: result.purges,
+    } satisfies PageDeletionBody);
   },
 );
 

@@ -63,7 +63,8 @@ async function askedPages(flags: ExportFlags): Promise<string[] | null> {
 async function* everyPage(client: ArchiveClient, after: string): AsyncGenerator<PageToExport> {
   for (let cursor: string | null = after; cursor !== null;) {
     const list = await client.listPages(cursor);
-    for (const p of list.pages) if (!p.deleted) yield { key: p.key, revisions: p.revisions };
+    // Listed deleted only to a backup token, and then restorable: its export holds it, marked deleted.
+    for (const p of list.pages) yield { key: p.key, revisions: p.revisions };
     cursor = list.next;
   }
 }

@@ -76,7 +76,7 @@ class PageImporter {
       this.summary.existing++;
       if (rev.id === this.#resumeUntil) this.#resumeUntil = null;
       // A run cut off between storing a revision and suppressing it finishes the job here.
-      if (rev.suppressed) await this.client.setSuppressed(this.#key, rev.id, true);
+      if (rev.suppressed) await this.client.setSuppressed(this.#key, rev.id, true, "suppressed in the imported file");
       return;
     }
     if (rev.suppressed) this.#suppress.add(rev.id);
@@ -152,7 +152,7 @@ class PageImporter {
         }
         this.#lastStored = result.latestId;
         // Stored, then suppressed: a backup's suppressed revision comes back as it was.
-        for (const r of batch) if (this.#suppress.has(r.id)) await this.client.setSuppressed(this.#key, r.id, true);
+        for (const r of batch) if (this.#suppress.has(r.id)) await this.client.setSuppressed(this.#key, r.id, true, "suppressed in the imported file");
         this.#suppress.clear();
         this.#batch = [];
         this.#sizes = [];

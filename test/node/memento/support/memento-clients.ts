@@ -86,7 +86,7 @@ export async function startArchive(): Promise<Archive> {
     const res = await fetch(`${worker.url}/api/pages/${PAGE}/revisions/${suppressed.id}/suppression`, {
       method: "PUT",
       headers: { authorization: `Bearer ${worker.token}`, "content-type": "application/json" },
-      body: JSON.stringify({ suppressed: true }),
+      body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
     });
     if (res.status !== 200) throw new Error(`suppressing ${suppressed.id}: ${res.status} ${await res.text()}`);
     suppressed.suppressed = true;

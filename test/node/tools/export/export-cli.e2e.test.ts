@@ -43,7 +43,7 @@ describe("palimpsest export", () => {
       "Cli_export_one",
       history(6, 100, (i) => (i === 2 ? SECRET : `one ${i}\r\n& <b>\n`)),
     );
-    await client.setSuppressed("Cli_export_one", 102, true);
+    await client.setSuppressed("Cli_export_one", 102, true, "a test takedown");
     await client.append(
       "Cli_export_two",
       history(3, 200, (i) => `== two ==\n${"x".repeat(50_000 + i)}\n`),

@@ -94,7 +94,7 @@ describeNeeding(
           text: "last one",
         },
       ]);
-      await client.setSuppressed(key, 9_000_003, true);
+      await client.setSuppressed(key, 9_000_003, true, "a test takedown");
 
       const file = join(h.scratch, "palimpsest-export.xml");
       const exported = await runExport(h, file, [], { token: null }); // what anyone may read: the suppressed one hidden

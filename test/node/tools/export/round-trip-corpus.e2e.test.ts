@@ -87,7 +87,7 @@ describeNeeding(missing, "export, import, export again: byte-identical on every 
         };
         const latest = newest.revisions[0]!;
         const suppressed = latest.id - Math.floor(newest.total / 2);
-        expect((await client.setSuppressed(key, suppressed, true))?.revision.suppressed).toBe(true);
+        expect((await client.setSuppressed(key, suppressed, true, "a test takedown"))?.revision.suppressed).toBe(true);
         const at = (s: number) => new Date(Date.parse(latest.timestamp) + s * 1000).toISOString().replace(".000Z", "Z");
         const tagged = [
           { id: latest.id + 1, tags: ["round-trip:a"] },
