@@ -87,6 +87,6 @@ describe("a store written in format 1", () => {
           .length,
       };
     });
-    expect(opened).toEqual({ first: 3, again: 3, index: 1 });
+    expect(opened).toEqual({ first: 4, again: 4, index: 1 });
   });
 });

@@ -87,7 +87,7 @@ describe("suppression and deletion", () => {
       request(`/api/pages/${key}/revisions/2/suppression`, {
         method: "PUT",
         headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ suppressed }),
+        body: JSON.stringify({ suppressed, reason: "a test takedown" }),
       });
     expect((await suppress(true)).status).toBe(200);
     const gone = await request(`/page/${key}/2`);
