@@ -1,13 +1,14 @@
 /**
  * WikiFollower: the deployment's follower of one MediaWiki (named by its
  * api.php URL): its cursor, the lease that keeps Cron Trigger passes from
- * overlapping, and the last pass's outcome. A shell over
+ * overlapping, the last pass's outcome, and the pages the archive refused
+ * (skipped, for operators to see and retry). A shell over
  * src/follow/follower-store.ts; the pass itself runs in the Worker
  * (src/follow/cron-pass.ts).
  */
 import { DurableObject } from "cloudflare:workers";
-import type { FollowCursor } from "../src/follow/follower.ts";
-import { FollowerStore, type PassRecord } from "../src/follow/follower-store.ts";
+import type { FollowCursor, SkippedPage } from "../src/follow/follower.ts";
+import { FollowerStore, type PassRecord, type SkippedRecord } from "../src/follow/follower-store.ts";
 
 export class WikiFollower extends DurableObject<Env> {
   readonly #store: FollowerStore;
@@ -37,11 +38,37 @@ export class WikiFollower extends DurableObject<Env> {
     this.#store.recordPass(record);
   }
 
+  recordSkip(skip: SkippedPage): void {
+    this.#store.recordSkip(skip);
+  }
+
+  skipped(): SkippedRecord[] {
+    return this.#store.skipped();
+  }
+
+  settleSkip(title: string, skip: SkippedPage | null): void {
+    this.#store.settleSkip(title, skip);
+  }
+
+  askRetry(which: { title: string } | "all"): number {
+    return this.#store.askRetry(which, Date.now());
+  }
+
+  retryAsked(): string[] {
+    return this.#store.retryAsked();
+  }
+
   status(): {
     cursor: FollowCursor | null;
     running: { holder: string; untilMs: number } | null;
     lastPass: PassRecord | null;
+    skipped: SkippedRecord[];
   } {
-    return { cursor: this.#store.cursor(), running: this.#store.holder(Date.now()), lastPass: this.#store.lastPass() };
+    return {
+      cursor: this.#store.cursor(),
+      running: this.#store.holder(Date.now()),
+      lastPass: this.#store.lastPass(),
+      skipped: this.#store.skipped(),
+    };
   }
 }

@@ -10,10 +10,15 @@
  * (or a `maxlag` error) says in `Retry-After`, and never has more than the
  * caller's bound in flight (the follower keeps it, {@link LIMITS.follow}).
  *
- * The wiki's answer is untrusted: a body over `follow.maxAnswerBytes`, a
- * stalled connection (`follow.requestTimeoutMs`), an answer that is not JSON
- * or an API error all become an {@link ActionApiError} saying which, after
- * the retries a transient one deserves.
+ * The wiki's answer is untrusted: a body over `follow.maxAnswerBytes`
+ * (counted as it streams in), a stalled connection
+ * (`follow.requestTimeoutMs`), an answer that is not JSON, an API error or a
+ * redirect to another origin all become an {@link ActionApiError} saying
+ * which, after the retries a transient one deserves. Redirects are followed
+ * only within the wiki's origin, `follow.maxRedirects` of them. An error
+ * names the HTTP status and a fixed phrase, or the API's error code when it
+ * is a plain identifier; it never quotes what the wiki sent, so a hostile
+ * wiki cannot put its words in the follower's logs or on an operator's page.
  *
  * @example
  * const api = new ActionApi({ url: "https://wiki.example/w/api.php", userAgent: "…" });
@@ -28,9 +33,11 @@ export type ApiParams = Record<string, string | number | undefined>;
 export class ActionApiError extends Error {
   override readonly name = "ActionApiError";
   constructor(
-    readonly code: "http" | "not_json" | "too_big" | "timeout" | "network" | "api",
+    readonly code: "http" | "not_json" | "too_big" | "timeout" | "network" | "api" | "redirect",
     message: string,
     readonly retryable: boolean,
+    /** The MediaWiki error code of an `api` error (`nosuchrevid`, `maxlag`…), when it is a plain identifier. */
+    readonly apiCode?: string,
   ) {
     super(message);
   }
@@ -47,6 +54,8 @@ export interface ActionApiOptions {
   timeoutMs?: number;
   /** For tests: how the client waits (default: real time). */
   wait?: (ms: number) => Promise<void>;
+  /** How requests are sent (default: the global fetch); tests in workerd pass a scripted wiki. */
+  fetch?: (url: URL, init: RequestInit) => Promise<Response>;
 }
 
 const FOLLOW = LIMITS.follow;
@@ -66,6 +75,7 @@ export class ActionApi {
       maxAttempts: FOLLOW.maxAttempts,
       timeoutMs: FOLLOW.requestTimeoutMs,
       wait: sleep,
+      fetch: (input, init) => fetch(input, init),
       ...opts,
       url: this.url,
     };
@@ -87,6 +97,7 @@ export class ActionApi {
           outcome.code,
           `${outcome.message} (${url.searchParams.get("action")} at ${this.url}, after ${attempt} attempt${attempt === 1 ? "" : "s"})`,
           outcome.retryable,
+          outcome.apiCode,
         );
       this.retries++;
       const told = retryAfterMs(outcome);
@@ -95,18 +106,8 @@ export class ActionApi {
   }
 
   async #once<T>(url: URL): Promise<{ body: T }> {
-    let res: Response;
     const signal = AbortSignal.timeout(this.#opts.timeoutMs);
-    try {
-      res = await fetch(url, {
-        headers: { "user-agent": this.#opts.userAgent, "api-user-agent": this.#opts.userAgent },
-        signal,
-      });
-    } catch (err) {
-      throw signal.aborted
-        ? new ActionApiError("timeout", `no answer within ${this.#opts.timeoutMs} ms`, true)
-        : new ActionApiError("network", `cannot reach the wiki: ${(err as Error).message}`, true);
-    }
+    const res = await this.#fetchSameOrigin(url, signal);
     const retryAfter = res.headers.get("retry-after");
     if (res.status === 429 || res.status === 503 || res.status >= 500) {
       await res.body?.cancel();
@@ -121,21 +122,78 @@ export class ActionApi {
     try {
       body = JSON.parse(text);
     } catch {
-      throw new ActionApiError(
-        "not_json",
-        `the wiki's answer is not JSON: ${JSON.stringify(text.slice(0, 120))}`,
-        false,
-      );
+      throw new ActionApiError("not_json", "the wiki's answer is not JSON", false);
     }
     if (body === null || typeof body !== "object" || Array.isArray(body))
       throw new ActionApiError("not_json", "the wiki's answer is not a JSON object", false);
     if (body.error) {
-      const code = String(body.error.code ?? "unknown");
-      const err = new ActionApiError("api", `API error ${code}: ${String(body.error.info ?? "")}`, code === "maxlag");
+      // The code only, and only if it is an identifier: `info` is the wiki's prose, and a hostile wiki's anything.
+      const raw = body.error.code;
+      const code = typeof raw === "string" && API_CODE.test(raw) ? raw : undefined;
+      const err = new ActionApiError(
+        "api",
+        `API error ${code ?? "(a code that is not an identifier)"}`,
+        code === "maxlag",
+        code,
+      );
       throw code === "maxlag" ? withRetryAfter(err, retryAfter ?? "5") : err;
     }
     return { body: body as T };
   }
+
+  /**
+   * Sends the request with `redirect: "manual"` and follows a redirect only within the wiki's
+   * origin (at most `follow.maxRedirects`): a wiki must not send its follower, with its
+   * User-Agent, to another host, nor make it read a stranger's answer as the wiki's.
+   */
+  async #fetchSameOrigin(url: URL, signal: AbortSignal): Promise<Response> {
+    const origin = new URL(this.url).origin;
+    let target = url;
+    for (let hops = 0; ; hops++) {
+      let res: Response;
+      try {
+        res = await this.#opts.fetch(target, {
+          headers: { "user-agent": this.#opts.userAgent, "api-user-agent": this.#opts.userAgent },
+          redirect: "manual",
+          signal,
+        });
+      } catch (err) {
+        throw signal.aborted
+          ? new ActionApiError("timeout", `no answer within ${this.#opts.timeoutMs} ms`, true)
+          : new ActionApiError("network", `cannot reach the wiki: ${(err as Error).message}`, true);
+      }
+      if (!REDIRECTS.has(res.status)) return res;
+      await res.body?.cancel();
+      const location = res.headers.get("location");
+      const next = location !== null && URL.canParse(location, target.href) ? new URL(location, target) : null;
+      if (!next)
+        throw new ActionApiError("redirect", `the wiki answered HTTP ${res.status} with no usable Location`, false);
+      if (next.origin !== origin)
+        throw new ActionApiError(
+          "redirect",
+          `the wiki answered HTTP ${res.status}, a redirect to another origin (${shortOrigin(next)}); the follower reads only ${origin}`,
+          false,
+        );
+      if (hops >= FOLLOW.maxRedirects)
+        throw new ActionApiError(
+          "redirect",
+          `the wiki answered HTTP ${res.status} after ${hops} redirects, over follow.maxRedirects (${FOLLOW.maxRedirects})`,
+          false,
+        );
+      target = next;
+    }
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** MediaWiki's error codes are identifiers (`nosuchrevid`, `readapidenied`, `internal_api_error_DBQueryError`). */
+const API_CODE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+/** An origin as an error may name it: a hostile Location can carry a host name of any length. */
+function shortOrigin(url: URL): string {
+  const origin = url.origin === "null" ? `a ${url.protocol} URL` : url.origin;
+  return origin.length <= 100 ? origin : `${origin.slice(0, 100)}…`;
 }
 
 const RETRY_AFTER = new WeakMap<ActionApiError, number>();

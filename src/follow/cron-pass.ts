@@ -6,8 +6,11 @@
  * (src/follow/follower-store.ts). A pass holds that object's lease, so two
  * invocations never follow at once (the second returns "busy"), reads new
  * changes for at most `follow.cronPassSeconds`, and records its outcome
- * for operators (`GET /api/follow`). With `FOLLOW_WIKI_API` empty it does
- * nothing. Each pass logs one JSON line (`wrangler tail` shows it).
+ * for operators (`GET /api/follow`). A page the archive refuses is recorded
+ * in the same object and skipped (src/follow/follower.ts); a retry an
+ * operator asked for (`POST /api/follow/retry`) runs at the start of the
+ * next pass. With `FOLLOW_WIKI_API` empty it does nothing. Each pass logs
+ * one JSON line (`wrangler tail` shows it).
  *
  * @example
  * ctx.waitUntil(runCronPass(env)); // in the Worker's scheduled handler
@@ -16,7 +19,7 @@ import { wikiFollowerOf } from "../bindings.ts";
 import { ProblemError } from "../http/problem.ts";
 import { LIMITS } from "../limits.ts";
 import { ActionApi } from "./action-api.ts";
-import { followOnce, type CursorStore } from "./follower.ts";
+import { followOnce, retrySkipped, type CursorStore, type SkipStore } from "./follower.ts";
 import type { PassRecord } from "./follower-store.ts";
 import { workerArchive } from "./worker-archive.ts";
 import pkg from "../../package.json" with { type: "json" };
@@ -39,7 +42,15 @@ export function followSettings(env: Env): { wiki: string; contact: string } | nu
   return { wiki: url.toString(), contact: (env.FOLLOW_CONTACT ?? "").trim() };
 }
 
-export async function runCronPass(env: Env, now = Date.now): Promise<CronPassResult> {
+export interface CronPassOptions {
+  /** Default Date.now. */
+  now?: () => number;
+  /** How the wiki is asked (default: the global fetch); tests pass a scripted wiki. */
+  fetch?: (url: URL, init: RequestInit) => Promise<Response>;
+}
+
+export async function runCronPass(env: Env, options: CronPassOptions = {}): Promise<CronPassResult> {
+  const now = options.now ?? Date.now;
   const settings = followSettings(env);
   if (!settings) return { kind: "off" };
   const { wiki } = settings;
@@ -56,6 +67,7 @@ export async function runCronPass(env: Env, now = Date.now): Promise<CronPassRes
     const api = new ActionApi({
       url: wiki,
       userAgent: `palimpsest-follow/${pkg.version} (an archive of this wiki at ${origin}; ${settings.contact || "no contact given"})`,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     const cursors: CursorStore = {
       load: async () => await follower.cursor(),
@@ -64,17 +76,30 @@ export async function runCronPass(env: Env, now = Date.now): Promise<CronPassRes
           throw new Error("this pass lost its lease (it ran past follow.cronLeaseSeconds); the next pass goes on");
       },
     };
-    const report = await followOnce({
+    const skips: SkipStore = {
+      record: async (skip) => await follower.recordSkip(skip),
+      list: async () => await follower.skipped(),
+      settle: async (title, skip) => await follower.settleSkip(title, skip),
+    };
+    const follow = {
       api,
       archive: workerArchive(env),
       cursors,
+      skips,
       deadline: startedMs + LIMITS.follow.cronPassSeconds * 1000,
-      onProblem: (problem) => console.warn(JSON.stringify({ follow: wiki, skipped: problem })),
-    });
+      onProblem: (problem: string) => console.warn(JSON.stringify({ follow: wiki, skipped: problem })),
+    };
+    // Retries an operator asked for first: they are few, and the pass's deadline bounds them too.
+    const asked = await follower.retryAsked();
+    const retried = asked.length > 0 ? await retrySkipped(follow, asked) : [];
+    const report = await followOnce(follow);
     const { cursor: _cursor, ...counts } = report;
-    outcome = { ok: true, ...counts };
+    outcome = { ok: true, ...counts, retried: retried.length };
   } catch (err) {
-    outcome = { ok: false, error: (err as Error).message };
+    // The message names the status and a fixed phrase, never the wiki's words; bounded all the same.
+    const message = (err as Error).message;
+    const max = LIMITS.follow.maxSkippedTextChars;
+    outcome = { ok: false, error: message.length <= max ? message : `${message.slice(0, max - 1)}…` };
   }
   const record: PassRecord = { startedMs, finishedMs: now(), outcome };
   try {

@@ -22,6 +22,22 @@
  * its history and points to the new one. Not followed yet: page deletions
  * (the archive keeps the page) and restorations (nothing new to store).
  *
+ * One page never stops the follower. A page or revision the archive refuses
+ * (it answers 4xx other than 408 and 429: a title it does not take, a
+ * revision over a limit, a schema refusal, a conflict) is recorded in the
+ * {@link SkipStore} (title, page id, revision ids, the archive's problem
+ * code and a short reason) before the cursor moves past it, and skipped. So
+ * is a page whose history the wiki answers in a way the follower refuses
+ * (over `follow.maxAnswerBytes`, not JSON, an API error). A refused revision
+ * is left out and the page's later revisions are stored after it, each
+ * chained to the archive's latest (as a revision with hidden text is): the
+ * archive takes a revision only as the child of the page's latest, so the
+ * alternative, holding the whole page back, would let one vandal's oversized
+ * edit stop a page for good. Anything else (the archive or the wiki failing:
+ * 5xx, 408, 429, the network) fails the pass with the cursor where it was,
+ * and the next pass tries again. {@link retrySkipped} tries a recorded page
+ * again once its cause is fixed.
+ *
  * @example
  * const api = new ActionApi({ url, userAgent });
  * const report = await followOnce({ api, archive, cursors, onProblem: console.warn });
@@ -40,6 +56,102 @@ export interface FollowCursor {
   timestamp: string;
   /** Its rcid (for people reading the cursor; the overlap, not the rcid, decides where to resume). */
   rcid: number;
+}
+
+/** The archive refused a page or a revision (a 4xx other than 408/429): the follower skips it and goes on. */
+export class ArchiveRefusal extends Error {
+  override readonly name = "ArchiveRefusal";
+  constructor(
+    /** The archive's HTTP status. */
+    readonly status: number,
+    /** The archive's problem code (`invalid_title`, `revision_too_large`, `parent_mismatch`…). */
+    readonly code: string,
+    /** A short reason (the problem's detail). */
+    message: string,
+    /** The revision refused, when the archive names it. */
+    readonly revisionId?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether an archive's answer with this status refuses what was sent (skip it), rather than fails (try again). */
+export function isRefusalStatus(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
+/**
+ * The archive with each call's refusals thrown as {@link ArchiveRefusal}: `asRefusal` turns an
+ * error into one, or null for an error that is not a refusal (it is thrown as it is).
+ */
+export function refusalsOf<A extends object>(archive: A, asRefusal: (err: unknown) => ArchiveRefusal | null): A {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, call] of Object.entries(archive))
+    wrapped[name] =
+      typeof call !== "function"
+        ? call
+        : async (...args: unknown[]) => {
+            try {
+              return await (call as (...a: unknown[]) => Promise<unknown>).apply(archive, args);
+            } catch (err) {
+              throw asRefusal(err) ?? err;
+            }
+          };
+  return wrapped as A;
+}
+
+/** A page, or some of its revisions, that the follower skipped because the archive (or the wiki's answer for it) refused it. */
+export interface SkippedPage {
+  /** The wiki's title (cut to follow.maxSkippedTextChars). */
+  title: string;
+  /** The wiki's page id, when known. */
+  pageId: number | null;
+  /** The revisions refused (the newest follow.maxSkippedRevisionsPerPage); empty when the page as a whole was. */
+  revisionIds: number[];
+  /** The archive's problem code, or `wiki_<code>` when the wiki's answer for the page was refused. */
+  code: string;
+  /** Why, short (follow.maxSkippedTextChars). */
+  reason: string;
+  /** When it was last refused, epoch ms. */
+  atMs: number;
+}
+
+/** Where skipped pages are kept: the WikiFollower store for the cron pass, a file for the CLI. */
+export interface SkipStore {
+  /**
+   * Records durably before it returns (the cursor moves past the page next). A record for the same
+   * title is merged: its revision ids joined, the newest code, reason and time kept.
+   */
+  record(skip: SkippedPage): Promise<void>;
+  /** Newest first. */
+  list(): Promise<SkippedPage[]>;
+  /** Replaces the title's record (a retry refused again), or removes it (null: a retry that succeeded). */
+  settle(title: string, skip: SkippedPage | null): Promise<void>;
+}
+
+/** Merges a new refusal of a page into its existing record, bounded, the newest revision ids kept. */
+export function mergeSkip(old: SkippedPage | null, skip: SkippedPage): SkippedPage {
+  const max = LIMITS.follow.maxSkippedRevisionsPerPage;
+  // An empty list is the whole page; a page refused as a whole stays so until a retry settles it.
+  const whole = skip.revisionIds.length === 0 || (old !== null && old.revisionIds.length === 0);
+  const ids = whole ? [] : [...new Set([...(old?.revisionIds ?? []), ...skip.revisionIds])].sort((a, b) => a - b);
+  return {
+    ...skip,
+    title: cut(skip.title),
+    reason: cut(skip.reason),
+    pageId: skip.pageId ?? old?.pageId ?? null,
+    revisionIds: ids.slice(-max),
+  };
+}
+
+function cut(text: string): string {
+  const max = LIMITS.follow.maxSkippedTextChars;
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** A title as a message may quote it: a hostile wiki's title may be any length. */
+export function quoteTitle(title: string): string {
+  return JSON.stringify(title.length <= 200 ? title : `${title.slice(0, 200)}…`);
 }
 
 export interface CursorStore {
@@ -67,6 +179,8 @@ export interface FollowReport {
   revisions: number;
   /** Revisions left out (hidden text, a model the archive does not know), each reported. */
   skipped: number;
+  /** Pages or revisions the archive refused this pass, each recorded in the skip store and skipped. */
+  refused: number;
   /** Action API requests sent again after a 429/503, maxlag, a timeout or a broken connection. */
   retries: number;
   cursor: FollowCursor | null;
@@ -78,6 +192,8 @@ export interface FollowOptions {
   api: ActionApi;
   archive: FollowArchive;
   cursors: CursorStore;
+  /** Where refused pages are recorded before the cursor moves past them. */
+  skips: SkipStore;
   /** A revision the archive cannot take, and why; the pass goes on. */
   onProblem?: (problem: string) => void;
   /** Recent changes per request, and so per cursor move; default LIMITS.follow.recentChangesPerRequest. */
@@ -92,6 +208,7 @@ const FOLLOW = LIMITS.follow;
 
 interface RecentChange {
   rcid: number;
+  pageid?: number;
   type: string;
   title: string;
   timestamp: string;
@@ -125,6 +242,7 @@ interface RevisionsAnswer {
   query?: {
     pages?: Array<{
       title: string;
+      pageid?: number;
       missing?: boolean;
       invalid?: boolean;
       special?: boolean;
@@ -144,7 +262,16 @@ export async function followOnce(options: FollowOptions): Promise<FollowReport> 
   let cursor = await cursors.load();
   if (cursor && cursor.wiki !== api.url)
     throw new Error(`the cursor belongs to ${cursor.wiki}, not ${api.url}: a cursor follows one wiki`);
-  const report: FollowReport = { changes: 0, pages: 0, revisions: 0, skipped: 0, retries: 0, cursor, more: false };
+  const report: FollowReport = {
+    changes: 0,
+    pages: 0,
+    revisions: 0,
+    skipped: 0,
+    refused: 0,
+    retries: 0,
+    cursor,
+    more: false,
+  };
   const retriesBefore = api.retries;
   const start = cursor ? overlapStart(cursor.timestamp) : undefined;
   let cont: Record<string, string> = {};
@@ -161,18 +288,39 @@ export async function followOnce(options: FollowOptions): Promise<FollowReport> 
     });
     const changes = answer.query?.recentchanges;
     if (!Array.isArray(changes)) throw new ActionApiError("api", "recentchanges: the answer has no list", false);
+    const asked = options.changesPerRequest ?? FOLLOW.recentChangesPerRequest;
+    // The batch is all or nothing for the cursor: a wiki answering more than it was asked would make it unbounded.
+    if (changes.length > asked)
+      throw new ActionApiError("api", `recentchanges: ${changes.length} changes answered, ${asked} asked for`, false);
     report.changes += changes.length;
-    const titles = new Set<string>();
+    const titles = new Map<string, number | null>();
     for (const change of changes) {
       checkChange(change);
-      titles.add(change.title);
+      titles.set(change.title, Number.isSafeInteger(change.pageid) ? change.pageid! : null);
       if (change.logtype === "move" && typeof change.logparams?.target_title === "string")
-        titles.add(change.logparams.target_title);
+        titles.set(change.logparams.target_title, null);
     }
     // Pages in parallel, at most maxConcurrentRequests of them (each sends one request at a time).
-    await runLimited([...titles], FOLLOW.maxConcurrentRequests, (title) => syncPage(options, title, report));
+    let complete = true;
+    await runLimited([...titles], FOLLOW.maxConcurrentRequests, async ([title, pageId]) => {
+      if (!(await syncPage(options, title, pageId, report, (skip) => recordSkip(options, skip, report))))
+        complete = false;
+    });
+    if (!complete) {
+      // A long history met the deadline: what is read is stored; the next pass goes on from the archive's latest.
+      report.more = true;
+      report.retries = api.retries - retriesBefore;
+      return report;
+    }
     // Then revision deletions, in the order the wiki made them, on revisions the archive holds by now.
-    for (const change of changes) await followRevisionDeletion(options, change, report);
+    for (const change of changes) {
+      try {
+        await followRevisionDeletion(options, change, report);
+      } catch (err) {
+        if (!(err instanceof ArchiveRefusal)) throw err;
+        await recordSkip(options, skipOf(change.title, change.pageid ?? null, err), report);
+      }
+    }
     const last = changes.at(-1);
     if (last) {
       cursor = { wiki: api.url, timestamp: last.timestamp, rcid: last.rcid };
@@ -222,33 +370,79 @@ function checkChange(change: RecentChange): void {
     typeof change.timestamp !== "string" ||
     !Number.isSafeInteger(change.rcid)
   )
-    throw new ActionApiError(
-      "api",
-      `recentchanges: a change without title, timestamp or rcid: ${JSON.stringify(change).slice(0, 200)}`,
-      false,
-    );
+    throw new ActionApiError("api", "recentchanges: a change without title, timestamp or rcid", false);
 }
 
-/** Brings one page up to date: every revision after the archive's latest (all of them on first sight). */
-async function syncPage(options: FollowOptions, title: string, report: FollowReport): Promise<void> {
-  const latest = await options.archive.latestId(title);
+async function recordSkip(options: FollowOptions, skip: SkippedPage, report: FollowReport): Promise<void> {
+  report.refused++;
+  options.onProblem?.(
+    `page ${quoteTitle(skip.title)}${skip.revisionIds.length > 0 ? ` revision ${skip.revisionIds.join(", ")}` : ""}: ${skip.code}: ${skip.reason}; recorded and skipped`,
+  );
+  await options.skips.record(mergeSkip(null, skip));
+}
+
+/** The skip record of a refusal: the archive's (ArchiveRefusal), or of the wiki's answer for this page. */
+function skipOf(title: string, pageId: number | null, err: ArchiveRefusal | ActionApiError): SkippedPage {
+  const atMs = Date.now();
+  if (err instanceof ArchiveRefusal)
+    return {
+      title,
+      pageId,
+      revisionIds: err.revisionId === undefined ? [] : [err.revisionId],
+      code: err.code,
+      reason: err.message,
+      atMs,
+    };
+  return { title, pageId, revisionIds: [], code: `wiki_${err.code}`, reason: err.message, atMs };
+}
+
+/**
+ * Whether an error reading a page's history refuses that page: the wiki's answer for it is too
+ * big, not JSON or an API error (other than one the follower handles). Its status codes, timeouts
+ * and broken connections are the wiki failing, and fail the pass.
+ */
+function refusesPage(err: unknown): err is ActionApiError {
+  return err instanceof ActionApiError && !err.retryable && ["too_big", "not_json", "api"].includes(err.code);
+}
+
+/**
+ * Brings one page up to date: every revision after the archive's latest (all of them on first
+ * sight). A refusal is handed to `skip` and the page given up on (for this pass); false when
+ * the pass's deadline came before the page's history was read to its end.
+ */
+async function syncPage(
+  options: FollowOptions,
+  title: string,
+  pageId: number | null,
+  report: FollowReport,
+  skip: (skip: SkippedPage) => Promise<void>,
+): Promise<boolean> {
   try {
-    // From the latest stored revision's time on: the revision must exist on the wiki.
-    await syncFrom(options, title, latest, latest, report);
+    const latest = await options.archive.latestId(title);
+    try {
+      // From the latest stored revision's time on: the revision must exist on the wiki.
+      return await syncFrom(options, title, pageId, latest, latest, report, skip);
+    } catch (err) {
+      // The stored latest is gone from the wiki (deleted since): read the whole history instead.
+      if (latest === null || !(err instanceof ActionApiError) || err.apiCode !== "nosuchrevid") throw err;
+      return await syncFrom(options, title, pageId, latest, null, report, skip);
+    }
   } catch (err) {
-    // The stored latest is gone from the wiki (deleted since): read the whole history instead.
-    if (latest === null || !(err instanceof ActionApiError) || !/nosuchrevid/.test(err.message)) throw err;
-    await syncFrom(options, title, latest, null, report);
+    if (!(err instanceof ArchiveRefusal) && !refusesPage(err)) throw err;
+    await skip(skipOf(title, pageId, err));
+    return true;
   }
 }
 
 async function syncFrom(
   options: FollowOptions,
   title: string,
+  pageId: number | null,
   latest: number | null,
   startId: number | null,
   report: FollowReport,
-): Promise<void> {
+  skip: (skip: SkippedPage) => Promise<void>,
+): Promise<boolean> {
   let chain = latest;
   let cont: Record<string, string> = {};
   for (;;) {
@@ -264,20 +458,125 @@ async function syncFrom(
       ...cont,
     });
     const page = answer.query?.pages?.[0];
-    if (!page) throw new ActionApiError("api", `revisions of ${title}: the answer has no page`, false);
+    if (!page) throw new ActionApiError("api", "revisions: the answer has no page", false);
     // Deleted since the change (deletions are not followed yet), or a log entry's title with no page (User:, Special:).
-    if (page.missing || page.invalid || page.special) return;
+    if (page.missing || page.invalid || page.special) return true;
+    pageId ??= Number.isSafeInteger(page.pageid) ? page.pageid! : null;
     const fresh = (page.revisions ?? []).filter((r) => latest === null || r.revid > latest);
     const batch = toRevisions(title, fresh, chain, options, report);
     if (batch.length > 0) {
-      await options.archive.append(title, batch);
-      if (chain === latest) report.pages++;
-      report.revisions += batch.length;
-      chain = batch.at(-1)!.id;
+      const stored = await appendSkipping(options, title, batch, (revision, err) =>
+        skip({ ...skipOf(title, pageId, err), revisionIds: [revision.id] }),
+      );
+      if (stored.count > 0 && chain === latest) report.pages++;
+      report.revisions += stored.count;
+      chain = stored.latest;
     }
-    if (!answer.continue) return;
+    if (!answer.continue) return true;
+    // A history of millions of revisions is read across passes: what is stored stays, the next pass goes on from it.
+    if (options.deadline !== undefined && Date.now() >= options.deadline) return false;
     cont = answer.continue;
   }
+}
+
+/**
+ * Appends `revisions` (chained from the first one's parent), leaving out each one the archive
+ * refuses and chaining the rest to the last one stored; the page's new latest. A refusal that
+ * names its revision sends the ones before it and skips it; one that names none is found by
+ * sending the rest one at a time.
+ */
+async function appendSkipping(
+  options: FollowOptions,
+  title: string,
+  revisions: NewRevision[],
+  skip: (revision: NewRevision, err: ArchiveRefusal) => Promise<void>,
+): Promise<{ latest: number | null; count: number }> {
+  let parent = revisions[0]!.parentId;
+  let count = 0;
+  let pending = revisions;
+  let oneByOne = false;
+  let step = pending.length;
+  while (pending.length > 0) {
+    const batch = pending.slice(0, step).map((r, i, all) => ({ ...r, parentId: i === 0 ? parent : all[i - 1]!.id }));
+    try {
+      await options.archive.append(title, batch);
+      parent = batch.at(-1)!.id;
+      count += batch.length;
+      pending = pending.slice(batch.length);
+      step = oneByOne ? 1 : pending.length;
+    } catch (err) {
+      if (!(err instanceof ArchiveRefusal)) throw err;
+      const at = batch.length === 1 ? 0 : batch.findIndex((r) => r.id === err.revisionId);
+      if (at === -1) oneByOne = true;
+      if (at !== 0) {
+        step = at === -1 ? 1 : at; // the ones before it go alone, then it is refused alone
+        continue;
+      }
+      await skip(batch[0]!, err);
+      pending = pending.slice(1);
+      step = oneByOne ? 1 : pending.length;
+    }
+  }
+  return { latest: parent, count };
+}
+
+export interface RetryOutcome {
+  title: string;
+  /** Stored now, and gone from the skip list; or refused again, kept with the new reason. */
+  ok: boolean;
+  skip: SkippedPage | null;
+}
+
+/**
+ * Tries recorded pages again (an operator fixed the cause: a title rule, a limit): each page is
+ * brought up to date from the archive's latest, as a pass would. One that now goes through
+ * leaves the skip list; one refused again stays, with the new reason. A refused revision that
+ * the archive has since stored later revisions after cannot come in (the archive takes a
+ * revision only as the child of the page's latest) and stays, saying so. A failure of the wiki or
+ * the archive (5xx, the network) is thrown and leaves the record as it was. Pages past the
+ * options' deadline are left for later; the outcomes name those tried.
+ */
+export async function retrySkipped(options: FollowOptions, which: readonly string[] | "all"): Promise<RetryOutcome[]> {
+  const recorded = await options.skips.list();
+  const items = which === "all" ? recorded : recorded.filter((s) => which.includes(s.title));
+  const outcomes: RetryOutcome[] = [];
+  const report: FollowReport = {
+    changes: 0,
+    pages: 0,
+    revisions: 0,
+    skipped: 0,
+    refused: 0,
+    retries: 0,
+    cursor: null,
+    more: false,
+  };
+  for (const item of items) {
+    // Past the pass's deadline the rest wait (a cron pass keeps their retry asked for the next one).
+    if (options.deadline !== undefined && Date.now() >= options.deadline) break;
+    const refused: { again: SkippedPage | null } = { again: null };
+    const latestBefore = await options.archive.latestId(item.title).catch((err: unknown) => {
+      if (err instanceof ArchiveRefusal) return null;
+      throw err;
+    });
+    const complete = await syncPage(options, item.title, item.pageId, report, async (s) => {
+      refused.again = mergeSkip(refused.again, s);
+    });
+    // A long history met the deadline: what is read is stored, the record stays for the next retry.
+    if (!complete) break;
+    // Refused revisions older than what the archive held: later revisions were stored after them.
+    const stranded = item.revisionIds.filter((id) => latestBefore !== null && id < latestBefore);
+    if (stranded.length > 0)
+      refused.again = mergeSkip(refused.again, {
+        ...item,
+        revisionIds: stranded,
+        code: "parent_mismatch",
+        reason: `the archive holds later revisions of this page, stored after skipping ${stranded.length === 1 ? "this one" : "these"}; it takes a revision only as the child of the page's latest`,
+        atMs: Date.now(),
+      });
+    await options.skips.settle(item.title, refused.again);
+    outcomes.push({ title: item.title, ok: refused.again === null, skip: refused.again });
+  }
+  return outcomes;
 }
 
 /** The write API's revisions for what the wiki answered; a revision it cannot take is reported and left out. */

@@ -3,7 +3,10 @@
  * the same writes the write API makes (src/writes/page-writes.ts), each
  * revision checked against the write API's own schema, in batches no
  * bigger than one write request may be. Titles are the wiki's; the archive
- * normalises them as the write API does.
+ * normalises them as the write API does. What the write API would refuse
+ * (a 4xx problem other than 408/429: a title, a revision's schema, a limit,
+ * a conflict) is thrown as an {@link ArchiveRefusal}, which the follower
+ * records and skips; anything else fails the pass.
  *
  * @example
  * await followOnce({ api, archive: workerArchive(env), cursors });
@@ -16,22 +19,35 @@ import { appendRevisions, setRevisionSuppressed } from "../writes/page-writes.ts
 import { newRevisionSchema } from "../writes/revision-schema.ts";
 import type { NewRevision } from "../page/types.ts";
 import { pageStoreOf } from "../bindings.ts";
-import type { FollowArchive } from "./follower.ts";
+import { ProblemError } from "../http/problem.ts";
+import { invalid } from "../http/validate.ts";
+import { ArchiveRefusal, isRefusalStatus, refusalsOf, type FollowArchive } from "./follower.ts";
 
 const encoder = new TextEncoder();
 
-function checked(title: string, revision: NewRevision): NewRevision {
+function checked(revision: NewRevision): NewRevision {
   const result = newRevisionSchema.safeParse(revision);
   if (result.success) return result.data as NewRevision;
-  const issue = result.error.issues[0];
-  throw new Error(
-    `page ${JSON.stringify(title)} revision ${revision.id}: the archive refuses it (${issue?.path.join(".") || "revision"}: ${issue?.message})`,
+  // The problem the write API would answer (its status and code), naming the revision.
+  const problem = invalid(result.error.issues, `revision ${revision.id}`);
+  throw new ArchiveRefusal(problem.status, problem.code, problem.detail ?? problem.title, revision.id);
+}
+
+/** A write API problem that refuses what was sent (naming its revision, if it does). */
+function asRefusal(err: unknown): ArchiveRefusal | null {
+  if (!(err instanceof ProblemError) || !isRefusalStatus(err.status)) return null;
+  const revision = err.extensions.revision;
+  return new ArchiveRefusal(
+    err.status,
+    err.code,
+    err.detail ?? err.title,
+    typeof revision === "number" ? revision : undefined,
   );
 }
 
 export function workerArchive(env: Env): FollowArchive {
   const colo = coloWithoutRequest(env);
-  return {
+  const archive: FollowArchive = {
     async latestId(title) {
       const ref = pageRef(title);
       if (!(await pageExists(env, ref.key))) return null;
@@ -48,7 +64,7 @@ export function workerArchive(env: Env): FollowArchive {
         bytes = 0;
       };
       for (const revision of revisions) {
-        const r = checked(title, revision);
+        const r = checked(revision);
         const size = encoder.encode(r.text).byteLength + 1024;
         if (
           batch.length > 0 &&
@@ -64,7 +80,10 @@ export function workerArchive(env: Env): FollowArchive {
       const ref = pageRef(title);
       if (!(await pageExists(env, ref.key))) return false;
       try {
-        await setRevisionSuppressed(env, colo, ref, id, suppressed);
+        await setRevisionSuppressed(env, colo, ref, id, suppressed, {
+          by: "wiki follower",
+          reason: "revision deletion on the followed wiki",
+        });
         return true;
       } catch (err) {
         if ((err as { status?: number }).status === 404) return false;
@@ -72,4 +91,5 @@ export function workerArchive(env: Env): FollowArchive {
       }
     },
   };
+  return refusalsOf(archive, asRefusal);
 }

@@ -23,6 +23,7 @@ export const NAV = [
   { href: "/dashboard/purges", label: "Purges and audit log" },
   { href: "/dashboard/health", label: "Tier health" },
   { href: "/dashboard/storage", label: "Storage" },
+  { href: "/dashboard/follow", label: "Wiki follower" },
 ] as const;
 
 export const CsrfField: FC<{ token: string }> = ({ token }) => <input type="hidden" name="csrf" value={token} />;

@@ -4,23 +4,41 @@
  * (src/follow/), which the deployment will also run; this file only wires it
  * to the CLI: the archive through its write API (src/tools/local/archive-client.ts),
  * the cursor in a local file written atomically, a lock so two followers
- * never share one cursor, and one JSON line per pass on stdout.
+ * never share one cursor, and one JSON line per pass on stdout. Pages the
+ * archive refuses are recorded in `<cursor>.skipped.json` beside the cursor
+ * (written as durably) and skipped; `--skipped` lists them, `--retry` tries
+ * one, or all, again.
  *
  * @example
  * npx palimpsest follow https://wiki.example/w/api.php --once          # catch up and exit (for cron)
  * npx palimpsest follow https://wiki.example/w/api.php --interval 30   # keep following
+ * npx palimpsest follow https://wiki.example/w/api.php --skipped       # what the archive refused
+ * npx palimpsest follow https://wiki.example/w/api.php --retry all     # try those again
  */
 import { createHash } from "node:crypto";
 import { unlinkSync } from "node:fs";
 import { open, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { Command } from "commander";
 import { ActionApi } from "../../../follow/action-api.ts";
-import { followOnce, type CursorStore, type FollowArchive, type FollowCursor } from "../../../follow/follower.ts";
+import {
+  ArchiveRefusal,
+  followOnce,
+  isRefusalStatus,
+  mergeSkip,
+  refusalsOf,
+  retrySkipped,
+  type CursorStore,
+  type FollowArchive,
+  type FollowCursor,
+  type SkippedPage,
+  type SkipStore,
+} from "../../../follow/follower.ts";
+import { LIMITS } from "../../../limits.ts";
 import { sleep } from "../../../lib/backoff.ts";
 import { normalizeTitle } from "../../../page/title.ts";
 import type { NewRevision } from "../../../page/types.ts";
 import { measureRevision, requestBodyBytes, requestBodyStream } from "../../import/request-body.ts";
-import { ArchiveClient } from "../../local/archive-client.ts";
+import { ArchiveClient, ArchiveHttpError } from "../../local/archive-client.ts";
 import { readDevToken } from "../../local/dev-token.ts";
 import { logLine, parseIntOption, UsageError } from "../../local/output.ts";
 import pkg from "../../../../package.json" with { type: "json" };
@@ -33,6 +51,62 @@ interface FollowFlags {
   interval: number;
   contact?: string;
   changesPerRequest?: number;
+  skipped?: boolean;
+  retry?: string;
+}
+
+/** Replaces a file whole (write, fsync, rename), so a kill leaves the old one or the new. */
+async function replaceFile(path: string, text: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  const file = await open(tmp, "w");
+  try {
+    await file.writeFile(text);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await rename(tmp, path);
+}
+
+/**
+ * The skipped pages as a JSON file beside the cursor (`<cursor>.skipped.json`), replaced whole
+ * as the cursor is, newest first, at most follow.maxSkippedPages of them. Writes are one at a
+ * time: a pass syncs pages in parallel.
+ */
+export function fileSkipStore(path: string): SkipStore {
+  let queue: Promise<unknown> = Promise.resolve();
+  const read = async (): Promise<SkippedPage[]> => {
+    let text: string;
+    try {
+      text = await readFile(path, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw err;
+    }
+    const list = JSON.parse(text) as unknown;
+    if (!Array.isArray(list)) throw new UsageError(`${path} is not a follower's list of skipped pages`);
+    return list as SkippedPage[];
+  };
+  const change = (edit: (list: SkippedPage[]) => SkippedPage[]) => {
+    const next = queue.then(async () => {
+      const list = edit(await read())
+        .sort((a, b) => b.atMs - a.atMs)
+        .slice(0, LIMITS.follow.maxSkippedPages);
+      await replaceFile(path, `${JSON.stringify(list, null, 1)}\n`);
+    });
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  return {
+    list: read,
+    record: (skip) =>
+      change((list) => [
+        mergeSkip(list.find((s) => s.title === skip.title) ?? null, skip),
+        ...list.filter((s) => s.title !== skip.title),
+      ]),
+    settle: (title, skip) =>
+      change((list) => [...(skip ? [mergeSkip(null, skip)] : []), ...list.filter((s) => s.title !== title)]),
+  };
 }
 
 /** The cursor as a JSON file, replaced whole (write, fsync, rename), so a kill leaves the old one or the new. */
@@ -52,15 +126,7 @@ export function fileCursorStore(path: string): CursorStore {
       return c as FollowCursor;
     },
     async save(cursor) {
-      const tmp = `${path}.${process.pid}.tmp`;
-      const file = await open(tmp, "w");
-      try {
-        await file.writeFile(`${JSON.stringify(cursor)}\n`);
-        await file.sync();
-      } finally {
-        await file.close();
-      }
-      await rename(tmp, path);
+      await replaceFile(path, `${JSON.stringify(cursor)}\n`);
     },
   };
 }
@@ -118,17 +184,32 @@ function alive(pid: number): boolean {
   }
 }
 
+/** An answer of the archive that refuses what was sent (4xx but 408/429), as an ArchiveRefusal. */
+function asRefusal(err: unknown): ArchiveRefusal | null {
+  if (!(err instanceof ArchiveHttpError) || !isRefusalStatus(err.status)) return null;
+  const p = err.problem ?? {};
+  const text = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
+  return new ArchiveRefusal(
+    err.status,
+    text(p.code) ?? `http_${err.status}`,
+    text(p.detail) ?? text(p.title) ?? `the archive answered HTTP ${err.status}`,
+    typeof p.revision === "number" ? p.revision : undefined,
+  );
+}
+
 /** The archive through its write API; batches cut to the archive's storage.maxRequestBytes. */
 export function httpArchive(client: ArchiveClient): FollowArchive {
   let maxBytes: Promise<number> | undefined;
   const keyOf = (title: string) => {
     const t = normalizeTitle(title);
-    if (!t.ok) throw new Error(`the wiki names a page the archive cannot: ${JSON.stringify(title)} (${t.reason})`);
+    // The archive's title rules, as its write API applies them: a refusal of this page.
+    if (!t.ok) throw new ArchiveRefusal(400, "invalid_title", t.reason);
     return t.key;
   };
-  return {
+  const archive: FollowArchive = {
     latestId: (title) => client.latestId(keyOf(title)),
-    setSuppressed: async (title, id, suppressed) => (await client.setSuppressed(keyOf(title), id, suppressed)) !== null,
+    setSuppressed: async (title, id, suppressed) =>
+      (await client.setSuppressed(keyOf(title), id, suppressed, "revision deletion on the followed wiki")) !== null,
     async append(title, revisions) {
       maxBytes ??= client.limits().then((l) => l.maxRequestBytes);
       const limit = await maxBytes;
@@ -151,6 +232,7 @@ export function httpArchive(client: ArchiveClient): FollowArchive {
       await flush();
     },
   };
+  return refusalsOf(archive, asRefusal);
 }
 
 function defaultCursorPath(wiki: string, archive: string): string {
@@ -158,9 +240,17 @@ function defaultCursorPath(wiki: string, archive: string): string {
   return `.palimpsest-follow-${digest}.json`;
 }
 
+/** `--skipped`: the skipped pages, one JSON line each, newest first. */
+async function listSkipped(skips: SkipStore, path: string): Promise<void> {
+  const list = await skips.list();
+  for (const skip of list) process.stdout.write(`${JSON.stringify(skip)}\n`);
+  logLine(`palimpsest: ${list.length} skipped page${list.length === 1 ? "" : "s"} in ${path}`);
+}
+
 async function runFollow(wiki: string, flags: FollowFlags): Promise<void> {
+  if (flags.skipped && flags.retry !== undefined) throw new UsageError("--skipped and --retry do not go together");
   const token = flags.token ?? process.env.PALIMPSEST_TOKEN ?? readDevToken();
-  if (!token)
+  if (!token && !flags.skipped)
     throw new UsageError(
       "no write token: pass --token, set PALIMPSEST_TOKEN, or run npm start once to create .dev.vars",
     );
@@ -173,12 +263,30 @@ async function runFollow(wiki: string, flags: FollowFlags): Promise<void> {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const client = new ArchiveClient({ url: flags.url, token });
+  const client = new ArchiveClient({ url: flags.url, token: token ?? "" });
   const cursorPath = flags.cursor ?? defaultCursorPath(api.url, client.url);
+  const skipsPath = `${cursorPath}.skipped.json`;
+  const skips = fileSkipStore(skipsPath);
+  if (flags.skipped) return listSkipped(skips, skipsPath);
   const release = await lockCursor(cursorPath);
   try {
     const cursors = fileCursorStore(cursorPath);
     const archive = httpArchive(client);
+    const onProblem = (p: string) => logLine(`palimpsest: skipped ${p}`);
+    if (flags.retry !== undefined) {
+      const which = flags.retry === "all" ? "all" : [flags.retry];
+      const outcomes = await retrySkipped({ api, archive, cursors, skips, onProblem }, which);
+      for (const o of outcomes)
+        process.stdout.write(
+          `${JSON.stringify({ title: o.title, ok: o.ok, ...(o.skip ? { code: o.skip.code, reason: o.skip.reason } : {}) })}\n`,
+        );
+      if (outcomes.length === 0)
+        throw new UsageError(
+          `no skipped page ${which === "all" ? "" : `${JSON.stringify(flags.retry)} `}in ${skipsPath}`,
+        );
+      if (outcomes.some((o) => !o.ok)) process.exitCode = 1;
+      return;
+    }
     for (;;) {
       const started = Date.now();
       let report: Awaited<ReturnType<typeof followOnce>>;
@@ -187,8 +295,9 @@ async function runFollow(wiki: string, flags: FollowFlags): Promise<void> {
           api,
           archive,
           cursors,
+          skips,
           changesPerRequest: flags.changesPerRequest,
-          onProblem: (p) => logLine(`palimpsest: skipped ${p}`),
+          onProblem,
         });
       } catch (err) {
         // --once fails with the reason; a standing follower says it and tries again next pass (the cursor did not move past it).
@@ -198,8 +307,10 @@ async function runFollow(wiki: string, flags: FollowFlags): Promise<void> {
         continue;
       }
       const { cursor, ...counts } = report;
+      // How many pages wait in the skip list, so a cron log shows them every pass (--skipped lists them).
+      const skippedPages = (await skips.list()).length;
       process.stdout.write(
-        `${JSON.stringify({ ...counts, cursor: cursor?.timestamp ?? null, rcid: cursor?.rcid ?? null, seconds: (Date.now() - started) / 1000 })}\n`,
+        `${JSON.stringify({ ...counts, skippedPages, cursor: cursor?.timestamp ?? null, rcid: cursor?.rcid ?? null, seconds: (Date.now() - started) / 1000 })}\n`,
       );
       if (flags.once) return;
       await sleep(flags.interval * 1000);
@@ -225,5 +336,10 @@ export function registerFollowCommand(program: Command): void {
       "recent changes read per request, and so per cursor move (default 100)",
       parseIntOption("changes-per-request", 1, 500),
     )
+    .option(
+      "--skipped",
+      "list the pages the archive refused, which the follower skipped (one JSON line each), and exit",
+    )
+    .option("--retry <title|all>", "try a skipped page (its wiki title), or all of them, again, and exit")
     .action((wiki: string, flags: FollowFlags) => runFollow(wiki, flags));
 }
