@@ -4,6 +4,7 @@
  * Object RPC as-is. The tiers build on these types; the origin knows
  * nothing of the tiers.
  */
+import type { ExportDirection, ExportStart } from "../page/export-types.ts";
 import type { PageRef } from "../page/page-ref.ts";
 
 /** What a reader asked for. The cache key is derived from it (src/tiers/cache-key.ts). */
@@ -19,6 +20,11 @@ export type OriginQuery =
   | { kind: "compare"; ref: PageRef; from: number; to: number }
   /** The page's time line for people, and revision `id`'s place in it when given (src/origin/timeline-answer.ts). */
   | { kind: "timeline"; ref: PageRef; id?: number }
+  /**
+   * An anonymous MediaWiki export answer (src/origin/export.ts), `export.anonymousMaxBytes` of text at
+   * most, as `GET /page/{title}/export` selects it; a `backup` token's export never comes through the tiers.
+   */
+  | { kind: "export"; ref: PageRef; start: ExportStart | null; dir: ExportDirection; limit: number }
   /** A TimeMap page; `base` is the origin its absolute URIs start with. */
   | {
       kind: "timemap";

@@ -15,6 +15,7 @@ import type { RevisionSelector } from "../page/types.ts";
 import type { Answer, OriginQuery } from "./answer.ts";
 import { renderCompare } from "./compare.ts";
 import { renderDelta } from "./delta.ts";
+import { renderExport } from "./export-answer.ts";
 import { readRevision } from "./page-origin.ts";
 import { renderMementoInfo, renderTimemap } from "./memento-answers.ts";
 import { renderTimeline } from "./timeline-answer.ts";
@@ -64,6 +65,7 @@ export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer
     if (query.kind === "timemap") return await renderTimemap(env, query);
     if (query.kind === "compare") return await renderCompare(env, query);
     if (query.kind === "timeline") return await renderTimeline(env, query);
+    if (query.kind === "export") return await renderExport(env, query);
     if (query.kind === "delta")
       return await renderDelta(env, query, () =>
         renderRevision(env, { kind: "revision", ref: query.ref, id: query.id }, false),

@@ -12,9 +12,9 @@
 import type { z } from "zod";
 import { LIMITS } from "../limits.ts";
 import { ProblemError } from "../http/problem.ts";
-import { atQuery, historyQuery, revisionParam, timemapParam, timemapQuery } from "../http/queries.ts";
+import { atQuery, exportQuery, historyQuery, revisionParam, timemapParam, timemapQuery } from "../http/queries.ts";
 import { pageRef } from "../page/page-ref.ts";
-import { compareKey, historyKey, latestKey, revisionKey, timemapKey } from "../tiers/cache-key.ts";
+import { compareKey, exportKey, historyKey, latestKey, revisionKey, timemapKey } from "../tiers/cache-key.ts";
 import { compareRange } from "../compare/range.ts";
 import { CONTROL } from "./tag-syntax.ts";
 
@@ -111,6 +111,13 @@ export function keyOfUrl(raw: string, served: ServedHosts): Resolved<string> {
     const query = historyQuery.safeParse({ limit: param("limit"), older: param("older"), newer: param("newer") });
     return query.success
       ? { ok: true, value: historyKey(page.key, query.data.limit, query.data.older ?? query.data.newer).key }
+      : refused(query.error.issues);
+  }
+  if (parts[2] === "export") {
+    // Only anonymous exports are kept (a backup's streams, no-store): the key its route reads through the tiers.
+    const query = exportQuery.safeParse({ offset: param("offset"), limit: param("limit"), dir: param("dir") });
+    return query.success
+      ? { ok: true, value: exportKey(page.key, query.data.offset ?? null, query.data.dir, query.data.limit).key }
       : refused(query.error.issues);
   }
   const revision = revisionParam.safeParse({ title: parts[1], revid: parts[2] });

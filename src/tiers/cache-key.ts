@@ -9,6 +9,8 @@
  * prefix purge of the page covers them all.
  */
 import type { Answer, OriginQuery } from "../origin/answer.ts";
+import type { ExportDirection, ExportStart } from "../page/export-types.ts";
+import { exportSelection } from "../origin/export-answer.ts";
 import { mutableTag, tagsOf, variantsTag } from "../origin/tags.ts";
 
 export interface CacheKey {
@@ -66,6 +68,15 @@ export function compareKey(page: string, from: number, to: number): CacheKey {
   return { key: `${path(page)}/compare/${from}...${to}`, page, mutable: false };
 }
 
+/**
+ * An anonymous export answer (`/page/{title}/export`): changes with every write, suppression and
+ * deletion, as history does. The query in one spelling (a time offset as epoch seconds), so every URL
+ * the route reads as the same selection shares the entry.
+ */
+export function exportKey(page: string, start: ExportStart | null, dir: ExportDirection, limit: number): CacheKey {
+  return { key: `${path(page)}/export?${exportSelection(start, dir, limit)}`, page, mutable: true };
+}
+
 /** A revision coded against a dictionary (RFC 9842 dcb): as immutable as the revision, one entry per dictionary, under the revision's key. */
 export function deltaKey(page: string, id: number, dictionary: string): CacheKey {
   return { key: `${revisionKey(page, id).key}?dcb=${dictionary}`, page, mutable: false };
@@ -98,6 +109,7 @@ export function cacheKeyOf(query: OriginQuery): CacheKey {
   if (query.kind === "timemap") return timemapKey(query.ref.key, query.format, query.base, query.cursor);
   if (query.kind === "compare") return compareKey(query.ref.key, query.from, query.to);
   if (query.kind === "timeline") return timelineKey(query.ref.key, query.id);
+  if (query.kind === "export") return exportKey(query.ref.key, query.start, query.dir, query.limit);
   return historyKey(query.ref.key, query.limit, query.cursor);
 }
 

@@ -10,6 +10,7 @@
  * - `respond`: the answer, its coding negotiated (a revision's br was made
  *   once and comes with it), with ETag, preconditions, Range and HEAD.
  * - `respondDelta`: a revision as dcb against the dictionary the client holds.
+ * - `respondIdentity`: sent identity, for the front line to code (exports).
  * - `respondAsIs`: sent as it came (TimeMaps and the problems beside them).
  * - `problemOf`: a non-200 answer as the `ProblemError` it carries, for a
  *   route that renders its own page and lets the error handler show the rest.
@@ -108,6 +109,24 @@ export function respondDelta(asker: Asker, through: ReadThrough, dictionary: str
   const etag = headers.get("etag");
   if (etag) headers.set("etag", codedEtag(etag, `dcb-${dictionary.slice(0, 16)}`));
   return serveRepresentation(asker.request, { status: 200, headers, body: dcb });
+}
+
+/**
+ * An answer sent identity whatever the client accepts, with its ETag, preconditions, Range and HEAD:
+ * an export, which the front line (Cloudflare's, or wrangler dev's) codes as it passes, never this
+ * Worker, so a tier hit costs no compression. `edit` sets what the route adds (absolute links).
+ */
+export function respondIdentity(asker: Asker, through: ReadThrough, edit?: (headers: Headers) => void): Response {
+  const { entry } = through;
+  const headers = answerHeaders(asker, through);
+  edit?.(headers);
+  // Named, so the compression middleware leaves it alone and caches downstream key on what the front line codes.
+  addVary(headers, "Accept-Encoding");
+  return serveRepresentation(asker.request, {
+    status: entry.status,
+    headers,
+    body: sentBody(asker, entry.status, entry.body),
+  });
 }
 
 /** An answer sent as it came through the tiers (TimeMaps, and problems); the app's compression codes it. */

@@ -36,6 +36,15 @@
  * | tiers.max_disk_bytes / tiers.total_disk_bytes | the same from the TierCache SQLite files on disk (database, WAL and shared memory) |
  * | write.objects.cpu / write.nested.cpu | a write token's POST of the largest body the API reads, `{"revisions":[{},{},…]}` or `{"revisions":[[[…]]]}` |
  * | write.objects.peak_rss / write.nested.peak_rss | workerd's peak RSS while that request ran (VmHWM, reset before it); baseline: its RSS before |
+ * | export.anonymous.first | an anonymous `GET /page/{title}/export` of the largest page here (the first revisions of the corpus's whatwg-html-2006, ./corpus-history.ts), `identity`: the first request for each of three queries (`?limit=` 1000, 999, 998: the same revisions, three answers) |
+ * | export.anonymous.repeat | the first of those asked again |
+ * | export.anonymous.not_modified | the same with `If-None-Match` naming the ETag it was answered with |
+ * | read.alone | wall time (ms, unit `ms`), p50 of the baseline read sent one after another, nothing else running; baseline of the next two |
+ * | read.during_exports | the same reads while 8 clients (each its own `CF-Connecting-IP`) each ask the page's export again and again, one at a time |
+ * | read.during_uncached_exports | the same, each export asking another `?limit=`, so none can be answered from a tier |
+ *
+ * Each `read.during_*` row is followed by a `load` row: how many exports the 8 clients sent while the
+ * reads ran, their statuses and the bytes they received.
  *
  * The walk (`walk` row): `--walk-reads` reads of old revisions of a
  * `--walk-revisions` history, each from a colo of a random region, asking
@@ -49,6 +58,7 @@
  * await benchHostile({ log: console.error, onRow: (r) => console.log(JSON.stringify(r)) });
  */
 import { createHash } from "node:crypto";
+import { Agent, request as httpRequest } from "node:http";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ArchiveClient, retryLostByDevProxy } from "../../local/archive-client.ts";
@@ -57,16 +67,18 @@ import { bundleWorker } from "../../local/worker-bundle.ts";
 import { LIMITS } from "../../../limits.ts";
 import type { NewRevision } from "../../../page/types.ts";
 import { mulberry32 } from "../../../lib/mulberry32.ts";
+import { sleep } from "../../../lib/backoff.ts";
 import { median, round } from "../harness/index.ts";
 import { workerdCpu } from "../harness/process-cpu.ts";
 import { benchVars, readTopology, workerLogLevel, type TopologyVars } from "../worker-config.ts";
 import { mainPid, peakRssBytes, Probe, resetPeakRss, rssBytes, type Sent } from "./probe.ts";
 import { editedHistory, nestedFlood, objectFlood, randomWords } from "./texts.ts";
+import { corpusRevisions } from "./corpus-history.ts";
 
 export interface HostileMeasureRow {
   row: "measure";
   name: string;
-  unit: "cpu_ms" | "bytes";
+  unit: "cpu_ms" | "bytes" | "ms";
   value: number | null;
   baseline: number | null;
   baseline_name: string;
@@ -106,7 +118,17 @@ export interface HostileSummaryRow {
   seconds: number;
 }
 
-export type HostileRow = HostileMeasureRow | HostileWalkRow | HostileSummaryRow;
+export interface HostileLoadRow {
+  row: "load";
+  /** The `read.during_*` row this load ran beside. */
+  name: string;
+  clients: number;
+  exports: number;
+  statuses: Record<string, number>;
+  export_bytes: number;
+}
+
+export type HostileRow = HostileMeasureRow | HostileWalkRow | HostileSummaryRow | HostileLoadRow;
 
 export interface HostileOptions {
   /** Smaller pages, fewer repeats, a short walk and 2 MiB write bodies: checks the behaviours in about a minute. */
@@ -125,6 +147,10 @@ interface Sizes {
   walkBytes: number;
   floodBytes: number;
   repeats: number;
+  /** Revisions of the corpus history the export rows export. */
+  exportRevisions: number;
+  /** Reads each `read.*` row times. */
+  latencyReads: number;
 }
 
 const FULL: Sizes = {
@@ -135,6 +161,8 @@ const FULL: Sizes = {
   walkBytes: 96 * 1024,
   floodBytes: LIMITS.storage.maxRequestBytes,
   repeats: 5,
+  exportRevisions: 40,
+  latencyReads: 30,
 };
 const QUICK: Sizes = {
   compareLines: 60,
@@ -144,6 +172,8 @@ const QUICK: Sizes = {
   walkBytes: 8 * 1024,
   floodBytes: 2 * 1024 * 1024,
   repeats: 2,
+  exportRevisions: 6,
+  latencyReads: 10,
 };
 
 /** The colo every CPU row reads from (the walk uses one of each region). */
@@ -156,7 +186,10 @@ const PAGES = {
   big: "Hostile_big",
   walk: "Hostile_walk",
   flood: "Hostile_flood",
+  export: "Hostile_export",
 };
+/** Clients exporting at once beside the timed reads. */
+const EXPORT_CLIENTS = 8;
 /** The big revision: over the largest entry a tier keeps, so its br can never be stored (ASCII: bytes = characters). */
 export const BIG_REVISION_BYTES = LIMITS.tiers.maxEntryBytes + 64 * 1024;
 /** A dcb target this far past the window, so three old revisions fall outside it and the latest (allowed) is not one of them. */
@@ -295,6 +328,9 @@ async function measure(
   await client.append(PAGES.dcb, revisions(dcbTexts));
   await client.append(PAGES.big, revisions([bigText]));
   await client.append(PAGES.walk, revisions(walkTexts));
+  const exported = await corpusRevisions(sizes.exportRevisions);
+  // A few revisions per request: each is about 1 MB, and a request carries at most storage.maxRequestBytes.
+  for (let i = 0; i < exported.length; i += 8) await client.append(PAGES.export, exported.slice(i, i + 8));
   log(`wrote ${Object.keys(PAGES).length - 1} pages in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   const probe = new Probe(worker.url, workerdCpu());
@@ -368,6 +404,10 @@ async function measure(
       "tier budgetBytes × tiers",
     );
     log("tier storage read");
+
+    // 6. Anonymous exports of the largest page: their cost, and a read's wall time beside them.
+    await exports(run, sizes);
+    log("exports measured");
 
     // 5. The largest write bodies the API reads, refused: CPU and peak RSS.
     let peak = 0;
@@ -523,4 +563,125 @@ async function restartedSince(worker: LocalWorker, probe: Probe, pid: number, se
     probe.refind();
   }
   return said || gone;
+}
+
+/** One anonymous client of the export load: its own address, so the per-client limit counts it alone. */
+const exporter = (n: number, extra: Record<string, string> = {}) => ({
+  "accept-encoding": "identity",
+  "x-palimpsest-colo": COLO,
+  "cf-connecting-ip": `198.51.100.${n}`,
+  ...extra,
+});
+
+/** A GET whose body is counted and dropped: eight clients' exports need not sit in this process's memory. */
+function drain(url: URL, headers: Record<string, string>, agent: Agent): Promise<{ status: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers, agent, timeout: 180_000 }, (res) => {
+      let bytes = 0;
+      res.on("data", (c: Buffer) => void (bytes += c.byteLength));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes }));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error("no answer in 180 s")));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/**
+ * The export rows: an anonymous export's CPU first, repeated and revalidated, then a read's wall time
+ * alone and beside eight exporting clients (the same export again and again, then one that no tier can
+ * answer), each against the read alone in the same run.
+ */
+async function exports(run: Run, sizes: Sizes): Promise<void> {
+  const path = (limit: number = LIMITS.export.maxRevisions) =>
+    `/page/${PAGES.export}/export${limit === LIMITS.export.maxRevisions ? "" : `?limit=${limit}`}`;
+  const firsts: Sent[] = [];
+  for (const [i, limit] of [LIMITS.export.maxRevisions, 999, 998].entries())
+    firsts.push(...(await run.repeat(1, path(limit), exporter(1 + i))));
+  run.cpu("export.anonymous.first", firsts);
+  run.cpu("export.anonymous.repeat", await run.repeat(sizes.repeats, path(), exporter(4)));
+  const etag = header(firsts[0]!, "etag");
+  run.cpu(
+    "export.anonymous.not_modified",
+    await run.repeat(sizes.repeats, path(), exporter(5, { "if-none-match": etag ?? '"none"' })),
+  );
+
+  const read = `/page/${PAGES.small}/1`;
+  const timedReads = async (): Promise<number> => {
+    const ms: number[] = [];
+    for (let i = 0; i < sizes.latencyReads; i++) {
+      const t0 = performance.now();
+      const sent = await run.probe.send(read, ANONYMOUS_BR);
+      if (sent.status !== 200) throw new Error(`the timed read answered ${sent.status}`);
+      ms.push(performance.now() - t0);
+    }
+    return round(median(ms), 3);
+  };
+  const latency = (name: string, value: number, baseline: number) =>
+    run.emit({
+      row: "measure",
+      name,
+      unit: "ms",
+      value,
+      baseline,
+      baseline_name: "read.alone",
+      ratio: baseline > 0 ? round(value / baseline, 2) : null,
+      samples: sizes.latencyReads,
+      status: 200,
+      content_encoding: null,
+      served_by: null,
+      body_bytes: null,
+      content_length: null,
+      content_range: null,
+    });
+
+  await run.probe.settle();
+  const alone = await timedReads();
+  latency("read.alone", alone, alone);
+
+  let limits = 900;
+  for (const [name, uncached] of [
+    ["read.during_exports", false],
+    ["read.during_uncached_exports", true],
+  ] as const) {
+    await run.probe.settle();
+    let running = true;
+    const statuses: Record<string, number> = {};
+    let sent = 0;
+    let bytes = 0;
+    const clients = Array.from({ length: EXPORT_CLIENTS }, async (_, c) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        while (running) {
+          // Uncached: each export another `?limit=` (all above the page's revisions, so the same work).
+          const url = new URL(uncached ? path((limits -= 1)) : path(), run.probe.baseUrl);
+          const got = await drain(url, exporter(10 + c + (uncached ? EXPORT_CLIENTS : 0)), agent);
+          sent++;
+          bytes += got.bytes;
+          statuses[got.status] = (statuses[got.status] ?? 0) + 1;
+        }
+      } finally {
+        agent.destroy();
+      }
+    });
+    // The clients' first requests are on their way before the first timed read.
+    await sleep(200);
+    let during: number;
+    try {
+      during = await timedReads();
+    } finally {
+      running = false;
+      await Promise.all(clients);
+    }
+    latency(name, during, alone);
+    run.onRow({
+      row: "load",
+      name,
+      clients: EXPORT_CLIENTS,
+      exports: sent,
+      statuses,
+      export_bytes: bytes,
+    });
+  }
 }
