@@ -31,13 +31,25 @@ export type ExportRevision = Omit<NewRevision, "format" | "sha1" | "tags"> & {
 };
 
 /**
+ * A page the export marks deleted as MediaWiki deletes (a backup's `<palimpsest:deleted />`, after its
+ * revisions): restored deleted, so the public sees 410 as before.
+ */
+export interface DeletedPage {
+  title: string;
+}
+
+/**
  * Our own elements in a revision (src/origin/export-xml.ts writes them): a cache tag each, and in a
  * backup a suppressed revision's content, with its bytes and sha1, after `<text deleted="deleted" />`.
  */
 const TAG = "palimpsest:tag";
 const SUPPRESSED = "palimpsest:suppressed";
+const PAGE_DELETED = "palimpsest:deleted";
 
-export type ExportItem = { kind: "revision"; revision: ExportRevision } | { kind: "problem"; problem: RevisionProblem };
+export type ExportItem =
+  | { kind: "revision"; revision: ExportRevision }
+  | { kind: "problem"; problem: RevisionProblem }
+  | { kind: "deleted"; page: DeletedPage };
 
 export class RevisionProblem {
   constructor(
@@ -74,6 +86,9 @@ interface Draft {
   textDeleted: boolean;
   textOversized: boolean;
   tags: string[];
+  /** `<contributor deleted="deleted">` and `<comment deleted="deleted">`: hidden by revision deletion. */
+  contributorHidden: boolean;
+  commentHidden: boolean;
   /** The SHA-1 a `<palimpsest:suppressed>` states; null if the revision has none. */
   suppressedSha1: string | null;
   suppressed: boolean;
@@ -90,6 +105,8 @@ function newDraft(): Draft {
     textDeleted: false,
     textOversized: false,
     tags: [],
+    contributorHidden: false,
+    commentHidden: false,
     suppressedSha1: null,
     suppressed: false,
     problem: null,
@@ -128,18 +145,16 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
     return problem(`unknown content model ${JSON.stringify(model)} (known: ${Object.keys(CONTENT_MODELS).join(", ")})`);
   const refusedFormat = formatRefusal(model, f.get("format"));
   if (refusedFormat) return problem(refusedFormat);
-  if (draft.textDeleted && !draft.suppressed)
-    return problem(
-      "text was deleted in the export (<text deleted>: hidden by revision deletion); the archive stores no revision without its text",
-      true,
-    );
+  // Hidden by revision deletion before this export was made, and not in it: stored without its text,
+  // keeping its id, parent and time, so its child's parent exists in the archive as on the wiki.
+  const textMissing = draft.textDeleted && !draft.suppressed;
   if (draft.textOversized) return problem(`text exceeds page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
-  const text = f.get(draft.suppressed ? SUPPRESSED : "text");
+  const text = textMissing ? "" : f.get(draft.suppressed ? SUPPRESSED : "text");
   if (text === undefined) return problem("missing <text>");
   const bytes = draft.textBytes;
   if (bytes > LIMITS.page.maxRevisionBytes)
     return problem(`text exceeds page.maxRevisionBytes (${LIMITS.page.maxRevisionBytes} bytes)`);
-  if (draft.textBytesAttr !== null && Number(draft.textBytesAttr) !== bytes) {
+  if (!textMissing && draft.textBytesAttr !== null && Number(draft.textBytesAttr) !== bytes) {
     return problem(`<text bytes="${draft.textBytesAttr}"> but the text is ${bytes} bytes of UTF-8`);
   }
   const comment = f.get("comment") ?? "";
@@ -151,7 +166,7 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
   if (new TextEncoder().encode(contributor).byteLength > LIMITS.page.maxContributorBytes) {
     return problem(`contributor exceeds page.maxContributorBytes (${LIMITS.page.maxContributorBytes})`);
   }
-  const sha1 = draft.suppressed ? draft.suppressedSha1 : (f.get("sha1") ?? null);
+  const sha1 = draft.suppressed ? draft.suppressedSha1 : textMissing ? null : (f.get("sha1") ?? null);
   if (sha1 !== null && !/^[0-9a-z]{31}$/.test(sha1))
     return problem(`<sha1> is not a 31-digit base-36 hash: ${JSON.stringify(sha1)}`);
   return {
@@ -168,7 +183,17 @@ function toRevision(title: string | null, draft: Draft): ExportItem {
       text,
       sha1,
       tags: draft.tags,
-      suppressed: draft.suppressed,
+      suppressed: draft.suppressed || textMissing,
+      ...(textMissing ? { textMissing: true } : {}),
+      ...(draft.suppressed || textMissing || draft.commentHidden || draft.contributorHidden
+        ? {
+            hidden: {
+              ...(draft.suppressed || textMissing ? { content: true } : {}),
+              ...(draft.commentHidden ? { comment: true } : {}),
+              ...(draft.contributorHidden ? { contributor: true } : {}),
+            },
+          }
+        : {}),
     },
   };
 }
@@ -269,6 +294,11 @@ class ExportParse {
     if (draft && tag.name === "text" && parent === "revision") {
       draft.textBytesAttr = tag.attributes.bytes === undefined ? null : String(tag.attributes.bytes);
       draft.textDeleted = tag.attributes.deleted !== undefined;
+    } else if (draft && (tag.name === "contributor" || tag.name === "comment") && parent === "revision") {
+      if (tag.attributes.deleted !== undefined)
+        draft[tag.name === "comment" ? "commentHidden" : "contributorHidden"] = true;
+    } else if (tag.name === PAGE_DELETED && parent === "page" && this.title !== null) {
+      this.ready.push({ kind: "deleted", page: { title: this.title } });
     } else if (draft && tag.name === SUPPRESSED && parent === "revision") {
       draft.suppressed = true;
       draft.textBytesAttr = tag.attributes.bytes === undefined ? null : String(tag.attributes.bytes);

@@ -22,5 +22,8 @@ export function toNewRevision(
     sha1,
     // Cache tags only when there are some: a request without them is what it was before tags were exported.
     ...(rev.tags && rev.tags.length > 0 ? { tags: rev.tags } : {}),
+    // Stored hidden as the export hides it, in the same write: never public for a moment.
+    ...(rev.hidden ? { hidden: rev.hidden } : {}),
+    ...(rev.textMissing ? { textMissing: true } : {}),
   };
 }

@@ -286,6 +286,7 @@ describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with 
     const pages = new Map<string, unknown[]>();
     for await (const item of readMediaWikiExport(decodeUtf8(createReadStream(file)))) {
       if (item.kind === "problem") throw new Error(`${file}: ${item.problem}`);
+      if (item.kind === "deleted") continue;
       const { title, id, parentId, sha1, text } = item.revision;
       pages.set(title, [...(pages.get(title) ?? []), { id, parentId, sha1, text }]);
     }

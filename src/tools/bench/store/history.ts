@@ -31,6 +31,7 @@ export async function* exportRevisions(file: string): AsyncGenerator<ExportRevis
   try {
     for await (const item of readMediaWikiExport(decodeUtf8(chunks))) {
       if (item.kind === "problem") throw new HistoryInputError(`${file}: ${item.problem}`);
+      if (item.kind === "deleted") continue;
       const rev = item.revision;
       if (title !== null && rev.title !== title) {
         throw new HistoryInputError(

@@ -58,8 +58,6 @@ class PageImporter {
   #lastStored: number | null = null;
   /** While resuming, revisions up to the archive's latest are already stored. */
   #resumeUntil: number | null = null;
-  /** Revisions of the batch a backup marks suppressed: suppressed once stored. */
-  #suppress = new Set<number>();
 
   constructor(
     private readonly client: ArchiveClient,
@@ -75,11 +73,8 @@ class PageImporter {
     if (this.#resumeUntil !== null) {
       this.summary.existing++;
       if (rev.id === this.#resumeUntil) this.#resumeUntil = null;
-      // A run cut off between storing a revision and suppressing it finishes the job here.
-      if (rev.suppressed) await this.client.setSuppressed(this.#key, rev.id, true, "suppressed in the imported file");
       return;
     }
-    if (rev.suppressed) this.#suppress.add(rev.id);
     let next = this.#chained(rev);
     // Close the batch before this revision would take its body past the batch size.
     if (
@@ -127,6 +122,13 @@ class PageImporter {
     this.#resumeUntil = this.#lastStored;
   }
 
+  /** A backup's page deleted as MediaWiki deletes (after its revisions): restored deleted. */
+  async deletePage(title: string): Promise<void> {
+    if (title !== this.#title) return; // none of its revisions was stored: there is no page to delete
+    await this.flush();
+    await this.client.setPageDeleted(this.#key, true, "deleted in the imported file");
+  }
+
   /** Ends the page: if the archive's latest never appeared in the export, nothing was really resumed. */
   async end(): Promise<void> {
     if (this.#resumeUntil !== null) {
@@ -151,9 +153,6 @@ class PageImporter {
           this.summary.warnings++;
         }
         this.#lastStored = result.latestId;
-        // Stored, then suppressed: a backup's suppressed revision comes back as it was.
-        for (const r of batch) if (this.#suppress.has(r.id)) await this.client.setSuppressed(this.#key, r.id, true, "suppressed in the imported file");
-        this.#suppress.clear();
         this.#batch = [];
         this.#sizes = [];
         this.#jsonBytes = 0;
@@ -269,6 +268,7 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
     });
     for await (const item of readMediaWikiExport(decodeUtf8(bytes))) {
       if (item.kind === "problem") onProblem(item.problem);
+      else if (item.kind === "deleted") await importer.deletePage(item.page.title);
       else await importer.add(item.revision);
     }
     await importer.end();

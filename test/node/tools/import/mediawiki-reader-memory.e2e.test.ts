@@ -30,6 +30,7 @@ describeNeeding(fileMissing(ARIA, "the shared w3c-aria history"), "reader memory
           problems++;
           continue;
         }
+        if (item.kind === "deleted") continue;
         revisions++;
         ids.add(item.revision.id);
         textChars += item.revision.text.length;

@@ -407,12 +407,43 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
     expect(String(p)).toMatch(/revision 14: <sha1> is not a 31-digit base-36 hash/);
   });
 
-  it("deleted text", async () => {
+  it("deleted text is a revision without its text, hidden, keeping its id, parent and time", async () => {
     const xml = exportXml({ pages: [{ title: "Gone", revisions: [{ id: 15, text: "x" }] }] }).replace(
       /<text[^>]*>x<\/text>/,
       '<text bytes="1" deleted="deleted" />',
     );
-    expect(String(problems(await read(xml))[0])).toMatch(/page "Gone" revision 15: text was deleted/);
+    const items = await read(xml);
+    expect(problems(items)).toEqual([]);
+    expect(revisions(items)[0]).toMatchObject({
+      id: 15,
+      text: "",
+      sha1: null,
+      textMissing: true,
+      hidden: { content: true },
+    });
+  });
+
+  it("a hidden contributor or comment, as XmlDumpWriter writes them, or with their values in a backup", async () => {
+    const xml = exportXml({
+      pages: [
+        {
+          title: "Hid",
+          revisions: [
+            { id: 16, text: "x" },
+            { id: 17, text: "y" },
+          ],
+        },
+      ],
+    })
+      .replace(
+        /<contributor>[\s\S]*?<\/contributor>/,
+        '<contributor deleted="deleted" />\n      <comment deleted="deleted" />',
+      )
+      .replace(/(<id>17<\/id>[\s\S]*?)<contributor>/, '$1<contributor deleted="deleted">');
+    const [a, b] = revisions(await read(xml));
+    expect(a).toMatchObject({ id: 16, contributor: "", comment: "", hidden: { comment: true, contributor: true } });
+    expect(b!.hidden).toEqual({ contributor: true });
+    expect(b!.contributor).not.toBe("");
   });
 
   it("a comment or contributor over its limit", async () => {
@@ -441,11 +472,11 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
       { id: 2, parentId: 1, timestamp: "2020-13-01T00:00:00Z", text: "b" },
       { id: 3, parentId: 2, text: "c" },
     ]);
-    expect(items.map((i) => (i.kind === "revision" ? i.revision.id : `problem ${i.problem.revisionId}`))).toEqual([
-      1,
-      "problem 2",
-      3,
-    ]);
+    expect(
+      items.map((i) =>
+        i.kind === "revision" ? i.revision.id : i.kind === "problem" ? `problem ${i.problem.revisionId}` : i.kind,
+      ),
+    ).toEqual([1, "problem 2", 3]);
   });
 
   it("duplicate revision ids within a page pass the reader (the write API rejects them; see the CLI black-box test)", async () => {
@@ -591,7 +622,7 @@ describe("readMediaWikiExport: everything saxes holds is bounded", () => {
   const readHostile = (open: string, unit: string, repeat: number, close: string) =>
     collect(readMediaWikiExport(hostile(open, unit, repeat, close)));
   const summary = (items: ExportItem[]) =>
-    items.map((i) => (i.kind === "revision" ? i.revision.id : String(i.problem)));
+    items.map((i) => (i.kind === "revision" ? i.revision.id : i.kind === "problem" ? String(i.problem) : i.kind));
 
   it.each([
     ["a comment", "<!--", "-->"],
