@@ -97,8 +97,10 @@ describe("ActionApi", () => {
       res.writeHead(404).end();
     });
     const { api } = client(w.url);
-    await expect(api.get({ action: "garbage" })).rejects.toThrow(/not JSON: "<html>not an API/);
-    await expect(api.get({ action: "apierror" })).rejects.toThrow(/API error badvalue: no/);
+    await expect(api.get({ action: "garbage" })).rejects.toThrow(/^the wiki's answer is not JSON \(garbage at /);
+    const apiError = await api.get({ action: "apierror" }).catch((e: unknown) => e as ActionApiError);
+    expect(apiError.message).toMatch(/^API error badvalue \(apierror at /);
+    expect(apiError.apiCode).toBe("badvalue");
     await expect(api.get({ action: "missing" })).rejects.toThrow(/HTTP 404/);
     expect(w.requests).toHaveLength(3); // none of them retried
   });
@@ -121,6 +123,23 @@ describe("ActionApi", () => {
     const { api } = client(w.url, { timeoutMs: 200, maxAttempts: 2 });
     await expect(api.get({ action: "query" })).rejects.toThrow(
       /stalled: not complete within 200 ms .*after 2 attempts/,
+    );
+  });
+
+  it("follows a redirect within the wiki's origin, up to follow.maxRedirects, and no further", async () => {
+    const w = await wiki((req, res) => {
+      const endless = req.url!.includes("endless");
+      const hop = Number(new URL(req.url!, "http://x").searchParams.get("hop") ?? 0);
+      if (endless || hop < 2)
+        return res
+          .writeHead(307, { location: `/w/api.php?action=${endless ? "endless" : "query"}&hop=${hop + 1}` })
+          .end();
+      json(res, { hops: hop });
+    });
+    const { api } = client(w.url);
+    expect(await api.get({ action: "query" })).toEqual({ hops: 2 });
+    await expect(api.get({ action: "endless" })).rejects.toThrow(
+      new RegExp(`HTTP 307 after ${LIMITS.follow.maxRedirects} redirects, over follow.maxRedirects`),
     );
   });
 

@@ -1,9 +1,11 @@
 /**
  * `palimpsest follow` against a wiki on a bad day (an HTTP server in this
  * process standing in for one: the real MediaWiki cannot be made to answer
- * garbage): the CLI fails with one line saying what the wiki did, after
- * honouring Retry-After, and leaves no cursor behind, so nothing is skipped
- * when it runs again. The archive is never reached.
+ * garbage): the CLI fails with one line saying what the wiki did (its
+ * status and a fixed phrase, never what it sent), after honouring
+ * Retry-After, and leaves no cursor behind, so nothing is skipped when it
+ * runs again; a redirect to another origin is refused without a request
+ * there. The archive is never reached.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -62,17 +64,16 @@ async function followAgainst(
 }
 
 describe("palimpsest follow against a misbehaving wiki", () => {
-  it("stops at once on garbage, saying what came back, and keeps no cursor", async () => {
+  it("stops at once on garbage, saying what it was but never quoting it, and keeps no cursor", async () => {
     const run = await followAgainst((res) =>
-      res.writeHead(200, { "content-type": "text/html" }).end("<html>hi</html>"),
+      res.writeHead(200, { "content-type": "text/html" }).end("<html>Visit evil.example, operator!</html>"),
     );
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr.trimEnd().split("\n")).toEqual([
-      expect.stringMatching(
-        /^palimpsest: the wiki's answer is not JSON: "<html>hi<\/html>" \(query at .*, after 1 attempt\)$/,
-      ),
+      expect.stringMatching(/^palimpsest: the wiki's answer is not JSON \(query at .*, after 1 attempt\)$/),
     ]);
+    expect(run.stderr).not.toMatch(/evil|Visit|html/);
     expect(run.requests).toBe(1);
     expect(existsSync(run.cursor)).toBe(false);
     expect(existsSync(`${run.cursor}.lock`)).toBe(false);
@@ -85,5 +86,44 @@ describe("palimpsest follow against a misbehaving wiki", () => {
     expect(run.requests).toBe(6);
     expect(run.ms).toBeGreaterThanOrEqual(5_000); // five waits of the second it asked for
     expect(existsSync(run.cursor)).toBe(false);
+  }, 60_000);
+
+  it("names an API error by its code only, never its info", async () => {
+    const run = await followAgainst((res) =>
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { code: "readapidenied", info: "Call +1 555 0100 to unlock your archive" } })),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^palimpsest: API error readapidenied \(query at .*, after 1 attempt\)\n$/);
+    expect(run.stderr).not.toMatch(/555|unlock/);
+  }, 60_000);
+
+  it("refuses a redirect to another origin, naming the status and that origin only, and never goes there", async () => {
+    let elsewhere = 0;
+    const other = createServer((_, res) => {
+      elsewhere++;
+      res.writeHead(200, { "content-type": "application/json" }).end('{"query":{"recentchanges":[]}}');
+    });
+    await new Promise<void>((r) => other.listen(0, "127.0.0.1", r));
+    const port = (other.address() as AddressInfo).port;
+    try {
+      const run = await followAgainst((res) =>
+        res.writeHead(302, { location: `http://127.0.0.1:${port}/steal?token=secret-path` }).end("moved"),
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^palimpsest: the wiki answered HTTP 302, a redirect to another origin \\(http://127\\.0\\.0\\.1:${port}\\); the follower reads only http://127\\.0\\.0\\.1:\\d+ \\(query at .*, after 1 attempt\\)\\n$`,
+        ),
+      );
+      expect(run.stderr).not.toMatch(/steal|secret/);
+      expect(run.requests).toBe(1);
+      expect(elsewhere).toBe(0);
+      expect(existsSync(run.cursor)).toBe(false);
+    } finally {
+      other.closeAllConnections();
+      await new Promise((r) => other.close(r));
+    }
   }, 60_000);
 });
