@@ -239,6 +239,13 @@ export const LIMITS = {
     maxLowerMarks: 200,
     /** Audit entries per page of GET /api/purges. */
     auditPageSize: 50,
+    /**
+     * Takedowns (revision hides and shows, page deletions and restores) the audit log keeps; past this
+     * the oldest are dropped. At the longest reason an entry is about 1.5 KiB: 75 MB at most.
+     */
+    maxTakedowns: 50_000,
+    /** Takedown entries per page of GET /api/takedowns. */
+    takedownPageSize: 50,
   },
   pool: {
     /** How long, in milliseconds, an isolate trusts the pool size it last read from a region's QueuePool. */

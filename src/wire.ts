@@ -18,6 +18,7 @@ import type { FollowCursor } from "./follow/follower.ts";
 import type { PassRecord, SkippedRecord } from "./follow/follower-store.ts";
 import type { AppendResult, ListedRevision, PageStats } from "./page/types.ts";
 import type { AuditPage } from "./purge/audit.ts";
+import type { TakedownPage } from "./purge/takedown-log.ts";
 import type { PurgeReceipt } from "./purge/ingest.ts";
 import type { PurgeView } from "./purge/status.ts";
 
@@ -95,6 +96,9 @@ export type PurgeTierStatus = PurgeStatusBody["tiers"][number];
 
 /** `GET /api/purges`: the audit log, newest first. */
 export type AuditPageBody = AuditPage & { links: { next: string | null } };
+
+/** `GET /api/takedowns`: the takedown log (hides, shows, page deletions and restores), newest first. */
+export type TakedownPageBody = TakedownPage & { links: { next: string | null } };
 
 /** `GET /api/tiers`: the tiers, queues and pools (src/dashboard/tier-overview.ts), and this isolate's lower-tier counters. */
 export type TiersBody = TierOverview & { lower: { isolateCounters: Record<string, number> } };

@@ -15,6 +15,7 @@
 import { pageStoreOf } from "../bindings.ts";
 import type { Colo } from "../config/colo.ts";
 import { purgeHere } from "../purge/apply.ts";
+import { revisionAction, traceTakedown } from "../purge/takedown-log.ts";
 import type { PageRef } from "../page/page-ref.ts";
 import { storeProblem } from "../page/store-problem.ts";
 import type { HiddenFields, NewRevision, StoreRevision } from "../page/types.ts";
@@ -50,10 +51,12 @@ export async function setRevisionHidden(
   ref: PageRef,
   id: number,
   change: HiddenFields,
-  _takedown: Takedown,
+  takedown: Takedown,
 ) {
   const result = await pageStoreOf(env, ref.key).setHidden(ref, id, change, region);
   if (!result.ok) throw storeProblem(result, ref.title);
+  // Recorded once the store has changed (a refused change is not a takedown), before this colo's purge.
+  await traceTakedown(env, { ...takedown, page: ref.title, action: revisionAction(id, change), purges: result.purges });
   await purgeHere(env, colo, ref.key, { kind: "revisions", revisions: [id] }, result.version);
   return result;
 }
@@ -80,10 +83,11 @@ export async function setPageDeleted(
   { colo, region }: Colo,
   ref: PageRef,
   deleted: boolean,
-  _takedown: Takedown,
+  takedown: Takedown,
 ) {
   const result = await pageStoreOf(env, ref.key).setPageHidden(ref, deleted, region);
   if (!result.ok) throw storeProblem(result, ref.title);
+  await traceTakedown(env, { ...takedown, page: ref.title, action: { kind: "page", deleted }, purges: result.purges });
   await purgeHere(env, colo, ref.key, { kind: "page" }, result.version);
   return result;
 }
