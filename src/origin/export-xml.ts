@@ -18,8 +18,9 @@
  * suppressed revision as its own dumps show one, without the content;
  * `palimpsest import` restores both (src/tools/import/mediawiki-reader.ts).
  *
- * What the archive does not keep is not made up: no `<page><id>` (the
- * archive numbers no pages), no `<minor/>`, a contributor's `<id>` is 0 (as
+ * What the archive does not keep is not made up: `<page><id>` is the
+ * wiki's page id when the page came from a wiki (an import, the follower),
+ * and otherwise a stable id derived from the title (stablePageId); no `<minor/>`, a contributor's `<id>` is 0 (as
  * MediaWiki writes it for a name with no local account), and `<siteinfo>`
  * names no URL, so two copies of one archive export the same bytes
  * wherever they are served.
@@ -88,8 +89,21 @@ export function exportHead(): string {
 
 export const EXPORT_TAIL = "</mediawiki>\n";
 
-export function pageHead(title: string, ns: number): string {
-  return `  <page>\n    <title>${escapeXml(title)}</title>\n    <ns>${ns}</ns>\n`;
+/** `<page>` up to its `<id>`: the wiki's page id when a write gave it, else {@link stablePageId}. */
+export function pageHead(title: string, ns: number, id: number): string {
+  return `  <page>\n    <title>${escapeXml(title)}</title>\n    <ns>${ns}</ns>\n    <id>${id}</id>\n`;
+}
+
+/**
+ * A page id for a page no wiki numbered (written through the API): the first 48 bits of the SHA-256 of
+ * its key, plus one. The same on every archive and every export, so a restore exports the same bytes;
+ * MediaWiki's importer gives an imported page an id of its own whatever the file says.
+ */
+export async function stablePageId(key: string): Promise<number> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(key)));
+  let n = 0;
+  for (let i = 0; i < 6; i++) n = n * 256 + digest[i]!;
+  return n + 1;
 }
 
 export const PAGE_TAIL = "  </page>\n";

@@ -30,7 +30,7 @@ import type { ExportAnswer, ExportBatch, ExportDirection, ExportPlan, ExportStar
 import { concatChunks } from "../codec/runtime/stream-io.ts";
 import { BlobStore } from "../storage/blob-store.ts";
 import { readContentsInOrder, type ContentLocation } from "../storage/revision-reader.ts";
-import { EXPORT_TAIL, exportHead, PAGE_DELETED, PAGE_TAIL, pageHead, revisionXml } from "./export-xml.ts";
+import { EXPORT_TAIL, exportHead, PAGE_DELETED, PAGE_TAIL, pageHead, revisionXml, stablePageId } from "./export-xml.ts";
 
 export interface ExportRequest {
   ref: PageRef;
@@ -124,7 +124,8 @@ export async function exportPage(env: Env, req: ExportRequest, planned?: ExportP
 
 /** The answer's XML, a piece at a time, as its revisions are read. */
 export async function* exportChunks(env: Env, req: ExportRequest, plan: ExportPlan): AsyncGenerator<Uint8Array> {
-  yield encoder.encode(exportHead() + pageHead(plan.title, namespaceOf(req.ref.key)));
+  const pageId = plan.wikiPageId ?? (await stablePageId(req.ref.key));
+  yield encoder.encode(exportHead() + pageHead(plan.title, namespaceOf(req.ref.key), pageId));
   const store = pageStoreOf(env, req.ref.key);
   const blobs = new BlobStore(env.BLOBS);
   const range = plan.range;

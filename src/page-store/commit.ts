@@ -454,6 +454,7 @@ export async function commitRevisions(
       commit.anchorsBlob,
       rawBytes,
     );
+    if (ref.wikiPageId !== undefined) db.kvPut(KV.wikiPageId, ref.wikiPageId);
     const scope: PageScope = fills.length > 0 ? { kind: "revisions", revisions: filled } : { kind: "mutable" };
     recordPurge(db.sql, { page: ref.key, scope, version: db.bumpVersion(), region }, now);
   });

@@ -74,6 +74,7 @@ function plan(db: PageDb, page: PageRow, q: Extract<ExportQuery, { kind: "plan" 
   return {
     title: page.title,
     ...(db.kvGet(KV.hidden) !== undefined ? { deleted: true } : {}),
+    wikiPageId: typeof db.kvGet(KV.wikiPageId) === "number" ? Number(db.kvGet(KV.wikiPageId)) : null,
     range: last ? { from: within[0]!.seq, to: last.seq } : null,
     count,
     textBytes,

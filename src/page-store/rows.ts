@@ -15,6 +15,8 @@ export const KV = {
   groups: ["g:", "g;"],
   /** Present while the page is deleted as MediaWiki deletes (restorable): the time, in ms. */
   hidden: "hidden",
+  /** The page's id on its wiki, when a write gave it: an export's `<page><id>`. */
+  wikiPageId: "page_id",
 } as const;
 
 /**

@@ -24,6 +24,8 @@ export interface ExportPlan {
   title: string;
   /** Only in a backup: the page is deleted as MediaWiki deletes (restorable), so the public sees 410. */
   deleted?: true;
+  /** The page's id on its wiki, if a write gave it; null otherwise (the export then writes a stable id of its own). */
+  wikiPageId: number | null;
   /** The first and last seq of the selection, in its direction; null when it is empty. */
   range: { from: number; to: number } | null;
   count: number;

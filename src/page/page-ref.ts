@@ -6,6 +6,8 @@ export interface PageRef {
   title: string;
   /** Underscore form: the URL segment and the Durable Object name. */
   key: string;
+  /** The page's id on its wiki, when a write knows it (an import's `<page><id>`, the follower's pageid). */
+  wikiPageId?: number;
 }
 
 export function pageRef(raw: string): PageRef {

@@ -23,8 +23,8 @@ import { EXPORT_TAIL, exportHead, PAGE_TAIL } from "../../origin/export-xml.ts";
 const encoder = new TextEncoder();
 const HEAD = encoder.encode(exportHead());
 const TAIL = encoder.encode(PAGE_TAIL + EXPORT_TAIL);
-/** Where a page's head ends: its `<ns>` line. */
-const PAGE_HEAD_END = encoder.encode("</ns>\n");
+/** Where a page's head ends: its `<id>` line. */
+const PAGE_HEAD_END = encoder.encode("</id>\n");
 /** A page head is a title (at most 255 bytes, escaped) and a namespace: anything longer is not one. */
 const MAX_PAGE_HEAD_BYTES = 4096;
 

@@ -24,6 +24,8 @@ import { TextBuffer } from "./text-buffer.ts";
  */
 export type ExportRevision = Omit<NewRevision, "format" | "sha1" | "tags"> & {
   title: string;
+  /** The page's `<id>`: its id on its wiki. */
+  wikiPageId?: number;
   format: string;
   sha1: string | null;
   tags: string[];
@@ -258,6 +260,7 @@ class ExportParse {
   /** UTF-16 units of the element being captured (they bound its UTF-8 bytes from below). */
   private captureBytes = 0;
   private title: string | null = null;
+  private pageId: number | null = null;
   private draft: Draft | null = null;
   /**
    * Characters dropped so far of the comment, processing instruction or
@@ -283,8 +286,10 @@ class ExportParse {
       throw new ExportFormatError(
         `elements nested more than ${MARKUP.maxDepth} deep, at line ${this.parser.line}${this.where()}`,
       );
-    if (tag.name === "page" && parent === "mediawiki") this.title = null;
-    else if (tag.name === "revision" && parent === "page") this.draft = newDraft();
+    if (tag.name === "page" && parent === "mediawiki") {
+      this.title = null;
+      this.pageId = null;
+    } else if (tag.name === "revision" && parent === "page") this.draft = newDraft();
     this.checkStartTag(tag);
     if (path.length === 1) {
       this.openRoot(tag);
@@ -305,7 +310,7 @@ class ExportParse {
       draft.suppressedSha1 = tag.attributes.sha1 === undefined ? null : String(tag.attributes.sha1);
     }
     const capture =
-      (parent === "page" && tag.name === "title") ||
+      (parent === "page" && (tag.name === "title" || tag.name === "id")) ||
       (parent === "revision" && draft !== null) ||
       (parent === "contributor" && draft !== null);
     if (capture) {
@@ -374,7 +379,9 @@ class ExportParse {
     const parent = this.path[this.path.length - 1];
     if (this.capturing) this.endCapture(tag.name, parent);
     if (tag.name === "revision" && parent === "page" && this.draft) {
-      this.ready.push(toRevision(this.title, this.draft));
+      const item = toRevision(this.title, this.draft);
+      if (item.kind === "revision" && this.pageId !== null) item.revision.wikiPageId = this.pageId;
+      this.ready.push(item);
       this.draft = null;
     }
     if (tag.name === "page" && parent === "mediawiki") this.title = null;
@@ -385,6 +392,7 @@ class ExportParse {
     const { text: value, utf8Bytes } = this.buffer.take();
     const draft = this.draft;
     if (parent === "page" && name === "title") this.title = value;
+    else if (parent === "page" && name === "id") this.pageId = /^[1-9]\d{0,15}$/.test(value) ? Number(value) : null;
     else if (draft && parent === "revision" && name === TAG) draft.tags.push(value);
     else if (draft && parent === "revision") {
       if (draft.fields.has(name) && name !== "minor") draft.problem ??= `duplicate <${name}>`;

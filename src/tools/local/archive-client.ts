@@ -69,6 +69,9 @@ export interface ReadResult {
 /** A value sent as JSON, or a function that streams JSON, called anew for each attempt. */
 type RequestBody = { json: unknown } | { stream: () => ReadableStream<Uint8Array> };
 
+/** The longest Retry-After a 429 is waited out for: the archive's rate limits count per minute. */
+const MAX_RETRY_AFTER_SECONDS = 60;
+
 const retryTransient: RetryPolicy = (o) => o instanceof Error || o.status === 429 || o.status >= 500;
 
 /**
@@ -142,6 +145,13 @@ export class ArchiveClient {
       }
       if (!(outcome instanceof Error)) await outcome.body?.cancel();
       this.retries++;
+      // A 429 says when to come back (anonymous exports are limited per client a minute at a time): wait that long.
+      const retryAfter =
+        outcome instanceof Error || outcome.status !== 429 ? NaN : Number(outcome.headers.get("retry-after"));
+      if (retryAfter > 0) {
+        await sleep(Math.min(retryAfter, MAX_RETRY_AFTER_SECONDS) * 1000);
+        continue;
+      }
       // Half the step is a floor, so that the attempts span some seconds of an outage whatever the jitter draws.
       await sleep(
         (baseDelayMs * 2 ** (attempt - 1)) / 2 + backoffMs(attempt - 1, baseDelayMs, Number.POSITIVE_INFINITY),
@@ -203,10 +213,11 @@ export class ArchiveClient {
   async append(
     titleKey: string,
     batch: NewRevision[] | (() => ReadableStream<Uint8Array>),
-    options: { colo?: string } = {},
+    options: { colo?: string; wikiPageId?: number } = {},
   ): Promise<WriteBody> {
     const body = typeof batch === "function" ? { stream: batch } : { json: { revisions: batch } };
-    const res = await this.#request("POST", `${page(titleKey)}/revisions`, body, colo(options.colo));
+    const query = options.wikiPageId === undefined ? "" : `?page_id=${options.wikiPageId}`;
+    const res = await this.#request("POST", `${page(titleKey)}/revisions${query}`, body, colo(options.colo));
     return this.#json<WriteBody>(res, `page ${titleKey}`);
   }
 

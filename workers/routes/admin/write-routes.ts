@@ -1,7 +1,7 @@
 /**
  * The write API, mounted at /api. Every route needs a write-scope token.
  *
- *   POST   /api/pages/{title}/revisions            append revisions (batch, all or none)
+ *   POST   /api/pages/{title}/revisions[?page_id=N]  append revisions (batch, all or none); page_id: the wiki's
  *   PUT    /api/pages/{title}/revisions/{id}/suppression
  *          {"suppressed"?: bool, "comment"?: bool, "contributor"?: bool, "reason": "…"}
  *                                                   hide or show the revision's content, comment, contributor
@@ -74,8 +74,18 @@ writeRoutes.post(
   "/pages/:title/revisions",
   writeBody,
   validated("json", z.object({ revisions: z.array(newRevisionSchema).min(1) }), "revisions"),
+  // The page's id on its wiki, when the writer knows it (an import, the follower): the export's `<page><id>`.
+  validated(
+    "query",
+    z.object({ page_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional() }),
+    "page id",
+    {
+      page_id: { status: 400, code: "invalid_page_id" },
+    },
+  ),
   async (c) => {
-    const ref = pageRef(c.req.param("title"));
+    const { page_id: wikiPageId } = c.req.valid("query");
+    const ref = { ...pageRef(c.req.param("title")), ...(wikiPageId !== undefined ? { wikiPageId } : {}) };
     const { revisions } = c.req.valid("json");
     const result = await appendRevisions(c.env, c.get("colo"), ref, revisions);
     const { ok: _ok, ...written } = result;

@@ -54,6 +54,8 @@ class PageImporter {
   /** Each batched revision's bytes of JSON and of text, and the JSON's sum: the request body is sized exactly. */
   #sizes: Array<{ jsonBytes: number; textBytes: number }> = [];
   #jsonBytes = 0;
+  /** The current page's id on its wiki (the export's `<page><id>`), kept with the page. */
+  #wikiPageId: number | undefined;
   /** Last revision the archive holds for the current page; new revisions chain from it. */
   #lastStored: number | null = null;
   /** While resuming, revisions up to the archive's latest are already stored. */
@@ -70,6 +72,7 @@ class PageImporter {
 
   async add(rev: ExportRevision): Promise<void> {
     if (rev.title !== this.#title) await this.#startPage(rev.title);
+    this.#wikiPageId = rev.wikiPageId;
     if (this.#resumeUntil !== null) {
       this.summary.existing++;
       if (rev.id === this.#resumeUntil) this.#resumeUntil = null;
@@ -144,7 +147,9 @@ class PageImporter {
       try {
         const batch = this.#batch;
         const bytes = requestBodyBytes(batch.length, this.#jsonBytes);
-        const result = await this.client.append(this.#key, () => requestBodyStream(batch, bytes));
+        const result = await this.client.append(this.#key, () => requestBodyStream(batch, bytes), {
+          wikiPageId: this.#wikiPageId,
+        });
         this.summary.created += result.created.length;
         this.summary.existing += result.existing.length;
         // Stored all the same (MediaWiki imports them too); the writer is told, and the import goes on.

@@ -10,7 +10,7 @@ import { ExportAnswerError, spliceAnswer } from "../../../../src/tools/export/pa
 
 const encoder = new TextEncoder();
 const revisions = `    <revision>\n      <id>1</id>\n      <text xml:space="preserve">a &amp; b</text>\n    </revision>\n`;
-const answer = encoder.encode(exportHead() + pageHead("Splice me", 0) + revisions + PAGE_TAIL + EXPORT_TAIL);
+const answer = encoder.encode(exportHead() + pageHead("Splice me", 0, 1) + revisions + PAGE_TAIL + EXPORT_TAIL);
 
 async function* chunked(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
   for (let at = 0; at < bytes.byteLength; at += size) yield bytes.slice(at, at + size);
@@ -26,7 +26,7 @@ describe("spliceAnswer", () => {
   it("passes a page's head and revisions through, whatever the chunk sizes, and a continuation's revisions only", async () => {
     for (const size of [1, 2, 7, 64, 1000, answer.byteLength]) {
       expect(await spliced(chunked(answer, size), true), `chunks of ${size}`).toBe(
-        pageHead("Splice me", 0) + revisions,
+        pageHead("Splice me", 0, 1) + revisions,
       );
       expect(await spliced(chunked(answer, size), false), `chunks of ${size}`).toBe(revisions);
     }
@@ -42,7 +42,7 @@ describe("spliceAnswer", () => {
 
   it("refuses an answer that does not open as this tool's exports do", async () => {
     const other = encoder.encode(
-      `<mediawiki version="0.10">\n` + pageHead("X", 0) + revisions + PAGE_TAIL + EXPORT_TAIL,
+      `<mediawiki version="0.10">\n` + pageHead("X", 0, 1) + revisions + PAGE_TAIL + EXPORT_TAIL,
     );
     await expect(spliced(chunked(other, 100), true)).rejects.toThrow(/does not open as this tool's does/);
   });
