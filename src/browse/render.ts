@@ -23,7 +23,8 @@ export interface HtmlInit {
   /**
    * Let the page frame the archive's own URLs (`frame-src 'self'`): the revision viewer's
    * sandboxed <iframe> of an HTML revision, which its own answer sandboxes again
-   * (`Content-Security-Policy: sandbox`, src/representation/archived-content.ts).
+   * (`Content-Security-Policy: sandbox`, every load confined to the archive and `data:`,
+   * src/representation/archived-content.ts).
    */
   framesSelf?: boolean;
 }
