@@ -1,5 +1,5 @@
 /**
- * SQLite schema of the PageStore Durable Object, format 3, and how a store
+ * SQLite schema of the PageStore Durable Object, format 4, and how a store
  * is opened. Documented in durable-objects/page-store.md (with its byte
  * budget); keep the two in step. The tables are numbered migrations
  * (src/storage/migrations.ts), idempotent because stores predate the
