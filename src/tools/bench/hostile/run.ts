@@ -40,11 +40,12 @@
  * | export.anonymous.repeat | the first of those asked again |
  * | export.anonymous.not_modified | the same with `If-None-Match` naming the ETag it was answered with |
  * | read.alone | wall time (ms, unit `ms`), p50 of the baseline read sent one after another, nothing else running; baseline of the next two |
+ * | read.during_reads | the same reads while 8 clients (each its own address) read that revision again and again, one at a time: the most any 8 busy clients cost a read here, as workerd runs the Worker on one thread |
  * | read.during_exports | the same reads while 8 clients (each its own `CF-Connecting-IP`) each ask the page's export again and again, one at a time |
  * | read.during_uncached_exports | the same, each export asking another `?limit=`, so none can be answered from a tier |
  *
- * Each `read.during_*` row is followed by a `load` row: how many exports the 8 clients sent while the
- * reads ran, their statuses and the bytes they received.
+ * Each `read.during_*` row is followed by a `load` row: how many requests the 8 clients sent while the
+ * reads ran (`exports`), their statuses and the bytes they received.
  *
  * The walk (`walk` row): `--walk-reads` reads of old revisions of a
  * `--walk-revisions` history, each from a colo of a random region, asking
@@ -641,10 +642,20 @@ async function exports(run: Run, sizes: Sizes): Promise<void> {
   latency("read.alone", alone, alone);
 
   let limits = 900;
-  for (const [name, uncached] of [
-    ["read.during_exports", false],
-    ["read.during_uncached_exports", true],
-  ] as const) {
+  // The anchor: eight clients reading the same small revision back to back. workerd runs the Worker on one
+  // thread, so any eight busy clients queue a read behind their requests; exports can at best match this.
+  const load = (kind: "reads" | "exports" | "uncached_exports", c: number) => {
+    if (kind === "reads")
+      return { url: read, headers: { ...ANONYMOUS_BR, "cf-connecting-ip": `198.51.100.${40 + c}` } };
+    const uncached = kind === "uncached_exports";
+    // Uncached: each export another `?limit=` (all above the page's revisions, so the same work).
+    return {
+      url: uncached ? path((limits -= 1)) : path(),
+      headers: exporter(10 + c + (uncached ? EXPORT_CLIENTS : 0)),
+    };
+  };
+  for (const kind of ["reads", "exports", "uncached_exports"] as const) {
+    const name = `read.during_${kind}`;
     await run.probe.settle();
     let running = true;
     const statuses: Record<string, number> = {};
@@ -654,9 +665,8 @@ async function exports(run: Run, sizes: Sizes): Promise<void> {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       try {
         while (running) {
-          // Uncached: each export another `?limit=` (all above the page's revisions, so the same work).
-          const url = new URL(uncached ? path((limits -= 1)) : path(), run.probe.baseUrl);
-          const got = await drain(url, exporter(10 + c + (uncached ? EXPORT_CLIENTS : 0)), agent);
+          const next = load(kind, c);
+          const got = await drain(new URL(next.url, run.probe.baseUrl), next.headers, agent);
           sent++;
           bytes += got.bytes;
           statuses[got.status] = (statuses[got.status] ?? 0) + 1;

@@ -4,14 +4,16 @@
  * checks the output contract and what a user of the archive would notice,
  * not timings: a dcb request naming a dictionary outside the window is
  * answered br, the big revision's Range is cut from its identity body, the
- * refused write bodies answer 413 and 400 without restarting workerd, and
- * no tier holds more than its budget after the walk.
+ * refused write bodies answer 413 and 400 without restarting workerd, no
+ * tier holds more than its budget after the walk, and an anonymous export
+ * of the corpus page is made once, then a tier hit, then a 304.
  */
 import { describe, expect, it } from "vitest";
 import { benchRows } from "./support/run-bench.ts";
 import { LIMITS } from "../../../../src/limits.ts";
 import {
   BIG_REVISION_BYTES,
+  type HostileLoadRow,
   type HostileMeasureRow,
   type HostileRow,
   type HostileSummaryRow,
@@ -33,6 +35,13 @@ const NAMES = [
   "tiers.total_stored_bytes",
   "tiers.max_disk_bytes",
   "tiers.total_disk_bytes",
+  "export.anonymous.first",
+  "export.anonymous.repeat",
+  "export.anonymous.not_modified",
+  "read.alone",
+  "read.during_reads",
+  "read.during_exports",
+  "read.during_uncached_exports",
   "write.objects.cpu",
   "write.objects.peak_rss",
   "write.nested.cpu",
@@ -70,6 +79,21 @@ describe("palimpsest bench hostile --json --quick", () => {
     expect(of("br.big.identity")).toMatchObject({ status: 200, content_encoding: null, body_bytes: bigBytes });
     expect(of("br.big.full").status).toBe(200);
     expect(of("br.big.range")).toMatchObject({ status: 206, content_range: `bytes 0-10/${bigBytes}` });
+
+    // Exports of the corpus page: the first made at the origin, the repeat a tier hit, the conditional one a 304;
+    // the timed reads all answered, beside each load.
+    expect(of("export.anonymous.first")).toMatchObject({ status: 200, served_by: "origin" });
+    expect(of("export.anonymous.repeat")).toMatchObject({ status: 200, served_by: "lower" });
+    expect(of("export.anonymous.not_modified")).toMatchObject({ status: 304, served_by: "lower" });
+    for (const name of ["read.alone", "read.during_reads", "read.during_exports", "read.during_uncached_exports"])
+      expect(of(name), name).toMatchObject({ unit: "ms", baseline: of("read.alone").value });
+    const loads = rows.filter((r): r is HostileLoadRow => r.row === "load");
+    expect(loads.map((r) => r.name)).toEqual([
+      "read.during_reads",
+      "read.during_exports",
+      "read.during_uncached_exports",
+    ]);
+    for (const load of loads) expect(load.exports, load.name).toBeGreaterThan(0);
 
     // Refused writes: over the batch limit and too deep, and workerd still the same process.
     expect(of("write.objects.cpu").status).toBe(413);
