@@ -8,7 +8,7 @@
  * the refused one, `GET /api/follow` lists them to an operator (403 to a
  * write-only token), and `POST /api/follow/retry` has the next pass try
  * them again: one that now goes through leaves the list, one refused again
- * stays with the new reason.
+ * stays with the new reason. The dashboard's follower page lists them.
  */
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -18,61 +18,12 @@ import { runCronPass } from "../../../src/follow/cron-pass.ts";
 import type { FollowRetryBody, FollowStatusBody } from "../../../src/wire.ts";
 import { app } from "../../../workers/app.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
-
-interface WikiRevision {
-  revid: number;
-  parentid: number;
-  timestamp: string;
-  user: string;
-  comment: string;
-  slots: { main: { contentmodel: string; contentformat: string; content: string } };
-}
-
-/** A wiki answering recent changes and page histories from what the test set, as MediaWiki 1.39 does (formatversion 2). */
-function scriptedWiki() {
-  const pages = new Map<string, { pageid: number; revisions: WikiRevision[] }>();
-  const changes: Array<{ rcid: number; pageid: number; type: string; title: string; timestamp: string }> = [];
-  let clock = Date.parse("2026-03-01T00:00:00Z");
-  const edit = (title: string, pageid: number, revid: number, user = "Alice") => {
-    const timestamp = new Date((clock += 1000)).toISOString().replace(".000Z", "Z");
-    const page = pages.get(title) ?? { pageid, revisions: [] };
-    pages.set(title, page);
-    page.revisions.push({
-      revid,
-      parentid: page.revisions.at(-1)?.revid ?? 0,
-      timestamp,
-      user,
-      comment: `edit ${revid}`,
-      slots: { main: { contentmodel: "wikitext", contentformat: "text/x-wiki", content: `text of ${revid}` } },
-    });
-    changes.push({ rcid: changes.length + 1, pageid, type: "edit", title, timestamp });
-  };
-  const fetch = async (url: URL): Promise<Response> => {
-    const q = url.searchParams;
-    if (q.get("list") === "recentchanges") {
-      const start = q.get("rcstart");
-      return Response.json({
-        query: { recentchanges: changes.filter((c) => !start || c.timestamp >= start) },
-      });
-    }
-    const title = q.get("titles")!;
-    const page = pages.get(title);
-    if (!page) return Response.json({ query: { pages: [{ title, missing: true }] } });
-    const from = Number(q.get("rvstartid") ?? 0);
-    if (from && !page.revisions.some((r) => r.revid === from))
-      return Response.json({ error: { code: "nosuchrevid", info: "There is no revision" } });
-    return Response.json({
-      query: { pages: [{ title, pageid: page.pageid, revisions: page.revisions.filter((r) => r.revid >= from) }] },
-    });
-  };
-  return { edit, fetch, pages };
-}
+import { dashboard, login } from "../dashboard/support/dashboard.ts";
+import { scriptedWiki, withWiki } from "./support/scripted-wiki.ts";
 
 const ORIGIN = "http://archive.test";
 const api = (wiki: string, path: string, init: RequestInit = {}) =>
-  Promise.resolve(
-    app.fetch(new Request(`${ORIGIN}${path}`, init), { ...env, FOLLOW_WIKI_API: wiki }, createExecutionContext()),
-  );
+  Promise.resolve(app.fetch(new Request(`${ORIGIN}${path}`, init), withWiki(wiki), createExecutionContext()));
 
 async function history(key: string): Promise<Array<{ id: number; parentId: number | null }>> {
   const res = await app.fetch(new Request(`${ORIGIN}/page/${key}/history?limit=50`), env, createExecutionContext());
@@ -97,7 +48,7 @@ describe("the cron follower and a page the archive refuses", () => {
     wiki.edit("Chained page", 11, 202);
     wiki.edit("Plain page", 12, 300);
 
-    const first = await runCronPass({ ...env, FOLLOW_WIKI_API: WIKI }, { fetch: wiki.fetch });
+    const first = await runCronPass(withWiki(WIKI), { fetch: wiki.fetch });
     expect(first.kind).toBe("done");
     if (first.kind !== "done") return;
     expect(first.record.outcome).toMatchObject({ ok: true, refused: 2, revisions: 3 });
@@ -122,10 +73,19 @@ describe("the cron follower and a page the archive refuses", () => {
       code: "invalid_contributor",
       retryAskedMs: null,
     });
+    // The dashboard's follower page lists them too, as text.
+    const signed = await login();
+    const html = await (
+      await dashboard("/dashboard/follow", { headers: { cookie: signed.cookie } }, { FOLLOW_WIKI_API: WIKI })
+    ).text();
+    const row = /<tr data-skipped="Chained page">(.*?)<\/tr>/s.exec(html)?.[1] ?? "";
+    expect(row).toContain("<td>201</td>");
+    expect(row).toContain("<code>invalid_contributor</code>");
+    expect(html).toContain('<tr data-skipped="Zero\u200Bwidth">');
 
     // The follower carries on: the next edit is stored, and the skipped pages do not fail the pass.
     wiki.edit("Plain page", 12, 301);
-    const second = await runCronPass({ ...env, FOLLOW_WIKI_API: WIKI }, { fetch: wiki.fetch });
+    const second = await runCronPass(withWiki(WIKI), { fetch: wiki.fetch });
     expect(second.kind === "done" && second.record.outcome).toMatchObject({ ok: true });
     expect((await history("Plain_page")).map((r) => r.id)).toEqual([300, 301]);
     expect((await status(WIKI)).cursor?.rcid).toBe(6);
@@ -157,7 +117,7 @@ describe("the cron follower and a page the archive refuses", () => {
     wiki.edit("Middle page", 21, 501, "Renamed\u200B"); // refused, with a later revision stored after it
     wiki.edit("Middle page", 21, 502);
     wiki.edit("Zero\u200Bagain", 22, 600);
-    const pass = () => runCronPass({ ...env, FOLLOW_WIKI_API: WIKI }, { fetch: wiki.fetch });
+    const pass = () => runCronPass(withWiki(WIKI), { fetch: wiki.fetch });
     await pass();
     expect((await status(WIKI)).skipped.map((s) => s.title).sort()).toEqual([
       "Middle page",
