@@ -46,5 +46,10 @@ svg.spark{display:block;overflow:visible}
 svg.spark path{fill:none;stroke:var(--accent);stroke-width:1.5}
 svg.spark line{stroke:var(--line);stroke-width:1}
 .pager{display:flex;gap:1.5rem;margin:1rem 0}
+form.inline{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+form.inline .choice{white-space:nowrap}
+form.inline .reason{display:flex;gap:.5rem;align-items:center;flex:1 1 14rem}
+form.inline input[type=text]{display:inline-block;width:auto;flex:1;min-width:10rem}
+.notice{border-left:4px solid var(--ok);background:#eef8f1;padding:.5rem 1rem;margin:1rem 0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.95em}
 `;

@@ -21,6 +21,7 @@ export interface PageChrome {
 export const NAV = [
   { href: "/dashboard", label: "Purge" },
   { href: "/dashboard/purges", label: "Purges and audit log" },
+  { href: "/dashboard/takedowns", label: "Takedowns" },
   { href: "/dashboard/health", label: "Tier health" },
   { href: "/dashboard/storage", label: "Storage" },
   { href: "/dashboard/follow", label: "Wiki follower" },

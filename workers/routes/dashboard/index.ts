@@ -17,6 +17,7 @@ import { dashboardError } from "./errors.tsx";
 import { loginRoutes } from "./login-routes.tsx";
 import { operatorRoutes } from "./operator-routes.tsx";
 import { purgeRoutes } from "./purge-routes.tsx";
+import { takedownRoutes } from "./takedown-routes.tsx";
 
 export const dashboardRoutes = new Hono<DashboardEnv>();
 
@@ -48,4 +49,5 @@ dashboardRoutes.get("/live.js", (c) => {
 
 dashboardRoutes.route("/", loginRoutes);
 dashboardRoutes.route("/", purgeRoutes);
+dashboardRoutes.route("/", takedownRoutes);
 dashboardRoutes.route("/", operatorRoutes);
