@@ -382,6 +382,11 @@ export const LIMITS = {
      * batch (a page's whole history on first sight); a pass that outlives it cannot move the cursor.
      */
     cronLeaseSeconds: 600,
+    /**
+     * Revisions one revision-deletion log entry may name that the follower mirrors (each is one archive
+     * change, and showing one again one more read of the wiki); MediaWiki's own form takes at most 500.
+     */
+    maxRevisionDeletionIds: 500,
     /** Redirects within the wiki's origin the follower follows per request; one to another origin is refused at once. */
     maxRedirects: 3,
     /**

@@ -45,7 +45,7 @@
 import { runLimited } from "../lib/run-limited.ts";
 import { LIMITS } from "../limits.ts";
 import { isContentModel } from "../page/content-model.ts";
-import type { NewRevision } from "../page/types.ts";
+import type { HiddenFields, NewRevision } from "../page/types.ts";
 import { ActionApiError, type ActionApi } from "./action-api.ts";
 
 /** Where the follower has got to in one wiki's recent changes. */
@@ -164,10 +164,19 @@ export interface CursorStore {
 export interface FollowArchive {
   /** The page's latest stored revision id, or null when the archive has no such page. */
   latestId(title: string): Promise<number | null>;
-  /** Stores revisions, oldest first, each chained to the one before (the first to the page's latest); idempotent per id. */
-  append(title: string, revisions: NewRevision[]): Promise<void>;
-  /** Hides or shows a stored revision's content (revision deletion on the wiki); false if the archive lacks it. */
-  setSuppressed(title: string, id: number, suppressed: boolean): Promise<boolean>;
+  /**
+   * Stores revisions, oldest first, each chained to the one before (the first to the page's latest); idempotent
+   * per id. One sent again with what the archive lacked of it (a text, comment or user it holds hidden and empty)
+   * fills that in. `wikiPageId`: the page's id on the wiki, for its exports.
+   */
+  append(title: string, revisions: NewRevision[], wikiPageId?: number): Promise<void>;
+  /**
+   * Hides or shows a stored revision's content, comment or user, as the wiki's revision deletion did (a field
+   * left out stays as it is), saying why; false if the archive lacks the revision.
+   */
+  setHidden(title: string, id: number, change: HiddenFields, reason: string): Promise<boolean>;
+  /** Deletes the page as the wiki deleted it (restorable), or restores it as the wiki undeleted it; false if the archive lacks it. */
+  setDeleted(title: string, deleted: boolean, reason: string): Promise<boolean>;
 }
 
 export interface FollowReport {
@@ -214,12 +223,15 @@ interface RecentChange {
   timestamp: string;
   logtype?: string;
   logaction?: string;
+  /** The log entry's comment, when the wiki shows it. */
+  comment?: string;
+  commenthidden?: boolean;
   logparams?: {
     target_title?: string;
-    /** Revision deletion: which revisions, and whether their content is hidden now. */
+    /** Revision deletion: which revisions, and which of their fields are hidden now. */
     type?: string;
     ids?: Array<number | string>;
-    new?: { content?: boolean };
+    new?: { content?: boolean; comment?: boolean; user?: boolean };
   };
 }
 
@@ -279,7 +291,7 @@ export async function followOnce(options: FollowOptions): Promise<FollowReport> 
     const answer = await api.get<RecentChangesAnswer>({
       action: "query",
       list: "recentchanges",
-      rcprop: "ids|title|timestamp|loginfo",
+      rcprop: "ids|title|timestamp|loginfo|comment",
       rctype: "edit|new|log",
       rcdir: "newer",
       rclimit: options.changesPerRequest ?? FOLLOW.recentChangesPerRequest,
@@ -312,10 +324,12 @@ export async function followOnce(options: FollowOptions): Promise<FollowReport> 
       report.retries = api.retries - retriesBefore;
       return report;
     }
-    // Then revision deletions, in the order the wiki made them, on revisions the archive holds by now.
+    // Then revision deletions, page deletions and undeletions, in the order the wiki made them, on
+    // revisions and pages the archive holds by now.
     for (const change of changes) {
       try {
         await followRevisionDeletion(options, change, report);
+        await followPageDeletion(options, change);
       } catch (err) {
         if (!(err instanceof ArchiveRefusal)) throw err;
         await recordSkip(options, skipOf(change.title, change.pageid ?? null, err), report);
@@ -338,23 +352,75 @@ export async function followOnce(options: FollowOptions): Promise<FollowReport> 
   }
 }
 
+/** Why the archive hides or shows something the wiki did: the wiki's own log comment, when it shows it. */
+function mirroredReason(change: RecentChange, what: string): string {
+  const comment = change.commenthidden || typeof change.comment !== "string" ? "" : change.comment.trim();
+  const reason = `mirrors ${what} on the followed wiki${comment ? `: ${comment}` : ""}`;
+  // A hostile wiki's comment may be any length: the reason keeps what fits the archive's limit.
+  let out = reason.slice(0, LIMITS.page.maxReasonBytes);
+  while (new TextEncoder().encode(out).byteLength > LIMITS.page.maxReasonBytes) out = out.slice(0, -1);
+  return out;
+}
+
 /**
- * A revision deletion that hides or shows content becomes the archive's suppression of that
- * revision. One the archive does not hold (hidden before the follower first saw it) is reported:
- * the archive cannot insert it into the history it already has.
+ * A revision deletion hides or shows a revision's content, comment or user here as on the wiki. The
+ * revision is read again first (as an anonymous reader of the wiki sees it now): what the wiki shows
+ * again that the archive never held (a text hidden before the follower first read it, a comment or a
+ * user stored empty because hidden) comes in with it; then the flags are set as the wiki's log says.
  */
 async function followRevisionDeletion(options: FollowOptions, change: RecentChange, report: FollowReport) {
   const params = change.logparams;
   if (change.logtype !== "delete" || change.logaction !== "revision" || params?.type !== "revision") return;
-  if (!Array.isArray(params.ids) || typeof params.new?.content !== "boolean") return;
-  for (const raw of params.ids) {
+  if (!Array.isArray(params.ids) || typeof params.new !== "object" || params.new === null) return;
+  const flag = (v: unknown) => (typeof v === "boolean" ? v : undefined);
+  const hidden: HiddenFields = {
+    content: flag(params.new.content),
+    comment: flag(params.new.comment),
+    contributor: flag(params.new.user),
+  };
+  if (hidden.content === undefined && hidden.comment === undefined && hidden.contributor === undefined) return;
+  const reason = mirroredReason(change, "a revision deletion");
+  for (const raw of params.ids.slice(0, FOLLOW.maxRevisionDeletionIds)) {
     const id = Number(raw);
     if (!Number.isSafeInteger(id) || id <= 0) continue;
-    if (!(await options.archive.setSuppressed(change.title, id, params.new.content)))
+    // Something shown again: read what the wiki now shows of it, and fill in what the archive lacks.
+    if (hidden.content === false || hidden.comment === false || hidden.contributor === false)
+      await refillRevision(options, change.title, id, report);
+    if (!(await options.archive.setHidden(change.title, id, hidden, reason)))
       options.onProblem?.(
-        `page ${JSON.stringify(change.title)} revision ${id}: its content was ${params.new.content ? "hidden" : "shown again"} on the wiki, and the archive does not hold it`,
+        `page ${quoteTitle(change.title)} revision ${id}: the wiki's revision deletion names a revision the archive does not hold`,
       );
   }
+}
+
+/** Sends revision `id` again as the wiki shows it now: the archive takes what it lacked of it (a fill). */
+async function refillRevision(options: FollowOptions, title: string, id: number, report: FollowReport) {
+  const answer = await options.api.get<RevisionsAnswer>({
+    action: "query",
+    prop: "revisions",
+    revids: id,
+    rvprop: "ids|timestamp|user|comment|sha1|content|flags",
+    rvslots: "main",
+  });
+  const page = answer.query?.pages?.[0];
+  const rev = page?.revisions?.find((r) => r.revid === id);
+  if (!page || !rev || page.title !== title) return; // moved or gone since: the flags still follow
+  const [revision] = toRevisions(title, [rev], null, options, report);
+  if (!revision) return;
+  await options.archive.append(title, [{ ...revision, parentId: rev.parentid > 0 ? rev.parentid : null }]);
+}
+
+/**
+ * A page deletion on the wiki deletes the page here (restorable: everything kept, nothing public), and
+ * an undeletion restores it, with whatever was stored meanwhile. A deletion the wiki's recent changes
+ * do not show to anonymous readers (suppression, oversight) is not seen here.
+ */
+async function followPageDeletion(options: FollowOptions, change: RecentChange) {
+  if (change.logtype !== "delete" || (change.logaction !== "delete" && change.logaction !== "restore")) return;
+  const deleted = change.logaction === "delete";
+  const reason = mirroredReason(change, deleted ? "a page deletion" : "an undeletion");
+  if (!(await options.archive.setDeleted(change.title, deleted, reason)) && deleted)
+    options.onProblem?.(`page ${quoteTitle(change.title)}: deleted on the wiki, and the archive does not hold it`);
 }
 
 function overlapStart(timestamp: string): string {
@@ -465,7 +531,7 @@ async function syncFrom(
     const fresh = (page.revisions ?? []).filter((r) => latest === null || r.revid > latest);
     const batch = toRevisions(title, fresh, chain, options, report);
     if (batch.length > 0) {
-      const stored = await appendSkipping(options, title, batch, (revision, err) =>
+      const stored = await appendSkipping(options, title, pageId, batch, (revision, err) =>
         skip({ ...skipOf(title, pageId, err), revisionIds: [revision.id] }),
       );
       if (stored.count > 0 && chain === latest) report.pages++;
@@ -488,6 +554,7 @@ async function syncFrom(
 async function appendSkipping(
   options: FollowOptions,
   title: string,
+  pageId: number | null,
   revisions: NewRevision[],
   skip: (revision: NewRevision, err: ArchiveRefusal) => Promise<void>,
 ): Promise<{ latest: number | null; count: number }> {
@@ -499,7 +566,7 @@ async function appendSkipping(
   while (pending.length > 0) {
     const batch = pending.slice(0, step).map((r, i, all) => ({ ...r, parentId: i === 0 ? parent : all[i - 1]!.id }));
     try {
-      await options.archive.append(title, batch);
+      await options.archive.append(title, batch, pageId ?? undefined);
       parent = batch.at(-1)!.id;
       count += batch.length;
       pending = pending.slice(batch.length);
@@ -596,15 +663,19 @@ function toRevisions(
     };
     if (!Number.isSafeInteger(r.revid) || r.revid <= 0)
       throw new ActionApiError("api", `revisions of ${title}: a revision without an id`, false);
-    if (r.texthidden || main?.texthidden || typeof main?.content !== "string") {
-      skip("its text is hidden on the wiki (revision deletion); the archive stores no revision without its text");
-      continue;
-    }
-    const model = main.contentmodel ?? "wikitext";
+    // Hidden on the wiki before the follower read it: stored without its text (or comment, or user),
+    // keeping its id, parent and time, so the next revision's parent exists here as there.
+    const textMissing = r.texthidden === true || main?.texthidden === true || typeof main?.content !== "string";
+    const model = main?.contentmodel ?? "wikitext";
     if (!isContentModel(model)) {
       skip(`content model ${JSON.stringify(model)} is not one the archive stores`);
       continue;
     }
+    const hidden: HiddenFields = {
+      ...(textMissing ? { content: true } : {}),
+      ...(r.commenthidden ? { comment: true } : {}),
+      ...(r.userhidden ? { contributor: true } : {}),
+    };
     out.push({
       id: r.revid,
       parentId: out.at(-1)?.id ?? chain,
@@ -612,9 +683,11 @@ function toRevisions(
       contributor: r.userhidden ? "" : (r.user ?? ""),
       comment: r.commenthidden ? "" : (r.comment ?? ""),
       model,
-      format: main.contentformat,
-      text: main.content,
+      format: textMissing ? undefined : main?.contentformat,
+      text: textMissing ? "" : main!.content!,
       sha1: r.sha1 && !r.sha1hidden && /^[0-9a-f]{40}$/.test(r.sha1) ? base36Sha1(r.sha1) : null,
+      ...(Object.keys(hidden).length > 0 ? { hidden } : {}),
+      ...(textMissing ? { textMissing: true } : {}),
     });
   }
   return out;

@@ -15,7 +15,7 @@ import { coloWithoutRequest } from "../config/colo.ts";
 import { LIMITS } from "../limits.ts";
 import { pageExists } from "../page/directory.ts";
 import { pageRef } from "../page/page-ref.ts";
-import { appendRevisions, setRevisionSuppressed } from "../writes/page-writes.ts";
+import { appendRevisions, setPageDeleted, setRevisionHidden } from "../writes/page-writes.ts";
 import { newRevisionSchema } from "../writes/revision-schema.ts";
 import type { NewRevision } from "../page/types.ts";
 import { pageStoreOf } from "../bindings.ts";
@@ -45,6 +45,9 @@ function asRefusal(err: unknown): ArchiveRefusal | null {
   );
 }
 
+/** Who the takedown log names for what the deployment's follower mirrors: the wiki it follows. */
+const followerName = (env: Env) => `follower of ${env.FOLLOW_WIKI_API}`;
+
 export function workerArchive(env: Env): FollowArchive {
   const colo = coloWithoutRequest(env);
   const archive: FollowArchive = {
@@ -54,8 +57,8 @@ export function workerArchive(env: Env): FollowArchive {
       const page = await pageStoreOf(env, ref.key).history({}, 1);
       return "revisions" in page ? (page.revisions[0]?.id ?? null) : null;
     },
-    async append(title, revisions) {
-      const ref = pageRef(title);
+    async append(title, revisions, wikiPageId) {
+      const ref = { ...pageRef(title), ...(wikiPageId !== undefined ? { wikiPageId } : {}) };
       let batch: NewRevision[] = [];
       let bytes = 0;
       const flush = async () => {
@@ -76,19 +79,22 @@ export function workerArchive(env: Env): FollowArchive {
       }
       await flush();
     },
-    async setSuppressed(title, id, suppressed) {
+    async setHidden(title, id, change, reason) {
       const ref = pageRef(title);
       if (!(await pageExists(env, ref.key))) return false;
       try {
-        await setRevisionSuppressed(env, colo, ref, id, suppressed, {
-          by: "wiki follower",
-          reason: "revision deletion on the followed wiki",
-        });
+        await setRevisionHidden(env, colo, ref, id, change, { by: followerName(env), reason });
         return true;
       } catch (err) {
         if ((err as { status?: number }).status === 404) return false;
         throw err;
       }
+    },
+    async setDeleted(title, deleted, reason) {
+      const ref = pageRef(title);
+      if (!(await pageExists(env, ref.key))) return false;
+      await setPageDeleted(env, colo, ref, deleted, { by: followerName(env), reason });
+      return true;
     },
   };
   return refusalsOf(archive, asRefusal);

@@ -246,8 +246,9 @@ describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with 
     expect(redirectB.text).toMatch(/Twice C/);
     // Revision deletion of content: suppressed in the archive (410), its neighbours readable.
     expect(await Promise.all(hidden.map((id) => readStatus("Revdel page", id)))).toEqual([200, 410, 200]);
-    // A deleted page: the archive keeps its history.
-    expect(await archivedIds("Delete me")).toEqual(doomed);
+    // A page deleted on the wiki is deleted here too: 410 to the public, its revisions kept for the undeletion.
+    expect(await Promise.all(doomed.map((id) => readStatus("Delete me", id)))).toEqual([410]);
+    expect((await fetch(`${h.archive.url}/page/Delete_me/history`)).status).toBe(410);
 
     // Shown again, and the page restored.
     await admin.revisionDelete([hidden[1]!], { show: ["content"] }, "not secret after all");

@@ -11,6 +11,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { pageStoreOf } from "../../../src/bindings.ts";
+import { stablePageId } from "../../../src/origin/export-xml.ts";
 import { CACHE_CONTROL } from "../../../src/representation/cache-control.ts";
 import { sha1Base36, sha256Hex } from "../../../src/lib/digests.ts";
 import type { ExportPlan } from "../../../src/page/export-types.ts";
@@ -112,7 +113,8 @@ describe("the export is MediaWiki 0.11 as dumpBackup.php writes it", () => {
       `<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:palimpsest="urn:palimpsest:export:1" xsi:schemaLocation="http://www.mediawiki.org/xml/export-0.11/ http://www.mediawiki.org/xml/export-0.11.xsd" version="0.11" xml:lang="en">\n` +
         `  <siteinfo>\n    <sitename>Palimpsest</sitename>\n    <generator>Palimpsest export 1</generator>\n    <case>first-letter</case>\n` +
         `    <namespaces>\n${NAMESPACES}    </namespaces>\n  </siteinfo>\n` +
-        `  <page>\n    <title>Export exact</title>\n    <ns>0</ns>\n` +
+        // A page no wiki numbered: the stable id of its title.
+        `  <page>\n    <title>Export exact</title>\n    <ns>0</ns>\n    <id>${await stablePageId("Export_exact")}</id>\n` +
         `    <revision>\n      <id>7</id>\n      <timestamp>2019-05-06T17:40:58Z</timestamp>\n` +
         `      <contributor>\n        <username>Ada &lt;Lovelace&gt; &amp; co</username>\n        <id>0</id>\n      </contributor>\n` +
         `      <comment>first &amp; &lt;best&gt;</comment>\n      <origin>7</origin>\n      <model>wikitext</model>\n      <format>text/x-wiki</format>\n` +
@@ -132,7 +134,9 @@ describe("the export is MediaWiki 0.11 as dumpBackup.php writes it", () => {
   it("names a page in another namespace by its number; a title nobody wrote is a 404, a deleted page a 410", async () => {
     await appendOk("Help:Export_ns", linearHistory(1));
     const xml = await (await exportOf("Help:Export_ns")).text();
-    expect(xml).toContain("  <page>\n    <title>Help:Export ns</title>\n    <ns>12</ns>\n    <revision>\n");
+    expect(xml).toContain(
+      `  <page>\n    <title>Help:Export ns</title>\n    <ns>12</ns>\n    <id>${await stablePageId("Help:Export_ns")}</id>\n    <revision>\n`,
+    );
     await expectProblem(await exportOf("Export_nobody"), 404, "page_not_found");
     await appendOk("Export_deleted", linearHistory(2));
     const deleted = await request("/api/pages/Export_deleted", { method: "DELETE", headers: bearer(TOKENS.write) });

@@ -208,9 +208,10 @@ export function httpArchive(client: ArchiveClient): FollowArchive {
   };
   const archive: FollowArchive = {
     latestId: (title) => client.latestId(keyOf(title)),
-    setSuppressed: async (title, id, suppressed) =>
-      (await client.setSuppressed(keyOf(title), id, suppressed, "revision deletion on the followed wiki")) !== null,
-    async append(title, revisions) {
+    // The takedown log names the token's owner; the reason names the wiki's log entry.
+    setHidden: async (title, id, change, reason) => (await client.setHidden(keyOf(title), id, change, reason)) !== null,
+    setDeleted: async (title, deleted, reason) => (await client.setPageDeleted(keyOf(title), deleted, reason)) !== null,
+    async append(title, revisions, wikiPageId) {
       maxBytes ??= client.limits().then((l) => l.maxRequestBytes);
       const limit = await maxBytes;
       let batch: NewRevision[] = [];
@@ -219,7 +220,7 @@ export function httpArchive(client: ArchiveClient): FollowArchive {
         if (batch.length === 0) return;
         const send = batch;
         const bytes = requestBodyBytes(send.length, json);
-        await client.append(keyOf(title), () => requestBodyStream(send, bytes));
+        await client.append(keyOf(title), () => requestBodyStream(send, bytes), { wikiPageId });
         batch = [];
         json = 0;
       };
