@@ -34,7 +34,7 @@ export interface TakedownEntry {
   id: string;
   /** When it was recorded, in milliseconds since the epoch: right after the store took the change. */
   at: number;
-  /** Who asked: a token's name, a dashboard login, or `follower <wiki api url>`. */
+  /** Who asked: a token's name, a dashboard login, or `follower of <wiki api url>`. */
   by: string;
   /** The page's title. */
   page: string;
