@@ -14,8 +14,6 @@
 import type { LIMITS } from "./limits.ts";
 import type { TierOverview } from "./dashboard/tier-overview.ts";
 import type { TitleMatch } from "./page/directory.ts";
-import type { FollowCursor } from "./follow/follower.ts";
-import type { PassRecord, SkippedRecord } from "./follow/follower-store.ts";
 import type { AppendResult, ListedRevision, PageStats } from "./page/types.ts";
 import type { AuditPage } from "./purge/audit.ts";
 import type { TakedownPage } from "./purge/takedown-log.ts";
@@ -103,17 +101,8 @@ export type TakedownPageBody = TakedownPage & { links: { next: string | null } }
 /** `GET /api/tiers`: the tiers, queues and pools (src/dashboard/tier-overview.ts), and this isolate's lower-tier counters. */
 export type TiersBody = TierOverview & { lower: { isolateCounters: Record<string, number> } };
 
-/** `GET /api/follow`: the deployment's wiki follower (src/follow/cron-pass.ts), or `{ wiki: null }` when none is configured. */
-export type FollowStatusBody =
-  | { wiki: null }
-  | {
-      wiki: string;
-      cursor: FollowCursor | null;
-      running: { holder: string; untilMs: number } | null;
-      lastPass: PassRecord | null;
-      /** Pages the archive refused, which the follower skipped, newest first (at most follow.maxSkippedPages). */
-      skipped: SkippedRecord[];
-    };
+/** `GET /api/follow`: the deployment's wiki follower (src/follow/follower-store.ts, where it is defined for the dashboard too). */
+export type { FollowStatusBody } from "./follow/follower-store.ts";
 
 /** `POST /api/follow/retry`: how many skipped pages the next pass will try again. */
 export interface FollowRetryBody {

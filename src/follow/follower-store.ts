@@ -54,6 +54,18 @@ const MIGRATIONS: readonly Migration[] = [
    CREATE TABLE last_pass (one INTEGER PRIMARY KEY CHECK (one = 1), started_ms INTEGER NOT NULL, finished_ms INTEGER NOT NULL, outcome TEXT NOT NULL);`,
 ];
 
+/** `GET /api/follow` (src/wire.ts): the deployment's wiki follower, or `{ wiki: null }` when none is configured. */
+export type FollowStatusBody =
+  | { wiki: null }
+  | {
+      wiki: string;
+      cursor: FollowCursor | null;
+      running: { holder: string; untilMs: number } | null;
+      lastPass: PassRecord | null;
+      /** Pages the archive refused, which the follower skipped, newest first (at most follow.maxSkippedPages). */
+      skipped: SkippedRecord[];
+    };
+
 export class FollowerStore {
   readonly #sql: SqlStorage;
 

@@ -26,8 +26,8 @@ export type TakedownField = (typeof TAKEDOWN_FIELDS)[number];
 export type TakedownAction =
   /** Fields of one revision hidden and shown (a field in neither was left as it was). */
   | { kind: "revision"; revision: number; hide: TakedownField[]; show: TakedownField[] }
-  /** The page deleted as MediaWiki deletes (restorable), or restored. */
-  | { kind: "page"; deleted: boolean };
+  /** The page deleted as MediaWiki deletes (restorable), or restored; `forGood`: deleted for good (`DELETE /api/pages/{title}`). */
+  | { kind: "page"; deleted: boolean; forGood?: true };
 
 export interface TakedownEntry {
   /** The entry's place in the log, newest highest: the cursor `?before=` takes. */

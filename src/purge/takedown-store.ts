@@ -15,7 +15,7 @@
  *
  *   takedowns        n (INTEGER PRIMARY KEY: the cursor), at, by, page, revision (null for a page),
  *                    hide and show (bits: content 1, comment 2, contributor 4, MediaWiki's),
- *                    deleted (null for a revision), reason, purges (JSON)
+ *                    deleted (null for a revision; 0 restored, 1 deleted, 2 deleted for good), reason, purges (JSON)
  *   takedowns_page   (page, n): one page's entries, newest first
  *
  * @example
@@ -97,7 +97,7 @@ export class TakedownStore {
           action.kind === "revision" ? action.revision : null,
           action.kind === "revision" ? bitsOf(action.hide) : 0,
           action.kind === "revision" ? bitsOf(action.show) : 0,
-          action.kind === "page" ? (action.deleted ? 1 : 0) : null,
+          action.kind === "page" ? (action.forGood ? 2 : action.deleted ? 1 : 0) : null,
           entry.reason,
           JSON.stringify(entry.purges),
         )
@@ -130,7 +130,7 @@ export class TakedownStore {
         page: r.page,
         action:
           r.revision === null
-            ? { kind: "page", deleted: r.deleted === 1 }
+            ? { kind: "page", deleted: r.deleted !== 0, ...(r.deleted === 2 ? { forGood: true as const } : {}) }
             : { kind: "revision", revision: r.revision, hide: fieldsOf(r.hide), show: fieldsOf(r.show) },
         reason: r.reason,
         purges: JSON.parse(r.purges) as string[],

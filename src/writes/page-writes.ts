@@ -91,3 +91,20 @@ export async function setPageDeleted(
   await purgeHere(env, colo, ref.key, { kind: "page" }, result.version);
   return result;
 }
+
+/**
+ * Deletes the page for good: its metadata goes now, its blobs after the grace period, its revision ids
+ * are retired (a later page of that title may not give them other content). The caller knows the page exists.
+ */
+export async function erasePage(env: Env, { colo, region }: Colo, ref: PageRef, takedown: Takedown) {
+  const result = await pageStoreOf(env, ref.key).deletePage(ref, region);
+  if (!result.ok) throw storeProblem(result, ref.title);
+  await traceTakedown(env, {
+    ...takedown,
+    page: ref.title,
+    action: { kind: "page", deleted: true, forGood: true },
+    purges: result.purges,
+  });
+  await purgeHere(env, colo, ref.key, { kind: "page" }, result.version);
+  return result;
+}

@@ -7,7 +7,7 @@
  * (docs/api.md); the next pass runs it. A pure function of its data.
  */
 import type { FC } from "hono/jsx";
-import type { FollowStatusBody } from "../../wire.ts";
+import type { FollowStatusBody } from "../../follow/follower-store.ts";
 import { formatCount, formatTime } from "../format.ts";
 import { DataTable } from "./data-table.tsx";
 

@@ -29,7 +29,8 @@ export const pageViewHref = (title: string) => `/dashboard/pages/${titleSegment(
 
 /** "revision 501: hid content, comment; showed contributor", "deleted the page". */
 export function describeAction(a: TakedownAction): string {
-  if (a.kind === "page") return a.deleted ? "deleted the page" : "restored the page";
+  if (a.kind === "page")
+    return a.forGood ? "deleted the page for good" : a.deleted ? "deleted the page" : "restored the page";
   const parts = [
     ...(a.hide.length > 0 ? [`hid ${a.hide.join(", ")}`] : []),
     ...(a.show.length > 0 ? [`showed ${a.show.join(", ")}`] : []),

@@ -200,7 +200,10 @@ describe("the revision viewer", () => {
     }
     await appendOk("View_deleted", yearly(1));
     expect((await browse("/view/View_deleted/2")).status).toBe(200);
-    const res = await request("/api/pages/View_deleted", { method: "DELETE", headers: auth });
+    const res = await request("/api/pages/View_deleted?reason=a%20test%20deletion", {
+      method: "DELETE",
+      headers: auth,
+    });
     expect(res.status).toBe(200);
     await waitForAck(((await res.json()) as { purges: string[] }).purges[0]!);
     for (const path of ["/view/View_deleted/2", "/view/View_deleted?at=2019"])

@@ -98,7 +98,10 @@ describe("a compare page costs a bounded amount, once per pair of revisions", ()
     const page = "Cmp_deleted";
     await appendOk(page, revisions(["doomed one\n", "doomed two\n"]));
     for (const colo of COLOS) expect((await compareFrom(colo, `/page/${page}/compare/1...2`)).status, colo).toBe(200);
-    const res = await readFrom("SYD", `/api/pages/${page}`, { method: "DELETE", headers: auth });
+    const res = await readFrom("SYD", `/api/pages/${page}?reason=a%20test%20deletion`, {
+      method: "DELETE",
+      headers: auth,
+    });
     expect(res.status).toBe(200);
     await waitForAck(((await res.json()) as { purges: string[] }).purges[0]!);
     for (const colo of COLOS) {

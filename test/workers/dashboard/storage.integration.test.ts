@@ -58,7 +58,10 @@ describe("the storage view", () => {
     const page = "AAB_Storage_deleted";
     await appendOk(page, linearHistory(2));
     await rowOnceReported(s, page, "2");
-    const res = await request(`/api/pages/${page}`, { method: "DELETE", headers: bearer(TOKENS.write) });
+    const res = await request(`/api/pages/${page}?reason=a%20test%20deletion`, {
+      method: "DELETE",
+      headers: bearer(TOKENS.write),
+    });
     expect(res.status).toBe(200);
     const row = await rowOnceReported(s, page, "0");
     expect(row).toContain("(deleted)");

@@ -208,7 +208,7 @@ describe("takedowns from the dashboard", () => {
     await appendOk("Takedown_form_csrf", linearHistory(2, 500));
     const s = await login();
     const other = await login();
-    const forms = [{}, { csrf: other.csrf }, { csrf: "0".repeat(64) }];
+    const forms: Array<Record<string, string>> = [{}, { csrf: other.csrf }, { csrf: "0".repeat(64) }];
     for (const fields of forms) {
       const hide = await post(
         "/dashboard/pages/Takedown_form_csrf/revisions/501",

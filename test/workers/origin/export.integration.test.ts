@@ -139,7 +139,10 @@ describe("the export is MediaWiki 0.11 as dumpBackup.php writes it", () => {
     );
     await expectProblem(await exportOf("Export_nobody"), 404, "page_not_found");
     await appendOk("Export_deleted", linearHistory(2));
-    const deleted = await request("/api/pages/Export_deleted", { method: "DELETE", headers: bearer(TOKENS.write) });
+    const deleted = await request("/api/pages/Export_deleted?reason=a%20test%20deletion", {
+      method: "DELETE",
+      headers: bearer(TOKENS.write),
+    });
     expect(deleted.status).toBe(200);
     await expectProblem(await exportOf("Export_deleted"), 410, "page_deleted");
   });

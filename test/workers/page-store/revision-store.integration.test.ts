@@ -105,7 +105,10 @@ describe("suppression and deletion", () => {
   it("deletes a page: reads answer 410, and the title can be created again", async () => {
     const key = "Deleted_page";
     await appendOk(key, linearHistory(3));
-    const del = await request(`/api/pages/${key}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } });
+    const del = await request(`/api/pages/${key}?reason=a%20test%20deletion`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(del.status).toBe(200);
     expect((await request(`/page/${key}`)).status).toBe(410);
     expect((await request(`/page/${key}/history`)).status).toBe(410);

@@ -180,8 +180,22 @@ describe("a page deleted as MediaWiki deletes", () => {
   it("a page deleted for good leaves the listings too", async () => {
     const gone = "Deleted_for_good";
     await appendOk(gone, linearHistory(1, 800));
-    const res = await request(`/api/pages/${gone}`, { method: "DELETE", headers: bearer(TOKENS.write) });
+    const unexplained = await request(`/api/pages/${gone}`, { method: "DELETE", headers: bearer(TOKENS.write) });
+    expect(unexplained.status).toBe(422);
+    expect((await request(`/page/${gone}`)).status).toBe(200);
+    const res = await request(`/api/pages/${gone}?reason=a%20test%20deletion`, {
+      method: "DELETE",
+      headers: bearer(TOKENS.write),
+    });
     expect(res.status).toBe(200);
+    const log = (await (await request(`/api/takedowns?page=${gone}`, { headers: bearer(TOKENS.operator) })).json()) as {
+      entries: Array<{ by: string; reason: string; action: { kind: string; forGood?: boolean } }>;
+    };
+    expect(log.entries[0]).toMatchObject({
+      by: "test-writer",
+      reason: "a test deletion",
+      action: { kind: "page", forGood: true },
+    });
     const listed = (await (await request(`/api/pages?limit=500`)).json()) as { pages: Array<{ key: string }> };
     expect(listed.pages.map((p) => p.key)).not.toContain(gone);
   });

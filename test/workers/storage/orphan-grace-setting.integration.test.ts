@@ -23,7 +23,12 @@ describe("ORPHAN_GRACE_SECONDS", () => {
     const keys = (await env.BLOBS.list({ prefix: "blob/" })).keys.map((k) => k.name);
     const before = keys.length;
     expect(
-      (await request(`/api/pages/${key}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } })).status,
+      (
+        await request(`/api/pages/${key}?reason=a%20test%20deletion`, {
+          method: "DELETE",
+          headers: { authorization: `Bearer ${TOKEN}` },
+        })
+      ).status,
     ).toBe(200);
     const deadline = Date.now() + 15_000;
     let after = before;

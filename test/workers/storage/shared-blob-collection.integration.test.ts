@@ -23,7 +23,7 @@ describe("collection of blobs two pages would share", () => {
     const kept = await liveBlobs("Shared_copy");
     expect(kept.length).toBeGreaterThan(1);
 
-    const del = await request("/api/pages/Shared_original", {
+    const del = await request("/api/pages/Shared_original?reason=a%20test%20deletion", {
       method: "DELETE",
       headers: { authorization: `Bearer ${TOKEN}` },
     });

@@ -35,7 +35,10 @@ describe("revision URLs", () => {
   it("never serve other bytes after the page is deleted and written again: a retired id is refused with other content", async () => {
     await appendOk("Truth_retired", linearHistory(2));
     const before = await (await request("/page/Truth_retired/2")).text();
-    const del = await request("/api/pages/Truth_retired", { method: "DELETE", headers: bearer(TOKENS.write) });
+    const del = await request("/api/pages/Truth_retired?reason=a%20test%20deletion", {
+      method: "DELETE",
+      headers: bearer(TOKENS.write),
+    });
     expect(del.status).toBe(200);
     const reused = await append("Truth_retired", [
       { ...linearHistory(1)[0]!, id: 2, text: "different bytes under an old URL" },

@@ -56,7 +56,10 @@ describe("removals reach every tier, each colo's lower tier included", () => {
     await appendOk(page, revs);
     await warmEverywhere(`/page/${page}`);
     await warmEverywhere(`/page/${page}/1`);
-    const res = await readFrom("SYD", `/api/pages/${page}`, { method: "DELETE", headers: auth });
+    const res = await readFrom("SYD", `/api/pages/${page}?reason=a%20test%20deletion`, {
+      method: "DELETE",
+      headers: auth,
+    });
     expect(res.status).toBe(200);
     const { purges } = (await res.json()) as { purges: string[] };
     await waitForAck(purges[0]!);

@@ -8,7 +8,7 @@
  *   PUT    /api/pages/{title}/deletion  {"deleted": true|false, "reason": "…"}
  *                                                   delete the page as MediaWiki does (410 to the public,
  *                                                   everything kept), or restore it
- *   DELETE /api/pages/{title}[?reason=…]            delete the page for good (its blobs are collected)
+ *   DELETE /api/pages/{title}?reason=…              delete the page for good (its blobs are collected)
  *   GET    /api/pages/{title}/stats                 storage figures
  *
  * Each change answers with its purge ids; the colo that took it applies the
@@ -28,7 +28,7 @@ import { validated } from "../../../src/http/validate.ts";
 import { isSafeIdDigits } from "../../../src/http/queries.ts";
 import { pageExists } from "../../../src/page/directory.ts";
 import { pageRef, type PageRef } from "../../../src/page/page-ref.ts";
-import { appendRevisions, setPageDeleted, setRevisionHidden } from "../../../src/writes/page-writes.ts";
+import { appendRevisions, erasePage, setPageDeleted, setRevisionHidden } from "../../../src/writes/page-writes.ts";
 import { purgeHere } from "../../../src/purge/apply.ts";
 import { newRevisionSchema } from "../../../src/writes/revision-schema.ts";
 import { withColo } from "../../middleware/with-colo.ts";
@@ -158,19 +158,22 @@ writeRoutes.put(
   },
 );
 
-writeRoutes.delete("/pages/:title", async (c) => {
-  const ref = pageRef(c.req.param("title"));
-  const { colo, region } = c.get("colo");
-  const result = await (await existingStore(c.env, ref)).deletePage(ref, region);
-  if (!result.ok) throw storeProblem(result, ref.title);
-  await purgeHere(c.env, colo, ref.key, { kind: "page" }, result.version);
-  return c.json({
-    page: ref.title,
-    deleted: true,
-    revisions: result.revisions,
-    purges: result.purges,
-  } satisfies DeletionBody);
-});
+writeRoutes.delete(
+  "/pages/:title",
+  validated("query", z.object({ reason: reasonField }), "deletion", { reason: { status: 422, code: "invalid_field" } }),
+  async (c) => {
+    const ref = pageRef(c.req.param("title"));
+    const { reason } = c.req.valid("query");
+    await existingStore(c.env, ref);
+    const result = await erasePage(c.env, c.get("colo"), ref, { by: c.get("principal").name, reason });
+    return c.json({
+      page: ref.title,
+      deleted: true,
+      revisions: result.revisions,
+      purges: result.purges,
+    } satisfies DeletionBody);
+  },
+);
 
 writeRoutes.get("/pages/:title/stats", async (c) => {
   const ref = pageRef(c.req.param("title"));
