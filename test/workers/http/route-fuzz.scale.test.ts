@@ -458,6 +458,11 @@ const DASHBOARD_PATHS = [
   "/dashboard/logout",
   "/dashboard/live.js",
   "/dashboard/nope",
+  "/dashboard/takedowns",
+  "/dashboard/follow",
+  "/dashboard/pages/Fuzz_page",
+  "/dashboard/pages/Fuzz_page/deletion",
+  "/dashboard/pages/Fuzz_page/revisions/1",
 ];
 const FORM_TYPES = [
   "application/x-www-form-urlencoded",
@@ -737,10 +742,41 @@ function fuzzed(rand: Rand, s: Sessions): Fuzzed {
       method: "PUT",
       path: `/api/pages/${t()}/revisions/${id(rand)}/suppression`,
       body: chance(rand, 0.5)
-        ? JSON.stringify({ suppressed: pick(rand, [true, false, "true", 1, null]) })
+        ? JSON.stringify({
+            suppressed: pick(rand, [true, false, "true", 1, null, undefined]),
+            comment: pick(rand, [true, false, undefined, "yes"]),
+            contributor: pick(rand, [true, false, undefined, 0]),
+            reason: pick(rand, [undefined, "", " ", "why", segment(rand), "r".repeat(2000)]),
+          })
         : junkJson(rand),
     }),
-    () => ({ method: "DELETE", path: `/api/pages/${segment(rand)}` }),
+    () => ({
+      method: "PUT",
+      path: `/api/pages/${t()}/deletion${queryString(rand)}`,
+      body: chance(rand, 0.5)
+        ? JSON.stringify({
+            deleted: pick(rand, [true, false, "true", 1, null]),
+            reason: pick(rand, [undefined, "", "why", segment(rand), "r".repeat(2000)]),
+          })
+        : junkJson(rand),
+    }),
+    () => ({ method: "DELETE", path: `/api/pages/${segment(rand)}${queryString(rand)}` }),
+    () => ({ method: "GET", path: `/api/takedowns${queryString(rand)}` }),
+    () => ({ method: "GET", path: `/api/takedowns?page=${segment(rand)}&before=${segment(rand)}` }),
+    () => ({ method: "GET", path: `/api/follow${queryString(rand)}` }),
+    () => ({
+      method: "POST",
+      path: "/api/follow/retry",
+      body: chance(rand, 0.5) ? JSON.stringify({ title: segment(rand) }) : junkJson(rand),
+    }),
+    () => ({ method: "GET", path: `/dashboard/pages/${t()}${queryString(rand)}` }),
+    () => ({ method: "GET", path: `/dashboard/takedowns${queryString(rand)}` }),
+    () => ({ method: "GET", path: `/dashboard/follow${queryString(rand)}` }),
+    () => ({
+      method: "POST",
+      path: `/dashboard/pages/${t()}/${pick(rand, ["deletion", `revisions/${id(rand)}`])}`,
+      body: `reason=${segment(rand)}&deleted=1&content=1&csrf=${segment(rand)}`,
+    }),
     () => ({ method: "GET", path: `/api/pages/${t()}/stats${queryString(rand)}` }),
     () => ({ method: "GET", path: `/api/pages/${t()}/revisions/${id(rand)}` }),
     () => ({
@@ -805,6 +841,20 @@ function fuzzed(rand: Rand, s: Sessions): Fuzzed {
     () => ({ method: "POST", path: "/dashboard/purges", body: dashboardForm(rand, s, true) }),
     () => ({ method: "POST", path: "/dashboard/purges", body: dashboardForm(rand, s, true) }),
     () => ({ method: "POST", path: "/dashboard/login", body: dashboardForm(rand, s, false) }),
+    // Takedown forms with a session's real CSRF token (or a bad one), so some reach the stores.
+    () => ({
+      method: "POST",
+      path: `/dashboard/pages/${t()}/${pick(rand, ["deletion", `revisions/${id(rand)}`])}`,
+      body: [
+        `csrf=${pick(rand, [s.operator.csrf, s.writer.csrf, "junk"])}`,
+        `reason=${pick(rand, ["", "%20", "fuzz", encodeURIComponent(segment(rand).replace(/[\ud800-\udfff]/g, "")), "r".repeat(3000)])}`,
+        `deleted=${pick(rand, ["1", "0", "", "x"])}`,
+        ...["content", "comment", "contributor"].flatMap((f) => [
+          `${f}=${pick(rand, ["1", "", "on", "%ff"])}`,
+          `was_${f}=${pick(rand, ["1", "0", "", "x"])}`,
+        ]),
+      ].join("&"),
+    }),
     // Never the signed-in sessions' own CSRF token: they must outlive the run.
     () => ({ method: "POST", path: "/dashboard/logout", body: `csrf=${pick(rand, ["", "junk", "%ff"])}` }),
     () => ({ method: "GET", path: `/dashboard/purges/${segment(rand)}` }),
