@@ -168,11 +168,9 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
                     <time datetime={r.timestamp}>{when(r.timestamp)}</time>
                   </td>
                   <td>
-                    <bdi>{r.contributor}</bdi>
+                    {r.contributorHidden ? <span class="meta">(username removed)</span> : <bdi>{r.contributor}</bdi>}
                   </td>
-                  <td>
-                    <bdi>{r.comment}</bdi>
-                  </td>
+                  <td>{r.commentHidden ? <span class="meta">(edit summary removed)</span> : <bdi>{r.comment}</bdi>}</td>
                   <td class="n">
                     {r.suppressed ? (
                       <span class="meta">hidden</span>

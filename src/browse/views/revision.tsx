@@ -143,13 +143,19 @@ export const RevisionView: FC<{ model: RevisionViewModel }> = ({ model }) => {
         </div>
         <div>
           <dt>Contributor</dt>
-          <dd>
-            <bdi>{r.contributor}</bdi>
-          </dd>
+          <dd>{r.contributorHidden ? <span class="meta">(username removed)</span> : <bdi>{r.contributor}</bdi>}</dd>
         </div>
         <div>
           <dt>Comment</dt>
-          <dd>{r.comment ? <bdi>{r.comment}</bdi> : <span class="meta">none</span>}</dd>
+          <dd>
+            {r.commentHidden ? (
+              <span class="meta">(edit summary removed)</span>
+            ) : r.comment ? (
+              <bdi>{r.comment}</bdi>
+            ) : (
+              <span class="meta">none</span>
+            )}
+          </dd>
         </div>
         <div>
           <dt>Content</dt>

@@ -66,6 +66,9 @@ describe("a hidden comment or contributor", () => {
     const historyHtml = await (await request(`/page/${key}/history`, { headers: { accept: "text/html" } })).text();
     expect(historyHtml).not.toContain("Secret person 1");
     expect(historyHtml).not.toContain("secret summary 1");
+    expect(historyHtml).toContain("(username removed)");
+    expect(historyHtml).toContain("(edit summary removed)");
+    expect(html).toContain("(username removed)");
 
     const publicXml = await exportOf(key);
     expect(publicXml).not.toContain("Secret person 1");
