@@ -268,22 +268,18 @@ interface RecentChangesAnswer {
   query?: { recentchanges?: RecentChange[] };
 }
 
+/** A report of nothing done yet, from `cursor`. */
+function emptyReport(cursor: FollowCursor | null): FollowReport {
+  return { changes: 0, pages: 0, revisions: 0, skipped: 0, refused: 0, retries: 0, cursor, more: false };
+}
+
 /** Catches up with the wiki from the stored cursor, and saves the cursor as it goes. */
 export async function followOnce(options: FollowOptions): Promise<FollowReport> {
   const { api, cursors } = options;
   let cursor = await cursors.load();
   if (cursor && cursor.wiki !== api.url)
     throw new Error(`the cursor belongs to ${cursor.wiki}, not ${api.url}: a cursor follows one wiki`);
-  const report: FollowReport = {
-    changes: 0,
-    pages: 0,
-    revisions: 0,
-    skipped: 0,
-    refused: 0,
-    retries: 0,
-    cursor,
-    more: false,
-  };
+  const report = emptyReport(cursor);
   const retriesBefore = api.retries;
   const start = cursor ? overlapStart(cursor.timestamp) : undefined;
   let cont: Record<string, string> = {};
@@ -607,16 +603,7 @@ export async function retrySkipped(options: FollowOptions, which: readonly strin
   const recorded = await options.skips.list();
   const items = which === "all" ? recorded : recorded.filter((s) => which.includes(s.title));
   const outcomes: RetryOutcome[] = [];
-  const report: FollowReport = {
-    changes: 0,
-    pages: 0,
-    revisions: 0,
-    skipped: 0,
-    refused: 0,
-    retries: 0,
-    cursor: null,
-    more: false,
-  };
+  const report = emptyReport(null);
   for (const item of items) {
     // Past the pass's deadline the rest wait (a cron pass keeps their retry asked for the next one).
     if (options.deadline !== undefined && Date.now() >= options.deadline) break;

@@ -6,7 +6,9 @@
  * its PageStore last reported them.
  */
 import { directoryOf, directoryShards } from "../bindings.ts";
+import { ProblemError } from "../http/problem.ts";
 import { Lru } from "../lib/lru.ts";
+import type { PageRef } from "./page-ref.ts";
 
 const known = new Lru<string, true>(50_000);
 
@@ -15,6 +17,21 @@ export async function pageExists(env: Env, key: string): Promise<boolean> {
   const exists = await directoryOf(env, key).has(key);
   if (exists) known.set(key, true);
   return exists;
+}
+
+/**
+ * Refuses, with the 404 problem every route answers, a page the archive never held (one deleted, for
+ * good or as MediaWiki deletes, still was); asking never creates its storage.
+ */
+export async function requirePage(env: Env, ref: PageRef): Promise<void> {
+  if (await pageExists(env, ref.key)) return;
+  throw new ProblemError({
+    status: 404,
+    code: "page_not_found",
+    title: "Not Found",
+    detail: "no such page in the archive",
+    extensions: { page: ref.title },
+  });
 }
 
 /** Lists a page; its PageStore does this before its first commit. */

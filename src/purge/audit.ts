@@ -36,20 +36,25 @@ export async function recordAudit(env: Env, entry: Omit<AuditEntry, "completedAt
   await purgeAuditOf(env).record({ ...entry, items: entry.items.slice(0, ITEMS_KEPT).map((i) => i.slice(0, 300)) });
 }
 
-export async function listAudit(
-  env: Env,
-  { before, limit = LIMITS.purge.auditPageSize }: { before?: string; limit?: number },
-): Promise<AuditPage> {
-  if (before !== undefined && !/^\d{1,15}$/.test(before)) {
+/** A log's `?before=` cursor (the purge audit's, the takedown log's): null for none; 400 for one no log gave. */
+export function logCursor(before: string | undefined): number | null {
+  if (before === undefined) return null;
+  if (!/^\d{1,15}$/.test(before))
     throw new ProblemError({
       status: 400,
       code: "invalid_cursor",
       title: "Bad Request",
       detail: "before is not a cursor this API issued",
     });
-  }
+  return Number(before);
+}
+
+export async function listAudit(
+  env: Env,
+  { before, limit = LIMITS.purge.auditPageSize }: { before?: string; limit?: number },
+): Promise<AuditPage> {
   const page = await purgeAuditOf(env).list(
-    before === undefined ? null : Number(before),
+    logCursor(before),
     Math.max(1, Math.min(limit, LIMITS.purge.auditPageSize)),
   );
   await fillCompletions(env, page.entries);

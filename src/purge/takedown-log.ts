@@ -16,7 +16,7 @@
  * await listTakedowns(env, { page: "Vellum" }); // { entries: [ … ], next: null }
  */
 import { purgeAuditOf } from "../bindings.ts";
-import { ProblemError } from "../http/problem.ts";
+import { logCursor } from "./audit.ts";
 import { LIMITS } from "../limits.ts";
 
 /** A revision's fields a takedown hides or shows, as MediaWiki's revision deletion names them (text, comment, user). */
@@ -113,17 +113,9 @@ export async function listTakedowns(
   env: Env,
   { page, before, limit = LIMITS.purge.takedownPageSize }: { page?: string; before?: string; limit?: number },
 ): Promise<TakedownPage> {
-  if (before !== undefined && !/^\d{1,15}$/.test(before)) {
-    throw new ProblemError({
-      status: 400,
-      code: "invalid_cursor",
-      title: "Bad Request",
-      detail: "before is not a cursor this API issued",
-    });
-  }
   return purgeAuditOf(env).listTakedowns(
     page ?? null,
-    before === undefined ? null : Number(before),
+    logCursor(before),
     Math.max(1, Math.min(limit, LIMITS.purge.takedownPageSize)),
   );
 }

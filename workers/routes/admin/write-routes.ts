@@ -22,14 +22,11 @@ import { pageStoreOf } from "../../../src/bindings.ts";
 import type { AppEnv } from "../../app-env.ts";
 import { requireScope, type AuthVariables } from "../../middleware/require-scope.ts";
 import { jsonBody } from "../../middleware/json-body.ts";
-import { ProblemError } from "../../../src/http/problem.ts";
-import { storeProblem } from "../../../src/page/store-problem.ts";
 import { validated } from "../../../src/http/validate.ts";
 import { isSafeIdDigits } from "../../../src/http/queries.ts";
-import { pageExists } from "../../../src/page/directory.ts";
+import { requirePage } from "../../../src/page/directory.ts";
 import { pageRef, type PageRef } from "../../../src/page/page-ref.ts";
 import { appendRevisions, erasePage, setPageDeleted, setRevisionHidden } from "../../../src/writes/page-writes.ts";
-import { purgeHere } from "../../../src/purge/apply.ts";
 import { newRevisionSchema } from "../../../src/writes/revision-schema.ts";
 import { withColo } from "../../middleware/with-colo.ts";
 
@@ -55,15 +52,7 @@ const writeBody = jsonBody("storage.maxRequestBytes", {
 
 /** The page's PageStore, if the page was ever written; asking never creates one. */
 async function existingStore(env: Env, ref: PageRef) {
-  if (!(await pageExists(env, ref.key))) {
-    throw new ProblemError({
-      status: 404,
-      code: "page_not_found",
-      title: "Not Found",
-      detail: "no such page in the archive",
-      extensions: { page: ref.title },
-    });
-  }
+  await requirePage(env, ref);
   return pageStoreOf(env, ref.key);
 }
 

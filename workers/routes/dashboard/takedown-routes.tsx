@@ -28,7 +28,7 @@ import {
 } from "../../../src/dashboard/views/takedowns.tsx";
 import { ProblemError } from "../../../src/http/problem.ts";
 import { isSafeIdDigits } from "../../../src/http/queries.ts";
-import { pageExists } from "../../../src/page/directory.ts";
+import { requirePage } from "../../../src/page/directory.ts";
 import { pageRef, type PageRef } from "../../../src/page/page-ref.ts";
 import { listTakedowns } from "../../../src/purge/takedown-log.ts";
 import { setPageDeleted, setRevisionHidden } from "../../../src/writes/page-writes.ts";
@@ -58,14 +58,7 @@ function forbidden(session: Session): ProblemError {
 /** The page named in the path, if the archive ever held it (a page deleted as MediaWiki deletes still is). */
 async function existingPage(c: Context<DashboardEnv>): Promise<PageRef> {
   const ref = pageRef(c.req.param("title") ?? "");
-  if (!(await pageExists(c.env, ref.key)))
-    throw new ProblemError({
-      status: 404,
-      code: "page_not_found",
-      title: "Not Found",
-      detail: "No such page in the archive.",
-      extensions: { page: ref.title },
-    });
+  await requirePage(c.env, ref);
   return ref;
 }
 
