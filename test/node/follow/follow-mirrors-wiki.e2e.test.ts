@@ -34,7 +34,7 @@ import { readFile } from "node:fs/promises";
 import { expect, it } from "vitest";
 import type { SkippedPage } from "../../../src/follow/follower.ts";
 import type { HistoryEntry } from "../../../src/page/types.ts";
-import { mediaWikiForThisFile, NO_MEDIAWIKI, type MediaWiki } from "../support/mediawiki.ts";
+import { mediaWikiForThisFile, NO_MEDIAWIKI, type MediaWiki, type WikiSession } from "../support/mediawiki.ts";
 import { describeNeeding } from "../support/requirements.ts";
 import { summaryOf } from "../tools/import/support/import-cli-harness.ts";
 import { exportSummaryOf, runExport, twoArchivesForThisFile } from "../tools/export/support/export-harness.ts";
@@ -100,6 +100,32 @@ describeNeeding(NO_MEDIAWIKI, "the archive's public view equals the wiki's, as a
       rclimit: 1,
     });
     return res.query.recentchanges[0]!.rcid;
+  }
+
+  /** Log entries anonymous recent changes list (a page deletion removes edits from them, never log entries). */
+  async function logChanges(): Promise<number> {
+    const res = await wiki.anonymous().get<{ query: { recentchanges: unknown[] } }>({
+      action: "query",
+      list: "recentchanges",
+      rctype: "log",
+      rcprop: "ids",
+      rclimit: "max",
+    });
+    return res.query.recentchanges.length;
+  }
+
+  /**
+   * Runs a logged action (a deletion, undeletion, revision deletion) and waits for its log entry in recent
+   * changes: MediaWiki adds it after its answer is sent (ManualLogEntry::publish, POSTSEND), so a follower
+   * reading right after the answer may not see it yet, and this test would call a follower caught up too soon.
+   */
+  async function logged(action: (admin: WikiSession) => Promise<void>): Promise<void> {
+    const before = await logChanges();
+    await action(await wiki.admin());
+    for (const until = Date.now() + 30_000; (await logChanges()) <= before;) {
+      if (Date.now() > until) throw new Error("the log entry did not reach recent changes within 30 s");
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   async function once() {
@@ -209,10 +235,12 @@ describeNeeding(NO_MEDIAWIKI, "the archive's public view equals the wiki's, as a
       await make("Revdel fields", 3);
       // Hidden before the follower first reads the page: a comment, an IP's user, a text.
       await make("Hidden fields before", 3, (i) => (i === 3 ? "anonymous" : "admin"));
-      await admin.revisionDelete([ids["Hidden fields before"]![1]!], { hide: ["comment"] }, "comment, early");
-      await admin.revisionDelete([ids["Hidden fields before"]![2]!], { hide: ["user"] }, "user, early");
+      await logged((w) =>
+        w.revisionDelete([ids["Hidden fields before"]![1]!], { hide: ["comment"] }, "comment, early"),
+      );
+      await logged((w) => w.revisionDelete([ids["Hidden fields before"]![2]!], { hide: ["user"] }, "user, early"));
       await make("Hidden text before", 3);
-      await admin.revisionDelete([ids["Hidden text before"]![1]!], { hide: ["content"] }, "text, early");
+      await logged((w) => w.revisionDelete([ids["Hidden text before"]![1]!], { hide: ["content"] }, "text, early"));
       await make("Delete and restore", 2);
       await make("Suppress and show", 3);
       await make("Stays deleted", 2);
@@ -231,9 +259,9 @@ describeNeeding(NO_MEDIAWIKI, "the archive's public view equals the wiki's, as a
     await round("round 2 (--interval 1, SIGKILL mid-pass)", async () => {
       const start = await latestRcid();
       const [r1, r2, r3] = ids["Revdel fields"]!;
-      await admin.revisionDelete([r1!], { hide: ["comment"] }, "comment");
-      await admin.revisionDelete([r2!], { hide: ["user"] }, "user");
-      await admin.revisionDelete([r3!], { hide: ["comment", "user"] }, "both");
+      await logged((w) => w.revisionDelete([r1!], { hide: ["comment"] }, "comment"));
+      await logged((w) => w.revisionDelete([r2!], { hide: ["user"] }, "user"));
+      await logged((w) => w.revisionDelete([r3!], { hide: ["comment", "user"] }, "both"));
       await edit(STRIPPED, "edited through U+200E again", "via U+200E again");
       await edit(REFUSED_LOOKALIKES["U+2066"], "the look-alike with U+2066, edited again", "again");
       await edit(ZERO_WIDTH, `${ZERO_WIDTH}, revision 3`, "zero width r3");
@@ -251,21 +279,21 @@ describeNeeding(NO_MEDIAWIKI, "the archive's public view equals the wiki's, as a
     await round("round 3 (a page deletion, the follower killed, the undeletion)", async () => {
       const follower = startFollower(followArgs("--interval", "1"), a().scratch, cursor());
       ids["Delete and restore"]!.push(await edit("Delete and restore", "third, then deleted", "r3"));
-      await admin.delete("Delete and restore", "deleted on the wiki");
+      await logged((w) => w.delete("Delete and restore", "deleted on the wiki"));
       await caughtUp(follower);
       await follower.kill("SIGKILL");
       const deleted = await view.expectEqual(a().archive.url, { refused, made });
       expect(deleted.deleted).toEqual(["Delete and restore"]);
-      await admin.undelete("Delete and restore", "restored on the wiki");
+      await logged((w) => w.undelete("Delete and restore", "restored on the wiki"));
       await edit("Delete and restore", "edited after the undeletion", "r4");
       await once();
     });
 
     await round("round 4 (--once: a suppression, a text hidden before first sight)", async () => {
-      await admin.revisionDelete([ids["Suppress and show"]![1]!], { hide: ["content"] }, "suppressed");
+      await logged((w) => w.revisionDelete([ids["Suppress and show"]![1]!], { hide: ["content"] }, "suppressed"));
       await edit("Suppress and show", "Suppress and show, revision 4", "r4");
       await make("Hidden text late", 3);
-      await admin.revisionDelete([ids["Hidden text late"]![1]!], { hide: ["content", "comment"] }, "early");
+      await logged((w) => w.revisionDelete([ids["Hidden text late"]![1]!], { hide: ["content", "comment"] }, "early"));
       await once();
       expect((await history("Suppress and show"))[1]).toMatchObject({ suppressed: true });
       expect((await history("Hidden text late"))[1]).toMatchObject({ textMissing: true, commentHidden: true });
@@ -273,17 +301,17 @@ describeNeeding(NO_MEDIAWIKI, "the archive's public view equals the wiki's, as a
 
     await round("round 5 (--interval 1, SIGKILL mid-pass: shown again, a deletion)", async () => {
       const start = await latestRcid();
-      await admin.revisionDelete([ids["Suppress and show"]![1]!], { show: ["content"] }, "shown again");
+      await logged((w) => w.revisionDelete([ids["Suppress and show"]![1]!], { show: ["content"] }, "shown again"));
       // Never held by the archive: filled in from the wiki.
-      await admin.revisionDelete([ids["Hidden text before"]![1]!], { show: ["content"] }, "text shown");
-      await admin.revisionDelete([ids["Hidden fields before"]![1]!], { show: ["comment"] }, "comment shown");
-      await admin.revisionDelete([ids["Revdel fields"]![0]!], { show: ["comment"] }, "comment shown");
+      await logged((w) => w.revisionDelete([ids["Hidden text before"]![1]!], { show: ["content"] }, "text shown"));
+      await logged((w) => w.revisionDelete([ids["Hidden fields before"]![1]!], { show: ["comment"] }, "comment shown"));
+      await logged((w) => w.revisionDelete([ids["Revdel fields"]![0]!], { show: ["comment"] }, "comment shown"));
       await edit(STRIPPED, "edited through U+200E a third time", "via U+200E, third");
       await edit(ZERO_WIDTH, `${ZERO_WIDTH}, revision 4`, "zero width r4");
       for (let n = 2; n <= 4; n++) await edit(`Filler ${n}`, `filler ${n}, again`, "again");
       const killed = await killMidPass(start);
       const follower = startFollower(followArgs("--interval", "1"), a().scratch, cursor());
-      await admin.delete("Stays deleted", "gone for the rest of the test");
+      await logged((w) => w.delete("Stays deleted", "gone for the rest of the test"));
       await edit(NO_BREAK, "edited through U+00A0 again", "via U+00A0 again");
       await caughtUp(follower);
       await follower.kill("SIGKILL");
