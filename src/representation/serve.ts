@@ -45,32 +45,80 @@ export function asIs(status: number, headers: Headers): ResponseInit {
   return headers.has("content-encoding") ? { status, headers, encodeBody: "manual" } : { status, headers };
 }
 
+/** What the checks leave to send: a 304, or the whole body, or one slice of it, with the status that goes with it. */
+type Served =
+  { kind: "not-modified" } | { kind: "whole"; status: number } | { kind: "partial"; start: number; end: number };
+
+/** Preconditions, then Range, for a body of `length` bytes; `headers` gains what the outcome needs (304's removals, Accept-Ranges, Content-Range). */
+function check(request: Request, status: number, headers: Headers, length: number): Served {
+  const { method } = request;
+  // Preconditions and ranges are about a representation that exists (2xx, RFC 9110 §13.2.1), and only
+  // reads are checked here: a write's precondition must hold before its change, which only its route can check.
+  if (status !== 200 || (method !== "GET" && method !== "HEAD")) return { kind: "whole", status };
+  const validators = { etag: headers.get("etag"), lastModified: headers.get("last-modified") };
+  const outcome = precondition(method, request.headers, validators);
+  if (outcome === "not-modified") {
+    for (const name of NOT_ON_304) headers.delete(name);
+    return { kind: "not-modified" };
+  }
+  if (outcome === "failed") throw preconditionFailed();
+  headers.set("accept-ranges", "bytes");
+  const range = selectRange(method, request.headers, length, validators);
+  if (range.kind === "unsatisfiable") throw rangeNotSatisfiable(length, headers);
+  if (range.kind === "full") return { kind: "whole", status };
+  headers.set("content-range", `bytes ${range.start}-${range.end}/${length}`);
+  return range;
+}
+
 export function serveRepresentation(request: Request, rep: Representation): Response {
   const { method } = request;
   const headers = new Headers(rep.headers);
-  let { status, body } = rep;
-  // Preconditions and ranges are about a representation that exists (2xx, RFC 9110 §13.2.1), and only
-  // reads are checked here: a write's precondition must hold before its change, which only its route can check.
-  if (status === 200 && (method === "GET" || method === "HEAD")) {
-    const validators = { etag: headers.get("etag"), lastModified: headers.get("last-modified") };
-    const outcome = precondition(method, request.headers, validators);
-    if (outcome === "not-modified") {
-      for (const name of NOT_ON_304) headers.delete(name);
-      return new Response(null, { status: 304, headers });
-    }
-    if (outcome === "failed") throw preconditionFailed();
-    headers.set("accept-ranges", "bytes");
-    const range = selectRange(method, request.headers, body.byteLength, validators);
-    if (range.kind === "unsatisfiable") throw rangeNotSatisfiable(body.byteLength, headers);
-    if (range.kind === "partial") {
-      status = 206;
-      headers.set("content-range", `bytes ${range.start}-${range.end}/${body.byteLength}`);
-      body = body.subarray(range.start, range.end + 1);
-    }
-  }
+  const served = check(request, rep.status, headers, rep.body.byteLength);
+  if (served.kind === "not-modified") return new Response(null, { status: 304, headers });
+  const status = served.kind === "partial" ? 206 : served.status;
+  const body = served.kind === "partial" ? rep.body.subarray(served.start, served.end + 1) : rep.body;
   if (rep.lengthUnknown && method === "HEAD") headers.delete("content-length");
   else headers.set("content-length", String(body.byteLength));
   return new Response(method === "HEAD" ? null : body, asIs(status, headers));
+}
+
+/** A representation whose body is still a stream of known length (a lower-tier hit, src/tiers/lower-tier.ts). */
+export interface StreamedRepresentation {
+  status: number;
+  headers: Headers;
+  stream: ReadableStream<Uint8Array>;
+  length: number;
+}
+
+/**
+ * As {@link serveRepresentation}, for a body not yet read: a 304, a HEAD, a 412 or a 416 cancels it
+ * unread, a whole body is passed on as the stream it is, and only a Range reads it, to cut its slice.
+ */
+export async function serveStreamed(request: Request, rep: StreamedRepresentation): Promise<Response> {
+  const headers = new Headers(rep.headers);
+  let served: Served;
+  try {
+    served = check(request, rep.status, headers, rep.length);
+  } catch (err) {
+    await rep.stream.cancel();
+    throw err;
+  }
+  if (served.kind === "not-modified") {
+    await rep.stream.cancel();
+    return new Response(null, { status: 304, headers });
+  }
+  if (served.kind === "partial") {
+    const bytes = new Uint8Array(await new Response(rep.stream).arrayBuffer());
+    const body = bytes.subarray(served.start, served.end + 1);
+    headers.set("content-length", String(body.byteLength));
+    return new Response(body, asIs(206, headers));
+  }
+  headers.set("content-length", String(rep.length));
+  if (request.method === "HEAD") {
+    await rep.stream.cancel();
+    return new Response(null, asIs(served.status, headers));
+  }
+  return new Response(rep.stream, asIs(served.status, headers));
 }
 
 function preconditionFailed(): ProblemError {

@@ -20,12 +20,19 @@ import { crossRegionHop } from "./link-latency.ts";
 import { cacheKeyOf, type CacheKey } from "./cache-key.ts";
 import { withDeadline } from "./deadline.ts";
 import { versionFloor } from "./floor.ts";
-import { LowerTier, lowerCounters, type LowerHit } from "./lower-tier.ts";
+import { LowerTier, lowerCounters, type AnswerMeta, type LowerHit, type StoredBody } from "./lower-tier.ts";
 import type { TierName, TierRead, TierRequest } from "./request.ts";
 import type { TierStore } from "./tier-store.ts";
 import { tagsOf } from "../origin/tags.ts";
 
 export interface ReadThrough extends TierRead, Colo {}
+
+/** A fresh lower-tier hit whose body is still in the Cache API's response, for a route that sends it as stored. */
+export interface UnreadThrough extends Colo {
+  entry: AnswerMeta;
+  servedBy: "lower";
+  stored: StoredBody;
+}
 
 type Hop = { kind: "tier"; tier: TierIdentity } | { kind: "origin" };
 
@@ -88,13 +95,31 @@ const edgeCounter: HopCounter = {
   rendered: () => void lowerCounters.originRenders++,
 };
 
-/** A read at the edge: this colo's lower tier, then the chain below it. */
+/**
+ * A read at the edge: this colo's lower tier, then the chain below it. With `leaveBody`, a fresh
+ * lower-tier hit of a 200 comes back with its body unread (`UnreadThrough`): for a route that sends
+ * it identity, so a 304 never reads it and a 200 streams it from the Cache API without a copy.
+ */
 export async function readThroughTiers(
   env: Env,
   ctx: { waitUntil(p: Promise<unknown>): void },
   at: Colo,
   query: OriginQuery,
-): Promise<ReadThrough> {
+): Promise<ReadThrough>;
+export async function readThroughTiers(
+  env: Env,
+  ctx: { waitUntil(p: Promise<unknown>): void },
+  at: Colo,
+  query: OriginQuery,
+  options: { leaveBody: true },
+): Promise<ReadThrough | UnreadThrough>;
+export async function readThroughTiers(
+  env: Env,
+  ctx: { waitUntil(p: Promise<unknown>): void },
+  at: Colo,
+  query: OriginQuery,
+  options: { leaveBody?: boolean } = {},
+): Promise<ReadThrough | UnreadThrough> {
   const key = cacheKeyOf(query);
   const topology = topologyOf(env);
   const hops = hopsBelow(env, "edge", at.region, key.key);
@@ -105,7 +130,7 @@ export async function readThroughTiers(
     };
 
   const lower = await LowerTier.open(env, at.colo);
-  const { hit, floor, marks } = await lower.get(key);
+  const { hit, floor, marks } = await lower.get(key, Date.now(), options.leaveBody === true);
   const below = (request: TierRequest, revalidation = false) =>
     walk(
       env,
@@ -119,6 +144,10 @@ export async function readThroughTiers(
     );
   // Whatever this colo has purged, the tiers below must not hand back either.
   const request: TierRequest = { query, ...key, minVersion: versionFloor(floor, key.mutable), fromRegion: at.region };
+  if (hit && "stored" in hit) {
+    lowerCounters.hit++;
+    return { entry: hit.entry, servedBy: "lower", stored: hit.stored, ...at };
+  }
   if (hit && hit.state !== "expired") {
     if (hit.state === "fresh") lowerCounters.hit++;
     else {

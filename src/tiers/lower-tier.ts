@@ -48,6 +48,8 @@ const FIELD = {
   cacheControl: "x-pal-cache-control",
   /** Lengths of the coded bodies stored after the identity body, as JSON (src/tiers/entry-bodies.ts). */
   coded: "x-pal-coded",
+  /** The stored body's length, so a hit sent as it is stored knows its Content-Length without reading it. */
+  length: "x-pal-length",
 } as const;
 const FALLBACK_ORIGIN = "https://lower.palimpsest.invalid";
 
@@ -57,6 +59,23 @@ export interface LowerHit {
   entry: Answer;
   state: LowerState;
   filledAt: number;
+}
+
+/** An answer without its body: what a hit whose body is left unread carries. */
+export type AnswerMeta = Omit<Answer, "body" | "encoded">;
+
+/** A body still in the Cache API's response: read only if it is sent, and then as a stream. */
+export interface StoredBody {
+  stream: ReadableStream<Uint8Array>;
+  length: number;
+}
+
+/** A fresh hit of a 200 whose body was left unread (`get`'s `leaveBody`). */
+export interface UnreadHit {
+  entry: AnswerMeta;
+  state: "fresh";
+  filledAt: number;
+  stored: StoredBody;
 }
 
 /**
@@ -121,6 +140,7 @@ function toResponse(entry: Answer, filledAt: number, keepSeconds: number): Respo
   if (entry.negative) headers.set(FIELD.negative, "1");
   if (entry.tags) headers.set(FIELD.tags, entry.tags.map(encodeURIComponent).join(","));
   if (meta.coded) headers.set(FIELD.coded, JSON.stringify(meta.coded));
+  headers.set(FIELD.length, String(body.byteLength));
   headers.set("cache-tag", cacheTagsOf(entry).join(","));
   // The Cache API evicts on its own TTL; refresh is tracked separately, by filledAt.
   headers.set("cache-control", `public, max-age=${keepSeconds}`);
@@ -128,7 +148,7 @@ function toResponse(entry: Answer, filledAt: number, keepSeconds: number): Respo
 }
 
 /** The entry a cached response holds, without its body yet, or null if it is not one this module wrote. */
-function fromResponse(res: Response): { entry: PackedMeta; filledAt: number } | null {
+function fromResponse(res: Response): { entry: PackedMeta; filledAt: number; length: number | null } | null {
   const h = res.headers;
   const number = (name: string) => Number(h.get(name) ?? Number.NaN);
   const [status, version, storedAt, filledAt] = [
@@ -158,7 +178,9 @@ function fromResponse(res: Response): { entry: PackedMeta; filledAt: number } | 
     ...(tags === null ? {} : { tags: tags.split(",").filter(Boolean).map(decodeURIComponent) }),
     ...(coded === null ? {} : { coded: JSON.parse(coded) as CodedLengths }),
   };
-  return { entry, filledAt };
+  // Entries stored before the length was recorded have none: their body is read to be sent.
+  const length = h.get(FIELD.length) === null ? null : number(FIELD.length);
+  return { entry, filledAt, length: length !== null && Number.isSafeInteger(length) && length >= 0 ? length : null };
 }
 
 export class LowerTier {
@@ -220,10 +242,23 @@ export class LowerTier {
     return new PurgeMarks(Object.entries((await this.#record<Record<string, Mark>>(MARKS)) ?? {}));
   }
 
+  /**
+   * The colo's entry for `key` if it may still be served, with the page's floor and the colo's marks.
+   * With `leaveBody`, a fresh 200 holding only its identity body comes back with that body unread
+   * (`stored`): a route that answers 304, or sends the body on as it is, never reads or copies it.
+   * Anything else, a stale hit included (revalidation may store it again), is read whole.
+   */
+  async get(key: CacheKey, now?: number): Promise<{ hit: LowerHit | undefined; floor: PageFloor; marks: PurgeMarks }>;
+  async get(
+    key: CacheKey,
+    now: number,
+    leaveBody: boolean,
+  ): Promise<{ hit: LowerHit | UnreadHit | undefined; floor: PageFloor; marks: PurgeMarks }>;
   async get(
     key: CacheKey,
     now = Date.now(),
-  ): Promise<{ hit: LowerHit | undefined; floor: PageFloor; marks: PurgeMarks }> {
+    leaveBody = false,
+  ): Promise<{ hit: LowerHit | UnreadHit | undefined; floor: PageFloor; marks: PurgeMarks }> {
     const [res, floor, marks] = await Promise.all([
       this.cache.match(this.#request(key.key)),
       this.floor(key.page),
@@ -239,13 +274,13 @@ export class LowerTier {
       await res.body?.cancel();
       return { hit: undefined, floor, marks };
     }
-    const entry: Answer = unpackBodies(found.entry, new Uint8Array(await res.arrayBuffer()));
     const { filledAt } = found;
     const age = (now - filledAt) / 1000;
     const t = this.topology;
+    const status = found.entry.status;
     // A 404 is kept only briefly and never served stale: the page may be written any moment.
     let state: LowerState =
-      entry.status === 404
+      status === 404
         ? age < t.notFoundSeconds
           ? "fresh"
           : "expired"
@@ -255,7 +290,12 @@ export class LowerTier {
             ? "stale"
             : "expired";
     // Soft-purged: served while revalidating (a 404 is never served stale).
-    if (verdict === "stale" && state === "fresh") state = entry.status === 404 ? "expired" : "stale";
+    if (verdict === "stale" && state === "fresh") state = status === 404 ? "expired" : "stale";
+    if (leaveBody && state === "fresh" && status === 200 && !found.entry.coded && found.length !== null && res.body) {
+      const { coded: _none, ...entry } = found.entry;
+      return { hit: { entry, state, filledAt, stored: { stream: res.body, length: found.length } }, floor, marks };
+    }
+    const entry: Answer = unpackBodies(found.entry, new Uint8Array(await res.arrayBuffer()));
     return { hit: { entry, state, filledAt }, floor, marks };
   }
 

@@ -26,9 +26,9 @@ import { isCompressible } from "../representation/compressible.ts";
 import { useAsDictionary } from "../representation/dictionary.ts";
 import { codedEtag } from "../representation/etag.ts";
 import { serveCoded } from "../representation/serve-coded.ts";
-import { serveRepresentation } from "../representation/serve.ts";
+import { serveRepresentation, serveStreamed } from "../representation/serve.ts";
 import { addVary } from "../representation/vary.ts";
-import type { ReadThrough } from "./chain.ts";
+import type { ReadThrough, UnreadThrough } from "./chain.ts";
 
 /** Who asked: the request answered and its id (`hono/request-id`). */
 export interface Asker {
@@ -37,7 +37,7 @@ export interface Asker {
 }
 
 /** The headers every answer read through the tiers goes out with: the answer's own, and where it came from. */
-function answerHeaders(asker: Asker, through: ReadThrough): Headers {
+function answerHeaders(asker: Asker, through: ReadThrough | UnreadThrough): Headers {
   const { entry } = through;
   const headers = new Headers(entry.headers);
   headers.set("x-palimpsest-tier", through.servedBy);
@@ -114,18 +114,28 @@ export function respondDelta(asker: Asker, through: ReadThrough, dictionary: str
 /**
  * An answer sent identity whatever the client accepts, with its ETag, preconditions, Range and HEAD:
  * an export, which the front line (Cloudflare's, or wrangler dev's) codes as it passes, never this
- * Worker, so a tier hit costs no compression. `edit` sets what the route adds (absolute links).
+ * Worker, so a tier hit costs no compression. A lower-tier hit left unread (`UnreadThrough`) is
+ * answered 304 without reading its body and sent as the Cache API's stream, not copied.
+ * `edit` sets what the route adds (absolute links).
  */
-export function respondIdentity(asker: Asker, through: ReadThrough, edit?: (headers: Headers) => void): Response {
+export async function respondIdentity(
+  asker: Asker,
+  through: ReadThrough | UnreadThrough,
+  edit?: (headers: Headers) => void,
+): Promise<Response> {
   const { entry } = through;
   const headers = answerHeaders(asker, through);
   edit?.(headers);
   // Named, so the compression middleware leaves it alone and caches downstream key on what the front line codes.
   addVary(headers, "Accept-Encoding");
+  if ("stored" in through) {
+    const { stream, length } = through.stored;
+    return serveStreamed(asker.request, { status: entry.status, headers, stream, length });
+  }
   return serveRepresentation(asker.request, {
     status: entry.status,
     headers,
-    body: sentBody(asker, entry.status, entry.body),
+    body: sentBody(asker, entry.status, through.entry.body),
   });
 }
 

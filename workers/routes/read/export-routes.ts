@@ -18,7 +18,8 @@
  * is answered 304 without reading a revision. An anonymous export is
  * counted against its client's `export.anonymousPerMinute` (429 past it),
  * carries at most `export.anonymousMaxBytes` of text, and is read through
- * the tiers like a history page: a repeated one is a tier hit, and a write,
+ * the tiers like a history page: a repeated one is a tier hit (in this colo's
+ * cache, answered 304 or streamed on without the Worker reading it), and a write,
  * suppression or deletion of the page purges it. A backup's export, and an
  * anonymous answer too big for a tier entry, stream from the origin, `no-store`.
  *
@@ -128,19 +129,22 @@ exportRoutes.get(
       return streamed(c, { ref, start, dir, limit, withSuppressed: true, maxBytes }, etag);
     }
     await chargeAnonymousExport(c.env, c.req.raw);
-    const through = await readThroughTiers(c.env, c.executionCtx, c.get("colo"), {
-      kind: "export",
-      ref,
-      start,
-      dir,
-      limit,
-    });
+    // A fresh hit in this colo's cache comes with its body (megabytes of XML) unread: a 304 never reads it, a 200 streams it.
+    const through = await readThroughTiers(
+      c.env,
+      c.executionCtx,
+      c.get("colo"),
+      { kind: "export", ref, start, dir, limit },
+      { leaveBody: true },
+    );
+    const asker: Asker = { request: c.req.raw, requestId: c.get("requestId") };
+    if ("stored" in through)
+      return respondIdentity(asker, through, (headers) => finish(c, headers, { ref, limit, dir }));
     const past = pastTiersOf(through.entry);
     if (past) {
       const maxBytes = LIMITS.export.anonymousMaxBytes;
       return streamed(c, { ref, start, dir, limit, withSuppressed: false, maxBytes }, past.etag);
     }
-    const asker: Asker = { request: c.req.raw, requestId: c.get("requestId") };
     if (through.entry.status !== 200) throw problemOf(asker, through);
     return respondIdentity(asker, through, (headers) => finish(c, headers, { ref, limit, dir }));
   },
