@@ -68,7 +68,7 @@ beforeAll(async () => {
       text: `<!doctype html><html lang="en"><title>archived</title><p id="words">Archived words.</p><script>document.getElementById("words").textContent = "SCRIPT RAN"; parent.document.title = "owned";</script></html>`,
     },
   ]);
-}, 60_000);
+});
 
 const headingOf = (page: Page) => page.getByRole("heading", { level: 1 }).innerText();
 

@@ -35,7 +35,7 @@ describe("the committed wrangler.toml, as wrangler deploy ships it (no PUBLIC_OR
   let bare: LocalWorker;
   beforeAll(async () => {
     bare = await startLocalWorker({ vars: { PUBLIC_ORIGIN: "" } });
-  }, 60_000);
+  });
   afterAll(() => bare?.stop());
 
   it("refuses to serve until PUBLIC_ORIGIN is set, so a forged Host never reaches a Location", async () => {
@@ -57,7 +57,7 @@ describe("the committed wrangler.toml is the production configuration", () => {
     // As an operator deploys it: PUBLIC_ORIGIN names the one host it serves.
     const port = await freePort();
     archive = await startLocalWorker({ port, vars: { PUBLIC_ORIGIN: `http://127.0.0.1:${port}` } });
-  }, 60_000);
+  });
   afterAll(() => archive?.stop());
 
   it("answers only for PUBLIC_ORIGIN's host, and sends anonymous clients no debug headers", async () => {

@@ -29,7 +29,7 @@ describeNeeding(NO_MEDIAWIKI, "the deployment's Cron Trigger follows a real Medi
     archive = await startLocalWorker({
       vars: { FOLLOW_WIKI_API: wiki.apiUrl, FOLLOW_CONTACT: "archive-tests@palimpsest.invalid" },
     });
-  }, 180_000);
+  });
   afterAll(async () => {
     await archive?.stop();
   });

@@ -289,7 +289,7 @@ describeNeeding(NO_CHROMIUM, "archived HTML attacking the dashboard, in Chromium
     });
     expect(suppress.status).toBe(200);
     expect(await purges(), "no purge before the attack").toEqual([]);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await context?.close().catch(() => undefined);

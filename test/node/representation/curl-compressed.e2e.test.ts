@@ -26,7 +26,7 @@ let worker: LocalWorker;
 beforeAll(async () => {
   worker = await startLocalWorker({ vars: { ENVIRONMENT: "development" } });
   await seedPage(worker, PAGE, 12, "Curl", prose);
-}, 120_000);
+});
 
 afterAll(async () => {
   await worker?.stop();

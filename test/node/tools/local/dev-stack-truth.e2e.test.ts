@@ -49,7 +49,11 @@ describe("npm start's output", () => {
       for (const path of CHECKOUT_FILES) cpSync(join(REPO_ROOT, path), join(checkout, path), { recursive: true });
       symlinkSync(join(REPO_ROOT, "node_modules"), join(checkout, "node_modules"));
 
-      const dev = await startPalimpsestDev(["--no-demo"], { checkout, timeoutMs: 120_000 });
+      const dev = await startPalimpsestDev(["--no-demo"], {
+        checkout,
+        timeoutMs: 120_000,
+        ready: /serving the archive at/,
+      });
       try {
         // Served: the node:zlib path (gzip) works, so the flag is in force.
         const res = await fetch(`${dev.url}/api/limits`, { headers: { "accept-encoding": "gzip" } });
@@ -82,7 +86,7 @@ describe("a Range request through Miniflare's re-coding", () => {
     br = Buffer.from(await rawBody(`/page/${PAGE}/1`, { "accept-encoding": "br" }));
     expect(brotliDecompressSync(br).toString("utf8")).toBe(TEXT);
     expect(br.byteLength).toBeGreaterThan(1000);
-  }, 120_000);
+  });
 
   afterAll(() => worker?.stop(), 30_000);
 

@@ -76,7 +76,7 @@ export function twoArchivesForThisFile(): { a: () => ImportHarness; b: () => Imp
   let b: ImportHarness | undefined;
   beforeAll(async () => {
     [a, b] = await Promise.all([startImportHarness(), startImportHarness()]);
-  }, 180_000);
+  });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
   });

@@ -240,7 +240,7 @@ export function importHarnessForThisFile(): ImportHarness {
   let started: ImportHarness | undefined;
   beforeAll(async () => {
     started = await startImportHarness();
-  }, 120_000);
+  });
   afterAll(async () => {
     await started?.stop();
   });
