@@ -99,6 +99,14 @@ export const LIMITS = {
     /** Characters of attribute values on one element (saxes holds them whole). */
     maxAttributeChars: 1 << 16,
   },
+  importer: {
+    /**
+     * Most pages `palimpsest import --concurrency` writes at once. Each holds a batch of up to
+     * --batch-bytes (8 MiB by default) while it is sent, so this bounds the importer's memory too
+     * (32 pages: 264 MiB of batches at most).
+     */
+    maxConcurrency: 32,
+  },
   history: {
     /** Largest `limit` a history page accepts. */
     maxPageSize: 500,

@@ -46,6 +46,10 @@ export interface ImportSummary {
   raw_bytes: number;
   stored_bytes: number;
   seconds: number;
+  pages_per_s: number;
+  revisions_per_s: number;
+  /** Pages written at once (--concurrency). */
+  concurrency: number;
 }
 
 export interface HistoryEntry {
@@ -75,8 +79,13 @@ export function summaryOf(result: CliResult): ImportSummary {
     "raw_bytes",
     "stored_bytes",
     "seconds",
+    "pages_per_s",
+    "revisions_per_s",
+    "concurrency",
   ]);
   expect(summary.seconds).toBeGreaterThanOrEqual(0);
+  expect(summary.pages_per_s).toBeGreaterThanOrEqual(0);
+  expect(summary.revisions_per_s).toBeGreaterThanOrEqual(0);
   return summary;
 }
 
@@ -94,12 +103,25 @@ export const rawBytes = (revs: Array<{ text: string }>) => revs.reduce((n, r) =>
 
 const keyOf = (title: string) => encodeURIComponent(title.replace(/ /g, "_"));
 
+/** A CLI run under way: its result once it exits, and a way to end it early. */
+export interface CliRun {
+  result: Promise<CliResult>;
+  /** Sends the process a signal (SIGKILL: as if the machine went away); `result` still resolves. */
+  kill(signal: NodeJS.Signals): void;
+  /** Whether the process has exited. */
+  exited(): boolean;
+}
+
 export interface ImportHarness {
   archive: LocalWorker;
   scratch: string;
   /** Runs the CLI (never synchronously: the Worker's dev proxy lives in this process's event loop). */
   /** `watchdogMs`: how long a run may take before it is killed and fails (default CLI_WATCHDOG_MS). */
   runCli(args: string[], options?: { peakRss?: boolean; watchdogMs?: number }): Promise<CliResult>;
+  /** Starts the CLI and returns at once, so a test can act while it runs. */
+  startCli(args: string[], options?: { peakRss?: boolean; watchdogMs?: number }): CliRun;
+  /** `palimpsest import FILE`'s arguments against the local archive (or `url`), with its token and no progress bar. */
+  importArgs(file: string, extra?: string[], url?: string): string[];
   /** `palimpsest import FILE` against the local archive (or `url`), with its token and no progress bar. */
   runImport(
     file: string,
@@ -127,20 +149,20 @@ export async function startImportHarness(): Promise<ImportHarness> {
   );
   let runs = 0;
 
-  const runCli: ImportHarness["runCli"] = (args, options = {}) => {
+  const startCli: ImportHarness["startCli"] = (args, options = {}) => {
     const started = Date.now();
     const env = { ...process.env };
     delete env.PALIMPSEST_TOKEN;
     const rssFile = join(scratch, `peak-rss-${++runs}.txt`);
     const node = options.peakRss ? ["--import", rssHook] : [];
     if (options.peakRss) env.PALIMPSEST_TEST_RSS_FILE = rssFile;
-    return new Promise((resolve, reject) => {
-      // A scratch working directory: no .dev.vars to fall back on.
-      const child = spawn(process.execPath, [...node, CLI, ...args], {
-        cwd: scratch,
-        env,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+    // A scratch working directory: no .dev.vars to fall back on.
+    const child = spawn(process.execPath, [...node, CLI, ...args], {
+      cwd: scratch,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const result = new Promise<CliResult>((resolve, reject) => {
       let stdout = "";
       let stderr = "";
       child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -161,16 +183,32 @@ export async function startImportHarness(): Promise<ImportHarness> {
       });
       child.on("close", (code) => {
         clearTimeout(watchdog);
-        const result: CliResult = { code, stdout, stderr, ms: Date.now() - started };
-        if (!options.peakRss) return resolve(result);
+        const outcome: CliResult = { code, stdout, stderr, ms: Date.now() - started };
+        if (!options.peakRss) return resolve(outcome);
         readFile(rssFile, "utf8").then(
-          (text) => resolve({ ...result, peakRss: Number(text) }),
+          (text) => resolve({ ...outcome, peakRss: Number(text) }),
           () =>
             reject(new Error(`the CLI died without reporting its peak RSS (exit ${code}): ${stderr.slice(0, 500)}`)),
         );
       });
     });
+    return {
+      result,
+      kill: (signal) => child.kill(signal),
+      exited: () => child.exitCode !== null || child.signalCode !== null,
+    };
   };
+
+  const importArgs: ImportHarness["importArgs"] = (file, extra = [], url = archive.url) => [
+    "import",
+    file,
+    "--url",
+    url,
+    "--token",
+    archive.token,
+    "--no-progress",
+    ...extra,
+  ];
 
   const history = async (title: string): Promise<HistoryEntry[] | null> => {
     const res = await fetch(`${archive.url}/page/${keyOf(title)}/history?limit=500`);
@@ -184,12 +222,10 @@ export async function startImportHarness(): Promise<ImportHarness> {
   return {
     archive,
     scratch,
-    runCli,
-    runImport: (file, extra = [], options = {}) =>
-      runCli(
-        ["import", file, "--url", options.url ?? archive.url, "--token", archive.token, "--no-progress", ...extra],
-        options,
-      ),
+    runCli: (args, options) => startCli(args, options).result,
+    startCli,
+    importArgs,
+    runImport: (file, extra = [], options = {}) => startCli(importArgs(file, extra, options.url), options).result,
     async writeExport(name, xml, compression = "plain") {
       const plain = join(scratch, `${name}.xml`);
       await writeFile(plain, xml);

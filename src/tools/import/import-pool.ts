@@ -1,0 +1,151 @@
+/**
+ * The pages of one `palimpsest import` written at once. The export is one
+ * stream, read page after page; each page gets its own writer
+ * (src/tools/import/page-writer.ts), the only one sending that page's
+ * revisions, and up to `concurrency` pages are in flight: the one being read
+ * and those whose last revision is read but not yet stored. Starting another
+ * waits for one of them to finish, so the reader is held back rather than
+ * memory growing: at most `concurrency` + 1 batches are held (one per page in
+ * flight, and the next one the reader fills).
+ *
+ * Pages finish out of order; each resumes on its own (its writer asks the
+ * archive for the page's latest revision first). A page the export names
+ * twice is written by its second writer only once its first is done. The
+ * first failure anywhere stops the import: no request starts after it, those
+ * in flight finish, and {@link ImportPool.close} throws it.
+ *
+ * @example
+ * const pool = new ImportPool({ client, batching, onError: "stop", concurrency: 6, onProblem, warn });
+ * try {
+ *   for await (const item of readMediaWikiExport(text)) if (item.kind === "revision") await pool.add(item.revision);
+ * } catch (err) {
+ *   await pool.close(err); // throws the first failure
+ * }
+ * await pool.close();
+ * pool.counts; // { pages, pagesDone, created, existing, ... }
+ */
+import type { ExportRevision, RevisionProblem } from "./mediawiki-reader.ts";
+import { PageWriter, type Batching, type ImportCounts, type WriterContext } from "./page-writer.ts";
+import { normalizeTitle } from "../../page/title.ts";
+import type { ArchiveClient } from "../local/archive-client.ts";
+
+export interface PoolOptions {
+  client: ArchiveClient;
+  batching: Batching;
+  onError: "skip" | "stop";
+  /** Pages in flight at most. */
+  concurrency: number;
+  /** A revision that cannot be stored: skip it (and say so), or throw to stop. */
+  onProblem(problem: RevisionProblem): void;
+  warn(line: string): void;
+  /** Called as each page is wholly stored. */
+  onPageDone?(): void;
+}
+
+export class ImportPool {
+  readonly counts: ImportCounts = {
+    pages: new Set(),
+    pagesDone: 0,
+    created: 0,
+    existing: 0,
+    skipped: 0,
+    warnings: 0,
+    rawBytes: 0,
+  };
+  readonly #context: WriterContext;
+  /** The page being read. */
+  #current: PageWriter | null = null;
+  /** Pages whose last revision is read, until every request of theirs is made. */
+  readonly #finishing = new Map<PageWriter, Promise<void>>();
+  /** The last writer of each key that may still be sending: a page named again waits for it. */
+  readonly #lastOfKey = new Map<string, Promise<void>>();
+  #failure: { error: unknown } | null = null;
+
+  constructor(private readonly options: PoolOptions) {
+    const pool = this;
+    this.#context = {
+      client: options.client,
+      batching: options.batching,
+      onError: options.onError,
+      counts: this.counts,
+      onProblem: (problem) => options.onProblem(problem),
+      warn: (line) => options.warn(line),
+      fail: (err) => pool.#fail(err),
+      get failed() {
+        return pool.#failure !== null;
+      },
+    };
+  }
+
+  /** Pages started and not yet wholly stored. */
+  get inFlight(): number {
+    return this.#finishing.size + (this.#current ? 1 : 0);
+  }
+
+  /** The export's next revision; resolves when the reader may read on. */
+  async add(revision: ExportRevision): Promise<void> {
+    this.#throwIfFailed();
+    if (this.#current?.title !== revision.title) await this.#startPage(revision.title);
+    await this.#current!.add(revision);
+    this.#throwIfFailed();
+  }
+
+  /** A backup's page deleted as MediaWiki deletes: deleted after its revisions are stored. */
+  async deletePage(title: string): Promise<void> {
+    // None of its revisions was read: there is no page to delete.
+    if (this.#current?.title !== title) return;
+    await this.#current.markDeleted();
+    this.#throwIfFailed();
+  }
+
+  /**
+   * Ends the import: with no `error`, the page being read is ended; then every request in
+   * flight finishes. Throws the first failure (`error`, if it is the first).
+   */
+  async close(error?: unknown): Promise<void> {
+    if (error !== undefined) this.#fail(error);
+    else if (this.#failure === null) await this.#endCurrent();
+    const current = this.#current?.stored();
+    await Promise.all([...this.#finishing.values(), current]);
+    this.#throwIfFailed();
+  }
+
+  async #startPage(title: string): Promise<void> {
+    await this.#endCurrent();
+    while (this.#finishing.size >= this.options.concurrency) {
+      await Promise.race(this.#finishing.values());
+      this.#throwIfFailed();
+    }
+    const normalized = normalizeTitle(title);
+    const key = normalized.ok ? normalized.key : title;
+    this.counts.pages.add(key);
+    this.#current = new PageWriter(this.#context, title, key, this.#lastOfKey.get(key) ?? Promise.resolve());
+  }
+
+  async #endCurrent(): Promise<void> {
+    const writer = this.#current;
+    if (writer === null) return;
+    await writer.end();
+    this.#current = null;
+    const stored = writer.stored();
+    this.#lastOfKey.set(writer.key, stored);
+    this.#finishing.set(
+      writer,
+      stored.then(() => {
+        this.#finishing.delete(writer);
+        if (this.#lastOfKey.get(writer.key) === stored) this.#lastOfKey.delete(writer.key);
+        if (this.#failure !== null) return;
+        this.counts.pagesDone++;
+        this.options.onPageDone?.();
+      }),
+    );
+  }
+
+  #fail(error: unknown): void {
+    this.#failure ??= { error };
+  }
+
+  #throwIfFailed(): void {
+    if (this.#failure !== null) throw this.#failure.error;
+  }
+}
