@@ -6,8 +6,10 @@
  * latency, import throughput, the baselines computed in the same run (gzip,
  * brotli, git pack + idx, xz -9e) and issue 13's targets.
  * `--read-scaling` adds one row comparing read latency on synthetic
- * histories of 10 to 10,000 revisions. See src/tools/bench/store/run.ts and
- * read-scaling.ts for every field.
+ * histories of 10 to 10,000 revisions. An export of many pages is measured
+ * as a whole wiki: a row per page and one for the wiki, with MediaWiki 1.39
+ * beside it (`--no-mediawiki` leaves it out). See src/tools/bench/store/run.ts
+ * and read-scaling.ts for every field.
  *
  * Ratios are fractions of the raw text: 0.0052 means 0.52 %.
  *
@@ -15,11 +17,12 @@
  * npx palimpsest bench store ../shared/corpus/histories/bip-0340.xml.br
  * npx palimpsest bench store --json --read-scaling ../shared/corpus/histories/*.xml.br
  * npx palimpsest bench store --json --read-scaling --read-scaling-lengths 10,100 --read-scaling-reads 100
+ * npx palimpsest bench store --json ../shared/corpus/wikis/rust-rfcs-wiki.xml.br
  */
 import type { Command } from "commander";
 import { fixed, percent, printLine, rowPrinter, tableHeader, tableLine, type Column } from "../harness/index.ts";
-import { checkHistoryFiles, HISTORY_FILES_ARGUMENT, overHistories } from "./histories.ts";
-import type { ReadScalingRow, StoreRow } from "../store/run.ts";
+import { checkHistoryFiles, overHistories } from "./histories.ts";
+import type { ReadScalingRow, StoreRow, WikiRow } from "../store/run.ts";
 import { logLine, UsageError, parseIntOption } from "../../local/output.ts";
 
 interface StoreFlags {
@@ -30,6 +33,7 @@ interface StoreFlags {
   seed: number;
   git: boolean;
   xz: boolean;
+  mediawiki: boolean;
   readSample?: number;
 }
 
@@ -79,6 +83,14 @@ function scalingTable(row: ReadScalingRow): string[] {
   ];
 }
 
+/** A whole wiki's row as a table: one field a line (its page rows are JSON only). */
+function wikiLines(row: WikiRow): string[] {
+  return [
+    `whole wiki ${row.wiki} (page rows with --json):`,
+    ...Object.entries(row).map(([field, value]) => `  ${field.padEnd(44)} ${value === null ? "-" : String(value)}`),
+  ];
+}
+
 /** `10,100,1000` → [10, 100, 1000]: at least two distinct lengths. */
 function parseLengths(value: string): number[] {
   const parse = parseIntOption("read-scaling-lengths", 1, 100_000);
@@ -114,9 +126,13 @@ async function store(files: string[], flags: StoreFlags): Promise<void> {
       git: flags.git,
       xz: flags.xz,
       readSample: flags.readSample,
+      mediawiki: flags.mediawiki,
       readScaling: flags.readScaling ? { lengths: flags.readScalingLengths, reads: flags.readScalingReads } : undefined,
       log: logLine,
       onRow: out.row,
+      onWikiPageRow: (row) => flags.json && printLine(JSON.stringify(row)),
+      onWikiRow: (row) =>
+        flags.json ? printLine(JSON.stringify(row)) : wikiLines(row).forEach((line) => printLine(line)),
       onReadScaling: (row) =>
         flags.json ? printLine(JSON.stringify(row)) : scalingTable(row).forEach((line) => printLine(line)),
     }),
@@ -128,10 +144,13 @@ export function registerBenchStore(bench: Command): void {
   bench
     .command("store")
     .description(
-      "import MediaWiki exports into a local Worker and measure storage, read cost and latency, import throughput against gzip, brotli, git and xz baselines and issue 13's targets",
+      "import MediaWiki exports into a local Worker and measure storage, read cost and latency, import throughput against gzip, brotli, git and xz baselines and issue 13's targets; a whole wiki also against MediaWiki 1.39",
     )
-    .argument("[files...]", HISTORY_FILES_ARGUMENT)
-    .option("--json", "one JSON object per history (then one for --read-scaling)")
+    .argument(
+      "[files...]",
+      "MediaWiki exports (plain, .gz, .br or .bz2): one page history each, or a whole wiki (more than one page)",
+    )
+    .option("--json", "one JSON object per history, per page and wiki of a whole wiki (then one for --read-scaling)")
     .option("--read-scaling", "also compare read p50/p99 on synthetic histories of 10, 100, 1,000 and 10,000 revisions")
     .option(
       "--read-scaling-lengths <list>",
@@ -145,11 +164,12 @@ export function registerBenchStore(bench: Command): void {
     )
     .option(
       "--read-sample <n>",
-      "revisions read back per history, plus the first and the last (default 400)",
+      "revisions read back per history, plus the first and the last; of a whole wiki, pages read cold and warm (default 400)",
       parseIntOption("read-sample", 1, 1_000_000),
     )
     .option("--seed <n>", "seed for the read sample and order", parseIntOption("seed", 0, 2 ** 31 - 1), 1)
     .option("--no-git", "skip the git pack baseline (null)")
     .option("--no-xz", "skip the xz baseline (null)")
+    .option("--no-mediawiki", "a whole wiki without MediaWiki beside it (its fields null)")
     .action((files: string[], flags: StoreFlags) => store(files, flags));
 }

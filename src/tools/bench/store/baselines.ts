@@ -33,6 +33,12 @@
  * gzip and brotli run on libuv's thread pool and git and xz in their own
  * processes, so all four proceed side by side while the export is read.
  *
+ * A whole wiki ({@link WikiBaselines}) gets the same figures over all its
+ * revisions in the export's order (solid across pages, git left out), and
+ * `xz_per_page`: each page's revisions concatenated and compressed alone with
+ * the same `xz -9e`, one process per page; the figure is the sum of their
+ * sizes, what compressing every page on its own costs.
+ *
  * @example
  * const b = await Baselines.start();
  * for await (const rev of exportRevisions(file)) await b.add(rev.id, rev.text);
@@ -92,7 +98,7 @@ function runGit(args: readonly string[], cwd: string): Promise<void> {
 }
 
 /** A child process fed on stdin with backpressure, whose stdout is counted (not kept). */
-class FedProcess {
+export class FedProcess {
   readonly #child: ReturnType<typeof spawn>;
   readonly #exited: Promise<void>;
   #stdoutBytes = 0;
@@ -186,6 +192,11 @@ class GitPack {
   }
 }
 
+/** One solid `xz -9e` stream: write the bytes, and `end()` gives the size of its output. */
+export function startXz(): FedProcess {
+  return new FedProcess("xz", XZ_ARGS, { env: XZ_ENV });
+}
+
 export class Baselines {
   #rawBytes = 0;
   #gzipBytes = 0;
@@ -202,7 +213,7 @@ export class Baselines {
   /** Starts the baselines; without git (xz) on PATH, or with `git: false` (`xz: false`), that figure is null. */
   static async start(options: { git?: boolean; xz?: boolean } = {}): Promise<Baselines> {
     const git = (options.git ?? true) && gitAvailable() ? await GitPack.create() : null;
-    const xz = (options.xz ?? true) && xzAvailable() ? new FedProcess("xz", XZ_ARGS, { env: XZ_ENV }) : null;
+    const xz = (options.xz ?? true) && xzAvailable() ? startXz() : null;
     return new Baselines(git, xz);
   }
 
@@ -276,5 +287,56 @@ export class Baselines {
   dispose(): void {
     this.git?.dispose();
     this.xz?.kill();
+  }
+}
+
+/** One page's share of a {@link WikiBaselines} pass. */
+export interface PageBaseline {
+  title: string;
+  revisions: number;
+  rawBytes: number;
+  /** `xz -9e` of this page's revisions alone; null when xz is not installed (or not asked for). */
+  xzBytes: number | null;
+}
+
+/** {@link Baselines} over a whole wiki (solid, in the export's order, no git), and xz of each page alone. */
+export class WikiBaselines {
+  readonly #pages: PageBaseline[] = [];
+  #pageXz: FedProcess | null = null;
+
+  private constructor(private readonly whole: Baselines) {}
+
+  static async start(options: { xz?: boolean } = {}): Promise<WikiBaselines> {
+    return new WikiBaselines(await Baselines.start({ git: false, xz: options.xz }));
+  }
+
+  get hasXz(): boolean {
+    return this.whole.hasXz;
+  }
+
+  /** Feeds one page's revisions, in order; pages one after another. */
+  async addPage(title: string, revisions: AsyncIterable<{ id: number; text: string }>): Promise<PageBaseline> {
+    const xz = this.whole.hasXz ? startXz() : null;
+    this.#pageXz = xz;
+    let count = 0;
+    let rawBytes = 0;
+    for await (const rev of revisions) {
+      count++;
+      rawBytes += Buffer.byteLength(rev.text);
+      await Promise.all([this.whole.add(rev.id, rev.text), xz?.write(rev.text)]);
+    }
+    const page = { title, revisions: count, rawBytes, xzBytes: xz === null ? null : await xz.end() };
+    this.#pageXz = null;
+    this.#pages.push(page);
+    return page;
+  }
+
+  async finish(): Promise<{ whole: BaselineFigures; pages: PageBaseline[] }> {
+    return { whole: await this.whole.finish(), pages: [...this.#pages] };
+  }
+
+  dispose(): void {
+    this.#pageXz?.kill();
+    this.whole.dispose();
   }
 }

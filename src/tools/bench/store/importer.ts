@@ -45,6 +45,8 @@ export interface ImportResult {
 export interface ImportOptions {
   batchRevisions?: number;
   batchBytes?: number;
+  /** The page's id on its wiki, sent with every batch as `palimpsest import` sends it (`?page_id=`). */
+  wikiPageId?: number;
   /** Called after every batch. */
   onProgress?: (done: { revisions: number; rawBytes: number }) => void;
 }
@@ -72,7 +74,7 @@ export async function importHistory(
   const flush = async () => {
     if (batch.length === 0) return;
     const t0 = performance.now();
-    const result = await client.append(key, batch);
+    const result = await client.append(key, batch, { wikiPageId: options.wikiPageId });
     const ms = performance.now() - t0;
     if (result.created.length !== batch.length) {
       throw new Error(

@@ -39,6 +39,55 @@
  * the target. With `readScaling`, one more row follows the histories
  * (read-scaling.ts), told apart by its `"row": "read_scaling"`.
  *
+ * A whole wiki. An export holding more than one page (wiki-export.ts tells)
+ * is measured as a wiki (wiki.ts runs it): its pages imported one after
+ * another into one fresh Worker, and MediaWiki 1.39 beside it in the same
+ * run. One row per page (`"row": "page"`), then one for the wiki
+ * (`"row": "wiki"`). Ratios are fractions, as above.
+ *
+ * Page rows:
+ *
+ * | field | meaning |
+ * |---|---|
+ * | row, wiki, title | `"page"`, the file's name, the page's title as the export gives it |
+ * | revisions, raw_bytes | the page's revisions and their UTF-8 text bytes |
+ * | sqlite_bytes, blob_bytes, blobs | the page's stats after the import: metadataBytes (its SQLite database, `ctx.storage.sql.databaseSize`), blobBytes, blobs |
+ * | stored_bytes, ratio | sqlite_bytes + blob_bytes, and that / raw_bytes |
+ * | xz_bytes, ratio_to_xz | `xz -9e` of the page's revisions concatenated, compressed alone (baselines.ts), and stored_bytes / that; null without xz |
+ *
+ * The wiki row:
+ *
+ * | field | meaning |
+ * |---|---|
+ * | row, wiki, pages, revisions, raw_bytes | `"wiki"`, the file's name, and the sums over the page rows |
+ * | sqlite_bytes, blob_bytes, blobs, stored_bytes | the sums of the page rows' fields (stored_bytes = sqlite_bytes + blob_bytes) |
+ * | ratio | stored_bytes / raw_bytes |
+ * | xz_bytes, ratio_to_xz | solid `xz -9e` of every revision of the wiki concatenated in the export's order, and stored_bytes / that |
+ * | xz_per_page_bytes, ratio_to_xz_per_page | the sum of the page rows' xz_bytes, and stored_bytes / that |
+ * | baseline_xz_ratio, baseline_xz_per_page_ratio, baseline_per_rev_gzip_ratio, baseline_block16m_brotli9_ratio | those baselines / raw_bytes (gzip and brotli as for a history, over the whole wiki; no git) |
+ * | one_revision_page_bytes | what one more page of one 1,024-byte revision adds, written after the wiki (one-revision-page.ts): the growth of every Durable Object's SQLite database (its size, as databaseSize counts it) and of KV's values in the local Worker's state |
+ * | one_revision_page_sqlite_bytes, _blob_bytes | its parts that are the page's own: its stats' metadataBytes and blobBytes |
+ * | one_revision_page_directory_bytes, _other_bytes | the growth of the PageDirectory's databases, and the rest (other Durable Objects a write touches, and any difference between the stats and the files) |
+ * | import_seconds, import_pages_per_s, import_revisions_per_s, import_mb_per_s | the import's wall time (reading the export, batching as `palimpsest import` does, every request; pages one at a time), and pages, revisions and raw MB over it |
+ * | mediawiki_import_revisions, _completed, _error | importDump.php into a fresh MediaWiki 1.39 on SQLite with install.php's settings (mediawiki-baseline.ts): revisions the wiki then holds, whether the script completed, its last line if not (null if it did) |
+ * | mediawiki_import_raw_bytes | the raw text bytes of those revisions (the export's revisions the wiki holds, matched by page and SHA-1): raw_bytes when it completed |
+ * | mediawiki_import_seconds, mediawiki_import_revisions_per_s | its wall time, and those revisions over it |
+ * | mediawiki_db_bytes, mediawiki_db_import_bytes | its `wiki.sqlite` after the import, and the growth the import made |
+ * | mediawiki_db_ratio | mediawiki_db_import_bytes / mediawiki_import_raw_bytes |
+ * | mediawiki_compressed_* | the same with `$wgCompressRevisions = true` (each revision's text deflated alone), into another fresh wiki |
+ * | import_speed_ratio | import_revisions_per_s / mediawiki_import_revisions_per_s |
+ * | ratio_to_mediawiki_db, ratio_to_mediawiki_compressed_db | ratio / mediawiki_db_ratio, / mediawiki_compressed_db_ratio: bytes per raw byte against the wiki's for what each holds (stored_bytes / mediawiki_db_import_bytes when the import completed) |
+ * | read_sample | pages read cold and warm on each side: one random revision of each of that many random pages (seeded), the same revisions on both sides (those the wiki holds) |
+ * | read_cold_ms_p50, _p99 | the archive: each read the first of its page since the Worker was started afresh on the stored state (no Durable Object running, nothing in their memory, no tier cache; the Worker's own start-up paid by one read of another page first; the operating system's file cache is not dropped) |
+ * | read_warm_ms_p50, _p99 | the same revisions read again right after, in another order |
+ * | mediawiki_read_cold_ms_p50, _p99 | `index.php?action=raw&oldid=N` from `php -S`, each read the first of its revision since the server was started afresh (its first answer paid by a read of the Main Page first); as the tests serve it, without OPcache or APCu, so no request keeps anything for the next and cold differs from warm only by the operating system's file cache |
+ * | mediawiki_read_warm_ms_p50, _p99 | the same revisions read again, in the archive's warm order |
+ * | reads_all, max_blob_reads_per_read, max_decodes_per_read, mean_decode_amplification, max_decode_amplification | every revision of the wiki read once from the archive, after the timed reads, and their read cost (reads.ts) |
+ *
+ * A read's time runs from sending the request to having the whole body, on
+ * both sides, and every body is checked by SHA-1. Every mediawiki_* field is
+ * null when MediaWiki is not installed or with `mediawiki: false`.
+ *
  * @example
  * await benchStore(["../shared/corpus/histories/bip-0340.xml.br"], { seed: 1, log: console.error, onRow: (row) => console.log(JSON.stringify(row)) });
  */
@@ -55,6 +104,8 @@ import { importHistory, type ImportResult } from "./importer.ts";
 import { readScaling, type ReadScalingOptions, type ReadScalingRow } from "./read-scaling.ts";
 import { measureReads, type ReadMeasurement } from "./reads.ts";
 import { bytesTarget, readsTargetMet } from "./targets.ts";
+import { benchWiki, type WikiPageRow, type WikiRow } from "./wiki.ts";
+import { holdsManyPages } from "./wiki-export.ts";
 
 export {
   READ_SCALING_KEYS,
@@ -63,6 +114,7 @@ export {
   READ_SCALING_READS,
   type ReadScalingRow,
 } from "./read-scaling.ts";
+export { WIKI_PAGE_ROW_KEYS, WIKI_ROW_KEYS, type WikiPageRow, type WikiRow } from "./wiki.ts";
 
 export const STORE_ROW_KEYS = [
   "history",
@@ -118,8 +170,13 @@ export interface StoreBenchOptions {
   readSample?: number;
   /** Run the read-scaling check after the histories (lengths and reads per length default to read-scaling.ts's). */
   readScaling?: Pick<ReadScalingOptions, "lengths" | "reads">;
+  /** Measure MediaWiki beside a whole wiki (if it is installed); default true. */
+  mediawiki?: boolean;
   log?: (line: string) => void;
   onRow(row: StoreRow): void;
+  /** A whole wiki's rows: each page's, then the wiki's. */
+  onWikiPageRow?(row: WikiPageRow): void;
+  onWikiRow?(row: WikiRow): void;
   onReadScaling?(row: ReadScalingRow): void;
 }
 
@@ -129,14 +186,33 @@ interface StoreSetup {
   vars: Record<string, unknown>;
 }
 
-/** Each history on a fresh Worker with fresh storage, all from one bundle; then the read-scaling check on one more. */
+/**
+ * Each history on a fresh Worker with fresh storage, each whole wiki on one of its own, all from one
+ * bundle; then the read-scaling check on one more.
+ */
 export async function benchStore(files: readonly string[], options: StoreBenchOptions): Promise<void> {
   // Both take seconds and neither needs the other.
   const [bundle, topology] = await Promise.all([bundleWorker(), readTopology()]);
   // The tiered cache off: the read cost measured is the storage layout's, not a cache's.
   const setup = { bundle, vars: benchVars({ ...topology, enabled: false }) };
   try {
-    for (const file of files) options.onRow(await benchHistory(file, setup, options));
+    for (const file of files) {
+      if (await holdsManyPages(file)) {
+        await benchWiki(
+          file,
+          { ...setup, logLevel: workerLogLevel() },
+          {
+            seed: options.seed,
+            xz: options.xz,
+            mediawiki: options.mediawiki,
+            readSample: options.readSample,
+            log: options.log,
+            onPageRow: (row) => options.onWikiPageRow?.(row),
+            onWikiRow: (row) => options.onWikiRow?.(row),
+          },
+        );
+      } else options.onRow(await benchHistory(file, setup, options));
+    }
     if (options.readScaling !== undefined) {
       const scaling = options.readScaling;
       const row = await withStoreWorker(setup, (client) =>

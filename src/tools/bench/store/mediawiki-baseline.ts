@@ -1,0 +1,127 @@
+/**
+ * MediaWiki 1.39 as the whole-wiki baseline of `bench store`: the same export
+ * loaded by its own `importDump.php` into a fresh wiki on SQLite
+ * (src/tools/local/mediawiki.ts, installed with `install.php`'s defaults), and
+ * the same revisions read back from it with `index.php?action=raw&oldid=N`
+ * from PHP's built-in server.
+ *
+ * The import is timed as one run of the script (PHP's start-up included,
+ * a fraction of a second), with no options. It can stop part way: MediaWiki
+ * refuses some names as contributors (it stopped at one called `/dev/fd0` on
+ * another wiki), and then the script exits non-zero. So what is reported is
+ * how many revisions the wiki holds after it (counted in its database, the
+ * Main Page install.php made left out), whether the script completed, and the
+ * last line it printed when it did not. Revisions per second are those
+ * revisions over the script's wall time.
+ *
+ * The database's bytes are `data/wiki.sqlite` (with any `-wal` or
+ * `-journal`) after the import: the pages, revisions, their texts and
+ * everything else MediaWiki keeps in its main database (install.php's
+ * tables and rows, some 0.9 MB, included; `importBytes` is the growth the
+ * import made). Its localisation cache and job queue are databases of their
+ * own and are not counted.
+ *
+ * A read is timed from sending the request to having the whole body, which
+ * must have the revision's SHA-1 (base 36), as the archive's reads must.
+ * MediaWiki numbers imported revisions itself (importDump.php does not keep
+ * the export's ids), so each page's revisions are matched with the wiki's in
+ * order, and each match is checked by SHA-1 (`rev_sha1`).
+ *
+ * @example
+ * const wiki = await startLocalMediaWiki();
+ * const run = await importDump(wiki, "wiki.xml");
+ * const ids = await revisionIds(wiki); // "RFC_0001-private-fields" → [{ id, sha1 }, ...]
+ * const ms = await readRaw(wiki.url, ids.get("RFC_0001-private-fields")![0]!);
+ */
+import { sha1Base36 } from "../../../lib/digests.ts";
+import type { LocalMediaWiki } from "../../local/mediawiki.ts";
+
+/** importDump.php of a whole wiki takes minutes; a stuck one is stopped. */
+export const IMPORT_DUMP_TIMEOUT_MS = 3 * 60 * 60 * 1000;
+
+export interface MediaWikiImport {
+  /** Revisions the wiki holds after the import that it did not hold before. */
+  revisions: number;
+  /** importDump.php exited 0. */
+  completed: boolean;
+  /** The last line importDump.php printed when it did not complete; null when it did. */
+  error: string | null;
+  seconds: number;
+  /** `data/wiki.sqlite` (and its -wal, -journal) after the import. */
+  databaseBytes: number;
+  /** What the import added to it. */
+  importBytes: number;
+}
+
+/** A revision of the wiki: its id there and its SHA-1 in base 36. */
+export interface WikiRevisionId {
+  id: number;
+  sha1: string;
+}
+
+async function revisionCount(wiki: LocalMediaWiki): Promise<number> {
+  const [row] = await wiki.query<{ n: number | string }>("SELECT COUNT(*) AS n FROM revision");
+  return Number(row?.n ?? 0);
+}
+
+/** The last line of a failed script's message that says something. */
+function lastLine(message: string): string {
+  const lines = message
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+  return (lines.at(-1) ?? message).slice(0, 300);
+}
+
+/** Runs `importDump.php FILE` (plain XML) once and measures what it did. */
+export async function importDump(wiki: LocalMediaWiki, xmlFile: string): Promise<MediaWikiImport> {
+  const before = await revisionCount(wiki);
+  const bytesBefore = wiki.databaseBytes();
+  const started = performance.now();
+  let error: string | null = null;
+  try {
+    await wiki.maintenance("importDump", [xmlFile], { timeoutMs: IMPORT_DUMP_TIMEOUT_MS });
+  } catch (err) {
+    error = lastLine((err as Error).message);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const databaseBytes = wiki.databaseBytes();
+  return {
+    revisions: (await revisionCount(wiki)) - before,
+    completed: error === null,
+    error,
+    seconds,
+    databaseBytes,
+    importBytes: databaseBytes - bytesBefore,
+  };
+}
+
+/** Every main-namespace page's revisions on the wiki, oldest first, by title key (underscores, as the archive's keys). */
+export async function revisionIds(wiki: LocalMediaWiki): Promise<Map<string, WikiRevisionId[]>> {
+  const rows = await wiki.query<{ title: string; id: number | string; sha1: string }>(
+    "SELECT page_title AS title, rev_id AS id, rev_sha1 AS sha1 FROM revision JOIN page ON rev_page = page_id" +
+      " WHERE page_namespace = 0 ORDER BY page_id, rev_id",
+  );
+  const pages = new Map<string, WikiRevisionId[]>();
+  for (const row of rows) {
+    const revs = pages.get(row.title) ?? [];
+    revs.push({ id: Number(row.id), sha1: row.sha1 });
+    pages.set(row.title, revs);
+  }
+  return pages;
+}
+
+/** Reads one revision's text with `index.php?action=raw&oldid=N`, checks its SHA-1, and returns the ms it took. */
+export async function readRaw(url: string, rev: WikiRevisionId): Promise<number> {
+  const address = `${url}/index.php?action=raw&oldid=${rev.id}`;
+  const t0 = performance.now();
+  const res = await fetch(address);
+  const body = new Uint8Array(await res.arrayBuffer());
+  const ms = performance.now() - t0;
+  if (res.status !== 200)
+    throw new Error(`GET ${address}: HTTP ${res.status} ${new TextDecoder().decode(body.subarray(0, 300))}`);
+  const sha1 = await sha1Base36(body);
+  if (sha1 !== rev.sha1)
+    throw new Error(`GET ${address}: body has SHA-1 ${sha1} (${body.byteLength} bytes), the wiki says ${rev.sha1}`);
+  return ms;
+}
