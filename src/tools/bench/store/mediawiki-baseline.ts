@@ -11,7 +11,7 @@
  * another wiki), and then the script exits non-zero. So what is reported is
  * how many revisions the wiki holds after it (counted in its database, the
  * Main Page install.php made left out), whether the script completed, and the
- * last line it printed when it did not. Revisions per second are those
+ * exception it stopped on when it did not. Revisions per second are those
  * revisions over the script's wall time.
  *
  * The database's bytes are `data/wiki.sqlite` (with any `-wal` or
@@ -64,13 +64,17 @@ async function revisionCount(wiki: LocalMediaWiki): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-/** The last line of a failed script's message that says something. */
-function lastLine(message: string): string {
+/**
+ * Why a script stopped: the last line of its output naming an exception or an error, leaving out
+ * PHP's notices and warnings and the stack trace's frames (`#3 ...`); else its last line.
+ */
+export function stopReason(message: string): string {
   const lines = message
     .split("\n")
     .map((l) => l.trim())
     .filter((l) => l !== "");
-  return (lines.at(-1) ?? message).slice(0, 300);
+  const said = lines.filter((l) => /Exception|Error/.test(l) && !/^#\d|^PHP (Notice|Warning|Deprecated)/.test(l));
+  return (said.at(-1) ?? lines.at(-1) ?? message).slice(0, 300);
 }
 
 /** Runs `importDump.php FILE` (plain XML) once and measures what it did. */
@@ -82,7 +86,7 @@ export async function importDump(wiki: LocalMediaWiki, xmlFile: string): Promise
   try {
     await wiki.maintenance("importDump", [xmlFile], { timeoutMs: IMPORT_DUMP_TIMEOUT_MS });
   } catch (err) {
-    error = lastLine((err as Error).message);
+    error = stopReason((err as Error).message);
   }
   const seconds = (performance.now() - started) / 1000;
   const databaseBytes = wiki.databaseBytes();

@@ -69,7 +69,7 @@
  * | one_revision_page_sqlite_bytes, _blob_bytes | its parts that are the page's own: its stats' metadataBytes and blobBytes |
  * | one_revision_page_directory_bytes, _other_bytes | the growth of the PageDirectory's databases, and the rest (other Durable Objects a write touches, and any difference between the stats and the files) |
  * | import_seconds, import_pages_per_s, import_revisions_per_s, import_mb_per_s | the import's wall time (reading the export, batching as `palimpsest import` does, every request; pages one at a time), and pages, revisions and raw MB over it |
- * | mediawiki_import_revisions, _completed, _error | importDump.php into a fresh MediaWiki 1.39 on SQLite with install.php's settings (mediawiki-baseline.ts): revisions the wiki then holds, whether the script completed, its last line if not (null if it did) |
+ * | mediawiki_import_revisions, _completed, _error | importDump.php into a fresh MediaWiki 1.39 on SQLite with install.php's settings (mediawiki-baseline.ts): revisions the wiki then holds, whether the script completed, and if not the exception it stopped on (the last line of its output naming an exception or error; null if it completed) |
  * | mediawiki_import_raw_bytes | the raw text bytes of those revisions (the export's revisions the wiki holds, matched by page and SHA-1): raw_bytes when it completed |
  * | mediawiki_import_seconds, mediawiki_import_revisions_per_s | its wall time, and those revisions over it |
  * | mediawiki_db_bytes, mediawiki_db_import_bytes | its `wiki.sqlite` after the import, and the growth the import made |
