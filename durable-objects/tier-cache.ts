@@ -10,6 +10,8 @@ import { topologyOf } from "../src/config/topology.ts";
 import { LIMITS } from "../src/limits.ts";
 import { applyBatchesToTier, type Applied, type QueuedBatch } from "../src/purge/apply.ts";
 import { readAtTier } from "../src/tiers/chain.ts";
+import type { Answer } from "../src/origin/answer.ts";
+import type { CacheKey } from "../src/tiers/cache-key.ts";
 import type { TierRead, TierRequest } from "../src/tiers/request.ts";
 import { TierStore, type TierStats } from "../src/tiers/tier-store.ts";
 
@@ -34,6 +36,16 @@ export class TierCache extends DurableObject<Env> {
     this.#reachable();
     if (this.faults.delayMs) await new Promise((r) => setTimeout(r, this.faults.delayMs));
     return readAtTier(this.env, this.#store, self, request, revalidation, (p) => this.ctx.waitUntil(p));
+  }
+
+  /**
+   * Keeps an answer another member of this tier's pool made, under `key`, which lives here: a latest
+   * answer's copy under its revision's key (src/tiers/chain.ts). Refused, as any fill is, if this tier's
+   * floor or purge marks forbid it.
+   */
+  keepCopy(key: CacheKey, answer: Answer): void {
+    this.#reachable();
+    this.#store.keep(key, answer);
   }
 
   /** Applies queues' purge events in order, skipping any already applied, in one transaction; returns the last applied sequence of each. */

@@ -149,6 +149,12 @@ export const LIMITS = {
   memento: {
     /** Mementos per TimeMap page (RFC 7089 §5 TimeMaps, paged past this); pages link each other with rel="prev"/"next". */
     timemapPageSize: 1_000,
+    /**
+     * Most revisions a page's memento index lists (one history page, so at most `history.maxPageSize`).
+     * Up to it, every revision's Memento links come from that one answer, which a write changes once;
+     * a longer page's revisions are each asked for their place on their own, which every write changes.
+     */
+    indexMaxRevisions: 500,
   },
   browse: {
     /** Titles a search page lists; each directory shard sends at most this many (plus one), so a search reads a bounded amount. */

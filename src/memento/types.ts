@@ -27,6 +27,18 @@ export interface MementoInfo {
   next: MementoRef | null;
 }
 
+/**
+ * A page's whole time line in one answer, so a write changes one answer
+ * rather than every revision's place in time: each memento as `[id, ts,
+ * suppressed]` (suppressed 1 or 0), in time order. `mementos` is null when
+ * the page has more revisions than `LIMITS.memento.indexMaxRevisions`: then
+ * each revision's place is asked for on its own (`MementoInfo` by id).
+ */
+export interface MementoIndex {
+  title: string;
+  mementos: Array<[id: number, ts: number, suppressed: 0 | 1]> | null;
+}
+
 /** Which timemap page: the oldest (no cursor), the one after a memento, or the one before it. */
 export type TimemapCursor = { after?: number; before?: number };
 

@@ -16,6 +16,8 @@ export type OriginQuery =
   | { kind: "delta"; ref: PageRef; id: number; dictionary: string }
   /** A memento's place in time (src/origin/memento-answers.ts): by revision id, or the revision current at `at` (epoch seconds). */
   | { kind: "memento"; ref: PageRef; which: { id: number } | { at: number } }
+  /** Every revision's place in time at once (src/origin/memento-answers.ts): what a revision's Memento links are read from. */
+  | { kind: "mementos"; ref: PageRef }
   /** What changed between revisions `from` and `to` of the page (src/origin/compare.ts). */
   | { kind: "compare"; ref: PageRef; from: number; to: number }
   /** The page's time line for people, and revision `id`'s place in it when given (src/origin/timeline-answer.ts). */

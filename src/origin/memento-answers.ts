@@ -1,9 +1,11 @@
 /**
  * The origin's Memento answers: a memento's place in time (small JSON the
- * edge turns into Link headers and TimeGate redirects) and TimeMap pages.
- * Both change with every write of their page (a new `last memento`, a
- * `next memento` for the former latest), so both are mutable answers: a
- * write's purge of its page's mutable keys drops them from every tier.
+ * edge turns into Link headers and TimeGate redirects), the page's memento
+ * index (every revision's place at once, what a revision's Link header is
+ * read from) and TimeMap pages. All change with every write of their page
+ * (a new `last memento`, a `next memento` for the former latest), so all
+ * are mutable answers: a write's purge of its page's mutable keys drops them
+ * from every tier.
  */
 import { pageStoreOf } from "../bindings.ts";
 import { sha256Hex } from "../lib/digests.ts";
@@ -14,6 +16,7 @@ import { answerTags } from "./tags.ts";
 import { storeProblem } from "../page/store-problem.ts";
 import { LINK_FORMAT, mementoUrls } from "../memento/links.ts";
 import { renderJsonTimemap, renderLinkTimemap } from "../memento/timemap.ts";
+import type { MementoIndex } from "../memento/types.ts";
 
 /** What a write changes: the one policy for TimeMaps and Memento answers (src/representation/cache-control.ts). */
 export const MEMENTO_CACHE_CONTROL = CACHE_CONTROL.timemap;
@@ -52,6 +55,27 @@ export async function renderMementoInfo(env: Env, query: Extract<OriginQuery, { 
   if ("ok" in found) throw storeProblem(found, query.ref.title);
   const { version, ...info } = found;
   return answer(query, "application/json", JSON.stringify(info), version);
+}
+
+/**
+ * The page's memento index (`MementoIndex`), from its history listing: every
+ * revision's id, time and suppression, put in time order (time, then append
+ * order, as the store's time index has them). A page with more revisions than
+ * `memento.indexMaxRevisions` gets an index of none, and each revision's
+ * place is then asked for by id.
+ */
+export async function renderMementoIndex(env: Env, query: Extract<OriginQuery, { kind: "mementos" }>): Promise<Answer> {
+  const found = await pageStoreOf(env, query.ref.key).history({}, LIMITS.memento.indexMaxRevisions);
+  if ("ok" in found) throw storeProblem(found, query.ref.title);
+  const index: MementoIndex = { title: found.title, mementos: null };
+  if (found.older === null) {
+    // Newest first by append order: reversed, a stable sort by time keeps append order within a second.
+    const inAppendOrder = [...found.revisions].reverse();
+    index.mementos = inAppendOrder
+      .map((r): [number, number, 0 | 1] => [r.id, Math.floor(Date.parse(r.timestamp) / 1000), r.suppressed ? 1 : 0])
+      .sort((a, b) => a[1] - b[1]);
+  }
+  return answer(query, "application/json", JSON.stringify(index), found.version);
 }
 
 export async function renderTimemap(env: Env, query: Extract<OriginQuery, { kind: "timemap" }>): Promise<Answer> {

@@ -17,7 +17,7 @@ import { renderCompare } from "./compare.ts";
 import { renderDelta } from "./delta.ts";
 import { renderExport } from "./export-answer.ts";
 import { readRevision } from "./page-origin.ts";
-import { renderMementoInfo, renderTimemap } from "./memento-answers.ts";
+import { renderMementoIndex, renderMementoInfo, renderTimemap } from "./memento-answers.ts";
 import { renderTimeline } from "./timeline-answer.ts";
 import { answerTags } from "./tags.ts";
 import { formatHttpDate } from "../http/datetime.ts";
@@ -61,16 +61,31 @@ export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer
   // Titles nobody wrote are answered here, without waking (and so creating) their PageStore.
   if (!(await pageExists(env, query.ref.key))) return notFoundAnswer(env, query);
   try {
-    if (query.kind === "memento") return await renderMementoInfo(env, query);
-    if (query.kind === "timemap") return await renderTimemap(env, query);
-    if (query.kind === "compare") return await renderCompare(env, query);
-    if (query.kind === "timeline") return await renderTimeline(env, query);
-    if (query.kind === "export") return await renderExport(env, query);
-    if (query.kind === "delta")
-      return await renderDelta(env, query, () =>
-        renderRevision(env, { kind: "revision", ref: query.ref, id: query.id }, false),
-      );
-    return query.kind === "history" ? await renderHistory(env, query) : await renderRevision(env, query);
+    switch (query.kind) {
+      case "memento":
+        return await renderMementoInfo(env, query);
+      case "mementos":
+        return await renderMementoIndex(env, query);
+      case "timemap":
+        return await renderTimemap(env, query);
+      case "compare":
+        return await renderCompare(env, query);
+      case "timeline":
+        return await renderTimeline(env, query);
+      case "export":
+        return await renderExport(env, query);
+      case "delta":
+        return await renderDelta(env, query, () =>
+          renderRevision(env, { kind: "revision", ref: query.ref, id: query.id }, false),
+        );
+      case "history":
+        return await renderHistory(env, query);
+      case "revision":
+      case "latest":
+        return await renderRevision(env, query);
+      default:
+        return query satisfies never;
+    }
   } catch (err) {
     // Problems travel as (uncached) answers: across Durable Object RPC an exception would lose its type.
     // A refused dcb pair is kept briefly, like an unwritten title, so its repeats stop at the tiers.

@@ -61,7 +61,7 @@ function applyToTier(store: TierStore, queue: string, batch: PurgeBatch): number
     store.count("purge");
     if (event.page !== null) {
       store.raiseFloor(event.page, floorRaisedBy(event.scope, event.version));
-      store.dropPage(event.page, event.scope.kind === "mutable");
+      store.dropPage(event.page, event.scope.kind === "mutable", event.version);
     } else {
       const { selectors, at, soft } = marksOf(event);
       store.mark(selectors, at, soft);

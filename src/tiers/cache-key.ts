@@ -42,6 +42,11 @@ export function mementoKey(page: string, which: { id: number } | { at: number })
   };
 }
 
+/** The page's memento index, every revision's place in time: changes with every write, as the TimeMap does. */
+export function mementoIndexKey(page: string): CacheKey {
+  return { key: `${path(page)}/mementos`, page, mutable: true };
+}
+
 /** A TimeMap page, per format and per origin its URIs are written for. */
 export function timemapKey(
   page: string,
@@ -102,15 +107,30 @@ export function isRevisionKey(key: string): boolean {
 }
 
 export function cacheKeyOf(query: OriginQuery): CacheKey {
-  if (query.kind === "delta") return deltaKey(query.ref.key, query.id, query.dictionary);
-  if (query.kind === "revision") return revisionKey(query.ref.key, query.id);
-  if (query.kind === "latest") return latestKey(query.ref.key, query.at);
-  if (query.kind === "memento") return mementoKey(query.ref.key, query.which);
-  if (query.kind === "timemap") return timemapKey(query.ref.key, query.format, query.base, query.cursor);
-  if (query.kind === "compare") return compareKey(query.ref.key, query.from, query.to);
-  if (query.kind === "timeline") return timelineKey(query.ref.key, query.id);
-  if (query.kind === "export") return exportKey(query.ref.key, query.start, query.dir, query.limit);
-  return historyKey(query.ref.key, query.limit, query.cursor);
+  switch (query.kind) {
+    case "delta":
+      return deltaKey(query.ref.key, query.id, query.dictionary);
+    case "revision":
+      return revisionKey(query.ref.key, query.id);
+    case "latest":
+      return latestKey(query.ref.key, query.at);
+    case "memento":
+      return mementoKey(query.ref.key, query.which);
+    case "mementos":
+      return mementoIndexKey(query.ref.key);
+    case "timemap":
+      return timemapKey(query.ref.key, query.format, query.base, query.cursor);
+    case "compare":
+      return compareKey(query.ref.key, query.from, query.to);
+    case "timeline":
+      return timelineKey(query.ref.key, query.id);
+    case "export":
+      return exportKey(query.ref.key, query.start, query.dir, query.limit);
+    case "history":
+      return historyKey(query.ref.key, query.limit, query.cursor);
+    default:
+      return query satisfies never;
+  }
 }
 
 /**

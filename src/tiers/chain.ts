@@ -9,15 +9,15 @@
  * it is counted. With tiers disabled in TOPOLOGY every read goes to the
  * origin, which is the benchmark's `no-tier` scenario.
  */
-import { regionalTierFor, tierCacheOf, upperTierFor, type TierIdentity } from "../bindings.ts";
+import { regionalTierFor, tierCacheOf, tierName, upperTierFor, type TierIdentity } from "../bindings.ts";
 import { topologyOf, type Region } from "../config/topology.ts";
 import { LIMITS } from "../limits.ts";
 import { etagOf, type Answer, type OriginQuery } from "../origin/answer.ts";
-import { notFoundAnswer, renderOrigin } from "../origin/render.ts";
+import { asRevisionAnswer, notFoundAnswer, renderOrigin } from "../origin/render.ts";
 import { pageExists } from "../page/directory.ts";
 import type { Colo } from "../config/colo.ts";
 import { crossRegionHop } from "./link-latency.ts";
-import { cacheKeyOf, type CacheKey } from "./cache-key.ts";
+import { cacheKeyOf, revisionKey, type CacheKey } from "./cache-key.ts";
 import { withDeadline } from "./deadline.ts";
 import { versionFloor } from "./floor.ts";
 import { LowerTier, lowerCounters, type AnswerMeta, type LowerHit, type StoredBody } from "./lower-tier.ts";
@@ -201,14 +201,15 @@ export async function readAtTier(
   const cached = store.lookup(request.key, minVersion);
   if (cached && !(cached.stale && revalidation)) {
     store.count(cached.stale ? "stale" : "hit");
-    if (cached.stale) waitUntil(fillOnce(env, store, self, request, minVersion, true).catch(() => undefined));
+    if (cached.stale)
+      waitUntil(fillOnce(env, store, self, request, minVersion, waitUntil, true).catch(() => undefined));
     return { entry: cached.answer, servedBy: self.level satisfies TierName };
   }
   store.count("miss");
   if (store.inflight.has(request.key)) store.count("coalesced");
-  const read = await fillOnce(env, store, self, request, minVersion, cached !== undefined);
+  const read = await fillOnce(env, store, self, request, minVersion, waitUntil, cached !== undefined);
   // A waiter may need a newer version than the fill it joined was started for.
-  if (read.entry.version < minVersion) return fill(env, store, self, request, minVersion, false);
+  if (read.entry.version < minVersion) return fill(env, store, self, request, minVersion, waitUntil, false);
   return read;
 }
 
@@ -219,16 +220,49 @@ function fillOnce(
   self: TierIdentity,
   request: TierRequest,
   minVersion: number,
+  waitUntil: (p: Promise<unknown>) => void,
   revalidating = false,
 ): Promise<TierRead> {
   let pending = store.inflight.get(request.key);
   if (!pending) {
-    pending = fill(env, store, self, request, minVersion, revalidating).finally(() =>
+    pending = fill(env, store, self, request, minVersion, waitUntil, revalidating).finally(() =>
       store.inflight.delete(request.key),
     );
     store.inflight.set(request.key, pending);
   }
   return pending;
+}
+
+/** The tier at `self`'s level, and in its region, that holds `key`: where a read of `key` looks. */
+function homeAtLevel(env: Env, self: TierIdentity, key: string): TierIdentity {
+  return self.level === "upper" ? upperTierFor(env, key) : regionalTierFor(env, self.region, key);
+}
+
+/**
+ * A latest answer is also its revision's answer: kept under the revision's
+ * key too, at this level, by the tier a read of that revision looks in
+ * (rendezvous on the key, so most often another member of the pool), so the
+ * first read of a new revision by id after a read of the latest is a hit.
+ */
+function keepRevisionCopy(
+  env: Env,
+  store: TierStore,
+  self: TierIdentity,
+  request: TierRequest,
+  answer: Answer,
+  waitUntil: (p: Promise<unknown>) => void,
+): void {
+  if (request.query.kind !== "latest" || request.query.at !== undefined) return;
+  if (answer.status !== 200 || answer.revisionId === undefined) return;
+  const key = revisionKey(request.page, answer.revisionId);
+  const copy = asRevisionAnswer(answer);
+  const home = homeAtLevel(env, self, key.key);
+  if (home.member === self.member) return store.keep(key, copy);
+  waitUntil(
+    tierCacheOf(env, home)
+      .keepCopy(key, copy)
+      .catch((err: unknown) => console.warn("revision copy not kept", tierName(home), (err as Error)?.message ?? err)),
+  );
 }
 
 /** Fills from the hops below; `revalidating` (replacing a stale entry) asks them not to answer from stale entries of their own. */
@@ -238,6 +272,7 @@ async function fill(
   self: TierIdentity,
   request: TierRequest,
   minVersion: number,
+  waitUntil: (p: Promise<unknown>) => void,
   revalidating: boolean,
 ): Promise<TierRead> {
   const counter: HopCounter = {
@@ -245,7 +280,10 @@ async function fill(
       store.count(`skipped_${level}`);
       if (why === "behind") store.count(`behind_${level}`);
     },
-    rendered: () => store.count("origin_fetch"),
+    rendered: () => {
+      store.count("origin_fetch");
+      store.count(`origin_fetch_${request.query.kind}`);
+    },
   };
   const hops = hopsBelow(env, self.level, self.region, request.key);
   const accepts = (a: Answer) => a.version >= store.required(a) && store.verdict(request.key, a) !== "purged";
@@ -258,5 +296,6 @@ async function fill(
     revalidating,
   );
   store.keep(request, read.entry);
+  keepRevisionCopy(env, store, self, request, read.entry, waitUntil);
   return read;
 }

@@ -31,10 +31,9 @@ import { lz4Compress, lz4Decompress } from "../codec/index.ts";
 import { LIMITS } from "../limits.ts";
 import { migrate, type Migration } from "../storage/migrations.ts";
 import type { Answer } from "../origin/answer.ts";
-import { asRevisionAnswer } from "../origin/render.ts";
 import { tagsOf } from "../origin/tags.ts";
 import { ALL, PurgeMarks, type Verdict } from "./purge-marks.ts";
-import { revisionKey, type CacheKey } from "./cache-key.ts";
+import type { CacheKey } from "./cache-key.ts";
 import { NO_FLOOR, raised, versionFloor, type PageFloor } from "./floor.ts";
 import { packBodies, unpackBodies, type PackedMeta } from "./entry-bodies.ts";
 import { Lz4Lru } from "./lz4-lru.ts";
@@ -254,18 +253,15 @@ export class TierStore {
   }
 
   /**
-   * Keeps an answer, if it is at least as new as this tier's floor: a 200 in
-   * memory and SQLite, and a latest 200 under its revision's key as well, so
-   * the first read of a new revision after a write does not go to the origin.
-   * A 404 for a page nobody wrote stays in memory only, briefly: reads of
-   * made-up titles must not grow storage.
+   * Keeps an answer under `key`, if it is at least as new as this tier's
+   * floor and no purge mark covers it: a 200 in memory and SQLite. A 404 for
+   * a page nobody wrote stays in memory only, briefly: reads of made-up
+   * titles must not grow storage. (A latest answer's copy under its
+   * revision's key goes to the tier that key lives in: src/tiers/chain.ts.)
    */
-  keep(key: CacheKey, answer: Answer): void {
+  keep(key: Pick<CacheKey, "key">, answer: Answer): void {
     if (answer.version < this.required(answer) || this.verdict(key.key, answer) === "purged") return;
     this.#put(key.key, answer);
-    if (key.mutable && answer.status === 200 && answer.revisionId !== undefined) {
-      this.#put(revisionKey(key.page, answer.revisionId).key, asRevisionAnswer(answer));
-    }
   }
 
   #put(key: string, answer: Answer): void {
@@ -418,16 +414,27 @@ export class TierStore {
     );
   }
 
-  /** Drops a page's entries: its mutable ones, or all of them. */
-  dropPage(page: string, mutableOnly: boolean): void {
+  /**
+   * Drops a page's entries older than `below`, the version a purge raised the floor to: its mutable
+   * ones, or all of them. An entry at `below` or newer already reflects the purge's write (a reader
+   * whose colo had the purge filled it from the origin before the purge reached this tier), so it
+   * stays: dropping it would only make the next read render it again.
+   */
+  dropPage(page: string, mutableOnly: boolean, below: number): void {
     this.#dropKeys(
       this.#sql
-        .exec<{ key: string }>(`SELECT key FROM entries WHERE page = ?${mutableOnly ? " AND mutable = 1" : ""}`, page)
+        .exec<{
+          key: string;
+        }>(
+          `SELECT key FROM entries WHERE page = ? AND version < ?${mutableOnly ? " AND mutable = 1" : ""}`,
+          page,
+          below,
+        )
         .toArray()
         .map((r) => r.key),
     );
     // Brief 404s live in memory only.
-    this.#memory.deleteWhere((_, m) => m.page === page && (!mutableOnly || m.mutable));
+    this.#memory.deleteWhere((_, m) => m.page === page && m.version < below && (!mutableOnly || m.mutable));
   }
 
   dropAll(): void {

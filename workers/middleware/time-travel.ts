@@ -4,7 +4,7 @@
  * it, the current state naming its TimeGate and TimeMaps, `Vary:
  * Accept-Datetime`), and `/page/{title}/{revid}` is a Memento
  * (Memento-Datetime and Link first/prev/next/last, read beside the revision
- * as the small mutable `memento` answer). The TimeGate's 302 is also the
+ * from the page's memento index, the small mutable `mementos` answer). The TimeGate's 302 is also the
  * Wayback-style `/web/{timestamp}/{title}`'s (workers/routes/memento/memento-routes.ts),
  * where the choice of memento is explained.
  *
@@ -20,7 +20,8 @@ import { formatHttpDate, parseHttpDate } from "../../src/http/datetime.ts";
 import { ProblemError } from "../../src/http/problem.ts";
 import { revisionParam } from "../../src/http/queries.ts";
 import { mementoLinkHeader, mementoUrls, pageLinks, timegateLinkHeader } from "../../src/memento/links.ts";
-import type { MementoInfo } from "../../src/memento/types.ts";
+import { mementoInfoIn } from "../../src/memento/navigation.ts";
+import type { MementoIndex, MementoInfo } from "../../src/memento/types.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
 import { MEMENTO_CACHE_CONTROL } from "../../src/origin/memento-answers.ts";
 import { pageRef, type PageRef } from "../../src/page/page-ref.ts";
@@ -108,19 +109,33 @@ async function timeGate(c: Context<AppEnv>, next: () => Promise<void>, ref: Page
 }
 
 /**
+ * Revision `id`'s place in time: from the page's memento index, one answer
+ * per page that a write changes once; asked for by id when the page is too
+ * long to have one, or when the index a colo holds is older than the
+ * revision. Null when there is none to give (a 404 or 410 page, a failure).
+ */
+async function placeInTime(c: Context<AppEnv>, ref: PageRef, id: number): Promise<MementoInfo | null> {
+  const index = await read(c, { kind: "mementos", ref });
+  if (index.entry.status !== 200) return null;
+  const found = mementoInfoIn(JSON.parse(new TextDecoder().decode(index.entry.body)) as MementoIndex, id);
+  if (found) return found;
+  const one = await read(c, { kind: "memento", ref, which: { id } });
+  return one.entry.status === 200 ? infoOf(one) : null;
+}
+
+/**
  * `/page/{title}/{revid}`: the revision as a Memento, its place in time read
  * beside it. A suppressed one's 410 keeps its datetime and links (its id and
  * time are public, as in the history), so a client can go on from it.
  */
 async function mementoHeaders(c: Context<AppEnv>, next: () => Promise<void>, ref: PageRef, id: number): Promise<void> {
-  const info = read(c, { kind: "memento", ref, which: { id } }).catch((err: unknown) => {
+  const info = placeInTime(c, ref, id).catch((err: unknown) => {
     console.warn("memento links unavailable", ref.key, id, (err as Error)?.message ?? err);
     return null;
   });
   await next();
-  const through = await info;
-  if (!through || through.entry.status !== 200) return;
-  const memento = infoOf(through);
+  const memento = await info;
+  if (!memento) return;
   if (!SERVED.has(c.res.status) && !(c.res.status === 410 && memento.suppressed)) return;
   c.res.headers.set("memento-datetime", formatHttpDate(memento.self.ts));
   c.res.headers.append("link", mementoLinkHeader(mementoUrls(baseOf(c), ref.key), memento));
