@@ -103,7 +103,7 @@ export const LIMITS = {
     /**
      * Most pages `palimpsest import --concurrency` writes at once. Each holds a batch of up to
      * --batch-bytes (8 MiB by default) while it is sent, so this bounds the importer's memory too
-     * (32 pages: 264 MiB of batches at most).
+     * (32 pages: 256 MiB of batches at most).
      */
     maxConcurrency: 32,
   },

@@ -5,8 +5,8 @@
  * revisions, and up to `concurrency` pages are in flight: the one being read
  * and those whose last revision is read but not yet stored. Starting another
  * waits for one of them to finish, so the reader is held back rather than
- * memory growing: at most `concurrency` + 1 batches are held (one per page in
- * flight, and the next one the reader fills).
+ * memory growing: at most `concurrency` batches are held, one per page in
+ * flight (each at most the batch size).
  *
  * Pages finish out of order; each resumes on its own (its writer asks the
  * archive for the page's latest revision first). A page the export names
@@ -91,10 +91,10 @@ export class ImportPool {
   }
 
   /** A backup's page deleted as MediaWiki deletes: deleted after its revisions are stored. */
-  async deletePage(title: string): Promise<void> {
+  deletePage(title: string): void {
     // None of its revisions was read: there is no page to delete.
     if (this.#current?.title !== title) return;
-    await this.#current.markDeleted();
+    this.#current.markDeleted();
     this.#throwIfFailed();
   }
 
@@ -104,14 +104,14 @@ export class ImportPool {
    */
   async close(error?: unknown): Promise<void> {
     if (error !== undefined) this.#fail(error);
-    else if (this.#failure === null) await this.#endCurrent();
+    else if (this.#failure === null) this.#endCurrent();
     const current = this.#current?.stored();
     await Promise.all([...this.#finishing.values(), current]);
     this.#throwIfFailed();
   }
 
   async #startPage(title: string): Promise<void> {
-    await this.#endCurrent();
+    this.#endCurrent();
     while (this.#finishing.size >= this.options.concurrency) {
       await Promise.race(this.#finishing.values());
       this.#throwIfFailed();
@@ -122,10 +122,10 @@ export class ImportPool {
     this.#current = new PageWriter(this.#context, title, key, this.#lastOfKey.get(key) ?? Promise.resolve());
   }
 
-  async #endCurrent(): Promise<void> {
+  #endCurrent(): void {
     const writer = this.#current;
     if (writer === null) return;
-    await writer.end();
+    writer.end();
     this.#current = null;
     const stored = writer.stored();
     this.#lastOfKey.set(writer.key, stored);

@@ -2,9 +2,13 @@
  * One page's only writer in `palimpsest import`: the page's revisions, in the
  * export's order, go to `POST /api/pages/{key}/revisions` in as few requests as
  * the batch limits allow, each batch chained to the one before and sent only
- * once the one before is stored. The reader fills the next batch while one is
- * being sent: a page holds at most two batches, and one once its last revision
- * is read (src/tools/import/import-pool.ts runs several pages at once).
+ * once the one before is stored. A batch filled before the page's last
+ * revision holds the reader until it is stored, so a page holds at most one
+ * batch; other pages are written meanwhile (src/tools/import/import-pool.ts).
+ * Reading a page's next batch while its last one was sent was faster on one
+ * long history, but sending one page's large batches back to back made
+ * wrangler dev's proxy drop requests ("worker restarted mid-request") and hold
+ * the next one for 300 s.
  *
  * Resuming: the archive's latest revision for the page is asked for first;
  * revisions of the export up to it are counted as already stored and not sent
@@ -16,7 +20,7 @@
  * @example
  * const writer = new PageWriter(context, "Sandbox", "Sandbox", Promise.resolve());
  * for (const revision of revisions) await writer.add(revision);
- * await writer.end();
+ * writer.end();
  * await writer.stored(); // errors went to context.fail
  */
 import { RevisionProblem, type ExportRevision } from "./mediawiki-reader.ts";
@@ -88,8 +92,6 @@ export class PageWriter {
   #wikiPageId: number | undefined;
   /** The page's requests, one after another: its latest revision looked up, each batch, its deletion. Never rejects. */
   #work: Promise<void>;
-  /** The batch being sent (or waiting for the lookup), if any: the reader seals the next one once it is stored. */
-  #sending: Promise<void> | null = null;
   /** Last revision the archive holds for the page; the next batch chains from it. */
   #lastStored: number | null = null;
   /** While resuming, revisions up to the archive's latest are already stored. */
@@ -109,7 +111,7 @@ export class PageWriter {
     });
   }
 
-  /** Takes the page's next revision; resolves when the reader may go on (at once, unless a batch is waiting to be sent). */
+  /** Takes the page's next revision; resolves when the reader may go on: at once, or once a full batch is stored. */
   async add(rev: ExportRevision): Promise<void> {
     const { batching } = this.context;
     const revision = toNewRevision(rev, this.#chainTail);
@@ -140,16 +142,16 @@ export class PageWriter {
   }
 
   /** A backup's page deleted as MediaWiki deletes (after its revisions): restored deleted once they are stored. */
-  async markDeleted(): Promise<void> {
-    await this.#seal();
+  markDeleted(): void {
+    void this.#seal();
     this.#then(async () => {
       await this.context.client.setPageDeleted(this.key, true, "deleted in the imported file");
     });
   }
 
-  /** The page's last revision is read; resolves when the reader may go on. */
-  async end(): Promise<void> {
-    await this.#seal();
+  /** The page's last revision is read: its last batch is sent after the others, without holding the reader. */
+  end(): void {
+    void this.#seal();
     this.#then(async () => {
       // If the archive's latest never appeared in the export, nothing was really resumed.
       if (this.#resumeUntil !== null)
@@ -164,14 +166,13 @@ export class PageWriter {
     return this.#work;
   }
 
-  /** Hands the batch being filled to the page's requests, once the batch before it is stored. */
-  async #seal(): Promise<void> {
-    if (this.#filling.revisions.length === 0) return;
+  /** Hands the batch being filled to the page's requests, after the ones before it; resolves once it is stored. */
+  #seal(): Promise<void> {
+    if (this.#filling.revisions.length === 0) return this.#work;
     const batch = this.#filling;
     batch.wikiPageId = this.#wikiPageId;
     this.#filling = emptyBatch();
-    await this.#sending;
-    this.#sending = this.#then(() => this.#store(batch));
+    return this.#then(() => this.#store(batch));
   }
 
   /** Runs `step` after the page's earlier requests, unless the import has failed; a failure fails the import. */

@@ -128,7 +128,7 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
     try {
       for await (const item of readMediaWikiExport(decodeUtf8(bytes))) {
         if (item.kind === "problem") onProblem(item.problem);
-        else if (item.kind === "deleted") await pool.deletePage(item.page.title);
+        else if (item.kind === "deleted") pool.deletePage(item.page.title);
         else await pool.add(item.revision);
       }
     } catch (err) {
