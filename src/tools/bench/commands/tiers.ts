@@ -35,6 +35,7 @@ const COLUMNS: Column<TiersRow>[] = [
   ["lower hit", 9, (r) => fixed(r.hit_ratio_lower, 3)],
   ["reg hit", 7, (r) => fixed(r.hit_ratio_regional, 3)],
   ["origin", 6, (r) => String(r.origin_fetches)],
+  ["offload", 7, (r) => fixed(r.origin_offload, 2)],
   ["rd p50", 7, (r) => fixed(r.read_ms_p50, 1)],
   ["rd p99", 7, (r) => fixed(r.read_ms_p99, 1)],
   ["purges", 6, (r) => String(r.purges)],

@@ -23,6 +23,16 @@ export function originRenders(stats: TiersBody): number {
   return stats.tiers.reduce((n, t) => n + (t.counters.origin_fetch ?? 0), 0) + edge;
 }
 
+/** The TierCaches' origin renders by the kind of answer (`origin_fetch_<kind>` counters): what the tiers went to the origin for. */
+export function originRendersByKind(stats: TiersBody): Record<string, number> {
+  const byKind: Record<string, number> = {};
+  for (const t of stats.tiers)
+    for (const [name, n] of Object.entries(t.counters))
+      if (name.startsWith("origin_fetch_"))
+        byKind[name.slice("origin_fetch_".length)] = (byKind[name.slice("origin_fetch_".length)] ?? 0) + n;
+  return byKind;
+}
+
 /**
  * Purges some tier has not taken: every sequence of every queue that a
  * tier's pointer has not acknowledged (the queue's `depth`) or that a tier

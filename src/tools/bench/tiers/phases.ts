@@ -10,7 +10,7 @@
  */
 import { runLimited } from "../../../lib/run-limited.ts";
 import { roundedPercentile } from "../harness/index.ts";
-import { originRenders } from "./audit.ts";
+import { originRenders, originRendersByKind } from "./audit.ts";
 import type { PageState, ScenarioRun, TrackedPurge } from "./scenario.ts";
 import { burstKey, newRevision, planOps, ZipfFamily, type Op } from "./workload.ts";
 import { lastPerQueue } from "../purge-ids.ts";
@@ -30,6 +30,8 @@ export interface MixResult {
   purges: TrackedPurge[];
   /** Origin renders the Worker counted during the mix. */
   renders: number;
+  /** Of those, the TierCaches' by kind of answer (latest, revision, mementos, ...). */
+  rendersByKind: Record<string, number>;
 }
 
 /** `pages` pages of `seedRevisions` revisions, one batch each, from colos in turn; done when their purges are acknowledged. */
@@ -105,7 +107,7 @@ async function mixRead(
 /** `reads` Zipf reads with writes interleaved, `concurrency` in flight; done when the mix's purges are acknowledged. */
 export async function runMix(run: ScenarioRun): Promise<MixResult> {
   const { o } = run;
-  const rendersBefore = originRenders(await run.client.tierStats());
+  const statsBefore = await run.client.tierStats();
   const plan = planOps({
     reads: o.reads,
     writeEvery: o.writeEvery,
@@ -115,7 +117,7 @@ export async function runMix(run: ScenarioRun): Promise<MixResult> {
     seed: o.seed,
   });
   const revisionLaw = new ZipfFamily(o.zipfS);
-  const mix: MixResult = { reads: [], writes: 0, purges: [], renders: 0 };
+  const mix: MixResult = { reads: [], writes: 0, purges: [], renders: 0, rendersByKind: {} };
   const writeMs: number[] = [];
   const started = performance.now();
   await runLimited(plan, o.concurrency, (op) =>
@@ -126,7 +128,11 @@ export async function runMix(run: ScenarioRun): Promise<MixResult> {
     `mix: ${mix.reads.length} reads and ${mix.writes} writes in ${seconds.toFixed(1)} s (write p50 ${roundedPercentile(writeMs, 50)} ms; ${run.tracker.polls} purge status polls so far)`,
   );
   await run.tracker.settle(o.lostTimeoutMs);
-  mix.renders = originRenders(await run.client.tierStats()) - rendersBefore;
+  const statsAfter = await run.client.tierStats();
+  mix.renders = originRenders(statsAfter) - originRenders(statsBefore);
+  const kindsBefore = originRendersByKind(statsBefore);
+  for (const [kind, n] of Object.entries(originRendersByKind(statsAfter)))
+    if (n > (kindsBefore[kind] ?? 0)) mix.rendersByKind[kind] = n - (kindsBefore[kind] ?? 0);
   return mix;
 }
 

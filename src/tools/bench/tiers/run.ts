@@ -51,7 +51,8 @@
  * | reads | mix reads that answered 200 with the debug headers |
  * | hit_ratio_lower | reads served by `lower` (x-palimpsest-tier) / reads |
  * | hit_ratio_regional | reads served by `regional` / reads that reached the regional tier (reads − lower hits) |
- * | origin_fetches | origin renders the Worker did for the mix, counted by the Worker: every TierCache's `origin_fetch` counter plus the edge's own renders (`lower.isolateCounters.originRenders`: tiers disabled or gone around), from `GET /api/tiers` after the mix (and its purges) settled minus before it. One local workerd isolate serves every request here, so its per-isolate count is the whole count. In no-tier, every read renders once, and a specific revision's read once more for its Memento links (a small answer of its own, src/origin/memento-answers.ts) |
+ * | origin_fetches | origin renders the Worker did for the mix, counted by the Worker: every TierCache's `origin_fetch` counter plus the edge's own renders (`lower.isolateCounters.originRenders`: tiers disabled or gone around), from `GET /api/tiers` after the mix (and its purges) settled minus before it. One local workerd isolate serves every request here, so its per-isolate count is the whole count. In no-tier, every read renders once, and a specific revision's read once more for its Memento links (the page's memento index, a small answer of its own, src/origin/memento-answers.ts) |
+ * | origin_offload | no-tier's `origin_fetches` / this scenario's, in the same run (1 for no-tier itself; null if the run has no no-tier scenario): how many renders the tiers spared the origin |
  * | read_ms_p50, read_ms_p99 | wall-clock ms per mix read, request to last body byte |
  * | purges | mix writes (each produces one purge) |
  * | purge_ack_ms_p50, purge_ack_ms_p99 | per mix purge: the latest per-tier `ackedAt` in `GET /api/purges/{id}` minus the event's `createdAt` (see purge-tracker.ts for why this, not poll time); null without purges |
@@ -59,7 +60,9 @@
  * | lost_purges | purges of any phase (seed, mix, burst) that some tier had not taken `lostTimeoutMs` after their phase: the bench's purge ids whose status is not `acknowledged`, plus every queue sequence past the lowest pointer (`depth` in `GET /api/tiers`) or past the lowest `applied` sequence any tier reports for that queue |
  * | stale_reads_beyond_bound | latest-revision reads that returned a revision older than one whose purge was fully acknowledged (`ackedAt`) before the read started, beyond the bound: 0 for reads served by regional, upper or origin (they must be current as of every acknowledged purge); `maxStaleSeconds` (300) for reads served by lower (a colo's Cache API may serve an entry until max-stale, revalidating it in the background past `refreshSeconds`; purges never reach it, DESIGN "Tiers") |
  *
- * Ratios are fractions rounded to 4 digits, times ms rounded to 2. Progress,
+ * Rows are printed once every scenario has run, as `origin_offload` needs
+ * no-tier's count. Ratios are fractions rounded to 4 digits (`origin_offload`
+ * to 2), times ms rounded to 2. Progress,
  * failures and context figures (write latency, burst write time, lower reads
  * stale within their bound, the tiers' own counters) go to stderr. Requests
  * that fail are not retried (except POSTs that wrangler's dev proxy lost, see
@@ -84,6 +87,7 @@ export const TIERS_ROW_KEYS = [
   "hit_ratio_lower",
   "hit_ratio_regional",
   "origin_fetches",
+  "origin_offload",
   "read_ms_p50",
   "read_ms_p99",
   "purges",
@@ -102,6 +106,7 @@ export interface TiersRow {
   hit_ratio_lower: number;
   hit_ratio_regional: number;
   origin_fetches: number;
+  origin_offload: number | null;
   read_ms_p50: number;
   read_ms_p99: number;
   purges: number;
@@ -179,15 +184,23 @@ export async function benchTiers(
   // Both take seconds and neither needs the other.
   const [bundle, topology] = await Promise.all([bundleWorker(), readTopology()]);
   const failures: string[] = [];
+  const rows: TiersRow[] = [];
   try {
     for (const scenario of scenarios) {
       const { row, errors } = await runScenario({ bundle, topology }, scenario, o);
-      onRow(row);
+      rows.push(row);
       failures.push(...errors.map((e) => `${scenario.name}: ${e}`));
     }
   } finally {
     bundle.dispose();
   }
+  const noTier = rows.find((r) => r.scenario === "no-tier");
+  for (const row of rows)
+    onRow({
+      ...row,
+      origin_offload:
+        noTier === undefined || row.origin_fetches === 0 ? null : round(noTier.origin_fetches / row.origin_fetches, 2),
+    });
   if (failures.length > 0) {
     for (const f of failures.slice(0, 20)) o.log(`bench tiers: ${f}`);
     throw new TiersBenchFailures(`${failures.length} request(s) failed; first: ${failures[0]}`);
@@ -231,10 +244,13 @@ async function measure(run: ScenarioRun, scenario: Scenario): Promise<TiersRow> 
   // Audit every purge: acknowledged, and every tier's applied sequence agrees.
   const { lost, stats } = await auditPurges(run.client, [...run.purges.map((t) => t.id), ...burst.ids], run.log);
   const counter = (name: string) => stats.tiers.reduce((n, t) => n + (t.counters[name] ?? 0), 0);
-  if (scenario.enabled)
+  if (scenario.enabled) {
     run.log(
       `tier counters: ${counter("origin_fetch")} origin renders by the upper tier, ${counter("coalesced")} coalesced misses, ${counter("purge")} purges applied`,
     );
+    const kinds = Object.entries(mix.rendersByKind).map(([kind, n]) => `${kind} ${n}`);
+    run.log(`mix: origin renders by the upper tier by kind: ${kinds.join(", ") || "none"}`);
+  }
   const ackMs = (await Promise.all(mix.purges.map((t) => t.outcome))).flatMap((out) =>
     out.ackMs === null ? [] : [out.ackMs],
   );
@@ -273,6 +289,7 @@ function tiersRow(
     hit_ratio_lower: reads.length === 0 ? 0 : round(lower / reads.length, 4),
     hit_ratio_regional: reachedRegional === 0 ? 0 : round(served("regional") / reachedRegional, 4),
     origin_fetches: mix.renders,
+    origin_offload: null,
     read_ms_p50:
       roundedPercentile(
         reads.map((r) => r.ms),

@@ -53,11 +53,15 @@ describe("palimpsest bench tiers --json --quick", () => {
         2 * (noTier.reads as number),
       );
       expect(noTier.hit_ratio_lower).toBe(0);
+      expect(noTier.origin_offload).toBe(1);
       // With the tiers on, the origin renders for some reads but not all (new revisions are written during the mix).
       for (const tiered of rows.slice(0, 2)) {
         expect(tiered.origin_fetches as number, `${tiered.scenario} origin renders`).toBeGreaterThan(0);
         expect(tiered.origin_fetches as number, `${tiered.scenario} origin renders`).toBeLessThan(
           tiered.reads as number,
+        );
+        expect(tiered.origin_offload, `${tiered.scenario} origin_offload`).toBe(
+          Number(((noTier.origin_fetches as number) / (tiered.origin_fetches as number)).toFixed(2)),
         );
       }
     },
