@@ -3,7 +3,8 @@
  * place. Nothing else builds a stub or a name, so following a read or a
  * purge from one object to the next always passes through here.
  *
- *   PageStore      one per page, named by the page key (underscore title)
+ *   PageStore      PAGE_STORE_SHARDS shards, `pages-<n>`, by FNV-1a of the page
+ *                  key; `.page(key)` is the page's handle inside its shard
  *   PageDirectory  32 shards, `shard-<n>`, by FNV-1a of the page key
  *   TierCache      `<region>/<member>` (regional) or `upper/<member>`
  *   PurgeQueue     `<region>-q<n>`, n < TOPOLOGY.queuePool.max; the first
@@ -17,12 +18,59 @@
  * that queue's log.
  */
 import { rendezvousPick } from "./lib/rendezvous.ts";
+import { settingsOf } from "./config/settings.ts";
 import { tierMembers, topologyOf, type Region, type Topology } from "./config/topology.ts";
 import { LIMITS } from "./limits.ts";
 
 const hint = (region: string) => ({ locationHint: region as DurableObjectLocationHint });
 
-export function pageStoreOf(env: Env, pageKey: string) {
+/** FNV-1a (32 bits) of a page key's UTF-16 units: where a page lives, stable across releases. */
+function keyHash(pageKey: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < pageKey.length; i++) h = Math.imul(h ^ pageKey.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** The name of the PageStore shard that holds a page: one of PAGE_STORE_SHARDS, fixed for the deployment's life. */
+export function shardOf(env: Env, pageKey: string): string {
+  return `pages-${keyHash(pageKey) % settingsOf(env).pageStoreShards}`;
+}
+
+/** Every PageStore shard, for the totals that cover all pages (`GET /api/storage`). */
+export function pageStoreShards(env: Env) {
+  return Array.from({ length: settingsOf(env).pageStoreShards }, (_, n) => env.PAGE_STORE.getByName(`pages-${n}`));
+}
+
+/** A page's handle in its shard, as RPC types it: the methods of PageHandle (durable-objects/page-store.ts). */
+export type PageStoreStub = ReturnType<ReturnType<Env["PAGE_STORE"]["getByName"]>["page"]>;
+
+/**
+ * A page's PageStore: each call asks the page's shard for the page's handle and calls the method on
+ * it in the same round trip (promise pipelining), then disposes the handle, so the shard's handle
+ * lives for one call. Not a thenable: awaiting it gives it back.
+ */
+export function pageStoreOf(env: Env, pageKey: string): PageStoreStub {
+  const shard = env.PAGE_STORE.getByName(shardOf(env, pageKey));
+  return new Proxy({} as PageStoreStub, {
+    get(_target, method) {
+      if (typeof method !== "string" || method === "then") return undefined;
+      return async (...args: unknown[]) => {
+        const page = shard.page(pageKey);
+        try {
+          return await (page as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args);
+        } finally {
+          (page as unknown as Partial<Disposable>)[Symbol.dispose]?.();
+        }
+      };
+    },
+  });
+}
+
+/**
+ * The object a page had of its own before pages shared shards (format 4, named by the page key),
+ * asked only why it refuses to start (PageStore.olderFormat): local development state from then.
+ */
+export function formerPageStoreOf(env: Env, pageKey: string) {
   return env.PAGE_STORE.getByName(pageKey);
 }
 
@@ -30,9 +78,7 @@ export function pageStoreOf(env: Env, pageKey: string) {
 const DIRECTORY_SHARDS = 32;
 
 export function directoryOf(env: Env, pageKey: string) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < pageKey.length; i++) h = Math.imul(h ^ pageKey.charCodeAt(i), 0x01000193);
-  return env.PAGE_DIRECTORY.getByName(`shard-${(h >>> 0) % DIRECTORY_SHARDS}`);
+  return env.PAGE_DIRECTORY.getByName(`shard-${keyHash(pageKey) % DIRECTORY_SHARDS}`);
 }
 
 /** Every directory shard, for the views that cover all pages (storage totals, page listings). */

@@ -14,7 +14,7 @@
 import type { LIMITS } from "./limits.ts";
 import type { TierOverview } from "./dashboard/tier-overview.ts";
 import type { TitleMatch } from "./page/directory.ts";
-import type { AppendResult, ListedRevision, PageStats } from "./page/types.ts";
+import type { AppendResult, ListedRevision, PageStats, ShardStorage } from "./page/types.ts";
 import type { AuditPage } from "./purge/audit.ts";
 import type { TakedownPage } from "./purge/takedown-log.ts";
 import type { PurgeReceipt } from "./purge/ingest.ts";
@@ -68,6 +68,17 @@ export interface PageListBody {
 
 /** `GET /api/pages/{title}/stats`. */
 export type PageStatsBody = PageStats;
+
+/**
+ * `GET /api/storage`: what every PageStore shard stores, added up (`total`), and each shard's own
+ * figures (`shards`, by shard number): the archive's true SQLite bytes, where a page's
+ * `metadataBytes` is its share of its shard's.
+ */
+export interface StorageBody {
+  /** Sums over the shards; `shards` is how many there are. */
+  total: ShardStorage;
+  shards: ShardStorage[];
+}
 
 /** `POST /api/purges`: Cloudflare's purge body, one kind per request (src/purge/ingest.ts validates it). */
 export type OperatorPurgeBody = (

@@ -13,6 +13,10 @@
  *                          data centre through Cloudflare's purge API
  *   PUBLIC_ORIGIN          the archive's public origin (https://host), the
  *                          host lower-tier cache entries are stored under
+ *   PAGE_STORE_SHARDS      how many PageStore shards hold the pages (default
+ *                          16): set once, before the first write, and never
+ *                          changed (a shard refuses to answer under another
+ *                          count); docs/architecture.md says how to size it
  *
  * @example
  * settingsOf(env).orphanGraceMs // 600000
@@ -34,6 +38,7 @@ const schema = z.object({
     .optional(),
   CF_PURGE_TOKEN: z.string().min(1).optional(),
   PUBLIC_ORIGIN: z.url({ protocol: /^https?$/ }).optional(),
+  PAGE_STORE_SHARDS: z.coerce.number().int().min(1).max(1_000_000).default(16),
 });
 
 export interface Settings {
@@ -41,6 +46,8 @@ export interface Settings {
   development: boolean;
   zonePurge: { zoneId: string; token: string } | null;
   publicOrigin: string | null;
+  /** How many PageStore shards hold the pages (src/bindings.ts shardOf). */
+  pageStoreShards: number;
 }
 
 const cache = new WeakMap<object, Settings>();
@@ -55,6 +62,7 @@ export function settingsOf(env: Env): Settings {
     CF_ZONE_ID: raw.CF_ZONE_ID || undefined,
     CF_PURGE_TOKEN: raw.CF_PURGE_TOKEN || undefined,
     PUBLIC_ORIGIN: raw.PUBLIC_ORIGIN || undefined,
+    PAGE_STORE_SHARDS: raw.PAGE_STORE_SHARDS === "" ? undefined : raw.PAGE_STORE_SHARDS,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -66,6 +74,7 @@ export function settingsOf(env: Env): Settings {
     development: v.ENVIRONMENT === "development",
     zonePurge: v.CF_ZONE_ID && v.CF_PURGE_TOKEN ? { zoneId: v.CF_ZONE_ID, token: v.CF_PURGE_TOKEN } : null,
     publicOrigin: v.PUBLIC_ORIGIN ? new URL(v.PUBLIC_ORIGIN).origin : null,
+    pageStoreShards: v.PAGE_STORE_SHARDS,
   };
   cache.set(env, settings);
   return settings;

@@ -169,8 +169,8 @@ async function checkBatch(
       existing.push(rev.id);
       continue;
     }
-    const retired = db.sql.exec<{ h: number }>("SELECT h FROM retired WHERE rev_id = ?", rev.id).toArray()[0];
-    if (retired && retired.h !== (rev.textMissing ? 0 : contentKey(sha256))) {
+    const retired = db.kvGet(KV.retired(rev.id));
+    if (retired !== undefined && Number(retired) !== (rev.textMissing ? 0 : contentKey(sha256))) {
       return refusal(
         409,
         "revision_id_retired",
@@ -278,7 +278,8 @@ async function writeBlobs(ctx: CommitContext, commit: LayoutCommit): Promise<voi
   ctx.db.transaction(() => {
     for (const [key, bytes] of commit.blobs) {
       ctx.db.sql.exec(
-        "INSERT INTO blobs (key, bytes, state, since) VALUES (?, ?, 'pending', ?) ON CONFLICT (key) DO UPDATE SET state = CASE WHEN state = 'live' THEN 'live' ELSE 'pending' END, since = excluded.since",
+        "INSERT INTO blobs (pg, key, bytes, state, since) VALUES (?, ?, ?, 'pending', ?) ON CONFLICT (pg, key) DO UPDATE SET state = CASE WHEN state = 'live' THEN 'live' ELSE 'pending' END, since = excluded.since",
+        ctx.db.pg,
         key,
         bytes.byteLength,
         now,
@@ -301,7 +302,8 @@ function insertRevisions(
     seq++;
     const r = f.rev;
     db.sql.exec(
-      "INSERT INTO revs (seq, rev_id, ts, u, h, eff_ts, suppressed, hidden) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO revs (pg, seq, rev_id, ts, u, h, eff_ts, suppressed, hidden) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      db.pg,
       seq,
       r.id,
       f.ts,
@@ -344,7 +346,8 @@ function applyFills(db: PageDb, fills: Fill[], textFills: Fill[], contentOf: num
       keep &= ~HIDDEN[field];
       if (rev.hidden?.[field]) add |= HIDDEN[field];
     }
-    if (keep !== ~0) db.sql.exec("UPDATE revs SET hidden = (hidden & ?) | ? WHERE seq = ?", keep, add, row.seq);
+    if (keep !== ~0)
+      db.sql.exec("UPDATE revs SET hidden = (hidden & ?) | ? WHERE pg = ? AND seq = ?", keep, add, db.pg, row.seq);
     if (t >= 0) {
       const text = fill.text!;
       entry.bytes = text.bytes.byteLength;
@@ -353,11 +356,12 @@ function applyFills(db: PageDb, fills: Fill[], textFills: Fill[], contentOf: num
       // Shown as the sender shows it: hidden still, or visible now that its wiki shows it again.
       const suppressed = rev.hidden?.content ? 1 : 0;
       db.sql.exec(
-        "UPDATE revs SET u = ?, h = ?, suppressed = ?, hidden = hidden & ? WHERE seq = ?",
+        "UPDATE revs SET u = ?, h = ?, suppressed = ?, hidden = hidden & ? WHERE pg = ? AND seq = ?",
         contentOf[t]!,
         contentKey(text.sha256),
         suppressed,
         ~HIDDEN.textMissing,
+        db.pg,
         row.seq,
       );
       if (!suppressed) added += text.bytes.byteLength;
@@ -369,20 +373,24 @@ function applyFills(db: PageDb, fills: Fill[], textFills: Fill[], contentOf: num
 
 function recordLayout(db: PageDb, commit: LayoutCommit, now: number): void {
   for (const g of commit.closedGroups) db.kvPut(KV.group(g.group), g.blob);
-  for (const u of commit.removedTails) db.sql.exec("DELETE FROM kv WHERE k = ?", KV.tail(u));
+  for (const u of commit.removedTails) db.kvDelete(KV.tail(u));
   for (const t of commit.newTails) db.kvPut(KV.tail(t.u), t.blob);
   for (const key of commit.blobs.keys())
-    db.sql.exec("UPDATE blobs SET state = 'live', since = ? WHERE key = ?", now, key);
+    db.sql.exec("UPDATE blobs SET state = 'live', since = ? WHERE pg = ? AND key = ?", now, db.pg, key);
   for (const key of commit.deadBlobs) {
-    if (!commit.blobs.has(key)) db.sql.exec("UPDATE blobs SET state = 'dead', since = ? WHERE key = ?", now, key);
+    if (!commit.blobs.has(key))
+      db.sql.exec("UPDATE blobs SET state = 'dead', since = ? WHERE pg = ? AND key = ?", now, db.pg, key);
   }
 }
 
-/** A deleted page's title can be written again, as a new page. */
+/** A deleted page's title can be written again, as a new page (keeping its pg, its version and its retired ids). */
 function currentPage(db: PageDb): PageRow | null {
   const page = db.page();
   if (page?.deleted_at == null) return page;
-  db.sql.exec("DELETE FROM page");
+  db.sql.exec(
+    "UPDATE pages SET layout = NULL, latest_seq = NULL, content_count = 0, anchors_blob = NULL, deleted_at = NULL, raw_bytes = 0 WHERE pg = ?",
+    db.pg,
+  );
   return null;
 }
 
@@ -436,27 +444,25 @@ export async function commitRevisions(
   const now = Date.now();
   db.transaction(() => {
     if (!page)
-      db.sql.exec(
-        "INSERT INTO page (id, title, content_count, layout) VALUES (1, ?, 0, ?)",
-        ref.title,
-        JSON.stringify(params),
-      );
+      db.sql.exec("UPDATE pages SET content_count = 0, layout = ? WHERE pg = ?", JSON.stringify(params), db.pg);
     const seq = insertRevisions(db, fresh, contentOf, effective, page?.latest_seq ?? 0);
     const filledBytes = applyFills(db, fills, textFills, fillContents.contentOf);
     recordLayout(db, commit, now);
     // The page's raw bytes count visible contents only (src/page-store/removal.ts).
     const rawBytes = fresh.reduce((n, f) => n + (f.rev.hidden?.content ? 0 : f.bytes.byteLength), filledBytes);
     db.sql.exec(
-      "UPDATE page SET title = ?, latest_seq = ?, content_count = ?, anchors_blob = ?, raw_bytes = raw_bytes + ? WHERE id = 1",
+      "UPDATE pages SET title = ?, latest_seq = ?, content_count = ?, anchors_blob = ?, raw_bytes = raw_bytes + ? WHERE pg = ?",
       ref.title,
       seq,
       contentCount + newContents.length,
       commit.anchorsBlob,
       rawBytes,
+      db.pg,
     );
+    db.countRevisions(fresh.length);
     if (ref.wikiPageId !== undefined) db.kvPut(KV.wikiPageId, ref.wikiPageId);
     const scope: PageScope = fills.length > 0 ? { kind: "revisions", revisions: filled } : { kind: "mutable" };
-    recordPurge(db.sql, { page: ref.key, scope, version: db.bumpVersion(), region }, now);
+    recordPurge(db, { page: ref.key, scope, version: db.bumpVersion(), region }, now);
   });
   const storedBytes = [...commit.blobs.values()].reduce((n, b) => n + b.byteLength, 0);
   return {

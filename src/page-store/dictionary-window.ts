@@ -16,12 +16,12 @@ import { contentKey, type PageDb } from "./rows.ts";
 
 export function dictionaryInWindow(db: PageDb, sha256Hex: string, targetId: number): number | null {
   const page = db.livePage();
-  const target = db.rows("WHERE rev_id = ?", targetId)[0];
+  const target = db.rows("AND rev_id = ?", targetId)[0];
   if (!page || !target) return null;
   const first = target.seq - LIMITS.wire.dcbPredecessors;
   // Only rows inside the window are read, however many revisions share that content.
   const candidates = db.rows(
-    "WHERE h = ? AND suppressed = 0 AND ((seq >= ? AND seq < ?) OR seq = ?) ORDER BY seq DESC",
+    "AND h = ? AND suppressed = 0 AND ((seq >= ? AND seq < ?) OR seq = ?) ORDER BY seq DESC",
     contentKey(sha256Hex),
     first,
     target.seq,

@@ -33,9 +33,10 @@ export function effectiveTimes(previous: number | null, timestamps: readonly num
 
 /** The effective time of revision `seq`, or null if there is none. */
 export function effectiveTimeOf(db: PageDb, seq: number | null): number | null {
-  if (seq === null) return null;
+  if (seq === null || !db.claimed) return null;
   return (
-    db.sql.exec<{ eff_ts: number | null }>("SELECT eff_ts FROM revs WHERE seq = ?", seq).toArray()[0]?.eff_ts ?? null
+    db.sql.exec<{ eff_ts: number | null }>("SELECT eff_ts FROM revs WHERE pg = ? AND seq = ?", db.pg, seq).toArray()[0]
+      ?.eff_ts ?? null
   );
 }
 

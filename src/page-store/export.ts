@@ -44,7 +44,8 @@ function boundary(db: PageDb, start: ExportStart | null, dir: ExportDirection): 
   // Effective times never decrease along the history, so "after t" and "before t" are each one contiguous run.
   const first = db.sql
     .exec<{ seq: number | null }>(
-      `SELECT min(seq) AS seq FROM revs WHERE eff_ts ${dir === "asc" ? ">" : ">="} ?`,
+      `SELECT min(seq) AS seq FROM revs WHERE pg = ? AND eff_ts ${dir === "asc" ? ">" : ">="} ?`,
+      db.pg,
       start.time,
     )
     .one().seq;
@@ -56,8 +57,8 @@ function plan(db: PageDb, page: PageRow, q: Extract<ExportQuery, { kind: "plan" 
   const bound = boundary(db, q.start, q.dir);
   const rows =
     q.dir === "asc"
-      ? db.rows("WHERE seq > ? ORDER BY seq ASC LIMIT ?", bound, q.limit + 1)
-      : db.rows("WHERE seq < ? ORDER BY seq DESC LIMIT ?", bound, q.limit + 1);
+      ? db.rows("AND seq > ? ORDER BY seq ASC LIMIT ?", bound, q.limit + 1)
+      : db.rows("AND seq < ? ORDER BY seq DESC LIMIT ?", bound, q.limit + 1);
   const within = rows.slice(0, q.limit);
   let count = 0;
   let textBytes = 0;
@@ -85,8 +86,8 @@ function plan(db: PageDb, page: PageRow, q: Extract<ExportQuery, { kind: "plan" 
 function batch(db: PageDb, page: PageRow, q: Extract<ExportQuery, { kind: "batch" }>): ExportBatch {
   const rows =
     q.from <= q.to
-      ? db.rows("WHERE seq BETWEEN ? AND ? ORDER BY seq ASC LIMIT ?", q.from, q.to, q.limit)
-      : db.rows("WHERE seq BETWEEN ? AND ? ORDER BY seq DESC LIMIT ?", q.to, q.from, q.limit);
+      ? db.rows("AND seq BETWEEN ? AND ? ORDER BY seq ASC LIMIT ?", q.from, q.to, q.limit)
+      : db.rows("AND seq BETWEEN ? AND ? ORDER BY seq DESC LIMIT ?", q.to, q.from, q.limit);
   const revisions = db.withMeta(rows).map((rev): ExportedRevision => {
     if (rev.suppressed && !q.withSuppressed)
       return { revision: toListed(rev) as Extract<ListedRevision, { suppressed: true }>, location: null };

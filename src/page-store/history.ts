@@ -18,12 +18,11 @@ export function historyPage(
   if (isRefused(page)) return page;
   const rows =
     cursor.after !== undefined
-      ? db.rows("WHERE seq > ? ORDER BY seq ASC LIMIT ?", cursor.after, limit).reverse()
-      : db.rows("WHERE seq < ? ORDER BY seq DESC LIMIT ?", cursor.before ?? Number.MAX_SAFE_INTEGER, limit);
+      ? db.rows("AND seq > ? ORDER BY seq ASC LIMIT ?", cursor.after, limit).reverse()
+      : db.rows("AND seq < ? ORDER BY seq DESC LIMIT ?", cursor.before ?? Number.MAX_SAFE_INTEGER, limit);
   const first = rows[0]?.seq;
   const last = rows[rows.length - 1]?.seq;
-  const exists = (sql: string, seq: number | undefined) =>
-    seq !== undefined && db.sql.exec(sql, seq).toArray().length > 0;
+  const exists = (more: string, seq: number | undefined) => seq !== undefined && db.hasRow(more, seq);
   return {
     title: page.title,
     revisions: withPreviousVisible(
@@ -31,8 +30,8 @@ export function historyPage(
       rows,
       db.withMeta(rows).map((r) => toListed(r)),
     ),
-    older: exists("SELECT 1 FROM revs WHERE seq < ? LIMIT 1", last) ? `b${last}` : null,
-    newer: exists("SELECT 1 FROM revs WHERE seq > ? LIMIT 1", first) ? `a${first}` : null,
+    older: exists("AND seq < ?", last) ? `b${last}` : null,
+    newer: exists("AND seq > ?", first) ? `a${first}` : null,
     total: page.latest_seq ?? 0,
     version: db.version(),
   };
@@ -50,14 +49,14 @@ function withPreviousVisible(db: PageDb, rows: RevRow[], entries: HistoryEntry[]
   const visibleBelowOldest = (): number | null =>
     (below ??= {
       id: oldest
-        ? (db.rows("WHERE seq < ? AND suppressed = 0 ORDER BY seq DESC LIMIT 1", oldest.seq)[0]?.rev_id ?? null)
+        ? (db.rows("AND seq < ? AND suppressed = 0 ORDER BY seq DESC LIMIT 1", oldest.seq)[0]?.rev_id ?? null)
         : null,
     }).id;
   const parentSuppressed = (i: number): boolean => {
     const parent = rows[i + 1];
     if (parent) return parent.suppressed !== 0;
     const row = rows[i]!;
-    return row.seq > 1 && db.rows("WHERE seq = ?", row.seq - 1)[0]?.suppressed === 1;
+    return row.seq > 1 && db.rows("AND seq = ?", row.seq - 1)[0]?.suppressed === 1;
   };
   // The nearest visible revision among the listed rows older than row i, if any is.
   let previous: number | undefined;
@@ -71,15 +70,15 @@ function withPreviousVisible(db: PageDb, rows: RevRow[], entries: HistoryEntry[]
 
 export function pageStats(db: PageDb): PageStats {
   const page = db.page();
-  const one = (sql: string) => db.sql.exec<{ n: number | null }>(sql).one().n ?? 0;
+  const one = (sql: string) => (db.claimed ? (db.sql.exec<{ n: number | null }>(sql, db.pg).one().n ?? 0) : 0);
   return {
     title: page?.title ?? null,
     revisions: page?.latest_seq ?? 0,
     contents: page?.content_count ?? 0,
     rawBytes: page?.raw_bytes ?? 0,
-    blobs: one("SELECT count(*) AS n FROM blobs WHERE state = 'live'"),
-    blobBytes: one("SELECT sum(bytes) AS n FROM blobs WHERE state = 'live'"),
-    metadataBytes: db.databaseBytes(),
+    blobs: one("SELECT count(*) AS n FROM blobs WHERE pg = ? AND state = 'live'"),
+    blobBytes: one("SELECT sum(bytes) AS n FROM blobs WHERE pg = ? AND state = 'live'"),
+    metadataBytes: db.databaseShare(),
     layout: page ? JSON.parse(page.layout) : null,
   };
 }

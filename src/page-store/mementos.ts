@@ -22,31 +22,43 @@ type Row = { rev_id: number; ts: number; seq: number; suppressed: number; [key: 
 const COLUMNS = "rev_id, ts, seq, suppressed";
 const ref = (r: Row): MementoRef => ({ id: r.rev_id, ts: r.ts });
 
+/** The first row `sql` finds among this page's revisions: its first parameter is the page's pg. */
 function one(db: PageDb, sql: string, ...args: number[]): Row | undefined {
-  return db.sql.exec<Row>(sql, ...args).toArray()[0];
+  return db.sql.exec<Row>(sql, db.pg, ...args).toArray()[0];
 }
 
-const firstRow = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs ORDER BY ts, seq LIMIT 1`);
-const lastRow = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs ORDER BY ts DESC, seq DESC LIMIT 1`);
+const firstRow = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs WHERE pg = ? ORDER BY ts, seq LIMIT 1`);
+const lastRow = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs WHERE pg = ? ORDER BY ts DESC, seq DESC LIMIT 1`);
 const before = (db: PageDb, r: Row) =>
-  one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT 1`, r.ts, r.seq);
+  one(
+    db,
+    `SELECT ${COLUMNS} FROM revs WHERE pg = ? AND (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT 1`,
+    r.ts,
+    r.seq,
+  );
 const after = (db: PageDb, r: Row) =>
-  one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT 1`, r.ts, r.seq);
+  one(db, `SELECT ${COLUMNS} FROM revs WHERE pg = ? AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT 1`, r.ts, r.seq);
 
 /** The same walks, over visible (not suppressed) revisions only. */
 const VISIBLE = "suppressed = 0";
-const firstVisible = (db: PageDb) => one(db, `SELECT ${COLUMNS} FROM revs WHERE ${VISIBLE} ORDER BY ts, seq LIMIT 1`);
+const firstVisible = (db: PageDb) =>
+  one(db, `SELECT ${COLUMNS} FROM revs WHERE pg = ? AND ${VISIBLE} ORDER BY ts, seq LIMIT 1`);
 const lastVisible = (db: PageDb) =>
-  one(db, `SELECT ${COLUMNS} FROM revs WHERE ${VISIBLE} ORDER BY ts DESC, seq DESC LIMIT 1`);
+  one(db, `SELECT ${COLUMNS} FROM revs WHERE pg = ? AND ${VISIBLE} ORDER BY ts DESC, seq DESC LIMIT 1`);
 const visibleBefore = (db: PageDb, r: Row) =>
   one(
     db,
-    `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) AND ${VISIBLE} ORDER BY ts DESC, seq DESC LIMIT 1`,
+    `SELECT ${COLUMNS} FROM revs WHERE pg = ? AND (ts, seq) < (?, ?) AND ${VISIBLE} ORDER BY ts DESC, seq DESC LIMIT 1`,
     r.ts,
     r.seq,
   );
 const visibleAfter = (db: PageDb, r: Row) =>
-  one(db, `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) AND ${VISIBLE} ORDER BY ts, seq LIMIT 1`, r.ts, r.seq);
+  one(
+    db,
+    `SELECT ${COLUMNS} FROM revs WHERE pg = ? AND (ts, seq) > (?, ?) AND ${VISIBLE} ORDER BY ts, seq LIMIT 1`,
+    r.ts,
+    r.seq,
+  );
 
 /**
  * The revision current at a time, as the TimeGate, `/web/` and `?at=` all
@@ -60,9 +72,9 @@ export function visibleAt(db: PageDb, at: number): Row | undefined {
   return (
     one(
       db,
-      `SELECT ${COLUMNS} FROM revs WHERE eff_ts <= ? AND ${VISIBLE} ORDER BY eff_ts DESC, seq DESC LIMIT 1`,
+      `SELECT ${COLUMNS} FROM revs WHERE pg = ? AND eff_ts <= ? AND ${VISIBLE} ORDER BY eff_ts DESC, seq DESC LIMIT 1`,
       at,
-    ) ?? one(db, `SELECT ${COLUMNS} FROM revs WHERE ${VISIBLE} ORDER BY eff_ts, seq LIMIT 1`)
+    ) ?? one(db, `SELECT ${COLUMNS} FROM revs WHERE pg = ? AND ${VISIBLE} ORDER BY eff_ts, seq LIMIT 1`)
   );
 }
 
@@ -84,7 +96,9 @@ export function mementoInfo(
   const page = livePage(db);
   if (isProblem(page)) return page;
   const self =
-    "id" in which ? one(db, `SELECT ${COLUMNS} FROM revs WHERE rev_id = ?`, which.id) : visibleAt(db, which.at);
+    "id" in which
+      ? one(db, `SELECT ${COLUMNS} FROM revs WHERE pg = ? AND rev_id = ?`, which.id)
+      : visibleAt(db, which.at);
   if (!self)
     return refusal(
       404,
@@ -122,14 +136,16 @@ export function timemapPage(
   const first = firstRow(db);
   if (!first) return refusal(404, "revision_not_found", `${page.title} has no revision`);
   const anchorId = cursor.after ?? cursor.before;
-  const anchor = anchorId === undefined ? undefined : one(db, `SELECT ${COLUMNS} FROM revs WHERE rev_id = ?`, anchorId);
+  const anchor =
+    anchorId === undefined ? undefined : one(db, `SELECT ${COLUMNS} FROM revs WHERE pg = ? AND rev_id = ?`, anchorId);
   if (anchorId !== undefined && !anchor)
     return refusal(404, "revision_not_found", `${page.title} has no revision ${anchorId} to page from`);
   let rows: Row[];
   if (anchor && cursor.before !== undefined) {
     rows = db.sql
       .exec<Row>(
-        `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT ?`,
+        `SELECT ${COLUMNS} FROM revs WHERE pg = ? AND (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC LIMIT ?`,
+        db.pg,
         anchor.ts,
         anchor.seq,
         limit,
@@ -139,14 +155,17 @@ export function timemapPage(
   } else if (anchor) {
     rows = db.sql
       .exec<Row>(
-        `SELECT ${COLUMNS} FROM revs WHERE (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?`,
+        `SELECT ${COLUMNS} FROM revs WHERE pg = ? AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?`,
+        db.pg,
         anchor.ts,
         anchor.seq,
         limit,
       )
       .toArray();
   } else {
-    rows = db.sql.exec<Row>(`SELECT ${COLUMNS} FROM revs ORDER BY ts, seq LIMIT ?`, limit).toArray();
+    rows = db.sql
+      .exec<Row>(`SELECT ${COLUMNS} FROM revs WHERE pg = ? ORDER BY ts, seq LIMIT ?`, db.pg, limit)
+      .toArray();
   }
   const oldest = rows[0];
   const newest = rows[rows.length - 1];

@@ -25,7 +25,7 @@ export function setRevisionHidden(
 ): { ok: true; revision: ListedRevision } | StoreProblem {
   const page = db.livePage();
   if (!page) return pageNotFound();
-  const was = db.rows("WHERE rev_id = ?", revisionId)[0];
+  const was = db.rows("AND rev_id = ?", revisionId)[0];
   if (!was) return refusal(404, "revision_not_found", `${page.title} has no revision ${revisionId}`);
   if (change.content === false && was.hidden & HIDDEN.textMissing)
     return refusal(
@@ -43,18 +43,23 @@ export function setRevisionHidden(
   const row = db.transaction(() => {
     const updated = db.sql
       .exec<RevRow>(
-        "UPDATE revs SET suppressed = ?, hidden = ? WHERE rev_id = ? RETURNING seq, rev_id, ts, u, h, suppressed, hidden",
+        "UPDATE revs SET suppressed = ?, hidden = ? WHERE pg = ? AND rev_id = ? RETURNING seq, rev_id, ts, u, h, suppressed, hidden",
         suppressed,
         hidden,
+        db.pg,
         revisionId,
       )
       .toArray()[0]!;
     // The page's raw bytes count visible contents only: with the history's sizes public, a total would give the hidden one's away.
     if (was.suppressed !== updated.suppressed) {
       const { bytes } = db.withMeta([updated])[0]!;
-      db.sql.exec("UPDATE page SET raw_bytes = raw_bytes + ? WHERE id = 1", updated.suppressed ? -bytes : bytes);
+      db.sql.exec(
+        "UPDATE pages SET raw_bytes = raw_bytes + ? WHERE pg = ?",
+        updated.suppressed ? -bytes : bytes,
+        db.pg,
+      );
     }
-    recordPurge(db.sql, {
+    recordPurge(db, {
       page: ref.key,
       scope: { kind: "revisions", revisions: [revisionId] },
       version: db.bumpVersion(),
@@ -83,8 +88,8 @@ export function setPageHidden(
   const now = Date.now();
   db.transaction(() => {
     if (hidden) db.kvPut(KV.hidden, now);
-    else db.sql.exec("DELETE FROM kv WHERE k = ?", KV.hidden);
-    recordPurge(db.sql, { page: ref.key, scope: { kind: "page" }, version: db.bumpVersion(), region }, now);
+    else db.kvDelete(KV.hidden);
+    recordPurge(db, { page: ref.key, scope: { kind: "page" }, version: db.bumpVersion(), region }, now);
   });
   return { ok: true, revisions: page.latest_seq ?? 0, deleted: hidden };
 }
@@ -94,17 +99,24 @@ export function deletePage(db: PageDb, ref: PageRef, region: string): { ok: true
   const now = Date.now();
   const revisions = db.page()?.latest_seq ?? 0;
   db.transaction(() => {
-    db.sql.exec("UPDATE blobs SET state = 'dead', since = ? WHERE state = 'live'", now);
+    db.sql.exec("UPDATE blobs SET state = 'dead', since = ? WHERE pg = ? AND state = 'live'", now, db.pg);
     // Their URLs were public: a later incarnation of the page may not give them other content.
-    db.sql.exec("INSERT OR REPLACE INTO retired (rev_id, h) SELECT rev_id, h FROM revs");
-    for (const table of ["revs", "meta"]) db.sql.exec(`DELETE FROM ${table}`);
-    for (const range of [KV.groups, KV.tails]) db.kvDeleteRange(range);
-    db.sql.exec("DELETE FROM kv WHERE k = ?", KV.hidden);
     db.sql.exec(
-      "UPDATE page SET deleted_at = ?, latest_seq = NULL, content_count = 0, anchors_blob = NULL, raw_bytes = 0 WHERE id = 1",
-      now,
+      `INSERT OR REPLACE INTO kv (pg, k, v) SELECT pg, ? || rev_id, h FROM revs WHERE pg = ?`,
+      KV.retiredPrefix,
+      db.pg,
     );
-    recordPurge(db.sql, { page: ref.key, scope: { kind: "page" }, version: db.bumpVersion(), region }, now);
+    db.sql.exec("DELETE FROM revs WHERE pg = ?", db.pg);
+    db.deleteMeta();
+    for (const range of [KV.groups, KV.tails]) db.kvDeleteRange(range);
+    db.kvDelete(KV.hidden);
+    db.sql.exec(
+      "UPDATE pages SET deleted_at = ?, latest_seq = NULL, content_count = 0, anchors_blob = NULL, raw_bytes = 0 WHERE pg = ?",
+      now,
+      db.pg,
+    );
+    db.countRevisions(-revisions);
+    recordPurge(db, { page: ref.key, scope: { kind: "page" }, version: db.bumpVersion(), region }, now);
   });
   return { ok: true, revisions };
 }

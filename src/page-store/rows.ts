@@ -1,13 +1,32 @@
 /**
- * The PageStore's SQLite rows, as the modules that share them read them.
- * The tables themselves are described once, in durable-objects/page-store.md.
+ * A PageStore shard's SQLite rows, as the modules that share them read
+ * them: {@link PageDb} is one page's view of its shard's database, and
+ * every query it makes names the page's `pg`. The tables themselves are
+ * described once, in durable-objects/page-store.md.
  */
 import type { ListedRevision, RevisionMeta, StoreProblem } from "../page/types.ts";
 import { blockOf, decodeMetaRecord, encodeMetaRecord, META_BLOCK, slotOf, type MetaEntry } from "./meta-records.ts";
 
-/** Keys of the `kv` table (src/page-store/schema.ts). */
+/** `pg` of a page this shard never held: no row has it, so every query of its view finds nothing. */
+export const UNCLAIMED = -1;
+
+/** `pg` of the shard's own values in `kv` (pages start at 1). */
+export const SHARD_PG = 0;
+
+/** Keys of the shard's own values in `kv`, under SHARD_PG. */
+export const SHARD_KV = {
+  /** The shard count the shard was created under (src/bindings.ts shardOf). */
+  shards: "shards",
+  /** Revisions its pages hold, for each page's share of the database (pageStats). */
+  revisions: "revisions",
+} as const;
+
+/** Keys of the `kv` table (src/page-store/schema.ts), under a page's pg. */
 export const KV = {
   version: "version",
+  /** A revision id of a deleted incarnation of the page (`r:<id>`): its content key (`revs.h`). */
+  retired: (revId: number) => `r:${revId}`,
+  retiredPrefix: "r:",
   group: (k: number) => `g:${k}`,
   tail: (u: number) => `t:${u}`,
   /** [from, to) ranges of each kind's keys, for range deletes and scans. */
@@ -31,6 +50,8 @@ export const HIDDEN = {
 } as const;
 
 export interface PageRow {
+  pg: number;
+  key: string;
   title: string;
   latest_seq: number | null;
   content_count: number;
@@ -55,6 +76,12 @@ export interface RevRow {
   hidden: number;
   [key: string]: SqlStorageValue;
 }
+
+/** Record blocks per page in `meta`'s rowid space: a page's records are ids [pg·2^24, (pg+1)·2^24). */
+const META_IDS_PER_PAGE = 2 ** 24;
+
+/** The `meta` rowid of a page's record block (16 revisions a block: 268 million revisions a page; 2^29 pages a shard). */
+export const metaId = (pg: number, block: number): number => pg * META_IDS_PER_PAGE + block;
 
 /** A revision with its metadata record entry. */
 export type Revision = { [K in keyof RevRow as string extends K ? never : K]: RevRow[K] } & MetaEntry;
@@ -136,20 +163,56 @@ export function toListed(r: Revision, withHidden = false): ListedRevision {
 
 const REV_COLUMNS = "seq, rev_id, ts, u, h, suppressed, hidden";
 
-/** One page's database: the queries every job needs. */
+/**
+ * One page's view of its shard's database: the queries every job needs,
+ * each scoped to the page's `pg`. A view of a page the shard never held
+ * (`pg` UNCLAIMED) finds nothing and touches no table, so it works on a
+ * shard whose schema was never made; `claim` gives the page its `pg`, on
+ * its first write.
+ */
 export class PageDb {
   readonly sql: SqlStorage;
 
-  constructor(private readonly storage: DurableObjectStorage) {
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    readonly key: string,
+    public pg: number,
+  ) {
     this.sql = storage.sql;
+  }
+
+  /** The view of page `key`; `written` says whether the shard's schema exists (nothing is read otherwise). */
+  static open(storage: DurableObjectStorage, key: string, written: boolean): PageDb {
+    const pg = written
+      ? (storage.sql.exec<{ pg: number }>("SELECT pg FROM pages WHERE key = ?", key).toArray()[0]?.pg ?? UNCLAIMED)
+      : UNCLAIMED;
+    return new PageDb(storage, key, pg);
+  }
+
+  /** Whether the shard holds a row for this page (committed or not). */
+  get claimed(): boolean {
+    return this.pg !== UNCLAIMED;
+  }
+
+  /** Gives the page its pg, if it has none: before its first blobs are written (their key space is the page's). */
+  claim(title: string): number {
+    if (this.claimed) return this.pg;
+    this.pg = this.sql
+      .exec<{ pg: number }>("INSERT INTO pages (key, title) VALUES (?, ?) RETURNING pg", this.key, title)
+      .one().pg;
+    return this.pg;
   }
 
   transaction<T>(fn: () => T): T {
     return this.storage.transactionSync(fn);
   }
 
+  /** The page as its last commit left it; null before its first commit (or if the shard never held it). */
   page(): PageRow | null {
-    return this.sql.exec<PageRow>("SELECT * FROM page WHERE id = 1").toArray()[0] ?? null;
+    if (!this.claimed) return null;
+    return (
+      this.sql.exec<PageRow>("SELECT * FROM pages WHERE pg = ? AND layout IS NOT NULL", this.pg).toArray()[0] ?? null
+    );
   }
 
   /** The page if it exists and is not deleted for good (a restorable deletion still takes changes). */
@@ -158,9 +221,16 @@ export class PageDb {
     return page && page.deleted_at == null ? page : null;
   }
 
-  /** Indexed rows; `where` and `args` follow `SELECT … FROM revs`. */
-  rows(where: string, ...args: SqlStorageValue[]): RevRow[] {
-    return this.sql.exec<RevRow>(`SELECT ${REV_COLUMNS} FROM revs ${where}`, ...args).toArray();
+  /** Indexed rows of this page; `more` and `args` follow `SELECT … FROM revs WHERE pg = ?` (`AND seq = ?`, `ORDER BY …`). */
+  rows(more: string, ...args: SqlStorageValue[]): RevRow[] {
+    if (!this.claimed) return [];
+    return this.sql.exec<RevRow>(`SELECT ${REV_COLUMNS} FROM revs WHERE pg = ? ${more}`, this.pg, ...args).toArray();
+  }
+
+  /** Whether any row of this page matches (`more` as in `rows`). */
+  hasRow(more: string, ...args: SqlStorageValue[]): boolean {
+    if (!this.claimed) return false;
+    return this.sql.exec(`SELECT 1 FROM revs WHERE pg = ? ${more} LIMIT 1`, this.pg, ...args).toArray().length > 0;
   }
 
   /** The rows with their metadata, each record decoded once however many of its revisions are asked for. */
@@ -181,12 +251,12 @@ export class PageDb {
 
   latestRow(page: PageRow): Revision | null {
     if (page.latest_seq === null) return null;
-    const row = this.rows("WHERE seq = ?", page.latest_seq)[0];
+    const row = this.rows("AND seq = ?", page.latest_seq)[0];
     return row ? this.withMeta([row])[0]! : null;
   }
 
   revisionById(id: number): Revision | undefined {
-    const row = this.rows("WHERE rev_id = ?", id)[0];
+    const row = this.rows("AND rev_id = ?", id)[0];
     return row ? this.withMeta([row])[0] : undefined;
   }
 
@@ -195,15 +265,16 @@ export class PageDb {
    * revs_by_content index; `extra` narrows further (`AND suppressed = 0`).
    */
   *withContent(sha256Hex: string, extra = ""): Generator<Revision> {
-    for (const row of this.rows(`WHERE h = ? ${extra} ORDER BY seq DESC`, contentKey(sha256Hex))) {
+    for (const row of this.rows(`AND h = ? ${extra} ORDER BY seq DESC`, contentKey(sha256Hex))) {
       const full = this.withMeta([row])[0]!;
       if (full.sha256 === sha256Hex) yield full;
     }
   }
 
   metaBlock(block: number): MetaEntry[] {
+    if (!this.claimed) return [];
     const record = this.sql
-      .exec<{ record: ArrayBuffer }>("SELECT record FROM meta WHERE block = ?", block)
+      .exec<{ record: ArrayBuffer }>("SELECT record FROM meta WHERE id = ?", metaId(this.pg, block))
       .toArray()[0]?.record;
     return record ? decodeMetaRecord(new Uint8Array(record)) : [];
   }
@@ -215,7 +286,7 @@ export class PageDb {
     const entry = entries[slotOf(seq)];
     if (!entry) throw new Error(`seq ${seq} has no metadata record entry`);
     entries[slotOf(seq)] = { ...entry, ...change };
-    this.sql.exec("UPDATE meta SET record = ? WHERE block = ?", encodeMetaRecord(entries), block);
+    this.sql.exec("UPDATE meta SET record = ? WHERE id = ?", encodeMetaRecord(entries), metaId(this.pg, block));
   }
 
   /** Records the metadata of revisions seq firstSeq, firstSeq + 1, …; call inside the commit's transaction. */
@@ -228,8 +299,8 @@ export class PageDb {
         throw new Error(`metadata block ${block} holds ${existing.length} entries; seq ${seq} needs ${slotOf(seq)}`);
       const take = entries.slice(i, i + (META_BLOCK - existing.length));
       this.sql.exec(
-        "INSERT INTO meta (block, record) VALUES (?, ?) ON CONFLICT (block) DO UPDATE SET record = excluded.record",
-        block,
+        "INSERT INTO meta (id, record) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+        metaId(this.pg, block),
         encodeMetaRecord([...existing, ...take]),
       );
       i += take.length;
@@ -238,22 +309,53 @@ export class PageDb {
   }
 
   kvGet(key: string): SqlStorageValue | undefined {
-    return this.sql.exec<{ v: SqlStorageValue }>("SELECT v FROM kv WHERE k = ?", key).toArray()[0]?.v;
+    if (!this.claimed) return undefined;
+    return this.sql.exec<{ v: SqlStorageValue }>("SELECT v FROM kv WHERE pg = ? AND k = ?", this.pg, key).toArray()[0]
+      ?.v;
   }
 
   kvPut(key: string, value: SqlStorageValue): void {
-    this.sql.exec("INSERT INTO kv (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v", key, value);
+    this.sql.exec(
+      "INSERT INTO kv (pg, k, v) VALUES (?, ?, ?) ON CONFLICT (pg, k) DO UPDATE SET v = excluded.v",
+      this.pg,
+      key,
+      value,
+    );
   }
 
-  /** Rows of a [from, to) key range of `kv`. */
+  kvDelete(key: string): void {
+    this.sql.exec("DELETE FROM kv WHERE pg = ? AND k = ?", this.pg, key);
+  }
+
+  /** Rows of a [from, to) key range of this page's `kv`. */
   kvRange([from, to]: readonly [string, string]): Array<{ k: string; v: SqlStorageValue }> {
+    if (!this.claimed) return [];
     return this.sql
-      .exec<{ k: string; v: SqlStorageValue }>("SELECT k, v FROM kv WHERE k >= ? AND k < ?", from, to)
+      .exec<{
+        k: string;
+        v: SqlStorageValue;
+      }>("SELECT k, v FROM kv WHERE pg = ? AND k >= ? AND k < ?", this.pg, from, to)
       .toArray();
   }
 
   kvDeleteRange([from, to]: readonly [string, string]): void {
-    this.sql.exec("DELETE FROM kv WHERE k >= ? AND k < ?", from, to);
+    this.sql.exec("DELETE FROM kv WHERE pg = ? AND k >= ? AND k < ?", this.pg, from, to);
+  }
+
+  /** Deletes every metadata record of the page; call inside the change's transaction. */
+  deleteMeta(): void {
+    this.sql.exec("DELETE FROM meta WHERE id >= ? AND id < ?", metaId(this.pg, 0), metaId(this.pg + 1, 0));
+  }
+
+  /** Adds `delta` to the shard's count of revisions; call inside the change's transaction. */
+  countRevisions(delta: number): void {
+    if (delta === 0) return;
+    this.sql.exec(
+      "INSERT INTO kv (pg, k, v) VALUES (?, ?, ?) ON CONFLICT (pg, k) DO UPDATE SET v = v + excluded.v",
+      SHARD_PG,
+      SHARD_KV.revisions,
+      delta,
+    );
   }
 
   /** The page's version: bumped by every write, suppression and deletion, never reset. */
@@ -268,7 +370,20 @@ export class PageDb {
     return next;
   }
 
-  databaseBytes(): number {
-    return this.sql.databaseSize;
+  /**
+   * The page's share of its shard's database: the shard's size times the page's weight (its revisions,
+   * and 1 for its own row) over the shard's (every revision, every page). Rows of a revision are about
+   * the same size whatever its page, so this is what the page costs within a few hundred bytes; the
+   * shard's own fixed tables are shared out the same way.
+   */
+  databaseShare(): number {
+    if (!this.claimed) return 0;
+    const revisions = Number(
+      this.sql.exec<{ v: number }>("SELECT v FROM kv WHERE pg = ? AND k = ?", SHARD_PG, SHARD_KV.revisions).toArray()[0]
+        ?.v ?? 0,
+    );
+    const pages = this.sql.exec<{ n: number | null }>("SELECT max(pg) AS n FROM pages").one().n ?? 0;
+    const own = (this.page()?.latest_seq ?? 0) + 1;
+    return Math.round((this.sql.databaseSize * own) / Math.max(own, revisions + pages));
   }
 }

@@ -1,73 +1,90 @@
 /**
- * SQLite schema of the PageStore Durable Object, format 4, and how a store
- * is opened. Documented in durable-objects/page-store.md (with its byte
- * budget); keep the two in step. The tables are numbered migrations
- * (src/storage/migrations.ts), idempotent because stores predate the
- * numbering. A store in format 1 (a `revisions` table; only ever written to
- * developers' local `.wrangler/state`, never deployed) is not supported: its
- * first start fails with an error naming the fix.
+ * SQLite schema of a PageStore shard, format 5, and how a shard is opened.
+ * A shard holds many pages (src/bindings.ts `shardOf`): every per-page
+ * table is led by `pg`, the page's small integer in this shard (`pages`),
+ * so a page's rows sit together and every query names its page. Documented
+ * in durable-objects/page-store.md (with its byte budget); keep the two in
+ * step.
  *
- * Every table is a page of SQLite (4 KiB) before it holds a row, so there
- * are as few as the queries allow: one narrow indexed row per revision, and
- * one compressed metadata record per block of revisions, and one key-value
- * table for the small values read by exact key (the version, where each
- * group and tail lives). The records get a rowid table of their own: in a
- * WITHOUT ROWID table a value over about 1 KB spills into an overflow page
- * of its own, 4 KiB for a few hundred bytes.
+ * Why shards: every table and index is a page of SQLite (4 KiB) before it
+ * holds a row, so a Durable Object per page cost a wiki's typical page (a
+ * few revisions, a few KB of blobs) 61,440 bytes of empty SQLite. In a
+ * shard the fixed pages are paid once for all its pages, and one more page
+ * costs its rows only. There are no more tables and indexes than in one
+ * page's store of format 4 (a shard of one page costs what that did): the
+ * records are keyed by a rowid made of pg and block, a deleted page's
+ * retired ids are `kv` rows, and collection finds due blobs by reading the
+ * `blobs` table from the alarm rather than through an index of its own.
+ *
+ * Stores of earlier formats are refused on their first start, their tables
+ * left as they were, with an error naming the fix: format 1 (a `revisions`
+ * table) and format 4 (one page per Durable Object, named by the page key:
+ * a `page` table with one row). Neither can be converted in place: a format
+ * 4 store is reached by a name no shard answers to any more, and only
+ * local development state ever held format 1.
+ *
+ * A shard's reads create nothing: the schema is made on its first write
+ * (LazySchema), so asking a shard that never stored a page for its figures
+ * leaves no database behind.
  *
  * @example
- * const db = openPageDb(ctx.storage); // migrated, ready to read
+ * const schema = openShardSchema(ctx.storage); // refuses an older format
+ * if (schema.exists()) … ; schema.create(); // before a write
  */
-import { addColumn, migrate, type Migration } from "../storage/migrations.ts";
-import { PageDb } from "./rows.ts";
+import { LazySchema, type Migration } from "../storage/migrations.ts";
 
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS page (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
+CREATE TABLE IF NOT EXISTS pages (
+  pg INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
   title TEXT NOT NULL,
   latest_seq INTEGER,
   content_count INTEGER NOT NULL DEFAULT 0,
   anchors_blob TEXT,
-  layout TEXT NOT NULL,
+  -- NULL until the page's first commit lands (its pg is taken before, for its blobs' key space).
+  layout TEXT,
   deleted_at INTEGER,
   raw_bytes INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS revs (
-  seq INTEGER PRIMARY KEY,
+  pg INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
   rev_id INTEGER NOT NULL,
   ts INTEGER NOT NULL,
   u INTEGER NOT NULL,
   h INTEGER NOT NULL,
   suppressed INTEGER NOT NULL DEFAULT 0,
-  -- Effective time (src/page-store/effective-time.ts); indexed as revs_by_effective by migration 3.
-  eff_ts INTEGER
-);
-CREATE UNIQUE INDEX IF NOT EXISTS revs_by_id ON revs (rev_id);
-CREATE INDEX IF NOT EXISTS revs_by_time ON revs (ts, seq);
-CREATE INDEX IF NOT EXISTS revs_by_content ON revs (h);
+  -- Effective time (src/page-store/effective-time.ts).
+  eff_ts INTEGER,
+  hidden INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (pg, seq)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS revs_by_id ON revs (pg, rev_id);
+CREATE INDEX IF NOT EXISTS revs_by_time ON revs (pg, ts, seq);
+CREATE INDEX IF NOT EXISTS revs_by_content ON revs (pg, h);
+CREATE INDEX IF NOT EXISTS revs_by_effective ON revs (pg, eff_ts, seq);
+-- id = pg * 2^24 + block (metaId in src/page-store/rows.ts): a page's records are one rowid range, with no index.
 CREATE TABLE IF NOT EXISTS meta (
-  block INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY,
   record BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS kv (
-  k TEXT PRIMARY KEY,
-  v
+  pg INTEGER NOT NULL,
+  k TEXT NOT NULL,
+  v,
+  PRIMARY KEY (pg, k)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS blobs (
-  key TEXT PRIMARY KEY,
+  pg INTEGER NOT NULL,
+  key TEXT NOT NULL,
   bytes INTEGER NOT NULL,
   state TEXT NOT NULL CHECK (state IN ('pending', 'live', 'dead')),
-  since INTEGER NOT NULL
+  since INTEGER NOT NULL,
+  PRIMARY KEY (pg, key)
 ) WITHOUT ROWID;
--- Revision ids of deleted incarnations of the page, with their content key: a URL
--- /page/{title}/{id} never serves other bytes than it once did (an id comes back only
--- with the same content, as MediaWiki's undelete restores it).
-CREATE TABLE IF NOT EXISTS retired (
-  rev_id INTEGER PRIMARY KEY,
-  h INTEGER NOT NULL
-);
 CREATE TABLE IF NOT EXISTS outbox (
   id INTEGER PRIMARY KEY,
+  pg INTEGER NOT NULL,
   request TEXT NOT NULL,
   attempts INTEGER NOT NULL DEFAULT 0,
   next_at INTEGER NOT NULL
@@ -78,36 +95,30 @@ CREATE TABLE IF NOT EXISTS outbox (
 export const FORMAT_1_UNSUPPORTED =
   "this PageStore is in format 1 (a `revisions` table), which this archive does not read: only local development state holds such stores; delete .wrangler/state and start again";
 
+/** What a store in format 4 (one page per Durable Object) is told. */
+export const FORMAT_4_UNSUPPORTED =
+  "this PageStore is in format 4 (or 2 or 3, its older forms: one page per Durable Object, named by the page key), which this archive no longer reads: pages now live many to a shard (format 5). Its pages are not converted. To keep them, export them with the palimpsest release that wrote them (palimpsest export FILE --token <backup token>), then delete .wrangler/state (or the --persist-to directory), start again and palimpsest import FILE; otherwise just delete .wrangler/state";
+
 const MIGRATIONS: readonly Migration[] = [
-  // 1: the tables. It runs on any store not yet numbered, so this is where format 1 is refused.
-  (sql) => {
-    if (sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'revisions'").toArray().length > 0)
-      throw new Error(FORMAT_1_UNSUPPORTED);
-    sql.exec(SCHEMA);
-  },
-  // 2: the page's raw bytes, added after stores had been created.
-  (sql) => addColumn(sql, "page", "raw_bytes", "INTEGER NOT NULL DEFAULT 0"),
-  // 3: effective times (src/page-store/effective-time.ts). Stores made before them (in local
-  // development state) get the column, filled with the running maximum of `ts` in `seq` order;
-  // every store gets the index `?at=` and the TimeGate walk. A new store fills nothing.
-  (sql) => {
-    addColumn(sql, "revs", "eff_ts", "INTEGER");
-    sql.exec(
-      `UPDATE revs SET eff_ts = running.eff_ts
-       FROM (SELECT seq, max(ts) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) AS eff_ts FROM revs) AS running
-       WHERE revs.seq = running.seq`,
-    );
-    sql.exec("CREATE INDEX IF NOT EXISTS revs_by_effective ON revs (eff_ts)");
-    // The conversion this replaces recorded itself here.
-    sql.exec("DELETE FROM kv WHERE k = 'format'");
-  },
-  // 4: what a revision hides besides its content (HIDDEN in src/page-store/rows.ts): its comment, its
-  // contributor, and whether the archive ever held its text. No row has any yet.
-  (sql) => addColumn(sql, "revs", "hidden", "INTEGER NOT NULL DEFAULT 0"),
+  // 1: format 5's tables.
+  SCHEMA,
 ];
 
-/** A page's database, migrated, ready to read. */
-export function openPageDb(storage: DurableObjectStorage): PageDb {
-  migrate(storage, MIGRATIONS);
-  return new PageDb(storage);
+/** Tables whose presence means the shard was written (see LazySchema). */
+const TABLES = ["pages"];
+
+/** Why a store of an earlier format (see above) is refused, or null for a shard (or an empty database). */
+export function olderFormatOf(sql: SqlStorage): string | null {
+  const has = (name: string) =>
+    sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
+  if (has("revisions")) return FORMAT_1_UNSUPPORTED;
+  if (has("page")) return FORMAT_4_UNSUPPORTED;
+  return null;
+}
+
+/** A shard's schema: an older format refused now, before anything is created; the schema made on the first write. */
+export function openShardSchema(storage: DurableObjectStorage): LazySchema {
+  const refusal = olderFormatOf(storage.sql);
+  if (refusal) throw new Error(refusal);
+  return new LazySchema(storage, MIGRATIONS, TABLES);
 }

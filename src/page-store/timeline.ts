@@ -21,8 +21,9 @@ const COLUMNS = "seq, rev_id, ts, u, h, suppressed, hidden, eff_ts";
 const iso = (ts: number) => new Date(ts * 1000).toISOString().replace(".000Z", "Z");
 const mark = (r: Row): TimelineMark => ({ id: r.rev_id, timestamp: iso(r.ts) });
 
-function one(db: PageDb, where: string, ...args: number[]): Row | undefined {
-  return db.sql.exec<Row>(`SELECT ${COLUMNS} FROM revs ${where} LIMIT 1`, ...args).toArray()[0];
+/** The first of this page's revisions `more` finds (`AND …`, `ORDER BY …`, after `WHERE pg = ?`). */
+function one(db: PageDb, more: string, ...args: number[]): Row | undefined {
+  return db.sql.exec<Row>(`SELECT ${COLUMNS} FROM revs WHERE pg = ? ${more} LIMIT 1`, db.pg, ...args).toArray()[0];
 }
 
 /** Epoch seconds of 1 January of `year`, 00:00 UTC (Date.UTC would read years 0–99 as 1900–1999). */
@@ -35,18 +36,18 @@ function yearStart(year: number): number {
 /** Each year with a visible edit, oldest first, and its first visible edit by timestamp: one index walk per year. */
 function years(db: PageDb, max: number): { years: TimelineYear[]; more: boolean } {
   const found: TimelineYear[] = [];
-  let row = one(db, "WHERE suppressed = 0 ORDER BY ts, seq");
+  let row = one(db, "AND suppressed = 0 ORDER BY ts, seq");
   while (row && found.length < max) {
     const year = new Date(row.ts * 1000).getUTCFullYear();
     found.push({ year, ...mark(row) });
-    row = one(db, "WHERE ts >= ? AND suppressed = 0 ORDER BY ts, seq", yearStart(year + 1));
+    row = one(db, "AND ts >= ? AND suppressed = 0 ORDER BY ts, seq", yearStart(year + 1));
   }
   return { years: found, more: row !== undefined };
 }
 
 function placeOf(db: PageDb, self: Row): RevisionPlace {
-  const prev = one(db, "WHERE seq < ? AND suppressed = 0 ORDER BY seq DESC", self.seq);
-  const next = one(db, "WHERE seq > ? AND suppressed = 0 ORDER BY seq", self.seq);
+  const prev = one(db, "AND seq < ? AND suppressed = 0 ORDER BY seq DESC", self.seq);
+  const next = one(db, "AND seq > ? AND suppressed = 0 ORDER BY seq", self.seq);
   const effective = self.eff_ts ?? self.ts;
   return {
     revision: toListed(db.withMeta([self])[0]!),
@@ -65,11 +66,11 @@ export function pageTimeline(db: PageDb, id?: number): (PageTimeline & { version
   if (isRefused(page)) return page;
   let place: RevisionPlace | undefined;
   if (id !== undefined) {
-    const self = one(db, "WHERE rev_id = ?", id);
+    const self = one(db, "AND rev_id = ?", id);
     if (!self) return refusal(404, "revision_not_found", `${page.title} has no revision ${id}`);
     place = placeOf(db, self);
   }
-  const latest = one(db, "WHERE suppressed = 0 ORDER BY seq DESC");
+  const latest = one(db, "AND suppressed = 0 ORDER BY seq DESC");
   const { years: list, more } = years(db, LIMITS.browse.timelineYears);
   return {
     title: page.title,

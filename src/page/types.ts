@@ -155,6 +155,21 @@ export interface PageStats {
   rawBytes: number;
   blobs: number;
   blobBytes: number;
+  /** The page's share of its shard's SQLite (PageDb.databaseShare in src/page-store/rows.ts). */
   metadataBytes: number;
   layout: unknown;
+}
+
+/** What one PageStore shard stores in all: `GET /api/storage` adds them up. */
+export interface ShardStorage {
+  /** The shard count the deployment runs with. */
+  shards: number;
+  /** The shard's whole SQLite database (`ctx.storage.sql.databaseSize`). */
+  databaseBytes: number;
+  /** Pages that exist and are not deleted for good. */
+  pages: number;
+  revisions: number;
+  /** Live blobs in KV, and their bytes. */
+  blobs: number;
+  blobBytes: number;
 }

@@ -1,24 +1,37 @@
 /**
- * The PageStore's purge outbox. A change records its purge in the same
- * transaction that commits it, so a committed write can never lose its
- * purge; draining hands each to the PurgeQueue of the writer's region, and
- * what fails stays for the alarm to retry with backoff.
+ * The PageStore's purge outbox, one per shard. A change records its purge
+ * in the same transaction that commits it, so a committed write can never
+ * lose its purge; draining hands each to the PurgeQueue of the writer's
+ * region, and what fails stays for the alarm to retry with backoff. Rows
+ * carry their page's `pg`: a change drains its own page's purges only (its
+ * answer names them), in that page's queue.
  */
 import { purgeQueueFor, purgeQueueOf } from "../bindings.ts";
 import { LIMITS } from "../limits.ts";
 import { backoffMs } from "../lib/backoff.ts";
 import type { PurgeRequest } from "./events.ts";
 
-/** Records a purge; call inside the change's transaction. */
-export function recordPurge(sql: SqlStorage, request: PurgeRequest, now = Date.now()): void {
-  sql.exec("INSERT INTO outbox (request, next_at) VALUES (?, ?)", JSON.stringify(request), now);
+/** The page whose purges these are: its shard's database, and its `pg` there. */
+export interface OutboxPage {
+  sql: SqlStorage;
+  pg: number;
 }
 
-/** Hands recorded purges to their queues, oldest first; returns the purge ids issued. Stops at the first failure, so order holds. */
-export async function drainOutbox(env: Env, sql: SqlStorage): Promise<string[]> {
+/** Records a purge; call inside the change's transaction. */
+export function recordPurge(page: OutboxPage, request: PurgeRequest, now = Date.now()): void {
+  page.sql.exec("INSERT INTO outbox (pg, request, next_at) VALUES (?, ?, ?)", page.pg, JSON.stringify(request), now);
+}
+
+/** Hands the page's recorded purges to their queues, oldest first; returns the purge ids issued. Stops at the first failure, so order holds. */
+export async function drainOutbox(env: Env, page: OutboxPage): Promise<string[]> {
+  const { sql } = page;
   const ids: string[] = [];
   const rows = sql
-    .exec<{ id: number; request: string; attempts: number }>("SELECT id, request, attempts FROM outbox ORDER BY id")
+    .exec<{
+      id: number;
+      request: string;
+      attempts: number;
+    }>("SELECT id, request, attempts FROM outbox WHERE pg = ? ORDER BY id", page.pg)
     .toArray();
   for (const row of rows) {
     const request = JSON.parse(row.request) as PurgeRequest;
@@ -37,7 +50,15 @@ export async function drainOutbox(env: Env, sql: SqlStorage): Promise<string[]> 
   return ids;
 }
 
-/** When the next recorded purge is due, or null if the outbox is empty. */
+/** The keys of the shard's pages with purges waiting in the outbox. */
+export function pagesWithPurges(sql: SqlStorage): string[] {
+  return sql
+    .exec<{ key: string }>("SELECT key FROM pages WHERE pg IN (SELECT pg FROM outbox)")
+    .toArray()
+    .map((r) => r.key);
+}
+
+/** When the shard's next recorded purge is due, or null if the outbox is empty. */
 export function outboxDueAt(sql: SqlStorage): number | null {
   return sql.exec<{ next: number | null }>("SELECT min(next_at) AS next FROM outbox").one().next;
 }

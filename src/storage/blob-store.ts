@@ -1,9 +1,10 @@
 /**
  * Immutable, content-addressed blobs in the `BLOBS` KV namespace. A key is
  * `blob/<owner>/<SHA-256 of the bytes>`: the hash makes a write idempotent and
- * lets a read prove it got what was asked for; the owner (the PageStore's
- * Durable Object id) gives every page its own key space, so collecting one
- * page's blobs can never take a blob another page still names (see
+ * lets a read prove it got what was asked for; the owner (the page: its
+ * shard's Durable Object id and its `pg` there, {@link pageBlobOwner}) gives
+ * every page its own key space, so collecting one page's blobs can never
+ * take a blob another page still names, even one with the same bytes (see
  * durable-objects/page-store.md, "Collection"). Values over KV's size limit
  * are split into parts listed by a small manifest value.
  */
@@ -18,6 +19,16 @@ export class BlobMissingError extends Error {
 }
 export class BlobCorruptError extends Error {
   override readonly name = "BlobCorruptError";
+}
+
+/**
+ * A page's key space: the first 16 hex digits of its shard's Durable Object id (64 bits: two shards
+ * of one namespace never share them in practice) and its `pg` in base 36, e.g. `9f3c0a17d2b4e851-1b`.
+ */
+export function pageBlobOwner(shardId: string, pg: number): string {
+  if (!/^[0-9a-f]{16}/.test(shardId)) throw new Error(`shard id ${JSON.stringify(shardId)} is not a hex id`);
+  if (!Number.isSafeInteger(pg) || pg < 1) throw new Error(`pg ${pg} is not a page's`);
+  return `${shardId.slice(0, 16)}-${pg.toString(36)}`;
 }
 
 /** The key `bytes` get in `owner`'s key space. */

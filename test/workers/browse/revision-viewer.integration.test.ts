@@ -10,10 +10,10 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { PageStore } from "../../../durable-objects/page-store.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
 import { PageDb } from "../../../src/page-store/rows.ts";
+import { shardStub } from "../support/page-shards.ts";
 import { pageTimeline } from "../../../src/page-store/timeline.ts";
 import { TOKEN, appendOk, linearHistory, request } from "../support/archive.ts";
 import { waitForAck } from "../support/tiers.ts";
@@ -330,8 +330,7 @@ describe("bounded work", () => {
     }));
     for (let i = 0; i < history.length; i += 500) await appendOk(key, history.slice(i, i + 500));
     await suppress(key, 1_501);
-    const stub = env.PAGE_STORE.getByName(key) as DurableObjectStub<PageStore>;
-    const rows = await runInDurableObject(stub, (_instance, state) => {
+    const rows = await runInDurableObject(shardStub(key), (_instance, state) => {
       // The real queries, counted through the cursors they open.
       let read = 0;
       const sql = state.storage.sql;
@@ -342,7 +341,8 @@ describe("bounded work", () => {
           return Object.assign(cursor, { toArray: () => ((r) => ((read += cursor.rowsRead), r))(toArray()) });
         },
       };
-      const db = new PageDb({ ...state.storage, sql: counting } as unknown as DurableObjectStorage);
+      const { pg } = PageDb.open(state.storage, key, true);
+      const db = new PageDb({ ...state.storage, sql: counting } as unknown as DurableObjectStorage, key, pg);
       Object.defineProperty(db, "sql", { value: counting });
       const measure = (run: () => unknown) => {
         read = 0;

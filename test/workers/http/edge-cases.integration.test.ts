@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { PageStore } from "../../../durable-objects/page-store.ts";
+import { pageStoreOf, shardOf } from "../../../src/bindings.ts";
 import { clearBlobCache } from "../../../src/storage/blob-cache.ts";
 import { TOKEN, append, appendOk, linearHistory, request } from "../support/archive.ts";
 
@@ -13,10 +13,7 @@ describe("a 500 leaks nothing", () => {
       page,
       linearHistory(2, 1, (i) => `leak check ${i}\n`),
     );
-    const located = await (env.PAGE_STORE.getByName(page) as DurableObjectStub<PageStore>).locate({
-      kind: "id",
-      id: 2,
-    });
+    const located = await pageStoreOf(env, page).locate({ kind: "id", id: 2 });
     if (!located.ok) throw new Error("locate failed");
     const blob = new Uint8Array((await env.BLOBS.get(located.location.blob, "arrayBuffer"))!);
     blob[blob.length - 2] = blob[blob.length - 2]! ^ 0x10;
@@ -26,9 +23,10 @@ describe("a 500 leaks nothing", () => {
     expect(res.status).toBe(500);
     expect(res.headers.get("x-request-id")).toBe("trace-me-42");
     const text = await res.text();
-    const owner = env.PAGE_STORE.idFromName(page).toString();
+    const owner = env.PAGE_STORE.idFromName(shardOf(env, page)).toString();
     expect(text).not.toContain("blob/");
     expect(text).not.toContain(owner);
+    expect(text).not.toContain(owner.slice(0, 16));
     expect(text).not.toContain(located.location.blob.slice(-64));
     expect(JSON.parse(text)).toMatchObject({
       code: "revision_unreadable",

@@ -6,9 +6,9 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { PageStore } from "../../../durable-objects/page-store.ts";
 import { mementoInfo, timemapPage } from "../../../src/page-store/mementos.ts";
 import { PageDb } from "../../../src/page-store/rows.ts";
+import { shardStub } from "../support/page-shards.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { waitForAck } from "../support/tiers.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
@@ -57,8 +57,7 @@ describe("the store's Memento queries walk the time index", () => {
     const key = "Md_indexed";
     const history = linearHistory(3_000);
     for (let i = 0; i < history.length; i += 500) await appendOk(key, history.slice(i, i + 500));
-    const stub = env.PAGE_STORE.getByName(key) as DurableObjectStub<PageStore>;
-    const rows = await runInDurableObject(stub, (_instance, state) => {
+    const rows = await runInDurableObject(shardStub(key), (_instance, state) => {
       // The real queries, counted through the cursors they open.
       let read = 0;
       const sql = state.storage.sql;
@@ -69,7 +68,8 @@ describe("the store's Memento queries walk the time index", () => {
           return Object.assign(cursor, { toArray: () => ((r) => ((read += cursor.rowsRead), r))(toArray()) });
         },
       };
-      const db = new PageDb({ ...state.storage, sql: counting } as unknown as DurableObjectStorage);
+      const { pg } = PageDb.open(state.storage, key, true);
+      const db = new PageDb({ ...state.storage, sql: counting } as unknown as DurableObjectStorage, key, pg);
       Object.defineProperty(db, "sql", { value: counting });
       const measure = (run: () => unknown) => {
         read = 0;

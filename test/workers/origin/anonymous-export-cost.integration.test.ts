@@ -29,17 +29,28 @@ const exportOf = (page: string, headers: Record<string, string>, query = "") =>
  */
 function counted(): { calls: Record<string, number>; fetch: (path: string, init?: RequestInit) => Promise<Response> } {
   const calls: Record<string, number> = {};
+  // Each method called on a page's handle (the shard's `page(key)`) is counted.
+  const countingProxy = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(target, prop) {
+        const methods = target as unknown as Record<string, (...a: unknown[]) => unknown>;
+        if (typeof prop !== "string" || prop === "then") {
+          const value = methods[prop as string];
+          return typeof value === "function" ? value.bind(target) : value;
+        }
+        return (...args: unknown[]) => {
+          calls[prop] = (calls[prop] ?? 0) + 1;
+          return methods[prop]!(...args);
+        };
+      },
+    });
   const stores = {
     getByName(name: string) {
       const stub = env.PAGE_STORE.getByName(name);
       return new Proxy(stub, {
         get(target, prop) {
-          const methods = target as unknown as Record<string, (...a: unknown[]) => unknown>;
-          if (typeof prop !== "string" || prop === "then") return methods[prop as string];
-          return (...args: unknown[]) => {
-            calls[prop] = (calls[prop] ?? 0) + 1;
-            return methods[prop]!(...args);
-          };
+          if (prop === "page") return (key: string) => countingProxy(target.page(key));
+          return (target as unknown as Record<string | symbol, unknown>)[prop];
         },
       });
     },

@@ -3,13 +3,11 @@
  * w3c-webdriver corpus history) is stored as dated, but time travel answers
  * it only from its effective time, the latest timestamp up to it in the
  * page's chain: `?at=`, the TimeGate and `/web/` never answer it for a time
- * before its parent existed. The write answer warns the writer. A store
- * written before effective times existed (format 2) gets them on its first
- * start.
+ * before its parent existed. The write answer warns the writer. (Stores
+ * written before effective times, format 2, held one page per Durable
+ * Object: they are refused, page-store-migration.integration.test.ts.)
  */
-import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { PageStore } from "../../../durable-objects/page-store.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
 import { append, appendOk, request } from "../support/archive.ts";
 
@@ -108,59 +106,5 @@ describe("a child dated before its parent", () => {
     expect(again.status).toBe(200);
     expect(((await again.json()) as { warnings: unknown[] }).warnings).toEqual([]);
     await expectTruthfulTimeTravel(key);
-  }, 30_000);
-
-  it("in a store written before effective times (format 2) is found on its first start, the other revisions kept as they were", async () => {
-    const key = "Child_before_parent_format_2";
-    await appendOk(key, history());
-    const stub = env.PAGE_STORE.getByName(key);
-    const converted = await runInDurableObject(stub, (_: PageStore, state) => {
-      const sql = state.storage.sql;
-      // Format 2 as main wrote it: revs without eff_ts, no revs_by_effective, at migration 2.
-      sql.exec("DROP INDEX revs_by_effective");
-      sql.exec(
-        "CREATE TABLE revs_v2 (seq INTEGER PRIMARY KEY, rev_id INTEGER NOT NULL, ts INTEGER NOT NULL, u INTEGER NOT NULL, h INTEGER NOT NULL, suppressed INTEGER NOT NULL DEFAULT 0)",
-      );
-      sql.exec("INSERT INTO revs_v2 SELECT seq, rev_id, ts, u, h, suppressed FROM revs");
-      sql.exec("DROP TABLE revs");
-      sql.exec("ALTER TABLE revs_v2 RENAME TO revs");
-      sql.exec("CREATE UNIQUE INDEX revs_by_id ON revs (rev_id)");
-      sql.exec("CREATE INDEX revs_by_time ON revs (ts, seq)");
-      sql.exec("CREATE INDEX revs_by_content ON revs (h)");
-      sql.exec("UPDATE schema_version SET version = 2");
-      const columns = () =>
-        sql
-          .exec<{ name: string }>("SELECT name FROM pragma_table_info('revs')")
-          .toArray()
-          .map((c) => c.name);
-      const before = columns();
-      // What a restart does: a new instance over the same storage.
-      new PageStore(state, env);
-      return {
-        before,
-        after: columns(),
-        effective: sql
-          .exec<{ rev_id: number; eff_ts: number }>("SELECT rev_id, eff_ts FROM revs ORDER BY seq")
-          .toArray()
-          .map((r) => [r.rev_id, r.eff_ts]),
-        indexed: sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'revs_by_effective'").toArray()
-          .length,
-      };
-    });
-    expect(converted.before).not.toContain("eff_ts");
-    expect(converted.after).toContain("eff_ts");
-    const day = (n: number) => (T0 + n * DAY) / 1000;
-    expect(converted.effective).toEqual([
-      [1, day(0)],
-      [2, day(2)],
-      [3, day(2)],
-      [4, day(3)],
-    ]);
-    expect(converted.indexed).toBe(1);
-    await expectTruthfulTimeTravel(key);
-    // It takes new writes on top, with their effective times.
-    await appendOk(key, [{ ...history()[3]!, id: 5, parentId: 4, timestamp: iso(T0 + 2.75 * DAY), text: text(5) }]);
-    expect(await atTime(key, T0 + 2.8 * DAY)).toBe(text(3));
-    expect(await atTime(key, T0 + 3.5 * DAY)).toBe(text(5));
   }, 30_000);
 });

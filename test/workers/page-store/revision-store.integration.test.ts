@@ -1,16 +1,17 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { PageStore } from "../../../durable-objects/page-store.ts";
+import { pageStoreOf } from "../../../src/bindings.ts";
 import { TOKEN, append, appendOk, latestBody, linearHistory, request } from "../support/archive.ts";
+import { inShard } from "../support/page-shards.ts";
 
-const store = (key: string) => env.PAGE_STORE.getByName(key) as DurableObjectStub<PageStore>;
+const store = (key: string) => pageStoreOf(env, key);
 
 describe("atomicity", () => {
   it("keeps readers on the previous manifest when a write fails between the blob writes and the commit", async () => {
     const key = "Atomic_page";
     await appendOk(key, linearHistory(20));
     const before = await latestBody(key);
-    await runInDurableObject(store(key), (instance: PageStore) => {
+    await inShard(key, (_sql, _db, instance) => {
       instance.faults.beforeCommit = () => {
         throw new Error("injected failure before commit");
       };
@@ -26,9 +27,9 @@ describe("atomicity", () => {
     expect(history.revisions[0]!.id).toBe(20);
     expect((await request(`/page/${key}/21`)).status).toBe(404);
     // Blobs written for the failed commit are pending (collectable), not live.
-    const stats = await runInDurableObject(store(key), (instance: PageStore) => {
+    const stats = await inShard(key, (_sql, _db, instance) => {
       instance.faults = {};
-      return instance.stats();
+      return instance.page(key).stats();
     });
     expect(stats.revisions).toBe(20);
     await appendOk(key, linearHistory(21).slice(20));
@@ -71,7 +72,7 @@ describe("idempotency", () => {
     const key = "Reverted_page";
     const revs = linearHistory(6, 1, (i) => (i === 4 ? "vandalism\n" : i === 5 ? "text 3\n" : `text ${i}\n`));
     await appendOk(key, revs);
-    const stats = await runInDurableObject(store(key), (instance: PageStore) => instance.stats());
+    const stats = await inShard(key, (_sql, _db, instance) => instance.page(key).stats());
     expect(stats.revisions).toBe(6);
     expect(stats.contents).toBe(5);
     expect(await (await request(`/page/${key}/6`)).text()).toBe("text 3\n");

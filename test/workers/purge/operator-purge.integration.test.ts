@@ -8,9 +8,8 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { PageStore } from "../../../durable-objects/page-store.ts";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
-import { regionalTierFor, tierName, upperTierFor, type TierIdentity } from "../../../src/bindings.ts";
+import { pageStoreOf, regionalTierFor, tierName, upperTierFor, type TierIdentity } from "../../../src/bindings.ts";
 import { topologyOf } from "../../../src/config/topology.ts";
 import { historyKey, latestKey, revisionKey, type CacheKey } from "../../../src/tiers/cache-key.ts";
 import { LowerTier, lowerCounters } from "../../../src/tiers/lower-tier.ts";
@@ -302,11 +301,6 @@ describe("cache tags", () => {
 });
 
 async function pageVersion(page: string): Promise<number> {
-  return runInDurableObject(
-    env.PAGE_STORE.getByName(page) as DurableObjectStub<PageStore>,
-    async (store: PageStore) => {
-      const located = await store.locate({ kind: "latest" });
-      return located.ok ? located.version : -1;
-    },
-  );
+  const located = await pageStoreOf(env, page).locate({ kind: "latest" });
+  return located.ok ? located.version : -1;
 }

@@ -1,14 +1,11 @@
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { PageStore } from "../../../durable-objects/page-store.ts";
-import { LIMITS } from "../../../src/limits.ts";
 import { appendOk, latestBody, linearHistory, request } from "../support/archive.ts";
-
-const store = (key: string) => env.PAGE_STORE.getByName(key) as DurableObjectStub<PageStore>;
+import { inShard, shardStub as store } from "../support/page-shards.ts";
 
 async function blobRows(key: string) {
-  return runInDurableObject(store(key), (_: PageStore, state) =>
-    state.storage.sql.exec<{ key: string; state: string }>("SELECT key, state FROM blobs").toArray(),
+  return inShard(key, (sql, db) =>
+    sql.exec<{ key: string; state: string }>("SELECT key, state FROM blobs WHERE pg = ?", db.pg).toArray(),
   );
 }
 
@@ -18,7 +15,7 @@ describe("blob collection", () => {
     const revs = linearHistory(40);
     // One revision at a time: tails are written, then folded into group blobs, leaving dead blobs.
     for (let i = 0; i < 20; i++) await appendOk(key, [revs[i]!]);
-    await runInDurableObject(store(key), (instance: PageStore) => {
+    await inShard(key, (_sql, _db, instance) => {
       instance.faults.beforeCommit = () => {
         throw new Error("injected");
       };
@@ -33,7 +30,7 @@ describe("blob collection", () => {
       body: JSON.stringify({ revisions: [revs[20]] }),
     });
     expect(failed.status).toBe(500);
-    await runInDurableObject(store(key), (instance: PageStore) => void (instance.faults = {}));
+    await inShard(key, (_sql, _db, instance) => void (instance.faults = {}));
 
     const before = await blobRows(key);
     const dead = before.filter((b) => b.state !== "live");
@@ -44,10 +41,10 @@ describe("blob collection", () => {
     for (const b of dead) expect(await env.BLOBS.get(b.key, "arrayBuffer")).not.toBeNull();
 
     // Past the grace period the alarm deletes them, and only them.
-    await runInDurableObject(
-      store(key),
-      (_: PageStore, state) =>
-        void state.storage.sql.exec("UPDATE blobs SET since = since - ? WHERE state != 'live'", 600_000 + 1000),
+    await inShard(
+      key,
+      (sql, db) =>
+        void sql.exec("UPDATE blobs SET since = since - ? WHERE pg = ? AND state != 'live'", 600_000 + 1000, db.pg),
     );
     await runDurableObjectAlarm(store(key));
     for (const b of dead) expect(await env.BLOBS.get(b.key, "arrayBuffer")).toBeNull();

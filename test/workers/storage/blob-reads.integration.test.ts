@@ -8,6 +8,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
+import { pageStoreOf } from "../../../src/bindings.ts";
 import { sha1Base36 } from "../../../src/lib/digests.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
 import { clearBlobCache } from "../../../src/storage/blob-cache.ts";
@@ -48,7 +49,7 @@ describe("blob reads per revision read, counted at the KV binding", () => {
           parentId: i === 0 ? null : exported[i - 1]!.id,
         }));
         for (let i = 0; i < revisions.length; i += 64) await appendOk(key, revisions.slice(i, i + 64));
-        const store = env.PAGE_STORE.getByName(key);
+        const store = pageStoreOf(env, key);
 
         const perRead: number[] = [];
         const records = new Set<string>();

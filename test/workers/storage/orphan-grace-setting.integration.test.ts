@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { PageStore } from "../../../durable-objects/page-store.ts";
+import { pageStoreOf } from "../../../src/bindings.ts";
 import { settingsOf } from "../../../src/config/settings.ts";
 import type { PageStats } from "../../../src/page/types.ts";
 import { TOKEN, appendOk, linearHistory, request } from "../support/archive.ts";
@@ -17,8 +17,7 @@ describe("ORPHAN_GRACE_SECONDS", () => {
   it("collects a deleted page's blobs once that many seconds have passed, on the alarm alone", async () => {
     const key = "Short_grace_page";
     await appendOk(key, linearHistory(20));
-    const stub = env.PAGE_STORE.getByName(key) as DurableObjectStub<PageStore>;
-    const stats = (await stub.stats()) as PageStats;
+    const stats = (await pageStoreOf(env, key).stats()) as PageStats;
     expect(stats.blobs).toBeGreaterThan(0);
     const keys = (await env.BLOBS.list({ prefix: "blob/" })).keys.map((k) => k.name);
     const before = keys.length;

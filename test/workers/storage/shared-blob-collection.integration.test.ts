@@ -1,15 +1,13 @@
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { PageStore } from "../../../durable-objects/page-store.ts";
 import { clearBlobCache } from "../../../src/storage/blob-cache.ts";
 import { TOKEN, appendOk, linearHistory, request } from "../support/archive.ts";
-
-const store = (key: string) => env.PAGE_STORE.getByName(key) as DurableObjectStub<PageStore>;
+import { inShard, shardStub as store } from "../support/page-shards.ts";
 
 const liveBlobs = (key: string) =>
-  runInDurableObject(store(key), (_: PageStore, state) =>
-    state.storage.sql
-      .exec<{ key: string }>("SELECT key FROM blobs WHERE state = 'live'")
+  inShard(key, (sql, db) =>
+    sql
+      .exec<{ key: string }>("SELECT key FROM blobs WHERE pg = ? AND state = 'live'", db.pg)
       .toArray()
       .map((r) => r.key),
   );
@@ -29,14 +27,14 @@ describe("collection of blobs two pages would share", () => {
     });
     expect(del.status).toBe(200);
     // Run collection as if the grace period had passed.
-    await runInDurableObject(
-      store("Shared_original"),
-      (_: PageStore, state) => void state.storage.sql.exec("UPDATE blobs SET since = 0 WHERE state != 'live'"),
+    await inShard(
+      "Shared_original",
+      (sql, db) => void sql.exec("UPDATE blobs SET since = 0 WHERE pg = ? AND state != 'live'", db.pg),
     );
     await runDurableObjectAlarm(store("Shared_original"));
-    const left = await runInDurableObject(
-      store("Shared_original"),
-      (_: PageStore, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM blobs").one().n,
+    const left = await inShard(
+      "Shared_original",
+      (sql, db) => sql.exec<{ n: number }>("SELECT count(*) AS n FROM blobs WHERE pg = ?", db.pg).one().n,
     );
     expect(left).toBe(0);
 

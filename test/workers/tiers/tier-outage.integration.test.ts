@@ -1,12 +1,11 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { PageStore } from "../../../durable-objects/page-store.ts";
 import type { TierCache } from "../../../durable-objects/tier-cache.ts";
 import type { Region } from "../../../src/config/topology.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { clearBlobCache } from "../../../src/storage/blob-cache.ts";
 import { latestKey } from "../../../src/tiers/cache-key.ts";
-import { regionalTierFor, upperTierFor, type TierIdentity } from "../../../src/bindings.ts";
+import { pageStoreOf, regionalTierFor, upperTierFor, type TierIdentity } from "../../../src/bindings.ts";
 import { TOKEN, appendOk, linearHistory, request } from "../support/archive.ts";
 import { readFrom, tierCache } from "../support/tiers.ts";
 
@@ -92,10 +91,7 @@ describe("a blob KV does not show yet", () => {
       page,
       linearHistory(3, 1, (i) => `lagging blob text ${i}\n`),
     );
-    const located = await (env.PAGE_STORE.getByName(page) as DurableObjectStub<PageStore>).locate({
-      kind: "id",
-      id: 3,
-    });
+    const located = await pageStoreOf(env, page).locate({ kind: "id", id: 3 });
     if (!located.ok) throw new Error("locate failed");
     const saved = await env.BLOBS.get(located.location.blob, "arrayBuffer");
     await env.BLOBS.delete(located.location.blob);

@@ -9,16 +9,24 @@
  *                                                   delete the page as MediaWiki does (410 to the public,
  *                                                   everything kept), or restore it
  *   DELETE /api/pages/{title}?reason=…              delete the page for good (its blobs are collected)
- *   GET    /api/pages/{title}/stats                 storage figures
+ *   GET    /api/pages/{title}/stats                 storage figures (metadataBytes: the page's share of its shard)
+ *   GET    /api/storage                             every PageStore shard's SQLite and live blobs, and their sums
  *
  * Each change answers with its purge ids; the colo that took it applies the
  * purge to its own lower tier before answering, so it serves the change at once.
  */
 import { Hono } from "hono";
-import type { DeletionBody, PageDeletionBody, PageStatsBody, SuppressionBody, WriteBody } from "../../../src/wire.ts";
+import type {
+  DeletionBody,
+  PageDeletionBody,
+  PageStatsBody,
+  StorageBody,
+  SuppressionBody,
+  WriteBody,
+} from "../../../src/wire.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { z } from "zod";
-import { pageStoreOf } from "../../../src/bindings.ts";
+import { pageStoreOf, pageStoreShards } from "../../../src/bindings.ts";
 import type { AppEnv } from "../../app-env.ts";
 import { requireScope, type AuthVariables } from "../../middleware/require-scope.ts";
 import { jsonBody } from "../../middleware/json-body.ts";
@@ -167,4 +175,13 @@ writeRoutes.delete(
 writeRoutes.get("/pages/:title/stats", async (c) => {
   const ref = pageRef(c.req.param("title"));
   return c.json((await (await existingStore(c.env, ref)).stats()) satisfies PageStatsBody);
+});
+
+/** Asks every shard: one call each, so it costs PAGE_STORE_SHARDS calls (an operator's view, not a page's). */
+writeRoutes.get("/storage", requireScope("write"), async (c) => {
+  const shards = await Promise.all(pageStoreShards(c.env).map((s) => s.storage()));
+  const total = { shards: shards.length, databaseBytes: 0, pages: 0, revisions: 0, blobs: 0, blobBytes: 0 };
+  for (const s of shards)
+    for (const k of ["databaseBytes", "pages", "revisions", "blobs", "blobBytes"] as const) total[k] += s[k];
+  return c.json({ total, shards } satisfies StorageBody);
 });
