@@ -11,8 +11,10 @@
  * Pages finish out of order; each resumes on its own (its writer asks the
  * archive for the page's latest revision first). A page the export names
  * twice is written by its second writer only once its first is done. The
- * first failure anywhere stops the import: no request starts after it, those
- * in flight finish, and {@link ImportPool.close} throws it.
+ * first failed request stops the import: no request starts after it, those
+ * in flight finish, and {@link ImportPool.close} throws it. A failure of the
+ * reading (a cut-off export) stops the reading only: what was read whole is
+ * still stored before {@link ImportPool.close} throws it.
  *
  * @example
  * const pool = new ImportPool({ client, batching, onError: "stop", concurrency: 6, onProblem, warn });
@@ -103,10 +105,14 @@ export class ImportPool {
    * flight finishes. Throws the first failure (`error`, if it is the first).
    */
   async close(error?: unknown): Promise<void> {
-    if (error !== undefined) this.#fail(error);
-    else if (this.#failure === null) this.#endCurrent();
+    if (error === undefined && this.#failure === null) this.#endCurrent();
+    // An `error` stops the reading, not the writing: the pages read whole and the batches of the page being
+    // read that were already handed on are still stored, as a one-page-at-a-time import stored them, so a
+    // cut-off export keeps what it held and running the import again resumes after it. Only a failure of
+    // the writing itself (a page's request) stops the requests not yet made.
     const current = this.#current?.stored();
     await Promise.all([...this.#finishing.values(), current]);
+    if (error !== undefined) this.#fail(error);
     this.#throwIfFailed();
   }
 
