@@ -1,23 +1,10 @@
 /**
- * A real MediaWiki for the Node tests (issue 28): Debian 12's MediaWiki 1.39
- * (`/usr/share/mediawiki`), installed afresh into a temporary folder on
- * SQLite, served by PHP's built-in server on a free port, edited through its
- * own Action API and maintenance scripts, and removed at the end. Tests check
- * the archive against what this wiki says, never against our idea of it.
- *
- * Where the wiki lives. Debian's package is read-only code with its
- * `LocalSettings.php` a symlink to `/var/lib/mediawiki/LocalSettings.php`; the
- * tests must not touch that (or each other's wikis). MediaWiki 1.39 lets every
- * entry point load its settings from elsewhere without copying the code:
- * - `install.php --confpath DIR` writes LocalSettings.php into DIR, and
- *   `--dbpath DIR/data` puts the SQLite files there;
- * - the web entry points read the `MW_CONFIG_FILE` environment variable
- *   (includes/BootstrapHelperFunctions.php, wfDetectLocalSettingsFile), which
- *   `php -S` passes on from its own environment;
- * - every maintenance script takes `--conf DIR/LocalSettings.php`
- *   (maintenance/includes/MaintenanceRunner.php).
- * Uploads and caches are pointed into DIR too, so nothing is written under
- * /usr/share or /var/lib. No symlink farm and no router script are needed.
+ * A real MediaWiki for the Node tests (issue 28): the throwaway wiki of
+ * src/tools/local/mediawiki.ts (Debian 12's MediaWiki 1.39 installed afresh
+ * into a temporary folder on SQLite, served by PHP's built-in server on a free
+ * port, removed at the end), with sessions of its own Action API for editing
+ * it, and one wiki per test file. Tests check the archive against what this
+ * wiki says, never against our idea of it.
  *
  * @example
  * const wiki = await startMediaWiki();
@@ -29,28 +16,19 @@
  *   await wiki.stop();
  * }
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
-import { appendFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { freePort } from "../../../src/tools/local/local-worker.ts";
-import { commandMissing, fileMissing, firstMissing } from "./requirements.ts";
+import {
+  INSTALL_TIMEOUT_MS,
+  mediaWikiMissing,
+  SERVER_READY_TIMEOUT_MS,
+  startLocalMediaWiki,
+  type LocalMediaWiki,
+} from "../../../src/tools/local/mediawiki.ts";
 
-/** Debian's MediaWiki ($IP). */
-export const MEDIAWIKI_HOME = "/usr/share/mediawiki";
+export { MEDIAWIKI_HOME, peakRssOf } from "../../../src/tools/local/mediawiki.ts";
 
 /** Null when PHP and Debian's MediaWiki with the extensions it needs are installed; else what is missing. */
-export const NO_MEDIAWIKI = firstMissing(
-  commandMissing("php", ["--version"]) && "`php` is not installed (Debian: php-cli)",
-  fileMissing(`${MEDIAWIKI_HOME}/maintenance/install.php`, "MediaWiki 1.39 (Debian: mediawiki)"),
-  commandMissing("php", [
-    "-r",
-    "foreach (['pdo_sqlite', 'intl', 'mbstring', 'xml'] as $e) if (!extension_loaded($e)) exit(1);",
-  ]) && "PHP lacks pdo_sqlite, intl, mbstring or xml (Debian: php-sqlite3 php-intl php-mbstring php-xml)",
-);
+export const NO_MEDIAWIKI = mediaWikiMissing();
 
 /** A revision as the wiki's API states it (prop=revisions), with the SHA-1 in MediaWiki's base-36 form. */
 export interface WikiRevision {
@@ -272,210 +250,27 @@ function formParams(params: Params): Record<string, string> {
 
 const USER_AGENT = "palimpsest-tests/0.1 (test/node/support/mediawiki.ts; a throwaway local wiki)";
 
-export interface MediaWiki {
-  /** The temporary folder: LocalSettings.php, data/ (SQLite), images/, cache/. */
-  dir: string;
-  /** `http://127.0.0.1:PORT` */
-  url: string;
-  /** `http://127.0.0.1:PORT/api.php` */
-  apiUrl: string;
-  adminName: string;
-  /** How long install.php and the first answer of the server took. */
-  setupMs: number;
+export interface MediaWiki extends LocalMediaWiki {
   /** A session logged in as the admin install.php created (one per wiki, made on first use). */
   admin(): Promise<WikiSession>;
   /** A session with no login: its edits are by IP. */
   anonymous(): WikiSession;
-  /** Runs `php maintenance/<script>.php --conf … args`, with `input` on stdin; its stdout. */
-  maintenance(
-    script: string,
-    args?: string[],
-    options?: { input?: string | Buffer; timeoutMs?: number; onPeakRss?: (bytes: number) => void },
-  ): Promise<Buffer>;
-  /** `dumpBackup.php --full` into `file` (every revision of every page, schema 0.11). */
-  dump(file: string): Promise<void>;
-  /** Stops the server and removes the folder. */
-  stop(): Promise<void>;
-}
-
-/** install.php on a quiet machine takes seconds; CI machines are slower. */
-const INSTALL_TIMEOUT_MS = 180_000;
-const SERVER_READY_TIMEOUT_MS = 30_000;
-
-/** Settings added to what install.php writes: everything under the temporary folder, and errors in full. */
-function extraSettings(dir: string): string {
-  const php = (s: string) => `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
-  return [
-    "",
-    "# test/node/support/mediawiki.ts: a throwaway wiki; nothing is written outside its folder.",
-    `$wgUploadDirectory = ${php(join(dir, "images"))};`,
-    `$wgCacheDirectory = ${php(join(dir, "cache"))};`,
-    "$wgShowExceptionDetails = true;",
-    // Revision deletion by the admin, as Wikipedia's sysops have it (1.39 gives it only to the 'suppress' group),
-    // and suppression (oversight) too, so the tests can hide content from admins as well.
-    "$wgGroupPermissions['sysop']['deleterevision'] = true;",
-    "$wgGroupPermissions['sysop']['suppressrevision'] = true;",
-    "$wgGroupPermissions['sysop']['viewsuppressed'] = true;",
-    // The tests edit faster than a person; the anonymous edits would otherwise hit $wgRateLimits.
-    "$wgRateLimits = [];",
-    // Jobs run from the maintenance scripts' and the API's requests, as on a small wiki.
-    "$wgJobRunRate = 1;",
-    "",
-  ].join("\n");
-}
-
-function run(
-  command: string,
-  args: string[],
-  options: {
-    env?: NodeJS.ProcessEnv;
-    input?: string | Buffer;
-    timeoutMs: number;
-    /** Called as it exits with its peak resident set (VmHWM, read every 50 ms while it runs). */
-    onPeakRss?: (bytes: number) => void;
-  },
-): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
-    let peak = 0;
-    const sampler = options.onPeakRss
-      ? setInterval(() => {
-          peak = Math.max(peak, peakRssOf(child.pid!));
-        }, 50)
-      : undefined;
-    child.on("exit", () => {
-      clearInterval(sampler);
-      if (options.onPeakRss) options.onPeakRss(peak);
-    });
-    const out: Buffer[] = [];
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => out.push(d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (err = (err + d).slice(-4000)));
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
-    child.on("error", (e) => (clearTimeout(timer), reject(e)));
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) return resolve(Buffer.concat(out));
-      const stdout = Buffer.concat(out).toString("utf8").slice(-2000);
-      reject(new Error(`${command} ${args.join(" ")} exited ${code ?? signal}: ${err}${stdout}`));
-    });
-    child.stdin.on("error", () => undefined); // a script that reads no input may exit before taking it
-    child.stdin.end(options.input ?? "");
-  });
-}
-
-/** A running process's peak resident set in bytes (Linux: VmHWM in /proc), 0 once it is gone. */
-export function peakRssOf(pid: number): number {
-  try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-    return kb ? Number(kb) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-async function waitForApi(url: string, server: ChildProcess, log: () => string): Promise<void> {
-  const until = Date.now() + SERVER_READY_TIMEOUT_MS;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`php -S exited ${server.exitCode}: ${log()}`);
-    const ok = await fetch(`${url}?action=query&meta=siteinfo&format=json`).then(
-      async (res) => (await res.arrayBuffer(), res.ok),
-      () => false,
-    );
-    if (ok) return;
-    if (Date.now() > until) throw new Error(`the wiki at ${url} did not answer within 30 s: ${log()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 export async function startMediaWiki(): Promise<MediaWiki> {
-  const started = Date.now();
-  const dir = await mkdtemp(join(tmpdir(), "palimpsest-mediawiki-"));
-  const conf = join(dir, "LocalSettings.php");
-  let server: ChildProcess | undefined;
-  try {
-    await Promise.all(["data", "images", "cache"].map((d) => mkdir(join(dir, d))));
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const adminName = "Palimpsest admin";
-    const password = `pw-${randomBytes(18).toString("base64url")}`;
-    // prettier-ignore
-    await run("php", [
-      join(MEDIAWIKI_HOME, "maintenance/install.php"),
-      "--dbtype", "sqlite", "--dbpath", join(dir, "data"), "--dbname", "wiki",
-      "--confpath", dir, "--server", url, "--scriptpath", "", "--lang", "en",
-      "--pass", password, "Palimpsest test wiki", adminName,
-    ], { timeoutMs: INSTALL_TIMEOUT_MS });
-    await appendFile(conf, extraSettings(dir));
-    let log = "";
-    // PHP_CLI_SERVER_WORKERS: a few requests at once, as the follower's bounded concurrency sends them.
-    // Its own process group: the workers PHP forks are stopped with it (stopServer).
-    server = spawn("php", ["-S", `127.0.0.1:${port}`, "-t", MEDIAWIKI_HOME], {
-      env: { ...process.env, MW_CONFIG_FILE: conf, PHP_CLI_SERVER_WORKERS: "4" },
-      stdio: ["ignore", "ignore", "pipe"],
-      detached: true,
-    });
-    server.stderr!.setEncoding("utf8").on("data", (d: string) => (log = (log + d).slice(-4000)));
-    const running = server;
-    // A test run killed midway (a timeout, Ctrl-C) does not leave the server running: it is detached.
-    const killOnExit = () => killGroup(running);
-    process.once("exit", killOnExit);
-    await waitForApi(`${url}/api.php`, running, () => log);
-    const setupMs = Date.now() - started;
-    let admin: Promise<WikiSession> | undefined;
-    const maintenance: MediaWiki["maintenance"] = (script, args = [], options = {}) =>
-      run("php", [join(MEDIAWIKI_HOME, `maintenance/${script}.php`), "--conf", conf, ...args], {
-        input: options.input,
-        timeoutMs: options.timeoutMs ?? INSTALL_TIMEOUT_MS,
-        onPeakRss: options.onPeakRss,
-      });
-    return {
-      dir,
-      url,
-      apiUrl: `${url}/api.php`,
-      adminName,
-      setupMs,
-      admin() {
-        admin ??= (async () => {
-          const session = new WikiSession(`${url}/api.php`);
-          await session.login(adminName, password);
-          return session;
-        })();
-        return admin;
-      },
-      anonymous: () => new WikiSession(`${url}/api.php`),
-      maintenance,
-      async dump(file) {
-        await writeFile(file, await maintenance("dumpBackup", ["--full", "--quiet"]));
-      },
-      async stop() {
-        process.off("exit", killOnExit);
-        await stopServer(running);
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
-  } catch (err) {
-    if (server) await stopServer(server);
-    await rm(dir, { recursive: true, force: true });
-    throw new Error(`setting up MediaWiki failed: ${(err as Error).message}`, { cause: err });
-  }
-}
-
-function stopServer(server: ChildProcess): Promise<void> {
-  if (server.exitCode !== null || server.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    server.once("exit", () => resolve());
-    killGroup(server);
+  const wiki = await startLocalMediaWiki();
+  let admin: Promise<WikiSession> | undefined;
+  return Object.assign(wiki, {
+    admin() {
+      admin ??= (async () => {
+        const session = new WikiSession(wiki.apiUrl);
+        await session.login(wiki.adminName, wiki.adminPassword);
+        return session;
+      })();
+      return admin;
+    },
+    anonymous: () => new WikiSession(wiki.apiUrl),
   });
-}
-
-/** Stops the group of the server this harness started (by its pid): the server and the workers it forked. */
-function killGroup(server: ChildProcess): void {
-  try {
-    process.kill(-server.pid!, "SIGTERM");
-  } catch {
-    server.kill("SIGTERM");
-  }
 }
 
 /**
