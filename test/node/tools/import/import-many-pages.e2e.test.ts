@@ -11,6 +11,8 @@ import { exportXml, generateHistory, mediaWikiSha1, type GeneratedRevision } fro
 import { importHarnessForThisFile, rawBytes, summaryOf, type ImportHarness } from "./support/import-cli-harness.ts";
 
 const h = importHarnessForThisFile();
+/** How long one import here may take before it counts as hung: seconds alone, a minute beside a full CI run. */
+const SLOW_MACHINE_MS = 150_000;
 
 interface WikiPage {
   title: string;
@@ -61,7 +63,10 @@ describe("palimpsest import: many pages at once", () => {
 
     // No --no-progress, and stderr is a pipe: progress lines, at least the closing one.
     const args = h.importArgs(file, ["--concurrency", "4", "--batch-revisions", "3", "--progress-interval", "1"]);
-    const result = await h.runCli(args.filter((a) => a !== "--no-progress"));
+    const result = await h.runCli(
+      args.filter((a) => a !== "--no-progress"),
+      { watchdogMs: SLOW_MACHINE_MS },
+    );
     const summary = summaryOf(result);
     expect(summary).toMatchObject({
       pages: 48,
@@ -97,7 +102,7 @@ describe("palimpsest import: many pages at once", () => {
     const ours = (key: string) => key.startsWith("Restart_");
 
     // Kill it once some pages are written and at least one is part written: pages are in flight.
-    const first = h.startCli(args);
+    const first = h.startCli(args, { watchdogMs: SLOW_MACHINE_MS });
     for (;;) {
       if (first.exited()) throw new Error(`the import ended before it was killed: ${(await first.result).stderr}`);
       const now = [...(await listed(h))].filter(([key]) => ours(key));
@@ -127,7 +132,9 @@ describe("palimpsest import: many pages at once", () => {
     }
     expect(stored).toBe(atKill.reduce((n, [, p]) => n + p.revisions, 0));
 
-    const again = summaryOf(await h.runImport(file, ["--concurrency", "6", "--batch-revisions", "2"]));
+    const again = summaryOf(
+      await h.runImport(file, ["--concurrency", "6", "--batch-revisions", "2"], { watchdogMs: SLOW_MACHINE_MS }),
+    );
     expect(again).toMatchObject({
       pages: 50,
       revisions: total,
