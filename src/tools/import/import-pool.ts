@@ -40,8 +40,8 @@ export interface PoolOptions {
   /** A revision that cannot be stored: skip it (and say so), or throw to stop. */
   onProblem(problem: RevisionProblem): void;
   warn(line: string): void;
-  /** Called as each page is wholly stored. */
-  onPageDone?(): void;
+  /** Called as each batch is stored and as each page is wholly stored. */
+  onProgress?(): void;
 }
 
 export class ImportPool {
@@ -72,6 +72,7 @@ export class ImportPool {
       counts: this.counts,
       onProblem: (problem) => options.onProblem(problem),
       warn: (line) => options.warn(line),
+      onStored: () => options.onProgress?.(),
       fail: (err) => pool.#fail(err),
       get failed() {
         return pool.#failure !== null;
@@ -142,7 +143,7 @@ export class ImportPool {
         if (this.#lastOfKey.get(writer.key) === stored) this.#lastOfKey.delete(writer.key);
         if (this.#failure !== null) return;
         this.counts.pagesDone++;
-        this.options.onPageDone?.();
+        this.options.onProgress?.();
       }),
     );
   }

@@ -61,6 +61,8 @@ export interface WriterContext {
   /** A revision that cannot be stored: skipped (and said), or thrown under `--on-error stop`. */
   onProblem(problem: RevisionProblem): void;
   warn(line: string): void;
+  /** A batch was stored: the counts moved. */
+  onStored(): void;
   /** The import fails with this (the first failure wins); no request starts after it. */
   fail(err: unknown): void;
   readonly failed: boolean;
@@ -220,6 +222,7 @@ export class PageWriter {
           counts.warnings++;
         }
         this.#lastStored = result.latestId;
+        this.context.onStored();
         return;
       } catch (err) {
         const revisionId = err instanceof ArchiveHttpError ? (err.problem?.revision as number | undefined) : undefined;

@@ -119,7 +119,7 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
       concurrency: flags.concurrency,
       onProblem,
       warn: (line) => progress.warn(line),
-      onPageDone: () => progress.update(),
+      onProgress: () => progress.update(),
     });
     const bytes = readExport(file, (n) => {
       read += n;
