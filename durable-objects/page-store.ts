@@ -287,8 +287,11 @@ export class PageHandle extends RpcTarget {
     });
   }
 
-  locate(selector: RevisionSelector): Promise<LocateResult> {
-    return this.#read((db) => locateRevision(db, selector));
+  /** Where a revision lives; `queryMs`, the shard's own time on it, lets the caller tell the object's start and the RPC apart (Server-Timing `do`). */
+  async locate(selector: RevisionSelector): Promise<LocateResult & { queryMs?: number }> {
+    const start = performance.now();
+    const found = await this.#read((db) => locateRevision(db, selector));
+    return found.ok ? { ...found, queryMs: performance.now() - start } : found;
   }
 
   history(cursor: { before?: number; after?: number }, limit: number): Promise<HistoryPage | StoreProblem> {

@@ -8,6 +8,7 @@
  * decoded; README, "Where a revision is decoded", has the measurement.
  */
 import { pageStoreOf } from "../bindings.ts";
+import { HopTimer } from "../http/server-timing.ts";
 import { ProblemError } from "../http/problem.ts";
 import { storeProblem } from "../page/store-problem.ts";
 import { LIMITS } from "../limits.ts";
@@ -26,14 +27,25 @@ export interface RevisionRead {
   stats: ReadStats;
 }
 
-export async function readRevision(env: Env, ref: PageRef, selector: RevisionSelector): Promise<RevisionRead> {
+/** `timer` takes the read's locate, do, blob, decode and hash hops (src/http/server-timing.ts). */
+export async function readRevision(
+  env: Env,
+  ref: PageRef,
+  selector: RevisionSelector,
+  timer = new HopTimer(),
+): Promise<RevisionRead> {
+  const locateStart = performance.now();
   const found = await pageStoreOf(env, ref.key).locate(selector);
+  const locateMs = performance.now() - locateStart;
+  timer.add("locate", locateMs);
   if (!found.ok) throw storeProblem(found, ref.title);
+  if (found.queryMs !== undefined) timer.add("do", Math.max(0, locateMs - found.queryMs));
   const blobs = new BlobStore(env.BLOBS);
   const where = { page: found.title, revision: found.revision.id };
   for (let attempt = 0; ; attempt++) {
     try {
-      const { bytes, stats } = await readContent(blobs, found.location);
+      const { bytes, stats, timings } = await readContent(blobs, found.location);
+      timer.merge(timings);
       return { title: found.title, revision: found.revision, body: bytes, stats, version: found.version };
     } catch (err) {
       // A blob written moments ago in another data centre may not show in KV here yet.

@@ -22,6 +22,7 @@ import { renderTimeline } from "./timeline-answer.ts";
 import { answerTags } from "./tags.ts";
 import { formatHttpDate } from "../http/datetime.ts";
 import { titleSegment } from "../page/page-ref.ts";
+import { HopTimer } from "../http/server-timing.ts";
 
 function problemAnswer(err: ProblemError, query: OriginQuery, negativeTtl?: number): Answer {
   const tags = answerTags(query.ref.key, "application/problem+json");
@@ -57,9 +58,10 @@ export function notFoundAnswer(env: Env, query: OriginQuery): Answer {
   return problemAnswer(err, query, topologyOf(env).notFoundSeconds);
 }
 
-export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer> {
+/** `timer` takes the render's hops (src/http/server-timing.ts); a revision read's are the finest. */
+export async function renderOrigin(env: Env, query: OriginQuery, timer = new HopTimer()): Promise<Answer> {
   // Titles nobody wrote are answered here, without waking (and so creating) their PageStore.
-  if (!(await pageExists(env, query.ref.key))) return notFoundAnswer(env, query);
+  if (!(await timer.time("directory", () => pageExists(env, query.ref.key)))) return notFoundAnswer(env, query);
   try {
     switch (query.kind) {
       case "memento":
@@ -82,7 +84,7 @@ export async function renderOrigin(env: Env, query: OriginQuery): Promise<Answer
         return await renderHistory(env, query);
       case "revision":
       case "latest":
-        return await renderRevision(env, query);
+        return await renderRevision(env, query, true, timer);
       default:
         return query satisfies never;
     }
@@ -101,6 +103,7 @@ async function renderRevision(
   env: Env,
   query: Extract<OriginQuery, { kind: "revision" | "latest" }>,
   encode = true,
+  timer = new HopTimer(),
 ): Promise<Answer> {
   const selector: RevisionSelector =
     query.kind === "revision"
@@ -108,7 +111,7 @@ async function renderRevision(
       : query.at === undefined
         ? { kind: "latest" }
         : { kind: "at", epochSeconds: query.at };
-  const read = await readRevision(env, query.ref, selector);
+  const read = await readRevision(env, query.ref, selector, timer);
   const r = read.revision;
   const immutable = query.kind === "revision";
   const contentType = servedContentType(r.model, r.format);
@@ -134,7 +137,7 @@ async function renderRevision(
         : {}),
     },
     body: read.body,
-    ...(encode ? { encoded: revisionEncodings(read.body, contentType) } : {}),
+    ...(encode ? { encoded: timer.timeSync("encode", () => revisionEncodings(read.body, contentType)) } : {}),
     version: read.version,
     page: query.ref.key,
     mutable: !immutable,

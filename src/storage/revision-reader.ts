@@ -4,6 +4,7 @@
  * the length of the history. The result is checked against the revision's
  * SHA-256, so corruption surfaces as an error, never as wrong bytes.
  */
+import { HopTimer, type HopTimings } from "../http/server-timing.ts";
 import { sha256Hex } from "../lib/digests.ts";
 import { parsedBlob } from "./blob-cache.ts";
 import type { ParsedBlob } from "./blob-format.ts";
@@ -32,12 +33,15 @@ export interface ReadStats {
   decodedBytes: number;
 }
 
+/** `timings`: the read's blob, decode and hash hops (src/http/server-timing.ts). */
 export async function readContent(
   store: BlobStore,
   loc: ContentLocation,
-): Promise<{ bytes: Uint8Array; stats: ReadStats }> {
+): Promise<{ bytes: Uint8Array; stats: ReadStats; timings: HopTimings }> {
+  const timer = new HopTimer();
   const keys = [...new Set([loc.anchorsBlob, loc.blob])];
-  const parsed = await Promise.all(keys.map((k) => parsedBlob(store, k)));
+  const parsed = await timer.time("blob", () => Promise.all(keys.map((k) => parsedBlob(store, k))));
+  const decodeStart = performance.now();
   const blobs = new Map(keys.map((k, i) => [k, parsed[i]!]));
   const anchors = new AnchorDecoder(blobs.get(loc.anchorsBlob)!);
   const holder = blobs.get(loc.blob)!;
@@ -58,9 +62,10 @@ export async function readContent(
   }
   stats.decodes += anchors.decodes;
   stats.decodedBytes += anchors.decodedBytes;
-  if ((await sha256Hex(bytes)) !== loc.sha256)
+  timer.add("decode", performance.now() - decodeStart);
+  if ((await timer.time("hash", () => sha256Hex(bytes))) !== loc.sha256)
     throw new RecordCorruptError(`record ${loc.record} decoded to bytes that do not match the revision's SHA-256`);
-  return { bytes, stats };
+  return { bytes, stats, timings: timer.timings };
 }
 
 /** Decoded anchors an in-order read keeps for the streams that follow, before it starts afresh. */

@@ -24,6 +24,7 @@ import { LowerTier, lowerCounters, type AnswerMeta, type LowerHit, type StoredBo
 import type { TierName, TierRead, TierRequest } from "./request.ts";
 import type { TierStore } from "./tier-store.ts";
 import { tagsOf } from "../origin/tags.ts";
+import { HopTimer, type HopTimings } from "../http/server-timing.ts";
 
 export interface ReadThrough extends TierRead, Colo {}
 
@@ -32,6 +33,7 @@ export interface UnreadThrough extends Colo {
   entry: AnswerMeta;
   servedBy: "lower";
   stored: StoredBody;
+  timings?: HopTimings;
 }
 
 type Hop = { kind: "tier"; tier: TierIdentity } | { kind: "origin" };
@@ -69,18 +71,25 @@ async function walk(
     if (hop.kind === "origin") {
       await crossRegionHop(env, from, topologyOf(env).upperRegion);
       counter.rendered();
-      return { entry: await renderOrigin(env, request.query), servedBy: "origin" };
+      const timer = new HopTimer();
+      const entry = await timer.time("origin", () => renderOrigin(env, request.query, timer));
+      return { entry, servedBy: "origin", timings: timer.timings };
     }
     const { tier } = hop;
     try {
+      const start = performance.now();
       await crossRegionHop(env, from, tier.region);
       const read = await withDeadline(
         tierCacheOf(env, tier).read(request, tier, revalidation),
         LIMITS.tiers.hopTimeoutMs,
         `${tier.level} tier ${tier.member}`,
       );
+      // The tiers' own time: the round trip less the origin's inside it (a tier below counted its own).
+      const timer = new HopTimer();
+      timer.merge(read.timings);
+      timer.add("tier", performance.now() - start - (read.timings?.origin ?? 0) - (read.timings?.tier ?? 0));
       // A purge that landed here, or one the hop has not applied yet, can make its answer too old to pass on.
-      if (read.entry.status !== 200 || accepts(read.entry)) return read;
+      if (read.entry.status !== 200 || accepts(read.entry)) return { ...read, timings: timer.timings };
       counter.skipped(tier.level, "behind");
     } catch (err) {
       console.warn(`${tier.level} tier skipped`, tier.member, (err as Error)?.message ?? err);
@@ -129,8 +138,11 @@ export async function readThroughTiers(
       ...at,
     };
 
+  const timer = new HopTimer();
+  const lowerStart = performance.now();
   const lower = await LowerTier.open(env, at.colo);
   const { hit, floor, marks } = await lower.get(key, Date.now(), options.leaveBody === true);
+  timer.add("lower", performance.now() - lowerStart);
   const below = (request: TierRequest, revalidation = false) =>
     walk(
       env,
@@ -146,7 +158,7 @@ export async function readThroughTiers(
   const request: TierRequest = { query, ...key, minVersion: versionFloor(floor, key.mutable), fromRegion: at.region };
   if (hit && "stored" in hit) {
     lowerCounters.hit++;
-    return { entry: hit.entry, servedBy: "lower", stored: hit.stored, ...at };
+    return { entry: hit.entry, servedBy: "lower", stored: hit.stored, timings: timer.timings, ...at };
   }
   if (hit && hit.state !== "expired") {
     if (hit.state === "fresh") lowerCounters.hit++;
@@ -154,15 +166,16 @@ export async function readThroughTiers(
       lowerCounters.stale++;
       ctx.waitUntil(revalidate(lower, key, hit, below(request, true)));
     }
-    return { entry: hit.entry, servedBy: "lower", ...at };
+    return { entry: hit.entry, servedBy: "lower", timings: timer.timings, ...at };
   }
   lowerCounters.miss++;
   // A title nobody wrote is answered here, from the page directory: a flood of made-up titles never reaches a tier.
-  const read = (await pageExists(env, key.page))
+  const read = (await timer.time("directory", () => pageExists(env, key.page)))
     ? await below(request)
     : { entry: notFoundAnswer(env, query), servedBy: "origin" as const };
   ctx.waitUntil(lower.put(key, read.entry));
-  return { ...read, ...at };
+  timer.merge(read.timings);
+  return { ...read, timings: timer.timings, ...at };
 }
 
 /**

@@ -1,6 +1,7 @@
 /** What one tier asks the next for, and what comes back. */
 import type { Answer, OriginQuery } from "../origin/answer.ts";
 import type { CacheKey } from "./cache-key.ts";
+import type { HopTimings } from "../http/server-timing.ts";
 
 /** Which hop answered, for the debug headers and the counters. */
 export type TierName = "lower" | "regional" | "upper" | "origin";
@@ -16,4 +17,6 @@ export interface TierRequest extends CacheKey {
 export interface TierRead {
   entry: Answer;
   servedBy: TierName;
+  /** Where this read's time went below the asker (src/http/server-timing.ts); never kept with the entry. */
+  timings?: HopTimings;
 }

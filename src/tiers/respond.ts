@@ -21,6 +21,7 @@
  */
 import { ProblemError, type ProblemStatus } from "../http/problem.ts";
 import { sha256Hex } from "../lib/digests.ts";
+import { serverTiming } from "../http/server-timing.ts";
 import { sandboxArchived } from "../representation/archived-content.ts";
 import { isCompressible } from "../representation/compressible.ts";
 import { useAsDictionary } from "../representation/dictionary.ts";
@@ -42,6 +43,9 @@ function answerHeaders(asker: Asker, through: ReadThrough | UnreadThrough): Head
   const headers = new Headers(entry.headers);
   headers.set("x-palimpsest-tier", through.servedBy);
   headers.set("x-palimpsest-colo", through.colo);
+  // A debug header, as the two above: where the read's time went, hop by hop (src/http/server-timing.ts).
+  const timing = serverTiming(through.timings);
+  if (timing !== null) headers.set("server-timing", timing);
   // No Age (RFC 9111 §4.2.3): every tier's copy is kept current by purges, so to a cache downstream the
   // answer is as fresh as if the origin had just confirmed it. Its time in a tier would make the latest,
   // history and TimeMaps look stale on arrival ("Age: 1302" beside "max-age=60").

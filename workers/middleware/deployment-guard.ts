@@ -9,7 +9,8 @@
  *   host (421 `misdirected_request`). /healthz answers either way, so a
  *   deploy can be probed before it is configured.
  * - Tell anonymous clients how it works inside: the debug headers (which
- *   tier answered, the colo, the origin's read cost) go only to
+ *   tier answered, the colo, the origin's read cost, where the read's time
+ *   went: Server-Timing) go only to
  *   development and to requests carrying a valid token.
  * - Let a public read be a free token oracle: whether the debug headers
  *   came back says whether a token is valid, so a token checked here counts
@@ -30,7 +31,7 @@ import { clientOf, recordFailure, refuseIfBlocked } from "../../src/http/auth-fa
 import { authenticateToken } from "../../src/http/tokens.ts";
 
 /** Headers that describe the archive's insides, for developers and operators only. */
-export const DEBUG_HEADERS = ["x-palimpsest-tier", "x-palimpsest-colo", "x-read-cost"] as const;
+export const DEBUG_HEADERS = ["x-palimpsest-tier", "x-palimpsest-colo", "x-read-cost", "server-timing"] as const;
 
 /** Paths a misconfigured production deployment still answers. */
 const ALWAYS = new Set(["/healthz"]);
