@@ -139,7 +139,7 @@ function nodejsCompatMode(config: Unstable_Config): "v2" | "v1" | null {
 
 function workerInput(o: LocalWorkerOptions, token: string, persist: string, port: number): StartInput {
   return {
-    config: WRANGLER_CONFIG,
+    config: o.bundle?.config ?? WRANGLER_CONFIG,
     build: {
       nodejsCompatMode,
       ...(o.bundle ? { bundle: false, findAdditionalModules: true, moduleRoot: o.bundle.dir } : {}),

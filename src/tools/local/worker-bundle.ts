@@ -7,6 +7,11 @@
  * mid-request"); a finished bundle nobody edits never reloads. Bundle once
  * per run and start as many Workers from it as needed.
  *
+ * `root` bundles another checkout's Worker instead (a folder holding its
+ * wrangler.toml, sources and node_modules), so a bench can measure an older
+ * Worker with today's harness; the Workers started from that bundle take that
+ * checkout's wrangler.toml too (`config`).
+ *
  * @example
  * const bundle = await bundleWorker();
  * try {
@@ -27,19 +32,23 @@ export interface WorkerBundle {
   /** The directory holding the entry module and its additional modules (.wasm). */
   dir: string;
   entry: string;
+  /** The wrangler.toml the Worker was bundled with, and runs with. */
+  config: string;
   dispose(): void;
 }
 
-export async function bundleWorker(): Promise<WorkerBundle> {
+export async function bundleWorker(options: { root?: string } = {}): Promise<WorkerBundle> {
+  const root = options.root ?? REPO_ROOT;
+  const config = options.root === undefined ? WRANGLER_CONFIG : join(root, "wrangler.toml");
   const dir = mkdtempSync(join(tmpdir(), "palimpsest-bundle-"));
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   const wrangler = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
   try {
     await promisify(execFile)(
       process.execPath,
-      [wrangler, "deploy", "--dry-run", "--outdir", dir, "--config", WRANGLER_CONFIG],
+      [wrangler, "deploy", "--dry-run", "--outdir", dir, "--config", config],
       {
-        cwd: REPO_ROOT,
+        cwd: root,
         env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
         maxBuffer: 16 << 20,
       },
@@ -50,5 +59,5 @@ export async function bundleWorker(): Promise<WorkerBundle> {
     const output = `${e.stderr ?? ""}${e.stdout ?? ""}`.trim().split("\n").slice(-8).join(" | ");
     throw new Error(`cannot bundle the Worker (wrangler deploy --dry-run): ${output || e.message}`);
   }
-  return { dir, entry: join(dir, "index.js"), dispose };
+  return { dir, entry: join(dir, "index.js"), config, dispose };
 }

@@ -18,6 +18,7 @@
  * npx palimpsest bench store --json --read-scaling ../shared/corpus/histories/*.xml.br
  * npx palimpsest bench store --json --read-scaling --read-scaling-lengths 10,100 --read-scaling-reads 100
  * npx palimpsest bench store --json ../shared/corpus/wikis/rust-rfcs-wiki.xml.br
+ * npx palimpsest bench store --json --worker-from 6f4ba5f ../shared/corpus/histories/bip-0340.xml.br
  */
 import type { Command } from "commander";
 import { fixed, percent, printLine, rowPrinter, tableHeader, tableLine, type Column } from "../harness/index.ts";
@@ -35,6 +36,8 @@ interface StoreFlags {
   xz: boolean;
   mediawiki: boolean;
   readSample?: number;
+  coldReads?: number;
+  workerFrom?: string;
 }
 
 const yesNo = (x: boolean | null) => (x === null ? "-" : x ? "yes" : "no");
@@ -127,6 +130,8 @@ async function store(files: string[], flags: StoreFlags): Promise<void> {
       xz: flags.xz,
       readSample: flags.readSample,
       mediawiki: flags.mediawiki,
+      coldReads: flags.coldReads,
+      workerFrom: flags.workerFrom,
       readScaling: flags.readScaling ? { lengths: flags.readScalingLengths, reads: flags.readScalingReads } : undefined,
       log: logLine,
       onRow: out.row,
@@ -167,9 +172,18 @@ export function registerBenchStore(bench: Command): void {
       "revisions read back per history, plus the first and the last; of a whole wiki, pages read cold and warm (default 400)",
       parseIntOption("read-sample", 1, 1_000_000),
     )
+    .option(
+      "--cold-reads <n>",
+      "revisions of a single history read cold (the Worker and MediaWiki's server restarted before each) and warm on each side (default 20)",
+      parseIntOption("cold-reads", 1, 100_000),
+    )
+    .option(
+      "--worker-from <rev-or-dir>",
+      "measure another checkout's Worker with this harness: a git revision of this repository or a folder holding a checkout",
+    )
     .option("--seed <n>", "seed for the read sample and order", parseIntOption("seed", 0, 2 ** 31 - 1), 1)
     .option("--no-git", "skip the git pack baseline (null)")
     .option("--no-xz", "skip the xz baseline (null)")
-    .option("--no-mediawiki", "a whole wiki without MediaWiki beside it (its fields null)")
+    .option("--no-mediawiki", "no MediaWiki beside a whole wiki or a history (its fields null)")
     .action((files: string[], flags: StoreFlags) => store(files, flags));
 }

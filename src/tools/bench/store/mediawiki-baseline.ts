@@ -32,9 +32,19 @@
  * const run = await importDump(wiki, "wiki.xml");
  * const ids = await revisionIds(wiki); // "RFC_0001-private-fields" → [{ id, sha1 }, ...]
  * const ms = await readRaw(wiki.url, ids.get("RFC_0001-private-fields")![0]!);
+ *
+ * {@link measureMediaWiki} runs both imports a bench row reports (default
+ * settings, then `$wgCompressRevisions = true`, each into a fresh wiki) for a
+ * whole wiki and for a single history alike, and keeps the first wiki serving
+ * for the reads; {@link matchRevisions} pairs the archive's revisions with the
+ * wiki's.
  */
+import { createWriteStream } from "node:fs";
+import { pipeline } from "node:stream/promises";
 import { sha1Base36 } from "../../../lib/digests.ts";
-import type { LocalMediaWiki } from "../../local/mediawiki.ts";
+import { openExport } from "../../import/open-export.ts";
+import { mediaWikiMissing, startLocalMediaWiki, type LocalMediaWiki } from "../../local/mediawiki.ts";
+import type { RevisionRef } from "./importer.ts";
 
 /** importDump.php of a whole wiki takes minutes; a stuck one is stopped. */
 export const IMPORT_DUMP_TIMEOUT_MS = 3 * 60 * 60 * 1000;
@@ -128,4 +138,87 @@ export async function readRaw(url: string, rev: WikiRevisionId): Promise<number>
   if (sha1 !== rev.sha1)
     throw new Error(`GET ${address}: body has SHA-1 ${sha1} (${body.byteLength} bytes), the wiki says ${rev.sha1}`);
   return ms;
+}
+
+/** The export as plain XML, which importDump.php reads (it takes .gz and .bz2 by name, not .br). */
+export async function writePlainXml(file: string, out: string): Promise<void> {
+  await pipeline(await openExport(file), createWriteStream(out));
+}
+
+/** A page as the archive holds it after the bench's import: its key and its revisions. */
+export interface ArchivedPage {
+  key: string;
+  revisions: readonly RevisionRef[];
+}
+
+/** A revision both sides hold: the archive's, and the wiki's id for it (null without MediaWiki). */
+export interface SampledRead {
+  key: string;
+  rev: RevisionRef;
+  wiki: WikiRevisionId | null;
+}
+
+/** A page's revisions the wiki holds too, each with the wiki's id: by SHA-1, the n-th copy of a text with the wiki's n-th. */
+export function matchRevisions(page: ArchivedPage, ids: Map<string, WikiRevisionId[]>): SampledRead[] {
+  const bySha1 = new Map<string, WikiRevisionId[]>();
+  for (const w of ids.get(page.key) ?? []) bySha1.set(w.sha1, [...(bySha1.get(w.sha1) ?? []), w]);
+  return page.revisions.flatMap((rev) => {
+    const wiki = bySha1.get(rev.sha1)?.shift();
+    return wiki === undefined ? [] : [{ key: page.key, rev, wiki }];
+  });
+}
+
+/** An importDump.php run, and the raw text bytes of the archive's revisions that wiki then holds. */
+export type MediaWikiRun = MediaWikiImport & { rawBytes: number };
+
+export interface MediaWikiRuns {
+  plain: MediaWikiRun;
+  compressed: MediaWikiRun;
+  /** The default-settings wiki, still serving, for the reads, and its revisions. */
+  wiki: LocalMediaWiki;
+  ids: Map<string, WikiRevisionId[]>;
+}
+
+/** Both importDump.php runs of `xml`, each into a fresh wiki; the first wiki stays up for the reads (the caller stops it). */
+export async function measureMediaWiki(
+  xml: string,
+  pages: readonly ArchivedPage[],
+  log: (line: string) => void,
+): Promise<MediaWikiRuns> {
+  const run = async (wiki: LocalMediaWiki, what: string) => {
+    const done = await importDump(wiki, xml);
+    const ids = await revisionIds(wiki);
+    const rawBytes = pages.flatMap((p) => matchRevisions(p, ids)).reduce((n, m) => n + m.rev.bytes, 0);
+    log(
+      `MediaWiki (${what}): importDump.php ${done.completed ? "completed" : `stopped (${done.error})`}, ${done.revisions} revisions (${rawBytes} bytes of text) in ${done.seconds.toFixed(1)} s, database ${done.databaseBytes} bytes`,
+    );
+    return { run: { ...done, rawBytes }, ids };
+  };
+  const wiki = await startLocalMediaWiki();
+  try {
+    const plain = await run(wiki, "default settings");
+    const compressedWiki = await startLocalMediaWiki({ settings: ["$wgCompressRevisions = true;"] });
+    let compressed: MediaWikiRun;
+    try {
+      compressed = (await run(compressedWiki, "$wgCompressRevisions = true")).run;
+    } finally {
+      await compressedWiki.stop();
+    }
+    return { plain: plain.run, compressed, wiki, ids: plain.ids };
+  } catch (err) {
+    await wiki.stop();
+    throw err;
+  }
+}
+
+/** install.php's Main Page read once, so a server started afresh has paid its first answer outside any timed read. */
+export async function firstAnswer(wiki: LocalMediaWiki): Promise<void> {
+  await (await fetch(`${wiki.url}/index.php?title=Main_Page&action=raw`)).arrayBuffer();
+}
+
+/** Whether a bench row measures MediaWiki: asked for (default yes) and installed; says so on stderr when it is not. */
+export function mediaWikiWanted(wanted = true): boolean {
+  const missing = wanted ? mediaWikiMissing() : null;
+  if (missing !== null) process.stderr.write(`bench store: ${missing}; the mediawiki_* fields are null\n`);
+  return wanted && missing === null;
 }

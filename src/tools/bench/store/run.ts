@@ -33,6 +33,25 @@
  * | target_bytes | issue 13's byte target: max(0.5 × git pack + idx bytes, 1.25 × xz bytes), rounded down (targets.ts); null without git or xz |
  * | target_bytes_met | stored_bytes ≤ target_bytes (null when target_bytes is) |
  * | target_reads_met | max_blob_reads_per_read ≤ 2 and max_decode_amplification ≤ 16 (targets.ts) |
+ * | mediawiki_import_revisions, _raw_bytes, _completed, _error, _seconds, _revisions_per_s | importDump.php of the history into a fresh MediaWiki 1.39 with install.php's settings, as for a whole wiki (the wiki row's fields below, mediawiki-baseline.ts) |
+ * | mediawiki_db_bytes, mediawiki_db_import_bytes, mediawiki_db_ratio | its `wiki.sqlite` after the import, the growth the import made, and that / mediawiki_import_raw_bytes |
+ * | mediawiki_compressed_* | the same with `$wgCompressRevisions = true`, into another fresh wiki |
+ * | import_speed_ratio | import_revisions_per_s / mediawiki_import_revisions_per_s |
+ * | ratio_to_mediawiki_db, ratio_to_mediawiki_compressed_db | ratio / mediawiki_db_ratio, / mediawiki_compressed_db_ratio |
+ * | read_sample | revisions read cold and warm on each side (`coldReads`, default 20; at most those the wiki holds): seeded, the same revisions on both sides |
+ * | read_cold_ms_p50, _p99 | the archive: before each read the Worker is stopped and started afresh on the stored state (no Durable Object running, nothing in their memory, no tier cache), its start-up paid by a read of another page (a one-revision page written after the history), then the revision read (history-beside.ts); the operating system's file cache is not dropped |
+ * | read_warm_ms_p50, _p99 | the same revisions read again right after the last cold read, in another seeded order |
+ * | mediawiki_read_cold_ms_p50, _p99 | `index.php?action=raw&oldid=N`, `php -S` started afresh before each read and its first answer paid on the Main Page (as for a whole wiki: no OPcache, no APCu) |
+ * | mediawiki_read_warm_ms_p50, _p99 | the same revisions read again, in the archive's warm order |
+ *
+ * The read_ms_* fields are the warm reads of many revisions (readSample) made right after the import;
+ * read_cold_* and read_warm_* are the fewer reads set beside MediaWiki's. Every mediawiki_* field (and
+ * the ratios to them) is null when MediaWiki is not installed or with `mediawiki: false`
+ * (`--no-mediawiki`); read_cold_* and read_warm_* are then over random revisions of the archive alone.
+ *
+ * `workerFrom` (`--worker-from REV-OR-DIR`) measures another checkout's Worker (bundled from that
+ * checkout with its wrangler.toml, worker-source.ts) with this harness, so a before/after comparison
+ * differs only in the Worker measured.
  *
  * The targets are fields of the history's own row (not a row of their own),
  * so one line per history says both what was measured and whether it meets
@@ -91,6 +110,9 @@
  * @example
  * await benchStore(["../shared/corpus/histories/bip-0340.xml.br"], { seed: 1, log: console.error, onRow: (row) => console.log(JSON.stringify(row)) });
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ArchiveClient } from "../../local/archive-client.ts";
 import { startLocalWorker } from "../../local/local-worker.ts";
 import { bundleWorker, type WorkerBundle } from "../../local/worker-bundle.ts";
@@ -100,10 +122,23 @@ import { mbPerSecond, percentile, round, sig4 } from "../harness/index.ts";
 import { benchVars, readTopology } from "../worker-config.ts";
 import { Baselines, type BaselineFigures } from "./baselines.ts";
 import { exportRevisions, historyName, HistoryInputError } from "./history.ts";
+import { coldWarmHistory } from "./history-beside.ts";
 import { importHistory, type ImportResult } from "./importer.ts";
+import { measureMediaWiki, mediaWikiWanted, writePlainXml, type MediaWikiRuns } from "./mediawiki-baseline.ts";
+import { ONE_REVISION_PAGE_TITLE, oneRevision } from "./one-revision-page.ts";
 import { readScaling, type ReadScalingOptions, type ReadScalingRow } from "./read-scaling.ts";
 import { measureReads, type ReadMeasurement } from "./reads.ts";
+import {
+  COLD_WARM_READ_KEYS,
+  coldWarmReadFields,
+  MEDIAWIKI_IMPORT_KEYS,
+  mediaWikiImportFields,
+  type ColdWarmReadFields,
+  type MediaWikiImportFields,
+} from "./side-by-side.ts";
+import { StateWorker } from "./state-worker.ts";
 import { bytesTarget, readsTargetMet } from "./targets.ts";
+import { workerSource } from "./worker-source.ts";
 import { benchWiki, type WikiPageRow, type WikiRow } from "./wiki.ts";
 import { holdsManyPages } from "./wiki-export.ts";
 
@@ -144,10 +179,15 @@ export const STORE_ROW_KEYS = [
   "target_bytes",
   "target_bytes_met",
   "target_reads_met",
+  ...MEDIAWIKI_IMPORT_KEYS,
+  ...COLD_WARM_READ_KEYS,
 ] as const;
 
 /** The fields that are null when git or xz is not installed. */
 type NullableNumber = "baseline_git_pack_ratio" | "baseline_git_pack_only_ratio" | "baseline_xz_ratio" | "target_bytes";
+
+/** The fields set beside MediaWiki (side-by-side.ts), typed there. */
+type BesideKey = keyof MediaWikiImportFields | keyof ColdWarmReadFields;
 
 export type StoreRow = {
   history: string;
@@ -155,9 +195,13 @@ export type StoreRow = {
   target_reads_met: boolean;
 } & { [K in NullableNumber]: number | null } & {
   [
-    K in Exclude<(typeof STORE_ROW_KEYS)[number], "history" | "target_bytes_met" | "target_reads_met" | NullableNumber>
+    K in Exclude<
+      (typeof STORE_ROW_KEYS)[number],
+      "history" | "target_bytes_met" | "target_reads_met" | NullableNumber | BesideKey
+    >
   ]: number;
-};
+} & MediaWikiImportFields &
+  ColdWarmReadFields;
 
 export interface StoreBenchOptions {
   /** Seed for the read sample and order. */
@@ -170,8 +214,15 @@ export interface StoreBenchOptions {
   readSample?: number;
   /** Run the read-scaling check after the histories (lengths and reads per length default to read-scaling.ts's). */
   readScaling?: Pick<ReadScalingOptions, "lengths" | "reads">;
-  /** Measure MediaWiki beside a whole wiki (if it is installed); default true. */
+  /** Measure MediaWiki beside a whole wiki and a single history (if it is installed); default true. */
   mediawiki?: boolean;
+  /** Revisions of a single history read cold (the Worker restarted before each) and warm on each side; default history-beside.ts's COLD_READS. */
+  coldReads?: number;
+  /**
+   * Measure another checkout's Worker with this harness: a folder holding it, or a git revision of
+   * this repository (worker-source.ts). Default: this checkout's.
+   */
+  workerFrom?: string;
   log?: (line: string) => void;
   onRow(row: StoreRow): void;
   /** A whole wiki's rows: each page's, then the wiki's. */
@@ -191,8 +242,21 @@ interface StoreSetup {
  * bundle; then the read-scaling check on one more.
  */
 export async function benchStore(files: readonly string[], options: StoreBenchOptions): Promise<void> {
-  // Both take seconds and neither needs the other.
-  const [bundle, topology] = await Promise.all([bundleWorker(), readTopology()]);
+  const source = options.workerFrom === undefined ? null : await workerSource(options.workerFrom);
+  if (source !== null)
+    options.log?.(`bench store: the Worker of ${source.commit ?? source.root}, bundled from ${source.root}`);
+  let bundle: WorkerBundle;
+  let topology: Awaited<ReturnType<typeof readTopology>>;
+  try {
+    // Both take seconds and neither needs the other.
+    [bundle, topology] = await Promise.all([
+      bundleWorker({ root: source?.root }),
+      readTopology(source === null ? undefined : join(source.root, "wrangler.toml")),
+    ]);
+  } catch (err) {
+    source?.dispose();
+    throw err;
+  }
   // The tiered cache off: the read cost measured is the storage layout's, not a cache's.
   const setup = { bundle, vars: benchVars({ ...topology, enabled: false }) };
   try {
@@ -222,6 +286,7 @@ export async function benchStore(files: readonly string[], options: StoreBenchOp
     }
   } finally {
     bundle.dispose();
+    source?.dispose();
   }
 }
 
@@ -325,27 +390,77 @@ async function storeAndRead(
   return { key, imported, stats, reads };
 }
 
+/**
+ * One history on a Worker of its own: the import, stats and reads (storeAndRead), then the
+ * one-revision page other reads pay the Worker's start-up on, MediaWiki's imports with the Worker
+ * stopped, and the reads cold and warm on both sides (history-beside.ts).
+ */
 async function benchHistory(file: string, setup: StoreSetup, options: StoreBenchOptions): Promise<StoreRow> {
   const name = historyName(file);
   const log = (line: string) => options.log?.(`bench store: ${name}: ${line}`);
-  const started = performance.now();
-  const baselinesDone = computeBaselines(file, options).then((b) => {
-    const git = b.gitIdxBytes === null ? "" : `, git .pack ${b.gitPackBytes} bytes + .idx ${b.gitIdxBytes} bytes`;
-    const xz = b.xzBytes === null ? "" : `, xz ${b.xzBytes} bytes`;
-    log(`baselines in ${((performance.now() - started) / 1000).toFixed(1)} s${git}${xz}`);
-    return b;
-  });
-  const stored = await withStoreWorker(setup, (client) => storeAndRead(file, client, options, log), baselinesDone);
-  const baselines = await baselinesDone;
-  if (baselines.rawBytes !== stored.imported.rawBytes) {
-    throw new Error(
-      `${file}: the baseline pass read ${baselines.rawBytes} bytes of text, the import ${stored.imported.rawBytes}`,
-    );
+  const withMediaWiki = mediaWikiWanted(options.mediawiki);
+  const scratch = mkdtempSync(join(tmpdir(), "palimpsest-bench-history-"));
+  const xml = join(scratch, "history.xml");
+  const worker = new StateWorker({ ...setup, logLevel: workerLogLevel() }, join(scratch, "state"));
+  let mediawiki: MediaWikiRuns | null = null;
+  try {
+    const started = performance.now();
+    // Untimed, while the Worker starts: the baselines, and the export as plain XML for importDump.php.
+    const untimed = Promise.all([
+      computeBaselines(file, options).then((b) => {
+        const git = b.gitIdxBytes === null ? "" : `, git .pack ${b.gitPackBytes} bytes + .idx ${b.gitIdxBytes} bytes`;
+        const xz = b.xzBytes === null ? "" : `, xz ${b.xzBytes} bytes`;
+        log(`baselines in ${((performance.now() - started) / 1000).toFixed(1)} s${git}${xz}`);
+        return b;
+      }),
+      withMediaWiki ? writePlainXml(file, xml) : null,
+    ]);
+    const [client, done] = await Promise.allSettled([worker.start(), untimed]);
+    if (client.status === "rejected") throw client.reason;
+    if (done.status === "rejected") throw done.reason;
+    const baselines = done.value[0];
+    const stored = await storeAndRead(file, client.value, options, log);
+    if (baselines.rawBytes !== stored.imported.rawBytes) {
+      throw new Error(
+        `${file}: the baseline pass read ${baselines.rawBytes} bytes of text, the import ${stored.imported.rawBytes}`,
+      );
+    }
+    // A page of its own to pay each restarted Worker's start-up on before a cold read.
+    const warmupTitle = normalizeTitle(ONE_REVISION_PAGE_TITLE);
+    if (!warmupTitle.ok) throw new Error(`${ONE_REVISION_PAGE_TITLE}: ${warmupTitle.reason}`);
+    const warmupKey = warmupTitle.key;
+    const maxId = Math.max(...stored.imported.revisions.map((r) => r.id));
+    const [warmupRev] = (await importHistory(client.value, warmupKey, [oneRevision(maxId + 1)])).revisions;
+    await worker.stop();
+    const page = { key: stored.key, revisions: stored.imported.revisions };
+    if (withMediaWiki) mediawiki = await measureMediaWiki(xml, [page], log);
+    const reads = await coldWarmHistory(worker, page, { key: warmupKey, rev: warmupRev! }, mediawiki, {
+      seed: options.seed,
+      sample: options.coldReads,
+      log,
+    });
+    const row = storeRow(name, stored, baselines);
+    return {
+      ...row,
+      ...mediaWikiImportFields(mediawiki, {
+        storedBytes: row.stored_bytes,
+        rawBytes: row.raw_bytes,
+        revisionsPerSecond: stored.imported.revisions.length / stored.imported.seconds,
+      }),
+      ...coldWarmReadFields(reads),
+    };
+  } finally {
+    await worker.stop();
+    await mediawiki?.wiki.stop();
+    rmSync(scratch, { recursive: true, force: true });
   }
-  return storeRow(name, stored, baselines);
 }
 
-function storeRow(name: string, { imported, stats, reads }: Stored, baselines: BaselineFigures): StoreRow {
+function storeRow(
+  name: string,
+  { imported, stats, reads }: Stored,
+  baselines: BaselineFigures,
+): Omit<StoreRow, BesideKey> {
   const raw = imported.rawBytes;
   const stored = stats.blobBytes + stats.metadataBytes;
   const fraction = (bytes: number | null) => (bytes === null ? null : sig4(bytes / raw));

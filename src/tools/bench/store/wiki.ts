@@ -27,27 +27,42 @@
  * @example
  * await benchWiki("../shared/corpus/wikis/rust-rfcs-wiki.xml.br", { bundle, vars }, { seed: 1, onPageRow, onWikiRow });
  */
-import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pipeline } from "node:stream/promises";
-import { ArchiveClient } from "../../local/archive-client.ts";
+import type { ArchiveClient } from "../../local/archive-client.ts";
 import type { PageStatsBody } from "../../../wire.ts";
-import { startLocalWorker, type LocalWorker } from "../../local/local-worker.ts";
-import { mediaWikiMissing, startLocalMediaWiki, type LocalMediaWiki } from "../../local/mediawiki.ts";
-import type { WorkerBundle } from "../../local/worker-bundle.ts";
-import { openExport } from "../../import/open-export.ts";
 import { normalizeTitle } from "../../../page/title.ts";
 import { mulberry32 } from "../../../lib/mulberry32.ts";
 import { shuffle } from "../../../lib/sample.ts";
-import { mbPerSecond, percentile, round, sig4 } from "../harness/index.ts";
+import { mbPerSecond, round, sig4 } from "../harness/index.ts";
 import { WikiBaselines, type BaselineFigures, type PageBaseline } from "./baselines.ts";
 import { historyName, HistoryInputError } from "./history.ts";
 import { importHistory, type RevisionRef } from "./importer.ts";
-import { importDump, readRaw, revisionIds, type MediaWikiImport, type WikiRevisionId } from "./mediawiki-baseline.ts";
+import {
+  firstAnswer,
+  matchRevisions,
+  measureMediaWiki,
+  mediaWikiWanted,
+  readRaw,
+  writePlainXml,
+  type MediaWikiRuns,
+  type SampledRead,
+  type WikiRevisionId,
+} from "./mediawiki-baseline.ts";
 import { ONE_REVISION_PAGE_TITLE, oneRevision, stateGrowth, storedState } from "./one-revision-page.ts";
 import { readRevision, READ_SAMPLE, ReadTally } from "./reads.ts";
+import {
+  COLD_WARM_READ_KEYS,
+  coldWarmReadFields,
+  MEDIAWIKI_IMPORT_KEYS,
+  mediaWikiImportFields,
+  ratioOf as ratio,
+} from "./side-by-side.ts";
+import { StateWorker, type WorkerSetup } from "./state-worker.ts";
 import { exportPages } from "./wiki-export.ts";
+
+export type { WorkerSetup } from "./state-worker.ts";
 
 export const WIKI_PAGE_ROW_KEYS = [
   "row",
@@ -92,36 +107,8 @@ export const WIKI_ROW_KEYS = [
   "import_pages_per_s",
   "import_revisions_per_s",
   "import_mb_per_s",
-  "mediawiki_import_revisions",
-  "mediawiki_import_raw_bytes",
-  "mediawiki_import_completed",
-  "mediawiki_import_error",
-  "mediawiki_import_seconds",
-  "mediawiki_import_revisions_per_s",
-  "mediawiki_db_bytes",
-  "mediawiki_db_import_bytes",
-  "mediawiki_db_ratio",
-  "mediawiki_compressed_import_revisions",
-  "mediawiki_compressed_import_raw_bytes",
-  "mediawiki_compressed_import_completed",
-  "mediawiki_compressed_import_error",
-  "mediawiki_compressed_import_seconds",
-  "mediawiki_compressed_import_revisions_per_s",
-  "mediawiki_compressed_db_bytes",
-  "mediawiki_compressed_db_import_bytes",
-  "mediawiki_compressed_db_ratio",
-  "import_speed_ratio",
-  "ratio_to_mediawiki_db",
-  "ratio_to_mediawiki_compressed_db",
-  "read_sample",
-  "read_cold_ms_p50",
-  "read_cold_ms_p99",
-  "read_warm_ms_p50",
-  "read_warm_ms_p99",
-  "mediawiki_read_cold_ms_p50",
-  "mediawiki_read_cold_ms_p99",
-  "mediawiki_read_warm_ms_p50",
-  "mediawiki_read_warm_ms_p99",
+  ...MEDIAWIKI_IMPORT_KEYS,
+  ...COLD_WARM_READ_KEYS,
   "reads_all",
   "max_blob_reads_per_read",
   "max_decodes_per_read",
@@ -132,13 +119,6 @@ export const WIKI_ROW_KEYS = [
 type Fields<K extends readonly string[]> = Record<K[number], number | string | boolean | null>;
 export type WikiPageRow = Fields<typeof WIKI_PAGE_ROW_KEYS> & { row: "page" };
 export type WikiRow = Fields<typeof WIKI_ROW_KEYS> & { row: "wiki" };
-
-/** What every Worker of a run starts from (run.ts's setup). */
-export interface WorkerSetup {
-  bundle: WorkerBundle;
-  vars: Record<string, unknown>;
-  logLevel?: "debug" | "info" | "log" | "warn";
-}
 
 export interface WikiBenchOptions {
   seed: number;
@@ -159,30 +139,6 @@ interface ImportedPage {
   key: string;
   revisions: RevisionRef[];
   rawBytes: number;
-}
-
-/** A local Worker that can be stopped and started again on the same stored state. */
-class StateWorker {
-  #running: LocalWorker | null = null;
-
-  constructor(
-    private readonly setup: WorkerSetup,
-    readonly persistDir: string,
-  ) {}
-
-  async start(): Promise<ArchiveClient> {
-    if (this.#running !== null) throw new Error("the Worker is already running");
-    const worker = await startLocalWorker({ ...this.setup, persistDir: this.persistDir });
-    this.#running = worker;
-    // One attempt per request: a retried request would hide its failure and inflate its time.
-    return new ArchiveClient({ url: worker.url, token: worker.token, attempts: 1 });
-  }
-
-  async stop(): Promise<void> {
-    const running = this.#running;
-    this.#running = null;
-    await running?.stop();
-  }
 }
 
 /** Logs at most every few seconds. */
@@ -215,11 +171,6 @@ async function baselinesOf(
   }
 }
 
-/** The export as plain XML, which importDump.php reads (it takes .gz and .bz2 by name, not .br). */
-async function writePlainXml(file: string, out: string): Promise<void> {
-  await pipeline(await openExport(file), createWriteStream(out));
-}
-
 /** Every page, one after another, through the bench's importer. */
 async function importWiki(
   client: ArchiveClient,
@@ -238,66 +189,6 @@ async function importWiki(
     progress(() => `imported ${pages.length} pages, ${revisions} revisions`);
   }
   return { pages, seconds: (performance.now() - started) / 1000 };
-}
-
-/** An importDump.php run, and the raw text bytes of the archive's revisions that wiki then holds. */
-type MediaWikiRun = MediaWikiImport & { rawBytes: number };
-
-interface MediaWikiRuns {
-  plain: MediaWikiRun;
-  compressed: MediaWikiRun;
-  /** The default-settings wiki, still serving, for the reads, and its revisions. */
-  wiki: LocalMediaWiki;
-  ids: Map<string, WikiRevisionId[]>;
-}
-
-/** A revision both sides hold: the archive's, and the wiki's id for it (null without MediaWiki). */
-interface SampledRead {
-  key: string;
-  rev: RevisionRef;
-  wiki: WikiRevisionId | null;
-}
-
-/** A page's revisions the wiki holds too, each with the wiki's id: by SHA-1, the n-th copy of a text with the wiki's n-th. */
-function matchRevisions(page: ImportedPage, ids: Map<string, WikiRevisionId[]>): SampledRead[] {
-  const bySha1 = new Map<string, WikiRevisionId[]>();
-  for (const w of ids.get(page.key) ?? []) bySha1.set(w.sha1, [...(bySha1.get(w.sha1) ?? []), w]);
-  return page.revisions.flatMap((rev) => {
-    const wiki = bySha1.get(rev.sha1)?.shift();
-    return wiki === undefined ? [] : [{ key: page.key, rev, wiki }];
-  });
-}
-
-/** Both importDump.php runs, each into a fresh wiki; the first wiki stays up for the reads. */
-async function measureMediaWiki(
-  xml: string,
-  pages: readonly ImportedPage[],
-  log: (line: string) => void,
-): Promise<MediaWikiRuns> {
-  const run = async (wiki: LocalMediaWiki, what: string) => {
-    const done = await importDump(wiki, xml);
-    const ids = await revisionIds(wiki);
-    const rawBytes = pages.flatMap((p) => matchRevisions(p, ids)).reduce((n, m) => n + m.rev.bytes, 0);
-    log(
-      `MediaWiki (${what}): importDump.php ${done.completed ? "completed" : `stopped (${done.error})`}, ${done.revisions} revisions (${rawBytes} bytes of text) in ${done.seconds.toFixed(1)} s, database ${done.databaseBytes} bytes`,
-    );
-    return { run: { ...done, rawBytes }, ids };
-  };
-  const wiki = await startLocalMediaWiki();
-  try {
-    const plain = await run(wiki, "default settings");
-    const compressedWiki = await startLocalMediaWiki({ settings: ["$wgCompressRevisions = true;"] });
-    let compressed: MediaWikiRun;
-    try {
-      compressed = (await run(compressedWiki, "$wgCompressRevisions = true")).run;
-    } finally {
-      await compressedWiki.stop();
-    }
-    return { plain: plain.run, compressed, wiki, ids: plain.ids };
-  } catch (err) {
-    await wiki.stop();
-    throw err;
-  }
 }
 
 /**
@@ -322,19 +213,10 @@ function sampleReads(
     .map((c) => c[Math.floor(rand() * c.length)]!);
 }
 
-const ms = (values: readonly number[], p: number) => (values.length === 0 ? null : round(percentile(values, p), 3));
-/** `a / b` to 4 significant digits, or null when either is missing. */
-const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : sig4(a / b));
-
 export async function benchWiki(file: string, setup: WorkerSetup, options: WikiBenchOptions): Promise<void> {
   const name = historyName(file);
   const log = (line: string) => options.log?.(`bench store: ${name}: ${line}`);
-  let withMediaWiki = options.mediawiki ?? true;
-  const missing = withMediaWiki ? mediaWikiMissing() : null;
-  if (missing !== null) {
-    process.stderr.write(`bench store: ${missing}; the mediawiki_* fields are null\n`);
-    withMediaWiki = false;
-  }
+  const withMediaWiki = mediaWikiWanted(options.mediawiki);
   const scratch = mkdtempSync(join(tmpdir(), "palimpsest-bench-wiki-"));
   const xml = join(scratch, "wiki.xml");
   const worker = new StateWorker(setup, join(scratch, "state"));
@@ -405,8 +287,8 @@ export async function benchWiki(file: string, setup: WorkerSetup, options: WikiB
     if (mediawiki !== null) {
       const wiki = mediawiki.wiki;
       await wiki.restartServer();
-      // PHP's server's first answer, outside the sample (install.php's Main Page).
-      await (await fetch(`${wiki.url}/index.php?title=Main_Page&action=raw`)).arrayBuffer();
+      // PHP's server's first answer, outside the sample.
+      await firstAnswer(wiki);
       for (const s of sample) mediaWikiCold.push(await readRaw(wiki.url, s.wiki!));
     }
     const warmOrder = shuffle(sample, mulberry32(options.seed + 1));
@@ -450,21 +332,6 @@ export async function benchWiki(file: string, setup: WorkerSetup, options: WikiB
     const xzBytes = baselines.whole.xzBytes;
     const xzPerPage = baselines.hasXz ? baselines.pages.reduce((n, p) => n + (p.xzBytes ?? 0), 0) : null;
     const importRate = revisionCount / imported.seconds;
-    const mw = (run: MediaWikiRun | undefined) => ({
-      revisions: run?.revisions ?? null,
-      raw: run?.rawBytes ?? null,
-      completed: run?.completed ?? null,
-      error: run?.error ?? null,
-      seconds: run === undefined ? null : round(run.seconds, 2),
-      rate: run === undefined ? null : sig4(run.revisions / run.seconds),
-      db: run?.databaseBytes ?? null,
-      growth: run?.importBytes ?? null,
-      dbRatio: run === undefined ? null : ratio(run.importBytes, run.rawBytes),
-      /** The archive's bytes per raw byte over the wiki's, each of what it holds. */
-      versus: run === undefined || run.importBytes === 0 ? null : sig4(stored / raw / (run.importBytes / run.rawBytes)),
-    });
-    const plain = mw(mediawiki?.plain);
-    const compressed = mw(mediawiki?.compressed);
     options.onWikiRow({
       row: "wiki",
       wiki: name,
@@ -493,36 +360,8 @@ export async function benchWiki(file: string, setup: WorkerSetup, options: WikiB
       import_pages_per_s: sig4(pageRows.length / imported.seconds),
       import_revisions_per_s: sig4(importRate),
       import_mb_per_s: sig4(mbPerSecond(raw, imported.seconds)),
-      mediawiki_import_revisions: plain.revisions,
-      mediawiki_import_raw_bytes: plain.raw,
-      mediawiki_import_completed: plain.completed,
-      mediawiki_import_error: plain.error,
-      mediawiki_import_seconds: plain.seconds,
-      mediawiki_import_revisions_per_s: plain.rate,
-      mediawiki_db_bytes: plain.db,
-      mediawiki_db_import_bytes: plain.growth,
-      mediawiki_db_ratio: plain.dbRatio,
-      mediawiki_compressed_import_revisions: compressed.revisions,
-      mediawiki_compressed_import_raw_bytes: compressed.raw,
-      mediawiki_compressed_import_completed: compressed.completed,
-      mediawiki_compressed_import_error: compressed.error,
-      mediawiki_compressed_import_seconds: compressed.seconds,
-      mediawiki_compressed_import_revisions_per_s: compressed.rate,
-      mediawiki_compressed_db_bytes: compressed.db,
-      mediawiki_compressed_db_import_bytes: compressed.growth,
-      mediawiki_compressed_db_ratio: compressed.dbRatio,
-      import_speed_ratio: ratio(importRate, plain.rate),
-      ratio_to_mediawiki_db: plain.versus,
-      ratio_to_mediawiki_compressed_db: compressed.versus,
-      read_sample: sample.length,
-      read_cold_ms_p50: ms(cold, 50),
-      read_cold_ms_p99: ms(cold, 99),
-      read_warm_ms_p50: ms(warm, 50),
-      read_warm_ms_p99: ms(warm, 99),
-      mediawiki_read_cold_ms_p50: ms(mediaWikiCold, 50),
-      mediawiki_read_cold_ms_p99: ms(mediaWikiCold, 99),
-      mediawiki_read_warm_ms_p50: ms(mediaWikiWarm, 50),
-      mediawiki_read_warm_ms_p99: ms(mediaWikiWarm, 99),
+      ...mediaWikiImportFields(mediawiki, { storedBytes: stored, rawBytes: raw, revisionsPerSecond: importRate }),
+      ...coldWarmReadFields({ sample: sample.length, cold, warm, mediaWikiCold, mediaWikiWarm }),
       reads_all: reads.reads,
       max_blob_reads_per_read: reads.maxBlobReads,
       max_decodes_per_read: reads.maxDecodes,

@@ -5,7 +5,11 @@
  * verified by the bench itself. This checks the output contract and the
  * storage and baseline properties that do not depend on the machine's speed;
  * the timings are only checked to be positive. Skipped when the shared corpus
- * is absent.
+ * is absent. MediaWiki 1.39 runs beside it: importDump.php of the history
+ * (default settings and `$wgCompressRevisions`), and the same revisions read
+ * cold (each after the Worker and `php -S` were started afresh) and warm on
+ * both sides; the row's ratios to MediaWiki's figures are checked to be their
+ * quotients.
  *
  * `max_blob_reads_per_read` is what the origin reports about itself
  * (`x-read-cost`), so it is not asserted here: the bound of two blob reads
@@ -19,6 +23,7 @@
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { commandMissing, describeNeeding, fileMissing, firstMissing } from "../../support/requirements.ts";
+import { NO_MEDIAWIKI } from "../../support/mediawiki.ts";
 import { benchRows } from "./support/run-bench.ts";
 import { READ_SCALING_KEYS, READ_SCALING_LENGTH_KEYS, STORE_ROW_KEYS } from "../../../../src/tools/bench/store/run.ts";
 import { STORE_TARGETS } from "../../../../src/tools/bench/store/targets.ts";
@@ -34,6 +39,10 @@ const NOT_POSITIVE_NUMBERS = new Set([
   "target_bytes",
   "target_bytes_met",
   "target_reads_met",
+  "mediawiki_import_completed",
+  "mediawiki_import_error",
+  "mediawiki_compressed_import_completed",
+  "mediawiki_compressed_import_error",
 ]);
 
 const benchStore = (args: string[]) => benchRows(["store", "--json", ...args]);
@@ -42,15 +51,17 @@ const MISSING = firstMissing(
   fileMissing(HISTORY, "the shared bip-0340 history"),
   commandMissing("git"),
   commandMissing("xz"),
+  NO_MEDIAWIKI,
 );
 
 describeNeeding(MISSING, "palimpsest bench store --json (bip-0340)", () => {
   it(
-    "stores the history in fewer bytes than per-revision gzip, reports its parts, baselines and targets, and reads every sampled revision back verified",
-    { timeout: 180_000 },
+    "stores the history in fewer bytes than per-revision gzip, reports its parts, baselines and targets, reads every sampled revision back verified, and sets MediaWiki's import and reads beside it",
+    { timeout: 300_000 },
     async () => {
-      // 40 random revisions (plus the first and the last) are read back, not all 198: the same checks, fewer reads.
-      const rows = await benchStore(["--read-sample", "40", HISTORY]);
+      // 40 random revisions (plus the first and the last) are read back, not all 198: the same checks, fewer reads;
+      // 3 of them cold and warm on each side.
+      const rows = await benchStore(["--read-sample", "40", "--cold-reads", "3", HISTORY]);
       expect(rows).toHaveLength(1);
       const row = rows[0]!;
 
@@ -60,7 +71,13 @@ describeNeeding(MISSING, "palimpsest bench store --json (bip-0340)", () => {
         expect(typeof row[key], key).toBe("number");
         expect(row[key] as number, key).toBeGreaterThan(0);
       }
-      const num = (key: (typeof STORE_ROW_KEYS)[number]) => row[key] as number;
+      const num = (key: string) => {
+        expect(typeof row[key], key).toBe("number");
+        return row[key] as number;
+      };
+      /** Ratios keep 4 significant digits. */
+      const close = (actual: number, expected: number, what: string) =>
+        expect(Math.abs(actual / expected - 1), `${what}: ${actual} vs ${expected}`).toBeLessThan(2e-3);
 
       expect(row.revisions).toBe(198);
       expect(num("blob_bytes") + num("sqlite_bytes")).toBe(num("stored_bytes"));
@@ -91,6 +108,33 @@ describeNeeding(MISSING, "palimpsest bench store --json (bip-0340)", () => {
       // The ratios keep 4 significant digits, target_bytes is exact.
       expect(Math.abs(num("target_bytes") - expected) / expected).toBeLessThan(1e-3);
       expect(row.target_bytes_met).toBe(num("stored_bytes") <= num("target_bytes"));
+
+      // MediaWiki beside it: both imports complete with every revision and its text.
+      for (const side of ["mediawiki", "mediawiki_compressed"]) {
+        expect(row[`${side}_import_completed`], side).toBe(true);
+        expect(row[`${side}_import_error`], side).toBeNull();
+        expect(row[`${side}_import_revisions`], side).toBe(198);
+        expect(row[`${side}_import_raw_bytes`], side).toBe(row.raw_bytes);
+        close(num(`${side}_db_ratio`), num(`${side}_db_import_bytes`) / raw, `${side}_db_ratio`);
+      }
+      // Deflating each revision makes MediaWiki's database smaller; the archive's is smaller still.
+      expect(num("mediawiki_compressed_db_import_bytes")).toBeLessThan(num("mediawiki_db_import_bytes"));
+      close(num("ratio_to_mediawiki_db"), num("ratio") / num("mediawiki_db_ratio"), "ratio_to_mediawiki_db");
+      close(
+        num("ratio_to_mediawiki_compressed_db"),
+        num("ratio") / num("mediawiki_compressed_db_ratio"),
+        "ratio_to_mediawiki_compressed_db",
+      );
+      close(
+        num("import_speed_ratio"),
+        num("import_revisions_per_s") / num("mediawiki_import_revisions_per_s"),
+        "import_speed_ratio",
+      );
+      // The same 3 revisions cold and warm on each side.
+      expect(row.read_sample).toBe(3);
+      for (const side of ["read", "mediawiki_read"])
+        for (const kind of ["cold", "warm"])
+          expect(num(`${side}_${kind}_ms_p99`)).toBeGreaterThanOrEqual(num(`${side}_${kind}_ms_p50`));
     },
   );
 
