@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ProblemError } from "../../../src/http/problem.ts";
 import { coloOf } from "../../../src/config/colo.ts";
-import { parseTopology } from "../../../src/config/topology.ts";
+import { parseTopology, topologyOf } from "../../../src/config/topology.ts";
 
 const configured = (env as unknown as { TOPOLOGY: Record<string, unknown> }).TOPOLOGY;
 
@@ -22,6 +22,18 @@ describe("topology configuration", () => {
     expect(() =>
       parseTopology({ ...configured, regions: { ...regions, me: { ...regions.me!, colos: ["SYD"] } } }),
     ).toThrow(/colo SYD is in both/);
+  });
+});
+
+describe("topologyOf", () => {
+  it("parses each configuration once, however the callers holding copies of it take turns", () => {
+    // The Worker and each Durable Object class hold their own copy of TOPOLOGY.
+    const worker = { TOPOLOGY: structuredClone(configured) } as unknown as Env;
+    const store = { TOPOLOGY: structuredClone(configured) } as unknown as Env;
+    const first = topologyOf(worker);
+    expect(topologyOf(store)).not.toBe(first);
+    expect(topologyOf(worker)).toBe(first);
+    expect(topologyOf(store)).toBe(topologyOf(store));
   });
 });
 
