@@ -6,7 +6,8 @@
  * while it streams in (json-scan.ts: nesting depth, values in all, and the
  * elements of a named array such as a write's `revisions`), so no request
  * makes JSON.parse build millions of objects; and a malformed body refused
- * with 400 before validation sees it.
+ * with 400 before validation sees it. The body is parsed once: `c.req.json()`
+ * answers the value parsed here.
  *
  * @example
  * ```ts
@@ -170,8 +171,9 @@ export function jsonBody(limit: BytesLimit, shape: JsonShape = {}): MiddlewareHa
     const text = await readScanned(c.req.raw.body, limit, scanner, (refusal) =>
       refusalProblem(refusal, values, arrays),
     );
+    let parsed: unknown;
     try {
-      JSON.parse(text);
+      parsed = JSON.parse(text);
     } catch {
       throw new ProblemError({
         status: 400,
@@ -180,9 +182,12 @@ export function jsonBody(limit: BytesLimit, shape: JsonShape = {}): MiddlewareHa
         detail: "the body is not valid JSON",
       });
     }
-    // The stream is spent: what follows (c.req.json(), the validator) reads the text from Hono's
-    // body cache, which holds promises at run time (its declared type says plain values).
+    // The stream is spent: c.req.text() reads the text from Hono's body cache, which holds promises
+    // at run time (its declared type says plain values).
     (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
+    // Parsed once: what follows (the validator, the route) gets this value, where Hono's json() would
+    // parse the text again (a write's body is up to storage.maxRequestBytes of JSON).
+    Object.defineProperty(c.req, "json", { value: () => Promise.resolve(parsed) });
     await next();
   };
 }
