@@ -298,6 +298,18 @@ export class PageHandle extends RpcTarget {
     return this.#read((db) => historyPage(db, cursor, limit));
   }
 
+  /**
+   * The latest revision's place and the newest `limit` revisions' listing, read from the page's rows
+   * at once (one version): what the origin makes the latest answer and the page's memento index from
+   * in one render (src/origin/latest-and-index.ts).
+   */
+  latestWithHistory(limit: number): Promise<{ latest: LocateResult; history: HistoryPage | StoreProblem }> {
+    return this.#read((db) => ({
+      latest: locateRevision(db, { kind: "latest" }),
+      history: historyPage(db, {}, limit),
+    }));
+  }
+
   /** A memento's neighbours in time, by revision id or as the revision current at a time (src/page-store/mementos.ts). */
   memento(which: { id: number } | { at: number }): Promise<(MementoInfo & { version: number }) | StoreProblem> {
     return this.#read((db) => mementoInfo(db, which));

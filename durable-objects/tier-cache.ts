@@ -39,9 +39,9 @@ export class TierCache extends DurableObject<Env> {
   }
 
   /**
-   * Keeps an answer another member of this tier's pool made, under `key`, which lives here: a latest
-   * answer's copy under its revision's key (src/tiers/chain.ts). Refused, as any fill is, if this tier's
-   * floor or purge marks forbid it.
+   * Keeps an answer another member of this tier's pool took, under `key`, which lives here: a latest
+   * answer's copy under its revision's key, or an answer the origin rendered beside the one that member
+   * asked for (src/tiers/copies.ts). Refused, as any fill is, if this tier's floor or purge marks forbid it.
    */
   keepCopy(key: CacheKey, answer: Answer): void {
     this.#reachable();

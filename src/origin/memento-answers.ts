@@ -17,6 +17,7 @@ import { storeProblem } from "../page/store-problem.ts";
 import { LINK_FORMAT, mementoUrls } from "../memento/links.ts";
 import { renderJsonTimemap, renderLinkTimemap } from "../memento/timemap.ts";
 import type { MementoIndex } from "../memento/types.ts";
+import type { HistoryPage, StoreProblem } from "../page/types.ts";
 
 /** What a write changes: the one policy for TimeMaps and Memento answers (src/representation/cache-control.ts). */
 export const MEMENTO_CACHE_CONTROL = CACHE_CONTROL.timemap;
@@ -65,7 +66,14 @@ export async function renderMementoInfo(env: Env, query: Extract<OriginQuery, { 
  * place is then asked for by id.
  */
 export async function renderMementoIndex(env: Env, query: Extract<OriginQuery, { kind: "mementos" }>): Promise<Answer> {
-  const found = await pageStoreOf(env, query.ref.key).history({}, LIMITS.memento.indexMaxRevisions);
+  return mementoIndexAnswer(query, await pageStoreOf(env, query.ref.key).history({}, LIMITS.memento.indexMaxRevisions));
+}
+
+/** The memento index answer made from the page's newest `memento.indexMaxRevisions` revisions' listing. */
+export async function mementoIndexAnswer(
+  query: Extract<OriginQuery, { kind: "mementos" }>,
+  found: HistoryPage | StoreProblem,
+): Promise<Answer> {
   if ("ok" in found) throw storeProblem(found, query.ref.title);
   const index: MementoIndex = { title: found.title, mementos: null };
   if (found.older === null) {

@@ -13,7 +13,7 @@ import { ProblemError } from "../http/problem.ts";
 import { storeProblem } from "../page/store-problem.ts";
 import { LIMITS } from "../limits.ts";
 import type { PageRef } from "../page/page-ref.ts";
-import type { RevisionMeta, RevisionSelector } from "../page/types.ts";
+import type { LocateResult, RevisionMeta, RevisionSelector } from "../page/types.ts";
 import { backoffMs, sleep } from "../lib/backoff.ts";
 import { BlobMissingError, BlobStore } from "../storage/blob-store.ts";
 import { readContent, type ReadStats } from "../storage/revision-reader.ts";
@@ -38,8 +38,18 @@ export async function readRevision(
   const found = await pageStoreOf(env, ref.key).locate(selector);
   const locateMs = performance.now() - locateStart;
   timer.add("locate", locateMs);
+  if (found.ok && found.queryMs !== undefined) timer.add("do", Math.max(0, locateMs - found.queryMs));
+  return readLocated(env, ref, found, timer);
+}
+
+/** Reads a revision the PageStore has located (or throws the problem it answered instead); `timer` takes its blob, decode and hash hops. */
+export async function readLocated(
+  env: Env,
+  ref: PageRef,
+  found: LocateResult,
+  timer = new HopTimer(),
+): Promise<RevisionRead> {
   if (!found.ok) throw storeProblem(found, ref.title);
-  if (found.queryMs !== undefined) timer.add("do", Math.max(0, locateMs - found.queryMs));
   const blobs = new BlobStore(env.BLOBS);
   const where = { page: found.title, revision: found.revision.id };
   for (let attempt = 0; ; attempt++) {

@@ -16,7 +16,7 @@ import type { Answer, OriginQuery } from "./answer.ts";
 import { renderCompare } from "./compare.ts";
 import { renderDelta } from "./delta.ts";
 import { renderExport } from "./export-answer.ts";
-import { readRevision } from "./page-origin.ts";
+import { readRevision, type RevisionRead } from "./page-origin.ts";
 import { renderMementoIndex, renderMementoInfo, renderTimemap } from "./memento-answers.ts";
 import { renderTimeline } from "./timeline-answer.ts";
 import { answerTags } from "./tags.ts";
@@ -89,13 +89,18 @@ export async function renderOrigin(env: Env, query: OriginQuery, timer = new Hop
         return query satisfies never;
     }
   } catch (err) {
-    // Problems travel as (uncached) answers: across Durable Object RPC an exception would lose its type.
-    // A refused dcb pair is kept briefly, like an unwritten title, so its repeats stop at the tiers.
-    if (err instanceof ProblemError && err.code === "dictionary_not_usable")
-      return problemAnswer(err, query, topologyOf(env).notFoundSeconds);
-    if (err instanceof ProblemError) return problemAnswer(err, query);
-    throw err;
+    return thrownAnswer(env, query, err);
   }
+}
+
+/** A problem thrown while rendering `query`, as the answer for it; any other error is thrown on. */
+export function thrownAnswer(env: Env, query: OriginQuery, err: unknown): Answer {
+  // Problems travel as (uncached) answers: across Durable Object RPC an exception would lose its type.
+  // A refused dcb pair is kept briefly, like an unwritten title, so its repeats stop at the tiers.
+  if (err instanceof ProblemError && err.code === "dictionary_not_usable")
+    return problemAnswer(err, query, topologyOf(env).notFoundSeconds);
+  if (err instanceof ProblemError) return problemAnswer(err, query);
+  throw err;
 }
 
 /** `encode`: also make the revision's coded bodies (a delta answer needs only the identity body). */
@@ -111,7 +116,16 @@ async function renderRevision(
       : query.at === undefined
         ? { kind: "latest" }
         : { kind: "at", epochSeconds: query.at };
-  const read = await readRevision(env, query.ref, selector, timer);
+  return revisionAnswer(query, await readRevision(env, query.ref, selector, timer), encode, timer);
+}
+
+/** The answer for a revision read: its body, with its caching headers, tags and (with `encode`) its br body, made under `timer`'s encode hop. */
+export function revisionAnswer(
+  query: Extract<OriginQuery, { kind: "revision" | "latest" }>,
+  read: RevisionRead,
+  encode = true,
+  timer = new HopTimer(),
+): Answer {
   const r = read.revision;
   const immutable = query.kind === "revision";
   const contentType = servedContentType(r.model, r.format);
@@ -129,7 +143,7 @@ async function renderRevision(
       "cache-control": immutable ? CACHE_CONTROL.revision : CACHE_CONTROL.changing,
       "x-read-cost": `blob-reads=${read.stats.blobReads}; decodes=${read.stats.decodes}; decoded-bytes=${read.stats.decodedBytes}`,
       // `?at=` answers a memento (RFC 7089 §2.1.2): its datetime, and the revision's own URL (RFC 9110 §8.7).
-      ...(selector.kind === "at"
+      ...(query.kind === "latest" && query.at !== undefined
         ? {
             "memento-datetime": formatHttpDate(Date.parse(r.timestamp) / 1000),
             "content-location": `/page/${titleSegment(query.ref.key)}/${r.id}`,

@@ -9,15 +9,17 @@
  * it is counted. With tiers disabled in TOPOLOGY every read goes to the
  * origin, which is the benchmark's `no-tier` scenario.
  */
-import { regionalTierFor, tierCacheOf, tierName, upperTierFor, type TierIdentity } from "../bindings.ts";
+import { regionalTierFor, tierCacheOf, upperTierFor, type TierIdentity } from "../bindings.ts";
 import { topologyOf, type Region } from "../config/topology.ts";
 import { LIMITS } from "../limits.ts";
 import { etagOf, type Answer, type OriginQuery } from "../origin/answer.ts";
-import { asRevisionAnswer, notFoundAnswer, renderOrigin } from "../origin/render.ts";
+import { renderWithCompanions } from "../origin/latest-and-index.ts";
+import { notFoundAnswer, renderOrigin } from "../origin/render.ts";
 import { pageExists } from "../page/directory.ts";
 import type { Colo } from "../config/colo.ts";
 import { crossRegionHop } from "./link-latency.ts";
-import { cacheKeyOf, revisionKey, type CacheKey } from "./cache-key.ts";
+import { cacheKeyOf, type CacheKey } from "./cache-key.ts";
+import { keepCopies } from "./copies.ts";
 import { withDeadline } from "./deadline.ts";
 import { versionFloor } from "./floor.ts";
 import { LowerTier, lowerCounters, type AnswerMeta, type LowerHit, type StoredBody } from "./lower-tier.ts";
@@ -56,7 +58,10 @@ function hopsBelow(env: Env, level: "edge" | TierIdentity["level"], region: Regi
 
 /**
  * Tries each hop in turn; the origin, last, always answers. `accepts` is the
- * asker's floor and purge marks, applied to an answer when it arrives.
+ * asker's floor and purge marks, applied to an answer when it arrives. A
+ * tier asking (`keeps`) also gets what the origin renders beside the answer
+ * (src/origin/latest-and-index.ts), to keep; the edge, which has no use for
+ * it, has the answer rendered alone.
  */
 async function walk(
   env: Env,
@@ -65,6 +70,7 @@ async function walk(
   counter: HopCounter,
   accepts: (a: Answer) => boolean,
   revalidation = false,
+  keeps = false,
 ): Promise<TierRead> {
   const from = request.fromRegion;
   for (const hop of hops) {
@@ -72,8 +78,12 @@ async function walk(
       await crossRegionHop(env, from, topologyOf(env).upperRegion);
       counter.rendered();
       const timer = new HopTimer();
-      const entry = await timer.time("origin", () => renderOrigin(env, request.query, timer));
-      return { entry, servedBy: "origin", timings: timer.timings };
+      if (!keeps) {
+        const entry = await timer.time("origin", () => renderOrigin(env, request.query, timer));
+        return { entry, servedBy: "origin", timings: timer.timings };
+      }
+      const { answer, also } = await timer.time("origin", () => renderWithCompanions(env, request.query, timer));
+      return { entry: answer, servedBy: "origin", timings: timer.timings, ...(also.length > 0 ? { also } : {}) };
     }
     const { tier } = hop;
     try {
@@ -108,12 +118,16 @@ const edgeCounter: HopCounter = {
  * A read at the edge: this colo's lower tier, then the chain below it. With `leaveBody`, a fresh
  * lower-tier hit of a 200 comes back with its body unread (`UnreadThrough`): for a route that sends
  * it identity, so a 304 never reads it and a 200 streams it from the Cache API without a copy.
+ * With `newerThan`, only an answer of a later page version will do (the asker found the one it had
+ * too old): every tier holding no newer one asks the hop below it, so the origin renders it only if
+ * no tier has it.
  */
 export async function readThroughTiers(
   env: Env,
   ctx: { waitUntil(p: Promise<unknown>): void },
   at: Colo,
   query: OriginQuery,
+  options?: { newerThan: number },
 ): Promise<ReadThrough>;
 export async function readThroughTiers(
   env: Env,
@@ -127,7 +141,7 @@ export async function readThroughTiers(
   ctx: { waitUntil(p: Promise<unknown>): void },
   at: Colo,
   query: OriginQuery,
-  options: { leaveBody?: boolean } = {},
+  options: { leaveBody?: boolean; newerThan?: number } = {},
 ): Promise<ReadThrough | UnreadThrough> {
   const key = cacheKeyOf(query);
   const topology = topologyOf(env);
@@ -141,8 +155,12 @@ export async function readThroughTiers(
   const timer = new HopTimer();
   const lowerStart = performance.now();
   const lower = await LowerTier.open(env, at.colo);
-  const { hit, floor, marks } = await lower.get(key, Date.now(), options.leaveBody === true);
+  const got = await lower.get(key, Date.now(), options.leaveBody === true);
   timer.add("lower", performance.now() - lowerStart);
+  const { floor, marks } = got;
+  const newerThan = options.newerThan ?? -1;
+  const hit = got.hit && got.hit.entry.version > newerThan ? got.hit : undefined;
+  if (got.hit && !hit && "stored" in got.hit) await got.hit.stored.stream.cancel();
   const below = (request: TierRequest, revalidation = false) =>
     walk(
       env,
@@ -155,7 +173,8 @@ export async function readThroughTiers(
       revalidation,
     );
   // Whatever this colo has purged, the tiers below must not hand back either.
-  const request: TierRequest = { query, ...key, minVersion: versionFloor(floor, key.mutable), fromRegion: at.region };
+  const minVersion = Math.max(versionFloor(floor, key.mutable), newerThan + 1);
+  const request: TierRequest = { query, ...key, minVersion, fromRegion: at.region };
   if (hit && "stored" in hit) {
     lowerCounters.hit++;
     return { entry: hit.entry, servedBy: "lower", stored: hit.stored, timings: timer.timings, ...at };
@@ -174,8 +193,11 @@ export async function readThroughTiers(
     ? await below(request)
     : { entry: notFoundAnswer(env, query), servedBy: "origin" as const };
   ctx.waitUntil(lower.put(key, read.entry));
+  // What the origin rendered beside it (a page's latest or memento index) is this colo's to keep too.
+  const { also, ...answered } = read as TierRead;
+  for (const companion of also ?? []) ctx.waitUntil(lower.put(cacheKeyOf(companion.query), companion.answer));
   timer.merge(read.timings);
-  return { ...read, timings: timer.timings, ...at };
+  return { ...answered, timings: timer.timings, ...at };
 }
 
 /**
@@ -246,38 +268,6 @@ function fillOnce(
   return pending;
 }
 
-/** The tier at `self`'s level, and in its region, that holds `key`: where a read of `key` looks. */
-function homeAtLevel(env: Env, self: TierIdentity, key: string): TierIdentity {
-  return self.level === "upper" ? upperTierFor(env, key) : regionalTierFor(env, self.region, key);
-}
-
-/**
- * A latest answer is also its revision's answer: kept under the revision's
- * key too, at this level, by the tier a read of that revision looks in
- * (rendezvous on the key, so most often another member of the pool), so the
- * first read of a new revision by id after a read of the latest is a hit.
- */
-function keepRevisionCopy(
-  env: Env,
-  store: TierStore,
-  self: TierIdentity,
-  request: TierRequest,
-  answer: Answer,
-  waitUntil: (p: Promise<unknown>) => void,
-): void {
-  if (request.query.kind !== "latest" || request.query.at !== undefined) return;
-  if (answer.status !== 200 || answer.revisionId === undefined) return;
-  const key = revisionKey(request.page, answer.revisionId);
-  const copy = asRevisionAnswer(answer);
-  const home = homeAtLevel(env, self, key.key);
-  if (home.member === self.member) return store.keep(key, copy);
-  waitUntil(
-    tierCacheOf(env, home)
-      .keepCopy(key, copy)
-      .catch((err: unknown) => console.warn("revision copy not kept", tierName(home), (err as Error)?.message ?? err)),
-  );
-}
-
 /** Fills from the hops below; `revalidating` (replacing a stale entry) asks them not to answer from stale entries of their own. */
 async function fill(
   env: Env,
@@ -307,8 +297,10 @@ async function fill(
     counter,
     accepts,
     revalidating,
+    true,
   );
   store.keep(request, read.entry);
-  keepRevisionCopy(env, store, self, request, read.entry, waitUntil);
+  // What came with it (a latest's revision copy, the answers the origin made beside it) is kept too.
+  keepCopies(env, store, self, request.query, read, waitUntil);
   return read;
 }

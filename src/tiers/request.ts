@@ -1,5 +1,6 @@
 /** What one tier asks the next for, and what comes back. */
 import type { Answer, OriginQuery } from "../origin/answer.ts";
+import type { Companion } from "../origin/latest-and-index.ts";
 import type { CacheKey } from "./cache-key.ts";
 import type { HopTimings } from "../http/server-timing.ts";
 
@@ -19,4 +20,6 @@ export interface TierRead {
   servedBy: TierName;
   /** Where this read's time went below the asker (src/http/server-timing.ts); never kept with the entry. */
   timings?: HopTimings;
+  /** What the origin rendered beside `entry` in the fill that brought it (src/origin/latest-and-index.ts), for each tier it passes to keep too. */
+  also?: Companion[];
 }

@@ -34,8 +34,8 @@ export function baseOf(c: Context<AppEnv>): string {
   return settingsOf(c.env).publicOrigin ?? new URL(c.req.url).origin;
 }
 
-function read(c: Context<AppEnv>, query: OriginQuery): Promise<ReadThrough> {
-  return readThroughTiers(c.env, c.executionCtx, c.get("colo"), query);
+function read(c: Context<AppEnv>, query: OriginQuery, options?: { newerThan: number }): Promise<ReadThrough> {
+  return readThroughTiers(c.env, c.executionCtx, c.get("colo"), query, options);
 }
 
 /** An answer as it came through the tiers, for what is sent as is: TimeMaps and problems (src/tiers/respond.ts). */
@@ -108,17 +108,33 @@ async function timeGate(c: Context<AppEnv>, next: () => Promise<void>, ref: Page
   c.res.headers.append("link", pageLinks(mementoUrls(baseOf(c), ref.key)).join(", "));
 }
 
+const indexOf = (through: ReadThrough): MementoIndex =>
+  JSON.parse(new TextDecoder().decode(through.entry.body)) as MementoIndex;
+
 /**
  * Revision `id`'s place in time: from the page's memento index, one answer
- * per page that a write changes once; asked for by id when the page is too
- * long to have one, or when the index a colo holds is older than the
- * revision. Null when there is none to give (a 404 or 410 page, a failure).
+ * per page that a write changes once. When the index this colo holds is older
+ * than the revision, and the revision is there (`exists`: its read answered),
+ * a newer index, from the nearest tier that holds one. Asked for by id when
+ * the page is too long to have an index, or the revision is in none. Null when
+ * there is none to give (a 404 or 410 page, a failure).
  */
-async function placeInTime(c: Context<AppEnv>, ref: PageRef, id: number): Promise<MementoInfo | null> {
+async function placeInTime(
+  c: Context<AppEnv>,
+  ref: PageRef,
+  id: number,
+  exists: Promise<boolean>,
+): Promise<MementoInfo | null> {
   const index = await read(c, { kind: "mementos", ref });
   if (index.entry.status !== 200) return null;
-  const found = mementoInfoIn(JSON.parse(new TextDecoder().decode(index.entry.body)) as MementoIndex, id);
+  const held = indexOf(index);
+  const found = mementoInfoIn(held, id);
   if (found) return found;
+  if (held.mementos !== null && (await exists)) {
+    const newer = await read(c, { kind: "mementos", ref }, { newerThan: index.entry.version });
+    const inNewer = newer.entry.status === 200 ? mementoInfoIn(indexOf(newer), id) : undefined;
+    if (inNewer) return inNewer;
+  }
   const one = await read(c, { kind: "memento", ref, which: { id } });
   return one.entry.status === 200 ? infoOf(one) : null;
 }
@@ -129,11 +145,18 @@ async function placeInTime(c: Context<AppEnv>, ref: PageRef, id: number): Promis
  * time are public, as in the history), so a client can go on from it.
  */
 async function mementoHeaders(c: Context<AppEnv>, next: () => Promise<void>, ref: PageRef, id: number): Promise<void> {
-  const info = placeInTime(c, ref, id).catch((err: unknown) => {
+  let answered!: (exists: boolean) => void;
+  const exists = new Promise<boolean>((resolve) => (answered = resolve));
+  const info = placeInTime(c, ref, id, exists).catch((err: unknown) => {
     console.warn("memento links unavailable", ref.key, id, (err as Error)?.message ?? err);
     return null;
   });
-  await next();
+  try {
+    await next();
+  } finally {
+    // A revision that is there, shown or suppressed, is in any index as new as itself.
+    answered(SERVED.has(c.res.status) || c.res.status === 410);
+  }
   const memento = await info;
   if (!memento) return;
   if (!SERVED.has(c.res.status) && !(c.res.status === 410 && memento.suppressed)) return;
