@@ -84,7 +84,9 @@ export async function renderOrigin(env: Env, query: OriginQuery, timer = new Hop
         return await renderHistory(env, query);
       case "revision":
       case "latest":
-        return await renderRevision(env, query, true, timer);
+        // Its br body is made for the tiers to keep; with none (TOPOLOGY disabled) it would be made and dropped
+        // on every read, and a client asking br gets it coded per response (src/representation/serve-coded.ts).
+        return await renderRevision(env, query, topologyOf(env).enabled, timer);
       default:
         return query satisfies never;
     }

@@ -6,6 +6,7 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import "../../../src/codec/install-worker.ts";
+import { brotliDecompress } from "../../../src/codec/index.ts";
 import { parseServerTiming } from "../../../src/http/server-timing.ts";
 import { app } from "../../../workers/app.ts";
 import { appendOk, linearHistory } from "../support/archive.ts";
@@ -57,6 +58,29 @@ describe("Server-Timing on page reads", () => {
     }
     expect(again.headers.get("x-palimpsest-tier")).toBe("lower");
     expect(Object.keys(parseServerTiming(again.headers.get("server-timing")))).toEqual(["lower"]);
+  });
+
+  it("has no encode hop where no tier keeps the br body (TOPOLOGY disabled), and a br client still gets br", async () => {
+    const text = `${"A page read with the tiers off. ".repeat(60)}\n`;
+    await appendOk(
+      "Untiered_page",
+      linearHistory(1, 1, () => text),
+    );
+    const topology = (env as unknown as { TOPOLOGY: object }).TOPOLOGY;
+    const untiered = { ...env, TOPOLOGY: { ...topology, enabled: false } } as unknown as Env;
+    const res = await app.fetch(
+      new Request(`${ORIGIN}/page/Untiered_page/1`, { headers: { "accept-encoding": "br" } }),
+      untiered,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-palimpsest-tier")).toBe("origin");
+    expect(res.headers.get("content-encoding")).toBe("br");
+    const body = new Uint8Array(await res.arrayBuffer());
+    expect(new TextDecoder().decode(brotliDecompress(body))).toBe(text);
+    const hops = parseServerTiming(res.headers.get("server-timing"));
+    expect(Object.keys(hops)).toEqual(expect.arrayContaining(["origin", "locate", "blob", "decode", "hash"]));
+    expect(hops).not.toHaveProperty("encode");
   });
 
   it("is absent on an anonymous read in production", async () => {
