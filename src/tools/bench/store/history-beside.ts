@@ -40,13 +40,16 @@ export async function coldWarmHistory(
       : matchRevisions(page, mediawiki.ids);
   const sample = shuffle(candidates, mulberry32(options.seed)).slice(0, options.sample ?? COLD_READS);
   const cold: number[] = [];
+  const coldHops: Record<string, number>[] = [];
   const mediaWikiCold: number[] = [];
   let client = null;
   for (const s of sample) {
     await worker.stop();
     client = await worker.start();
     await readRevision(client, warmup.key, warmup.rev);
-    cold.push((await readRevision(client, s.key, s.rev)).ms);
+    const read = await readRevision(client, s.key, s.rev);
+    cold.push(read.ms);
+    coldHops.push(read.hops);
     if (mediawiki !== null) {
       await mediawiki.wiki.restartServer();
       await firstAnswer(mediawiki.wiki);
@@ -56,8 +59,14 @@ export async function coldWarmHistory(
   options.log?.(`read ${sample.length} revisions cold, each after a restart, on each side`);
   const warmOrder = shuffle(sample, mulberry32(options.seed + 1));
   const warm: number[] = [];
+  const warmHops: Record<string, number>[] = [];
   const mediaWikiWarm: number[] = [];
-  if (client !== null) for (const s of warmOrder) warm.push((await readRevision(client, s.key, s.rev)).ms);
+  if (client !== null)
+    for (const s of warmOrder) {
+      const read = await readRevision(client, s.key, s.rev);
+      warm.push(read.ms);
+      warmHops.push(read.hops);
+    }
   if (mediawiki !== null) for (const s of warmOrder) mediaWikiWarm.push(await readRaw(mediawiki.wiki.url, s.wiki!));
-  return { sample: sample.length, cold, warm, mediaWikiCold, mediaWikiWarm };
+  return { sample: sample.length, cold, warm, coldHops, warmHops, mediaWikiCold, mediaWikiWarm };
 }

@@ -24,6 +24,7 @@
  */
 import type { ArchiveClient } from "../../local/archive-client.ts";
 import { sha1Base36 } from "../../../lib/digests.ts";
+import { parseServerTiming } from "../../../http/server-timing.ts";
 import { mulberry32 } from "../../../lib/mulberry32.ts";
 import { sampleIndices } from "../../../lib/sample.ts";
 import { mean } from "../harness/index.ts";
@@ -70,12 +71,12 @@ export function parseReadCost(header: string | null): ReadCost {
   return { blobReads: get("blob-reads"), decodes: get("decodes"), decodedBytes: get("decoded-bytes") };
 }
 
-/** Reads one revision, verifies it and returns its cost and latency. */
+/** Reads one revision, verifies it and returns its cost, its latency and where the Worker says its time went (`Server-Timing`, ms per hop). */
 export async function readRevision(
   client: ArchiveClient,
   key: string,
   rev: RevisionRef,
-): Promise<{ cost: ReadCost; ms: number }> {
+): Promise<{ cost: ReadCost; ms: number; hops: Record<string, number> }> {
   const path = `/page/${encodeURIComponent(key)}/${rev.id}`;
   const { status, headers, body, ms } = await client.read(path);
   if (status !== 200) {
@@ -87,7 +88,7 @@ export async function readRevision(
       `GET ${path}: body has SHA-1 ${sha1} (${body.byteLength} bytes), the export says ${rev.sha1} (${rev.bytes} bytes)`,
     );
   }
-  return { cost: parseReadCost(headers.get("x-read-cost")), ms };
+  return { cost: parseReadCost(headers.get("x-read-cost")), ms, hops: parseServerTiming(headers.get("server-timing")) };
 }
 
 /** Decoded bytes per byte of the revision returned (a 0-byte revision counts as 1 byte). */

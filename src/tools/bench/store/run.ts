@@ -41,6 +41,7 @@
  * | read_sample | revisions read cold and warm on each side (`coldReads`, default 20; at most those the wiki holds): seeded, the same revisions on both sides |
  * | read_cold_ms_p50, _p99 | the archive: before each read the Worker is stopped and started afresh on the stored state (no Durable Object running, nothing in their memory, no tier cache), its start-up paid by a read of another page (a one-revision page written after the history), then the revision read (history-beside.ts); the operating system's file cache is not dropped |
  * | read_warm_ms_p50, _p99 | the same revisions read again right after the last cold read, in another seeded order |
+ * | read_cold_<hop>_ms_p50, read_warm_<hop>_ms_p50 | the median of each hop of those reads as the Worker's `Server-Timing` names it (src/http/server-timing.ts), for hop in origin, directory, locate, do, blob, decode, hash, encode (side-by-side.ts's READ_HOPS); over the reads that met the hop, null when none did (encode: with the tiers off no br body is made). Local workerd's clock ticks in whole milliseconds, so a hop under 1 ms reads 0 or 1 |
  * | mediawiki_read_cold_ms_p50, _p99 | `index.php?action=raw&oldid=N`, `php -S` started afresh before each read and its first answer paid on the Main Page (as for a whole wiki: no OPcache, no APCu) |
  * | mediawiki_read_warm_ms_p50, _p99 | the same revisions read again, in the archive's warm order |
  *
@@ -99,6 +100,7 @@
  * | read_sample | pages read cold and warm on each side: one random revision of each of that many random pages (seeded), the same revisions on both sides (those the wiki holds) |
  * | read_cold_ms_p50, _p99 | the archive: each read the first of its page since the Worker was started afresh on the stored state (no Durable Object running, nothing in their memory, no tier cache; the Worker's own start-up paid by one read of another page first; the operating system's file cache is not dropped) |
  * | read_warm_ms_p50, _p99 | the same revisions read again right after, in another order |
+ * | read_cold_<hop>_ms_p50, read_warm_<hop>_ms_p50 | as for a single history: each hop's median over those reads, from `Server-Timing` |
  * | mediawiki_read_cold_ms_p50, _p99 | `index.php?action=raw&oldid=N` from `php -S`, each read the first of its revision since the server was started afresh (its first answer paid by a read of the Main Page first); as the tests serve it, without OPcache or APCu, so no request keeps anything for the next and cold differs from warm only by the operating system's file cache |
  * | mediawiki_read_warm_ms_p50, _p99 | the same revisions read again, in the archive's warm order |
  * | reads_all, max_blob_reads_per_read, max_decodes_per_read, mean_decode_amplification, max_decode_amplification | every revision of the wiki read once from the archive, after the timed reads, and their read cost (reads.ts) |

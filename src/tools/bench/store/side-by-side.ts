@@ -9,6 +9,7 @@
  * const fields = { ...mediaWikiImportFields(runs, { storedBytes, rawBytes, revisionsPerSecond }), ...readFields(reads) };
  */
 import { percentile, round, sig4 } from "../harness/index.ts";
+import type { Hop } from "../../../http/server-timing.ts";
 import type { MediaWikiRun } from "./mediawiki-baseline.ts";
 
 export const MEDIAWIKI_IMPORT_KEYS = [
@@ -35,12 +36,29 @@ export const MEDIAWIKI_IMPORT_KEYS = [
   "ratio_to_mediawiki_compressed_db",
 ] as const;
 
+/** The hops of an archive read the rows report, as its `Server-Timing` names them (src/http/server-timing.ts); the tiers are off, so never lower or tier. */
+export const READ_HOPS = [
+  "origin",
+  "directory",
+  "locate",
+  "do",
+  "blob",
+  "decode",
+  "hash",
+  "encode",
+] as const satisfies readonly Hop[];
+type HopKey = `read_${"cold" | "warm"}_${(typeof READ_HOPS)[number]}_ms_p50`;
+export const READ_HOP_KEYS: readonly HopKey[] = (["cold", "warm"] as const).flatMap((phase) =>
+  READ_HOPS.map((hop) => `read_${phase}_${hop}_ms_p50` as const),
+);
+
 export const COLD_WARM_READ_KEYS = [
   "read_sample",
   "read_cold_ms_p50",
   "read_cold_ms_p99",
   "read_warm_ms_p50",
   "read_warm_ms_p99",
+  ...READ_HOP_KEYS,
   "mediawiki_read_cold_ms_p50",
   "mediawiki_read_cold_ms_p99",
   "mediawiki_read_warm_ms_p50",
@@ -113,11 +131,29 @@ export interface ColdWarmReads {
   sample: number;
   cold: readonly number[];
   warm: readonly number[];
+  /** Each archive read's `Server-Timing`, ms per hop, in the order of `cold` and `warm`. */
+  coldHops: readonly Record<string, number>[];
+  warmHops: readonly Record<string, number>[];
   mediaWikiCold: readonly number[];
   mediaWikiWarm: readonly number[];
 }
 
 const ms = (values: readonly number[], p: number) => (values.length === 0 ? null : round(percentile(values, p), 3));
+
+/** The median of each hop over the reads that met it; null for a hop no read met (encode, with no tier to keep a br body). */
+function readHopFields(reads: ColdWarmReads): Record<HopKey, number | null> {
+  const fields: Partial<Record<HopKey, number | null>> = {};
+  for (const [phase, hops] of [
+    ["cold", reads.coldHops],
+    ["warm", reads.warmHops],
+  ] as const)
+    for (const hop of READ_HOPS)
+      fields[`read_${phase}_${hop}_ms_p50`] = ms(
+        hops.flatMap((h) => (h[hop] === undefined ? [] : [h[hop]])),
+        50,
+      );
+  return fields as Record<HopKey, number | null>;
+}
 
 export function coldWarmReadFields(reads: ColdWarmReads): ColdWarmReadFields {
   return {
@@ -126,6 +162,7 @@ export function coldWarmReadFields(reads: ColdWarmReads): ColdWarmReadFields {
     read_cold_ms_p99: ms(reads.cold, 99),
     read_warm_ms_p50: ms(reads.warm, 50),
     read_warm_ms_p99: ms(reads.warm, 99),
+    ...readHopFields(reads),
     mediawiki_read_cold_ms_p50: ms(reads.mediaWikiCold, 50),
     mediawiki_read_cold_ms_p99: ms(reads.mediaWikiCold, 99),
     mediawiki_read_warm_ms_p50: ms(reads.mediaWikiWarm, 50),

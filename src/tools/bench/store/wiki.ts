@@ -282,7 +282,12 @@ export async function benchWiki(file: string, setup: WorkerSetup, options: WikiB
     // The Worker's own start-up (its isolate, the codec's wasm) is paid on a page outside the sample.
     await readRevision(client, oneKey, oneRef!);
     const cold: number[] = [];
-    for (const s of sample) cold.push((await readRevision(client, s.key, s.rev)).ms);
+    const coldHops: Record<string, number>[] = [];
+    for (const s of sample) {
+      const read = await readRevision(client, s.key, s.rev);
+      cold.push(read.ms);
+      coldHops.push(read.hops);
+    }
     const mediaWikiCold: number[] = [];
     if (mediawiki !== null) {
       const wiki = mediawiki.wiki;
@@ -293,7 +298,12 @@ export async function benchWiki(file: string, setup: WorkerSetup, options: WikiB
     }
     const warmOrder = shuffle(sample, mulberry32(options.seed + 1));
     const warm: number[] = [];
-    for (const s of warmOrder) warm.push((await readRevision(client, s.key, s.rev)).ms);
+    const warmHops: Record<string, number>[] = [];
+    for (const s of warmOrder) {
+      const read = await readRevision(client, s.key, s.rev);
+      warm.push(read.ms);
+      warmHops.push(read.hops);
+    }
     const mediaWikiWarm: number[] = [];
     if (mediawiki !== null) for (const s of warmOrder) mediaWikiWarm.push(await readRaw(mediawiki.wiki.url, s.wiki!));
     log(`read ${sample.length} revisions cold and warm on each side`);
@@ -361,7 +371,7 @@ export async function benchWiki(file: string, setup: WorkerSetup, options: WikiB
       import_revisions_per_s: sig4(importRate),
       import_mb_per_s: sig4(mbPerSecond(raw, imported.seconds)),
       ...mediaWikiImportFields(mediawiki, { storedBytes: stored, rawBytes: raw, revisionsPerSecond: importRate }),
-      ...coldWarmReadFields({ sample: sample.length, cold, warm, mediaWikiCold, mediaWikiWarm }),
+      ...coldWarmReadFields({ sample: sample.length, cold, warm, coldHops, warmHops, mediaWikiCold, mediaWikiWarm }),
       reads_all: reads.reads,
       max_blob_reads_per_read: reads.maxBlobReads,
       max_decodes_per_read: reads.maxDecodes,
