@@ -11,7 +11,8 @@
  * revision is read, timed. On MediaWiki's side `php -S` is started afresh
  * before each cold read and its first answer paid by a read of the Main Page.
  * Warm: the same revisions read again on the running servers, in another
- * seeded order. Every body is checked by SHA-1 on both sides.
+ * seeded order. The revisions are those the wiki holds; if it holds none (its
+ * import stopped at the first), the archive's are read alone. Every body is checked by SHA-1 on both sides.
  *
  * @example
  * const reads = await coldWarmHistory(worker, page, warmup, mediawiki, { seed: 1, sample: 20 });
@@ -19,7 +20,14 @@
 import { mulberry32 } from "../../../lib/mulberry32.ts";
 import { shuffle } from "../../../lib/sample.ts";
 import type { RevisionRef } from "./importer.ts";
-import { firstAnswer, matchRevisions, readRaw, type ArchivedPage, type MediaWikiRuns } from "./mediawiki-baseline.ts";
+import {
+  firstAnswer,
+  matchRevisions,
+  readRaw,
+  type ArchivedPage,
+  type MediaWikiRuns,
+  type SampledRead,
+} from "./mediawiki-baseline.ts";
 import { readRevision } from "./reads.ts";
 import type { ColdWarmReads } from "./side-by-side.ts";
 import type { StateWorker } from "./state-worker.ts";
@@ -34,10 +42,10 @@ export async function coldWarmHistory(
   mediawiki: MediaWikiRuns | null,
   options: { seed: number; sample?: number; log?: (line: string) => void },
 ): Promise<ColdWarmReads> {
-  const candidates =
-    mediawiki === null
-      ? page.revisions.map((rev) => ({ key: page.key, rev, wiki: null }))
-      : matchRevisions(page, mediawiki.ids);
+  const held = mediawiki === null ? [] : matchRevisions(page, mediawiki.ids);
+  // When the wiki holds none of them (its import refused the first), the archive's are read alone.
+  const candidates: SampledRead[] =
+    held.length > 0 ? held : page.revisions.map((rev) => ({ key: page.key, rev, wiki: null }));
   const sample = shuffle(candidates, mulberry32(options.seed)).slice(0, options.sample ?? COLD_READS);
   const cold: number[] = [];
   const coldHops: Record<string, number>[] = [];
@@ -50,10 +58,10 @@ export async function coldWarmHistory(
     const read = await readRevision(client, s.key, s.rev);
     cold.push(read.ms);
     coldHops.push(read.hops);
-    if (mediawiki !== null) {
+    if (mediawiki !== null && s.wiki !== null) {
       await mediawiki.wiki.restartServer();
       await firstAnswer(mediawiki.wiki);
-      mediaWikiCold.push(await readRaw(mediawiki.wiki.url, s.wiki!));
+      mediaWikiCold.push(await readRaw(mediawiki.wiki.url, s.wiki));
     }
   }
   options.log?.(`read ${sample.length} revisions cold, each after a restart, on each side`);
@@ -67,6 +75,7 @@ export async function coldWarmHistory(
       warm.push(read.ms);
       warmHops.push(read.hops);
     }
-  if (mediawiki !== null) for (const s of warmOrder) mediaWikiWarm.push(await readRaw(mediawiki.wiki.url, s.wiki!));
+  if (mediawiki !== null)
+    for (const s of warmOrder) if (s.wiki !== null) mediaWikiWarm.push(await readRaw(mediawiki.wiki.url, s.wiki));
   return { sample: sample.length, cold, warm, coldHops, warmHops, mediaWikiCold, mediaWikiWarm };
 }

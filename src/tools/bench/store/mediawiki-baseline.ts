@@ -1,7 +1,8 @@
 /**
  * MediaWiki 1.39 as the whole-wiki baseline of `bench store`: the same export
  * loaded by its own `importDump.php` into a fresh wiki on SQLite
- * (src/tools/local/mediawiki.ts, installed with `install.php`'s defaults), and
+ * (src/tools/local/mediawiki.ts, installed with `install.php`'s defaults and
+ * {@link HTML_MODEL_SETTING}), and
  * the same revisions read back from it with `index.php?action=raw&oldid=N`
  * from PHP's built-in server.
  *
@@ -179,6 +180,15 @@ export interface MediaWikiRuns {
   ids: Map<string, WikiRevisionId[]>;
 }
 
+/**
+ * The one setting both wikis get beyond install.php's: a content handler for the `html` model the
+ * corpus's HTML histories are exported with (plain text, format text/html). MediaWiki 1.39 has no such
+ * model and refuses every revision of such an export without it (MWUnknownContentModelException);
+ * wikitext pages are not touched by it.
+ */
+export const HTML_MODEL_SETTING =
+  "$wgContentHandlers['html'] = [ 'class' => TextContentHandler::class, 'args' => [ 'html', [ 'text/html' ] ] ];";
+
 /** Both importDump.php runs of `xml`, each into a fresh wiki; the first wiki stays up for the reads (the caller stops it). */
 export async function measureMediaWiki(
   xml: string,
@@ -194,10 +204,12 @@ export async function measureMediaWiki(
     );
     return { run: { ...done, rawBytes }, ids };
   };
-  const wiki = await startLocalMediaWiki();
+  const wiki = await startLocalMediaWiki({ settings: [HTML_MODEL_SETTING] });
   try {
     const plain = await run(wiki, "default settings");
-    const compressedWiki = await startLocalMediaWiki({ settings: ["$wgCompressRevisions = true;"] });
+    const compressedWiki = await startLocalMediaWiki({
+      settings: [HTML_MODEL_SETTING, "$wgCompressRevisions = true;"],
+    });
     let compressed: MediaWikiRun;
     try {
       compressed = (await run(compressedWiki, "$wgCompressRevisions = true")).run;

@@ -33,12 +33,12 @@
  * | target_bytes | issue 13's byte target: max(0.5 × git pack + idx bytes, 1.25 × xz bytes), rounded down (targets.ts); null without git or xz |
  * | target_bytes_met | stored_bytes ≤ target_bytes (null when target_bytes is) |
  * | target_reads_met | max_blob_reads_per_read ≤ 2 and max_decode_amplification ≤ 16 (targets.ts) |
- * | mediawiki_import_revisions, _raw_bytes, _completed, _error, _seconds, _revisions_per_s | importDump.php of the history into a fresh MediaWiki 1.39 with install.php's settings, as for a whole wiki (the wiki row's fields below, mediawiki-baseline.ts) |
+ * | mediawiki_import_revisions, _raw_bytes, _completed, _error, _seconds, _revisions_per_s | importDump.php of the history into a fresh MediaWiki 1.39 with install.php's settings and a content handler for the corpus's `html` model (mediawiki-baseline.ts HTML_MODEL_SETTING, without which 1.39 refuses the HTML histories), as for a whole wiki (the wiki row's fields below, mediawiki-baseline.ts) |
  * | mediawiki_db_bytes, mediawiki_db_import_bytes, mediawiki_db_ratio | its `wiki.sqlite` after the import, the growth the import made, and that / mediawiki_import_raw_bytes |
  * | mediawiki_compressed_* | the same with `$wgCompressRevisions = true`, into another fresh wiki |
  * | import_speed_ratio | import_revisions_per_s / mediawiki_import_revisions_per_s |
  * | ratio_to_mediawiki_db, ratio_to_mediawiki_compressed_db | ratio / mediawiki_db_ratio, / mediawiki_compressed_db_ratio |
- * | read_sample | revisions read cold and warm on each side (`coldReads`, default 20; at most those the wiki holds): seeded, the same revisions on both sides |
+ * | read_sample | revisions read cold and warm on each side (`coldReads`, default 20; at most those the wiki holds): seeded, the same revisions on both sides; if the wiki holds none, the archive's alone |
  * | read_cold_ms_p50, _p99 | the archive: before each read the Worker is stopped and started afresh on the stored state (no Durable Object running, nothing in their memory, no tier cache), its start-up paid by a read of another page (a one-revision page written after the history), then the revision read (history-beside.ts); the operating system's file cache is not dropped |
  * | read_warm_ms_p50, _p99 | the same revisions read again right after the last cold read, in another seeded order |
  * | read_cold_<hop>_ms_p50, read_warm_<hop>_ms_p50 | the median of each hop of those reads as the Worker's `Server-Timing` names it (src/http/server-timing.ts), for hop in origin, directory, locate, do, blob, decode, hash, encode (side-by-side.ts's READ_HOPS); over the reads that met the hop, null when none did (encode: with the tiers off no br body is made). Local workerd's clock ticks in whole milliseconds, so a hop under 1 ms reads 0 or 1 |
