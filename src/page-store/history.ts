@@ -7,7 +7,7 @@
  */
 import type { PageFigures } from "../page/directory.ts";
 import type { HistoryEntry, HistoryPage, PageStats, StoreProblem } from "../page/types.ts";
-import { KV, refusal, isRefused, publicPage, toListed, type PageDb, type RevRow } from "./rows.ts";
+import { KV, refusal, isRefused, publicPage, toListed, type PageDb, type PageRow, type RevRow } from "./rows.ts";
 
 export function historyPage(
   db: PageDb,
@@ -68,6 +68,12 @@ function withPreviousVisible(db: PageDb, rows: RevRow[], entries: HistoryEntry[]
   return entries;
 }
 
+/** The latest revision's id, from its row alone (its metadata record is not decoded); none on a page deleted for good. */
+function latestIdOf(db: PageDb, page: PageRow | null): number | null {
+  const seq = page?.deleted_at == null ? page?.latest_seq : null;
+  return seq == null ? null : (db.rows("AND seq = ?", seq)[0]?.rev_id ?? null);
+}
+
 export function pageStats(db: PageDb): PageStats {
   const page = db.page();
   const one = (sql: string) => (db.claimed ? (db.sql.exec<{ n: number | null }>(sql, db.pg).one().n ?? 0) : 0);
@@ -80,6 +86,7 @@ export function pageStats(db: PageDb): PageStats {
     blobBytes: one("SELECT sum(bytes) AS n FROM blobs WHERE pg = ? AND state = 'live'"),
     metadataBytes: db.databaseShare(),
     layout: page ? JSON.parse(page.layout) : null,
+    latestId: latestIdOf(db, page),
   };
 }
 

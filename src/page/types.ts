@@ -158,6 +158,8 @@ export interface PageStats {
   /** The page's share of its shard's SQLite (PageDb.databaseShare in src/page-store/rows.ts). */
   metadataBytes: number;
   layout: unknown;
+  /** The page's latest revision id (hidden or not), null when it has none: where an import resumes. */
+  latestId: number | null;
 }
 
 /** What one PageStore shard stores in all: `GET /api/storage` adds them up. */

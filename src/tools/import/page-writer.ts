@@ -10,7 +10,8 @@
  * wrangler dev's proxy drop requests ("worker restarted mid-request") and hold
  * the next one for 300 s.
  *
- * Resuming: the archive's latest revision for the page is asked for first;
+ * Resuming: the archive's latest revision for the page is asked for first
+ * (of its PageStore, through the write API: ArchiveClient.storedLatestId);
  * revisions of the export up to it are counted as already stored and not sent
  * again. A request is all or none, so what a killed import left stored is
  * always a prefix of the page's revisions ending with a whole batch, and that
@@ -108,7 +109,7 @@ export class PageWriter {
   ) {
     this.#work = after;
     this.#then(async () => {
-      this.#lastStored = await context.client.latestId(key);
+      this.#lastStored = await context.client.storedLatestId(key);
       this.#resumeUntil = this.#lastStored;
     });
   }

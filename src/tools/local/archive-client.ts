@@ -85,6 +85,9 @@ export const retryLostByDevProxy: RetryPolicy = async (o) =>
 
 const page = (key: string) => `/api/pages/${encodeURIComponent(key)}`;
 
+/** For the write API's small JSON answers: coding them would cost the Worker more than it saves on the wire. */
+const IDENTITY = { "accept-encoding": "identity" } as const;
+
 export class ArchiveClient {
   readonly #opts: Required<ClientOptions>;
   /** Requests sent again after a retryable answer or error. */
@@ -217,8 +220,25 @@ export class ArchiveClient {
   ): Promise<WriteBody> {
     const body = typeof batch === "function" ? { stream: batch } : { json: { revisions: batch } };
     const query = options.wikiPageId === undefined ? "" : `?page_id=${options.wikiPageId}`;
-    const res = await this.#request("POST", `${page(titleKey)}/revisions${query}`, body, colo(options.colo));
+    const res = await this.#request("POST", `${page(titleKey)}/revisions${query}`, body, {
+      ...IDENTITY,
+      ...colo(options.colo),
+    });
     return this.#json<WriteBody>(res, `page ${titleKey}`);
+  }
+
+  /**
+   * The id of the latest revision the archive stores for the page, or null if it has none: asked of
+   * the page's PageStore through the write API (a `write` token), not read through the tiers as the
+   * public history is, so nothing is cached for a page about to be written. An archive whose stats do
+   * not give it yet is asked the public way.
+   */
+  async storedLatestId(titleKey: string): Promise<number | null> {
+    const res = await this.#request("GET", `${page(titleKey)}/stats`, undefined, IDENTITY);
+    const stats = await this.#jsonOrNull<Partial<PageStatsBody>>(res, `stats of ${titleKey}`, [404]);
+    if (stats === null) return null;
+    const latest = stats.latestId;
+    return latest === null || typeof latest === "number" ? latest : this.latestId(titleKey);
   }
 
   /** The page's latest revision id, or null if the archive has no such page. */
@@ -272,7 +292,10 @@ export class ArchiveClient {
   }
 
   async stats(titleKey: string): Promise<PageStatsBody> {
-    return this.#json(await this.#request("GET", `${page(titleKey)}/stats`), `stats of ${titleKey}`);
+    return this.#json(
+      await this.#request("GET", `${page(titleKey)}/stats`, undefined, IDENTITY),
+      `stats of ${titleKey}`,
+    );
   }
 
   /** A public read, timed from sending the request to having the whole body. */

@@ -2,7 +2,9 @@
  * `palimpsest import` of a whole wiki, several pages at once (--concurrency):
  * the real CLI against a real local Worker. Every page's revisions are stored
  * exactly as the export has them (ids, parents, texts), so pages written side
- * by side never mix; without a terminal the CLI prints progress lines; and an
+ * by side never mix; run again, it finds them all stored, a page deleted as
+ * MediaWiki deletes included (its writer resumes from what its PageStore
+ * holds, which the public history no longer shows); without a terminal the CLI prints progress lines; and an
  * import killed with SIGKILL while pages are in flight, run again, stores the
  * rest, loses nothing and stores nothing twice.
  */
@@ -53,7 +55,8 @@ const PROGRESS_LINE =
 describe("palimpsest import: many pages at once", () => {
   it("stores every page's revisions exactly with --concurrency 4, deletes a backup's deleted page after its revisions, and prints progress lines without a terminal", async () => {
     const pages = wiki("Bulk", 48, 300_000, (i) => 1 + ((i * 7) % 9));
-    const deleted = pages[9]!;
+    // Eight revisions: three batches of --batch-revisions 3.
+    const deleted = pages[10]!;
     const total = pages.reduce((n, p) => n + p.revisions.length, 0);
     // A backup marks a page deleted as MediaWiki deletes after its revisions.
     const xml = exportXml({ pages });
@@ -88,6 +91,17 @@ describe("palimpsest import: many pages at once", () => {
       await h.expectReadsBack(page.title, page.revisions);
     }
     expect((await fetch(`${h.archive.url}/page/${keyOf(deleted.title)}/history`)).status).toBe(410);
+    expect((await listed(h)).get(deleted.title.replace(/ /g, "_"))).toEqual({
+      revisions: deleted.revisions.length,
+      deleted: true,
+    });
+
+    // Run again, it finds everything stored: the deleted page too, whose public history is gone (410)
+    // but whose PageStore still names its latest revision, where its writer resumes.
+    const again = summaryOf(
+      await h.runImport(file, ["--concurrency", "4", "--batch-revisions", "3"], { watchdogMs: SLOW_MACHINE_MS }),
+    );
+    expect(again).toMatchObject({ pages: 48, revisions: total, created: 0, already_stored: total, skipped: 0 });
     expect((await listed(h)).get(deleted.title.replace(/ /g, "_"))).toEqual({
       revisions: deleted.revisions.length,
       deleted: true,
