@@ -432,7 +432,13 @@ export async function commitRevisions(
   );
   newContents.push(...fillContents.newContents);
   const tails = new Map(db.kvRange(KV.tails).map((r) => [Number(r.k.slice(KV.tails[0].length)), String(r.v)] as const));
-  const writer = new LayoutWriter(ctx.blobs, params, { contentCount, anchorsBlob: page?.anchors_blob ?? null, tails });
+  const groupBlob = (g: number) => db.kvGet(KV.group(g))?.toString();
+  const writer = new LayoutWriter(ctx.blobs, params, {
+    contentCount,
+    anchorsBlob: page?.anchors_blob ?? null,
+    tails,
+    groupBlob,
+  });
   await writer.append(newContents);
   const commit = await writer.finish();
 

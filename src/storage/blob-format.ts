@@ -59,6 +59,12 @@ export interface RecordMeta {
   lens?: number[];
   /** Indexes of the streams encoded without the dictionary (with `streams`). */
   plain?: number[];
+  /**
+   * On anchor k of a page with bounded brackets (layout.ts), once group k is closed: the most
+   * anchor bytes a read of group k may decode (the least, over its members read with the
+   * dictionary, of the budget less the stream up to the member). Absent: no member needs them.
+   */
+  room?: number;
 }
 
 export class BlobFormatError extends Error {

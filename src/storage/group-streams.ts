@@ -45,3 +45,25 @@ export function planStreams(
   }
   return cuts;
 }
+
+/**
+ * The most anchor bytes a read of a group cut as `cut` may decode: the
+ * least, over the members read with the dictionary, of the budget less the
+ * stream up to and including the member. Infinity when none needs them.
+ *
+ * @example
+ * roomLeft([100, 100], [{ parts: 2, plain: false }], 16) // 1_400
+ */
+export function roomLeft(memberSizes: readonly number[], cut: readonly StreamCut[], budget: number): number {
+  let room = Infinity;
+  let first = 0;
+  for (const c of cut) {
+    let prefix = 0;
+    for (const size of memberSizes.slice(first, first + c.parts)) {
+      prefix += size;
+      if (!c.plain) room = Math.min(room, budget * Math.max(1, size) - prefix);
+    }
+    first += c.parts;
+  }
+  return room;
+}

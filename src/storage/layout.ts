@@ -23,6 +23,14 @@
  * into several (group-streams.ts), so that reading a member never decodes
  * more than the budget allows. The open group's contents (the tail) are
  * stored one per record against anchor k, until the group closes.
+ *
+ * A group is cut before the anchors its reads will need are all written.
+ * With `boundedBrackets`, an anchor takes its right bracket only once every
+ * read that would then decode it is checked against the anchors actually
+ * written: over-budget anchors are stored alone and over-budget groups cut
+ * again, or, if that costs more than the bracket saves, the bracket is left
+ * out (layout-writer.ts). Readers follow each record's own `dict`, so which
+ * brackets were taken is theirs to see, not to compute.
  */
 export interface LayoutParams {
   /** Contents per group; the anchor is the first. */
@@ -39,6 +47,13 @@ export interface LayoutParams {
   chainTops?: number;
   /** Most bytes a read may decode, as a multiple of the revision it returns (absent: one stream per group). */
   decodeBudget?: number;
+  /**
+   * With `decodeBudget`: an anchor takes its right bracket (or any dictionary) only when every
+   * read that would decode it stays within the budget, judged on the anchors actually written,
+   * and groups are cut assuming no further growth (absent: brackets are taken whenever they
+   * exist, and groups are cut against an estimate of the page's growth).
+   */
+  boundedBrackets?: boolean;
 }
 
 /**
@@ -59,6 +74,7 @@ export const DEFAULT_LAYOUT: LayoutParams = {
   treeLevels: 5,
   chainTops: 3,
   decodeBudget: 16,
+  boundedBrackets: true,
 };
 
 /** The parameters that decide a page's anchor graph. */
