@@ -98,6 +98,8 @@ export interface LocalMediaWiki {
 /** install.php on a quiet machine takes a second; CI machines are slower. */
 export const INSTALL_TIMEOUT_MS = 180_000;
 export const SERVER_READY_TIMEOUT_MS = 30_000;
+/** Tries to serve on the wiki's port again when restarting finds it taken. */
+const RESTART_ATTEMPTS = 6;
 
 const php = (s: string) => `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 
@@ -268,7 +270,17 @@ export async function startLocalMediaWiki(options: MediaWikiOptions = {}): Promi
       async restartServer() {
         await serving?.stop();
         serving = undefined;
-        serving = await serve(port, conf);
+        // The port is free for a moment between the two servers, and a connection elsewhere on the
+        // machine can take it as its own local port; it is let go again soon after.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            serving = await serve(port, conf);
+            return;
+          } catch (err) {
+            if (attempt >= RESTART_ATTEMPTS || !/Address already in use/.test((err as Error).message)) throw err;
+            await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+          }
+        }
       },
       async stop() {
         await serving?.stop();
