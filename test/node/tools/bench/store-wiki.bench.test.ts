@@ -156,6 +156,16 @@ describeNeeding(
             expect(p50).toBeGreaterThan(0);
             expect(num(wiki, `${side}_${when}_ms_p99`)).toBeGreaterThanOrEqual(p50);
           }
+        // Where the archive's reads spent their time, from each read's Server-Timing: the origin's hops
+        // inside it, and no br body made with the tiers off.
+        for (const when of ["cold", "warm"]) {
+          for (const hop of ["directory", "locate", "do", "blob", "decode", "hash"])
+            expect(num(wiki, `read_${when}_${hop}_ms_p50`), `${when} ${hop}`).toBeGreaterThanOrEqual(0);
+          expect(num(wiki, `read_${when}_origin_ms_p50`)).toBeGreaterThanOrEqual(
+            num(wiki, `read_${when}_locate_ms_p50`),
+          );
+          expect(wiki[`read_${when}_encode_ms_p50`]).toBeNull();
+        }
         expect(wiki.reads_all).toBe(15);
         expect(num(wiki, "max_blob_reads_per_read")).toBeGreaterThan(0);
         expect(num(wiki, "mean_decode_amplification")).toBeGreaterThanOrEqual(1);
