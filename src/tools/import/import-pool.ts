@@ -27,6 +27,7 @@
  * pool.counts; // { pages, pagesDone, created, existing, ... }
  */
 import type { ExportRevision, RevisionProblem } from "./mediawiki-reader.ts";
+import { HeldText } from "./held-text.ts";
 import { PageWriter, type Batching, type ImportCounts, type WriterContext } from "./page-writer.ts";
 import { normalizeTitle } from "../../page/title.ts";
 import type { ArchiveClient } from "../local/archive-client.ts";
@@ -54,6 +55,8 @@ export class ImportPool {
     warnings: 0,
     rawBytes: 0,
   };
+  /** The revision text the pages' batches hold; its `peak` goes in the summary. */
+  readonly held = new HeldText();
   readonly #context: WriterContext;
   /** The page being read. */
   #current: PageWriter | null = null;
@@ -70,6 +73,7 @@ export class ImportPool {
       batching: options.batching,
       onError: options.onError,
       counts: this.counts,
+      held: this.held,
       onProblem: (problem) => options.onProblem(problem),
       warn: (line) => options.warn(line),
       onStored: () => options.onProgress?.(),

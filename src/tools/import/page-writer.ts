@@ -27,6 +27,7 @@
 import { RevisionProblem, type ExportRevision } from "./mediawiki-reader.ts";
 import { measureRevision, requestBodyBytes, requestBodyStream } from "./request-body.ts";
 import { toNewRevision } from "./to-new-revision.ts";
+import type { HeldText } from "./held-text.ts";
 import type { NewRevision } from "../../page/types.ts";
 import { ArchiveHttpError, type ArchiveClient } from "../local/archive-client.ts";
 import { UsageError } from "../local/output.ts";
@@ -59,6 +60,8 @@ export interface WriterContext {
   batching: Batching;
   onError: "skip" | "stop";
   counts: ImportCounts;
+  /** The revision text every page's batches hold. */
+  held: HeldText;
   /** A revision that cannot be stored: skipped (and said), or thrown under `--on-error stop`. */
   onProblem(problem: RevisionProblem): void;
   warn(line: string): void;
@@ -135,6 +138,7 @@ export class PageWriter {
     this.#filling.revisions.push(revision);
     this.#filling.sizes.push(size);
     this.#filling.jsonBytes += size.jsonBytes;
+    this.context.held.take(size.textBytes);
     this.#chainTail = revision.id;
     // A revision bigger than the batch size on its own goes alone.
     if (
@@ -175,7 +179,9 @@ export class PageWriter {
     const batch = this.#filling;
     batch.wikiPageId = this.#wikiPageId;
     this.#filling = emptyBatch();
-    return this.#then(() => this.#store(batch));
+    const heldBytes = batch.sizes.reduce((n, size) => n + size.textBytes, 0);
+    // Released once its request is done, whatever came of it (#work never rejects).
+    return this.#then(() => this.#store(batch)).then(() => this.context.held.release(heldBytes));
   }
 
   /** Runs `step` after the page's earlier requests, unless the import has failed; a failure fails the import. */

@@ -167,6 +167,8 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
     pages_per_s: perSecond(counts.pages.size, ms),
     revisions_per_s: perSecond(revisions, ms),
     concurrency: flags.concurrency,
+    /** Most revision text the import held at once, in bytes (measured: src/tools/import/held-text.ts). */
+    peak_held_bytes: pool.held.peak,
   };
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }

@@ -50,6 +50,8 @@ export interface ImportSummary {
   revisions_per_s: number;
   /** Pages written at once (--concurrency). */
   concurrency: number;
+  /** Most revision text the import held at once, in bytes. */
+  peak_held_bytes: number;
 }
 
 export interface HistoryEntry {
@@ -82,6 +84,7 @@ export function summaryOf(result: CliResult): ImportSummary {
     "pages_per_s",
     "revisions_per_s",
     "concurrency",
+    "peak_held_bytes",
   ]);
   expect(summary.seconds).toBeGreaterThanOrEqual(0);
   expect(summary.pages_per_s).toBeGreaterThanOrEqual(0);
