@@ -101,11 +101,16 @@ export const LIMITS = {
   },
   importer: {
     /**
-     * Most pages `palimpsest import --concurrency` writes at once. Each holds a batch of up to
-     * --batch-bytes (8 MiB by default) while it is sent, so this bounds the importer's memory too
-     * (32 pages: 256 MiB of batches at most).
+     * Most pages `palimpsest import --concurrency` writes at once. The revision text their batches
+     * hold is bounded by `heldBytes` (or --batch-bytes) together, whatever this is.
      */
     maxConcurrency: 32,
+    /**
+     * Bytes of revision text `palimpsest import` holds at once across all pages in flight, when
+     * --batch-bytes does not say (nor more than the archive's storage.maxRequestBytes): a page's batch is
+     * cut when this is taken, and one revision bigger than it goes alone.
+     */
+    heldBytes: 8 * 1024 * 1024,
   },
   history: {
     /** Largest `limit` a history page accepts. */

@@ -5,8 +5,9 @@
  * revisions, and up to `concurrency` pages are in flight: the one being read
  * and those whose last revision is read but not yet stored. Starting another
  * waits for one of them to finish, so the reader is held back rather than
- * memory growing: at most `concurrency` batches are held, one per page in
- * flight (each at most the batch size).
+ * memory growing: the batches of all pages in flight hold at most the batch
+ * size of revision text together (src/tools/import/held-text.ts), so what is
+ * held does not grow with `concurrency`.
  *
  * Pages finish out of order; each resumes on its own (its writer asks the
  * archive for the page's latest revision first). A page the export names
@@ -56,7 +57,7 @@ export class ImportPool {
     rawBytes: 0,
   };
   /** The revision text the pages' batches hold; its `peak` goes in the summary. */
-  readonly held = new HeldText();
+  readonly held: HeldText;
   readonly #context: WriterContext;
   /** The page being read. */
   #current: PageWriter | null = null;
@@ -68,6 +69,7 @@ export class ImportPool {
 
   constructor(private readonly options: PoolOptions) {
     const pool = this;
+    this.held = new HeldText(options.batching.bytes);
     this.#context = {
       client: options.client,
       batching: options.batching,

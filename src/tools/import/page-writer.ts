@@ -5,6 +5,9 @@
  * once the one before is stored. A batch filled before the page's last
  * revision holds the reader until it is stored, so a page holds at most one
  * batch; other pages are written meanwhile (src/tools/import/import-pool.ts).
+ * A batch is also cut when the revision text held by all pages in flight
+ * would pass the import's one budget (src/tools/import/held-text.ts): a
+ * small page goes whole while a long one's batches take what is left.
  * Reading a page's next batch while its last one was sent was faster on one
  * long history, but sending one page's large batches back to back made
  * wrangler dev's proxy drop requests ("worker restarted mid-request") and hold
@@ -35,6 +38,7 @@ import { UsageError } from "../local/output.ts";
 /** How big a request may be: a batch closes at `revisions` or `bytes`; no request is ever over `maxRequestBytes`. */
 export interface Batching {
   revisions: number;
+  /** A batch's request body at most, and the revision text all pages in flight hold at once (held-text.ts). */
   bytes: number;
   maxRequestBytes: number;
 }
@@ -60,7 +64,7 @@ export interface WriterContext {
   batching: Batching;
   onError: "skip" | "stop";
   counts: ImportCounts;
-  /** The revision text every page's batches hold. */
+  /** The revision text every page's batches hold, and the budget they share. */
   held: HeldText;
   /** A revision that cannot be stored: skipped (and said), or thrown under `--on-error stop`. */
   onProblem(problem: RevisionProblem): void;
@@ -134,6 +138,13 @@ export class PageWriter {
     if (alone > batching.maxRequestBytes) {
       this.context.onProblem(this.#tooBig(rev.id, alone));
       return;
+    }
+    // The text held by every page in flight stays within one budget: when this revision would take it past,
+    // the batch being filled goes now, and the reader waits until the other pages' batches leave room.
+    const { held } = this.context;
+    if (!held.fits(size.textBytes)) {
+      await this.#seal();
+      await held.room(size.textBytes);
     }
     this.#filling.revisions.push(revision);
     this.#filling.sizes.push(size);

@@ -27,7 +27,10 @@ interface ImportFlags {
   token?: string;
   onError: "skip" | "stop";
   batchRevisions: number;
-  /** Request body bytes per batch; unset: {@link DEFAULT_BATCH_BYTES}, or less if the archive takes less. */
+  /**
+   * Bytes of revision text held at once by all pages in flight, and request body bytes per batch at most;
+   * unset: LIMITS.importer.heldBytes, or less if the archive takes less.
+   */
   batchBytes?: number;
   /** Pages written at once. */
   concurrency: number;
@@ -36,7 +39,6 @@ interface ImportFlags {
   progressInterval: number;
 }
 
-const DEFAULT_BATCH_BYTES = 8 * 1024 * 1024;
 /** Pages in flight by default (docs/development.md has what each setting measured). */
 const DEFAULT_CONCURRENCY = 6;
 
@@ -53,7 +55,7 @@ async function batchingFor(client: ArchiveClient, flags: ImportFlags): Promise<B
   }
   return {
     revisions: flags.batchRevisions,
-    bytes: flags.batchBytes ?? Math.min(DEFAULT_BATCH_BYTES, maxRequestBytes),
+    bytes: flags.batchBytes ?? Math.min(LIMITS.importer.heldBytes, maxRequestBytes),
     maxRequestBytes,
   };
 }
@@ -188,7 +190,7 @@ export function registerImportCommand(program: Command): void {
     .option("--batch-revisions <n>", "revisions per request", parseIntOption("batch-revisions", 1, 500), 64)
     .option(
       "--batch-bytes <n>",
-      `request body bytes per batch (default: ${DEFAULT_BATCH_BYTES}, or the archive's storage.maxRequestBytes if less)`,
+      `bytes of revision text held at once by all pages in flight, and request body bytes per batch at most (default: ${LIMITS.importer.heldBytes}, or the archive's storage.maxRequestBytes if less)`,
       parseIntOption("batch-bytes", 1024, Number.MAX_SAFE_INTEGER),
     )
     .option(

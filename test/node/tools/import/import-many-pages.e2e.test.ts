@@ -108,6 +108,24 @@ describe("palimpsest import: many pages at once", () => {
     });
   }, 240_000);
 
+  it("with --concurrency 6, holds at most --batch-bytes of revision text across all pages in flight, and stores every page exactly", async () => {
+    // Small pages and long ones (texts grow to about 3 KB): with a batch of up to 8 KiB for each of six pages,
+    // the pages in flight together would hold several budgets.
+    const pages = wiki("Budget", 36, 500_000, (i) => 1 + ((i * 5) % 30));
+    const total = pages.reduce((n, p) => n + p.revisions.length, 0);
+    const budget = 8192;
+    const file = await h.writeExport("budget", exportXml({ pages }), "br");
+    const summary = summaryOf(
+      await h.runImport(file, ["--concurrency", "6", "--batch-bytes", String(budget)], { watchdogMs: SLOW_MACHINE_MS }),
+    );
+    expect(summary).toMatchObject({ pages: 36, revisions: total, created: total, skipped: 0, concurrency: 6 });
+    // Measured, and it crossed a single revision's text: the budget was used, and never overrun.
+    const largest = Math.max(...pages.flatMap((p) => p.revisions.map((r) => Buffer.byteLength(r.text))));
+    expect(summary.peak_held_bytes).toBeGreaterThan(largest);
+    expect(summary.peak_held_bytes).toBeLessThanOrEqual(budget);
+    for (const page of pages) expect(await storedHistory(page.title), page.title).toEqual(exported(page.revisions));
+  }, 240_000);
+
   it("killed with SIGKILL while pages are in flight, then run again: every page whole, nothing stored twice", async () => {
     const pages = wiki("Restart", 50, 400_000, () => 12);
     const total = 50 * 12;
