@@ -64,6 +64,21 @@ export interface LayoutCommit {
   deadBlobs: string[];
 }
 
+/** A closed group cut again, and the payload bytes that costs. */
+interface Recut {
+  record: EncodedRecord;
+  members: Uint8Array[];
+  cut: StreamCut[];
+  cost: number;
+}
+
+/** A way to keep every read within budget: the anchor records it leaves, the groups it cuts again, its cost in bytes. */
+interface Repair {
+  cost: number;
+  records: Map<number, { meta: Omit<RecordMeta, "off" | "len">; payload: Uint8Array }>;
+  recuts: Map<number, Recut>;
+}
+
 export class LayoutWriter {
   readonly #params: LayoutParams;
   readonly #store: BlobStore;
@@ -153,64 +168,224 @@ export class LayoutWriter {
   /**
    * Lets anchor `trial` take `deps` (its record then `record`) if every read
    * decoding it stays within the budget, or can be brought within it for
-   * fewer bytes than the bracket saves: an anchor read over budget is stored
-   * alone, a group over its room is cut again against the anchors it now
-   * needs. Returns false, changing nothing, when the bracket is not worth it.
+   * fewer bytes than the bracket saves. Two repairs are priced and the
+   * cheaper kept: storing each over-budget anchor alone and cutting each
+   * over-budget group again (against the anchors it now needs); and a greedy
+   * one that, read by read, takes whichever step fixes the most for the
+   * fewest bytes, where a step may also drop the right bracket of an anchor
+   * between the reads and `trial` (so no read reaches `trial` through it).
+   * Returns false, changing nothing, when the bracket is not worth it.
    */
   async #makeRoom(trial: number, deps: number[], record: EncodedRecord, count: number): Promise<boolean> {
-    let over = this.#overBudget(trial, deps, count);
+    const over = this.#overBudget(trial, deps, count);
     if (over.anchors.length === 0 && over.groups.length === 0) return true;
     const current = this.#anchorRecords.get(trial);
-    if (!current || over.anchors.includes(trial)) return false;
+    if (!current) return false;
     const gain = current.payload.byteLength - record.payload.byteLength;
-    let cost = 0;
-    const replaced = new Map<number, EncodedRecord>();
-    const undo = () => {
-      for (const [a, r] of replaced) this.#anchorRecords.set(a, r);
-      return false;
+    const before = new Map(this.#anchorRecords);
+    this.#recuts.clear();
+    const plans: Repair[] = [];
+    const restore = () => {
+      this.#anchorRecords.clear();
+      for (const [a, r] of before) this.#anchorRecords.set(a, r);
     };
-    for (const a of over.anchors) {
-      const alone = await this.#encodeAnchor(a, []);
-      const before = this.#anchorRecords.get(a)!;
-      cost += alone.payload.byteLength - before.payload.byteLength;
-      if (cost >= gain) return undo();
-      replaced.set(a, before);
-      this.#anchorRecords.set(a, alone);
+    for (const plan of [this.#repairAloneThenRecut, this.#repairGreedy]) {
+      const repair = await plan.call(this, trial, deps, count, gain);
+      restore();
+      if (repair) plans.push(repair);
     }
-    over = this.#overBudget(trial, deps, count);
-    if (over.anchors.length > 0) return undo();
-    const recuts: Array<{ group: number; recut: { record: EncodedRecord; members: Uint8Array[]; cut: StreamCut[] } }> =
-      [];
-    for (const g of over.groups) {
-      const before = await this.#closedGroup(g);
-      if (!before) return undo();
-      const needed = this.#closureBytes([g, g + 1], trial, deps);
-      const sizes = before.members.map((m) => m.byteLength);
-      const cut = planStreams(
-        sizes,
-        Math.max(needed, this.#anchorBytes([g, g + 1])),
-        this.#params.decodeBudget!,
-        needed,
-      );
-      const recut = {
-        record: await encodeRecord(groupId(g), before.members, await this.#dictFor([g, g + 1]), this.#params, cut),
-        members: before.members,
-        cut,
-      };
-      cost += recut.record.payload.byteLength - before.record.payload.byteLength;
-      if (cost >= gain || roomLeft(sizes, cut, this.#params.decodeBudget!) < needed) return undo();
-      recuts.push({ group: g, recut });
+    // Each anchor on a path to `trial` giving up its right bracket, then the rest repaired as above.
+    for (const a of this.#pathAnchors(trial, deps, over)) {
+      const ds = this.#depsOf(a);
+      const was = this.#anchorRecords.get(a)!;
+      const next = await this.#encodeAnchor(a, [ds[0]!]);
+      const dropCost = next.payload.byteLength - was.payload.byteLength;
+      if (dropCost < gain) {
+        this.#anchorRecords.set(a, next);
+        const rest = await this.#repairAloneThenRecut(trial, deps, count, gain - dropCost);
+        if (rest) plans.push({ ...rest, cost: rest.cost + dropCost });
+      }
+      restore();
     }
-    for (const { group, recut } of recuts) {
+    const best = plans.sort((a, b) => a.cost - b.cost)[0];
+    if (!best) return false;
+    this.#anchorRecords.clear();
+    for (const [a, r] of best.records) this.#anchorRecords.set(a, r);
+    for (const [group, recut] of best.recuts) {
       const at = this.#closed.findIndex((c) => c.group === group);
       if (at >= 0) this.#closed[at] = { group, ...recut };
       else {
         this.#closed.push({ group, ...recut });
         this.#recutBlobs.add(this.#state.groupBlob!(group)!);
       }
-      this.#setRoom(group, recut.members, recut.cut);
     }
     return true;
+  }
+
+  /** Each over-budget anchor stored alone, then each over-budget group cut again; null if that costs the gain or more. */
+  async #repairAloneThenRecut(trial: number, deps: number[], count: number, gain: number): Promise<Repair | null> {
+    let over = this.#overBudget(trial, deps, count);
+    if (over.anchors.includes(trial)) return null;
+    let cost = 0;
+    for (const a of over.anchors) {
+      const was = this.#anchorRecords.get(a)!;
+      let best: EncodedRecord | null = null;
+      for (const to of this.#smallerDicts(a)) {
+        const next = await this.#encodeAnchor(a, to);
+        this.#anchorRecords.set(a, next);
+        const fits = !this.#overBudget(trial, deps, count).anchors.includes(a);
+        this.#anchorRecords.set(a, was);
+        if (fits && (!best || next.payload.byteLength < best.payload.byteLength)) best = next;
+      }
+      if (!best) return null;
+      cost += best.payload.byteLength - was.payload.byteLength;
+      if (cost >= gain) return null;
+      this.#anchorRecords.set(a, best);
+    }
+    over = this.#overBudget(trial, deps, count);
+    if (over.anchors.length > 0) return null;
+    const recuts = new Map<number, Recut>();
+    for (const g of over.groups) {
+      const recut = await this.#recut(g, trial, deps);
+      if (!recut) return null;
+      cost += recut.cost;
+      if (cost >= gain) return null;
+      recuts.set(g, recut);
+      this.#setRoom(g, recut.members, recut.cut);
+    }
+    return { cost, records: new Map(this.#anchorRecords), recuts };
+  }
+
+  /**
+   * Repairs step by step: at each step every way to fix some over-budget
+   * read is priced (an anchor on a path to `trial` giving up its right
+   * bracket, an over-budget anchor stored alone, an over-budget group cut
+   * again) and the one with the fewest bytes per read fixed is taken. Null
+   * if the steps cost the gain or more, or none fixes what is left.
+   */
+  async #repairGreedy(trial: number, deps: number[], count: number, gain: number): Promise<Repair | null> {
+    let cost = 0;
+    const recuts = new Map<number, Recut>();
+    const encoded = new Map<string, EncodedRecord>();
+    const reencode = async (a: number, to: number[]) => {
+      const key = `${a}:${to.join(",")}`;
+      let r = encoded.get(key);
+      if (!r) encoded.set(key, (r = await this.#encodeAnchor(a, to)));
+      const room = this.#anchorRecords.get(a)?.meta.room;
+      const { room: _old, ...meta } = r.meta;
+      return { ...r, meta: room === undefined ? meta : { ...meta, room } };
+    };
+    const overCount = () => {
+      const o = this.#overBudget(trial, deps, count);
+      return o.anchors.length + o.groups.length;
+    };
+    for (;;) {
+      const over = this.#overBudget(trial, deps, count);
+      const left = over.anchors.length + over.groups.length;
+      if (left === 0) return { cost, records: new Map(this.#anchorRecords), recuts };
+      let best: { perRead: number; cost: number; apply: () => void } | null = null;
+      const consider = (stepCost: number, fixed: number, apply: () => void) => {
+        if (fixed <= 0 || cost + stepCost >= gain) return;
+        const perRead = Math.max(0, stepCost) / fixed;
+        if (!best || perRead < best.perRead) best = { perRead, cost: stepCost, apply };
+      };
+      const tryAnchor = async (a: number, to: number[]) => {
+        const was = this.#anchorRecords.get(a)!;
+        const next = await reencode(a, to);
+        this.#anchorRecords.set(a, next);
+        const fixed = left - overCount();
+        this.#anchorRecords.set(a, was);
+        consider(next.payload.byteLength - was.payload.byteLength, fixed, () => this.#anchorRecords.set(a, next));
+      };
+      for (const a of this.#pathAnchors(trial, deps, over)) await tryAnchor(a, [this.#depsOf(a)[0]!]);
+      for (const a of over.anchors) if (a !== trial) for (const to of this.#smallerDicts(a)) await tryAnchor(a, to);
+      for (const g of over.groups) {
+        const recut = await this.#recut(g, trial, deps);
+        if (recut)
+          consider(recut.cost, 1, () => {
+            recuts.set(g, recut);
+            this.#setRoom(g, recut.members, recut.cut);
+          });
+      }
+      const step = best as { cost: number; apply: () => void } | null;
+      if (!step) return null;
+      cost += step.cost;
+      step.apply();
+    }
+  }
+
+  /**
+   * Dictionaries anchor `a` may fall back to when its read is over budget:
+   * the first anchor of its tree (whose read decodes only its chain), or none.
+   */
+  #smallerDicts(a: number): number[][] {
+    const levels = this.#params.treeLevels;
+    const top = levels === undefined ? 0 : Math.floor(a / 2 ** levels) * 2 ** levels;
+    const current = this.#depsOf(a);
+    const out: number[][] = [];
+    if (top !== a && String(current) !== String(top)) out.push([top]);
+    if (current.length > 0) out.push([]);
+    return out;
+  }
+
+  /**
+   * Anchors whose right bracket leads an over-budget read to `trial`: those
+   * the reads in `over` decode, other than `trial`, with a right bracket that
+   * decodes `trial`. Dropping such a bracket shortens those reads.
+   */
+  #pathAnchors(trial: number, deps: readonly number[], over: { anchors: number[]; groups: number[] }): number[] {
+    const seen = new Set<number>();
+    const visit = (a: number) => {
+      if (seen.has(a)) return;
+      seen.add(a);
+      for (const d of a === trial ? deps : this.#depsOf(a)) visit(d);
+    };
+    for (const a of over.anchors) visit(a);
+    for (const g of over.groups) [g, g + 1].forEach(visit);
+    return [...seen].filter((a) => {
+      if (a === trial) return false;
+      const ds = this.#depsOf(a);
+      return ds.length === 2 && this.#reaches(ds[1]!, trial, deps);
+    });
+  }
+
+  /** Whether reading anchor `a` decodes anchor `trial` (taken as encoded against `deps`). */
+  #reaches(a: number, trial: number, deps: readonly number[]): boolean {
+    const seen = new Set<number>();
+    const visit = (x: number): boolean => {
+      if (x === trial) return true;
+      if (seen.has(x)) return false;
+      seen.add(x);
+      return this.#depsOf(x).some(visit);
+    };
+    return visit(a);
+  }
+
+  /** Group `g` cut again for the anchors its reads need with `trial` encoded against `deps`; null if no cut fits. */
+  async #recut(g: number, trial: number, deps: readonly number[]): Promise<Recut | null> {
+    const before = await this.#closedGroup(g);
+    if (!before) return null;
+    const needed = this.#closureBytes([g, g + 1], trial, deps);
+    const key = `${g}:${needed}`;
+    if (this.#recuts.has(key)) return this.#recuts.get(key)!;
+    const recut = await this.#cutAgain(g, before, needed);
+    this.#recuts.set(key, recut);
+    return recut;
+  }
+
+  /** Recuts priced by the repair under way, by group and the anchor bytes its reads need. */
+  readonly #recuts = new Map<string, Recut | null>();
+
+  async #cutAgain(
+    g: number,
+    before: { record: EncodedRecord; members: Uint8Array[] },
+    needed: number,
+  ): Promise<Recut | null> {
+    const sizes = before.members.map((m) => m.byteLength);
+    const cut = planStreams(sizes, Math.max(needed, this.#anchorBytes([g, g + 1])), this.#params.decodeBudget!, needed);
+    if (roomLeft(sizes, cut, this.#params.decodeBudget!) < needed) return null;
+    const record = await encodeRecord(groupId(g), before.members, await this.#dictFor([g, g + 1]), this.#params, cut);
+    return { record, members: before.members, cut, cost: record.payload.byteLength - before.record.payload.byteLength };
   }
 
   /** A closed group's record and members: closed by this commit, or read back from its blob. */
