@@ -299,11 +299,12 @@ export class ArchiveClient {
   }
 
   /** A public read, timed from sending the request to having the whole body. */
-  async read(path: string, options: { colo?: string } = {}): Promise<ReadResult> {
+  async read(path: string, options: { colo?: string; identity?: boolean } = {}): Promise<ReadResult> {
     const startedAt = Date.now();
     const t0 = performance.now();
     try {
-      const res = await this.#request("GET", path, undefined, colo(options.colo));
+      const headers = { ...colo(options.colo), ...(options.identity ? IDENTITY : {}) };
+      const res = await this.#request("GET", path, undefined, headers);
       const body = new Uint8Array(await res.arrayBuffer());
       return { status: res.status, headers: res.headers, body, startedAt, ms: performance.now() - t0 };
     } catch (err) {

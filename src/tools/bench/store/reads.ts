@@ -78,7 +78,9 @@ export async function readRevision(
   rev: RevisionRef,
 ): Promise<{ cost: ReadCost; ms: number; hops: Record<string, number> }> {
   const path = `/page/${encodeURIComponent(key)}/${rev.id}`;
-  const { status, headers, body, ms } = await client.read(path);
+  // Identity, as MediaWiki's php -S answers beside it: otherwise the local front line compresses every
+  // body on the way out (gzip, as fetch asks), the dev stack's cost, not the archive's.
+  const { status, headers, body, ms } = await client.read(path, { identity: true });
   if (status !== 200) {
     throw new ReadVerificationError(`GET ${path}: HTTP ${status} ${new TextDecoder().decode(body.subarray(0, 300))}`);
   }

@@ -106,7 +106,9 @@
  * | reads_all, max_blob_reads_per_read, max_decodes_per_read, mean_decode_amplification, max_decode_amplification | every revision of the wiki read once from the archive, after the timed reads, and their read cost (reads.ts) |
  *
  * A read's time runs from sending the request to having the whole body, on
- * both sides, and every body is checked by SHA-1. Every mediawiki_* field is
+ * both sides, asked as identity (php -S sends no coding, and the local front
+ * line would otherwise gzip every archive body on its way out, a cost of the
+ * dev stack, not the archive's), and every body is checked by SHA-1. Every mediawiki_* field is
  * null when MediaWiki is not installed or with `mediawiki: false`.
  *
  * @example
