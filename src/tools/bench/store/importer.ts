@@ -18,12 +18,13 @@
  * percentile(result.writeMsPerRevision, 50);
  */
 import { toNewRevision } from "../../import/to-new-revision.ts";
+import { LIMITS } from "../../../limits.ts";
 import type { ArchiveClient } from "../../local/archive-client.ts";
 import { sha1Base36 } from "../../../lib/digests.ts";
 import type { NewRevision } from "../../../page/types.ts";
 
 /** `palimpsest import`'s defaults (--batch-revisions, --batch-bytes). */
-export const IMPORT_BATCH = { revisions: 64, bytes: 8 * 1024 * 1024 } as const;
+export const IMPORT_BATCH = { revisions: 64, bytes: LIMITS.importer.heldBytes } as const;
 
 /** A revision as the read phase needs it. */
 export interface RevisionRef {
