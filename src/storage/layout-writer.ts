@@ -152,7 +152,10 @@ export class LayoutWriter {
       const bracketed = anchorDeps(j, count, this.#params);
       const record = await this.#encodeAnchor(j, bracketed);
       if (this.#bounded && !(await this.#makeRoom(j, bracketed, record, count))) continue;
-      this.#anchorRecords.set(j, record);
+      // A repair may have cut group j again: its room is on j's record as the repair left it.
+      const { room: _old, ...meta } = record.meta;
+      const room = this.#anchorRecords.get(j)?.meta.room;
+      this.#anchorRecords.set(j, { ...record, meta: room === undefined ? meta : { ...meta, room } });
     }
     this.#anchorsChanged = true;
   }
