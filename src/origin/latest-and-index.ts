@@ -4,8 +4,9 @@
  * id takes its Memento links from. So a tier that misses either gets both from one PageStore call
  * (`latestWithHistory`, which reads both at one version) and keeps the one it did not ask for beside
  * the other (src/tiers/copies.ts): a write costs its page one render instead of two. The latest's
- * blob is fetched and decoded even when only the index was asked for. Every other query renders
- * alone.
+ * blob is fetched and decoded even when only the index was asked for, unless the latest is bigger
+ * than a tier entry (tiers.maxEntryBytes): no tier could keep it, so the index goes alone. Every
+ * other query renders alone.
  *
  * @example
  * const { answer, also } = await renderWithCompanions(env, { kind: "mementos", ref });
@@ -56,10 +57,13 @@ export async function renderWithCompanions(env: Env, query: OriginQuery, timer =
     .time("locate", () => pageStoreOf(env, query.ref.key).latestWithHistory(LIMITS.memento.indexMaxRevisions))
     .catch((err: unknown) => thrownAnswer(env, query, err));
   if (!("latest" in found)) return { answer: found, also: [] };
+  const index = mementoIndexAnswer(pair.index, found.history);
+  // A latest too big for any tier entry would be decoded and encoded only to be dropped.
+  if (query.kind === "mementos" && found.latest.ok && found.latest.revision.bytes > LIMITS.tiers.maxEntryBytes)
+    return { answer: await index.catch((err: unknown) => thrownAnswer(env, query, err)), also: [] };
   const latest = readLocated(env, query.ref, found.latest, timer).then((r) =>
     revisionAnswer(pair.latest, r, true, timer),
   );
-  const index = mementoIndexAnswer(pair.index, found.history);
   const [asked, other, otherQuery] =
     query.kind === "latest" ? [latest, index, pair.index] : [index, latest, pair.latest];
   // Neither waits for the other to fail: a companion that cannot be made is only not kept.
