@@ -21,7 +21,8 @@
  *
  * In production a Worker's clock moves only across I/O, so the CPU-bound
  * hops (decode, hash, encode) read 0 there; `palimpsest dev` and the benches
- * see them.
+ * see them. A read that joined a fill already in flight for the same key (a
+ * tier coalesces them) reports that fill's origin hops, not a render of its own.
  *
  * @example
  * const timer = new HopTimer();
