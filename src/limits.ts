@@ -88,6 +88,17 @@ export const LIMITS = {
      * limit, with room for the batch's metadata: texts cross it as UTF-8.
      */
     maxRequestBytes: 24 * 1024 * 1024,
+    /**
+     * Bytes of revision text one commit's layout repairs (layout-writer.ts, keeping a bracket within
+     * the decode budget) may decode and re-encode: anchors re-encoded and closed groups cut again.
+     * Past it, a bracket that needs more repair is left out (its anchor keeps its left bracket), so
+     * the work is bounded and the group members held decoded are at most half of it: a commit past a
+     * Durable Object's CPU or memory would fail the same way on every retry. The
+     * most the shared histories' repairs used in one commit of 50 revisions: 152.2 MB on w3c-aria,
+     * 128.1 MB on whatwg-fetch, 69.8 MB on w3c-webdriver; at 128 MiB w3c-aria stored 9.6 % more, at
+     * 32 MiB whatwg-fetch 20 % and w3c-webdriver 9.5 % more (LAYOUT-TRADEOFFS.md).
+     */
+    maxLayoutRepairBytes: 160 * 1024 * 1024,
   },
   importMarkup: {
     /** Longest element, attribute or entity name, in characters, an export may use. */

@@ -7,6 +7,7 @@
 import { parsedBlob } from "./blob-cache.ts";
 import { encodeBlob, type ParsedBlob, type RecordMeta } from "./blob-format.ts";
 import type { BlobStore } from "./blob-store.ts";
+import { LIMITS } from "../limits.ts";
 import { AnchorDecoder } from "./anchor-decoder.ts";
 import { planStreams, roomLeft } from "./group-streams.ts";
 import {
@@ -72,6 +73,14 @@ interface Recut {
   cost: number;
 }
 
+/**
+ * The layout's parameters, and how many bytes of revision text one commit's
+ * repairs may decode and re-encode (default LIMITS.storage.maxLayoutRepairBytes).
+ * The cap is the writer's, not the page's: it decides how hard a commit tries,
+ * never how a record is read, so it is not stored with the page.
+ */
+export type LayoutWriterParams = LayoutParams & { repairBytes?: number };
+
 /** A way to keep every read within budget: the anchor records it leaves, the groups it cuts again, its cost in bytes. */
 interface Repair {
   cost: number;
@@ -80,7 +89,7 @@ interface Repair {
 }
 
 export class LayoutWriter {
-  readonly #params: LayoutParams;
+  readonly #params: LayoutWriterParams;
   readonly #store: BlobStore;
   readonly #state: LayoutState;
   #oldAnchors: ParsedBlob | null = null;
@@ -96,7 +105,7 @@ export class LayoutWriter {
   #count: number;
   #anchorsChanged = false;
 
-  constructor(store: BlobStore, params: LayoutParams, state: LayoutState) {
+  constructor(store: BlobStore, params: LayoutWriterParams, state: LayoutState) {
     this.#store = store;
     this.#params = params;
     this.#state = state;
@@ -187,6 +196,7 @@ export class LayoutWriter {
     const gain = current.payload.byteLength - record.payload.byteLength;
     const before = new Map(this.#anchorRecords);
     this.#recuts.clear();
+    this.#encodes.clear();
     const plans: Repair[] = [];
     const restore = () => {
       this.#anchorRecords.clear();
@@ -201,7 +211,8 @@ export class LayoutWriter {
     for (const a of this.#pathAnchors(trial, deps, over)) {
       const ds = this.#depsOf(a);
       const was = this.#anchorRecords.get(a)!;
-      const next = await this.#encodeAnchor(a, [ds[0]!]);
+      const next = await this.#repairEncode(a, [ds[0]!]);
+      if (!next) continue;
       const dropCost = next.payload.byteLength - was.payload.byteLength;
       if (dropCost < gain) {
         this.#anchorRecords.set(a, next);
@@ -234,7 +245,8 @@ export class LayoutWriter {
       const was = this.#anchorRecords.get(a)!;
       let best: EncodedRecord | null = null;
       for (const to of this.#smallerDicts(a)) {
-        const next = await this.#encodeAnchor(a, to);
+        const next = await this.#repairEncode(a, to);
+        if (!next) continue;
         this.#anchorRecords.set(a, next);
         const fits = !this.#overBudget(trial, deps, count).anchors.includes(a);
         this.#anchorRecords.set(a, was);
@@ -269,15 +281,6 @@ export class LayoutWriter {
   async #repairGreedy(trial: number, deps: number[], count: number, gain: number): Promise<Repair | null> {
     let cost = 0;
     const recuts = new Map<number, Recut>();
-    const encoded = new Map<string, EncodedRecord>();
-    const reencode = async (a: number, to: number[]) => {
-      const key = `${a}:${to.join(",")}`;
-      let r = encoded.get(key);
-      if (!r) encoded.set(key, (r = await this.#encodeAnchor(a, to)));
-      const room = this.#anchorRecords.get(a)?.meta.room;
-      const { room: _old, ...meta } = r.meta;
-      return { ...r, meta: room === undefined ? meta : { ...meta, room } };
-    };
     const overCount = () => {
       const o = this.#overBudget(trial, deps, count);
       return o.anchors.length + o.groups.length;
@@ -294,7 +297,8 @@ export class LayoutWriter {
       };
       const tryAnchor = async (a: number, to: number[]) => {
         const was = this.#anchorRecords.get(a)!;
-        const next = await reencode(a, to);
+        const next = await this.#repairEncode(a, to);
+        if (!next) return;
         this.#anchorRecords.set(a, next);
         const fixed = left - overCount();
         this.#anchorRecords.set(a, was);
@@ -319,14 +323,19 @@ export class LayoutWriter {
 
   /**
    * Dictionaries anchor `a` may fall back to when its read is over budget:
-   * the first anchor of its tree (whose read decodes only its chain), or none.
+   * the first anchor of its tree (whose read decodes only its chain), if
+   * that read fits `a`'s own budget, or none. Against the top, `a` no longer
+   * reaches the anchor being bracketed, so no later check would see its read:
+   * a page that shrank at `a` under a large top would decode far past 16x.
    */
   #smallerDicts(a: number): number[][] {
     const levels = this.#params.treeLevels;
     const top = levels === undefined ? 0 : Math.floor(a / 2 ** levels) * 2 ** levels;
     const current = this.#depsOf(a);
     const out: number[][] = [];
-    if (top !== a && String(current) !== String(top)) out.push([top]);
+    const own = this.#anchorSizes.get(a) ?? 0;
+    const fits = own + this.#closureBytes([top], -1, []) <= this.#params.decodeBudget! * Math.max(1, own);
+    if (top !== a && String(current) !== String(top) && fits) out.push([top]);
     if (current.length > 0) out.push([]);
     return out;
   }
@@ -364,20 +373,71 @@ export class LayoutWriter {
     return visit(a);
   }
 
-  /** Group `g` cut again for the anchors its reads need with `trial` encoded against `deps`; null if no cut fits. */
+  /**
+   * Group `g` cut again for the anchors its reads need with `trial` encoded
+   * against `deps`; null if no cut fits, or the repair cap
+   * ({@link LayoutWriterParams}) has no room left for decoding and encoding
+   * its members. One cut is kept per group: one priced for more anchor bytes
+   * serves any repair needing fewer.
+   */
   async #recut(g: number, trial: number, deps: readonly number[]): Promise<Recut | null> {
-    const before = await this.#closedGroup(g);
-    if (!before) return null;
     const needed = this.#closureBytes([g, g + 1], trial, deps);
-    const key = `${g}:${needed}`;
-    if (this.#recuts.has(key)) return this.#recuts.get(key)!;
+    const known = this.#recuts.get(g);
+    if (
+      known?.recut &&
+      roomLeft(
+        known.recut.members.map((m) => m.byteLength),
+        known.recut.cut,
+        this.#params.decodeBudget!,
+      ) >= needed
+    )
+      return known.recut;
+    if (known && known.failedAt <= needed) return null;
+    const before = await this.#closedGroup(g, known?.recut?.members);
+    if (!before) return null;
     const recut = await this.#cutAgain(g, before, needed);
-    this.#recuts.set(key, recut);
+    if (recut) this.#recuts.set(g, { recut, failedAt: known?.failedAt ?? Infinity });
+    else this.#recuts.set(g, { recut: known?.recut ?? null, failedAt: Math.min(needed, known?.failedAt ?? Infinity) });
     return recut;
   }
 
-  /** Recuts priced by the repair under way, by group and the anchor bytes its reads need. */
-  readonly #recuts = new Map<string, Recut | null>();
+  /** Recuts priced by the repair under way, one per group, and the least anchor bytes no cut of it could afford. */
+  readonly #recuts = new Map<number, { recut: Recut | null; failedAt: number }>();
+
+  /** Anchors re-encoded by the repair under way, by anchor and dictionary. */
+  readonly #encodes = new Map<string, EncodedRecord>();
+
+  /** Bytes of revision text this commit's repairs have decoded or re-encoded so far. */
+  #repairSpent = 0;
+
+  /** Whether `bytes` more of repair work stay within the cap. */
+  #canSpend(bytes: number): boolean {
+    return this.#repairSpent + bytes <= (this.#params.repairBytes ?? LIMITS.storage.maxLayoutRepairBytes);
+  }
+
+  /** Counts `bytes` of repair work against the cap; false, counting nothing, if they would pass it. */
+  #spend(bytes: number): boolean {
+    if (!this.#canSpend(bytes)) return false;
+    this.#repairSpent += bytes;
+    return true;
+  }
+
+  /**
+   * Anchor `a` encoded against `to` for a repair, keeping the room its record
+   * holds now; each encoding is done once per repair and counted against the
+   * cap, and null once the cap has no room for it.
+   */
+  async #repairEncode(a: number, to: number[]): Promise<EncodedRecord | null> {
+    const key = `${a}:${to.join(",")}`;
+    let r = this.#encodes.get(key);
+    if (!r) {
+      if (!this.#spend(this.#anchorSizes.get(a) ?? 0)) return null;
+      this.#encodes.set(key, (r = await this.#encodeAnchor(a, to)));
+    }
+    const room = this.#anchorRecords.get(a)?.meta.room;
+    const { room: _old, ...meta } = r.meta;
+    return { ...r, meta: room === undefined ? meta : { ...meta, room } };
+  }
 
   async #cutAgain(
     g: number,
@@ -387,12 +447,20 @@ export class LayoutWriter {
     const sizes = before.members.map((m) => m.byteLength);
     const cut = planStreams(sizes, Math.max(needed, this.#anchorBytes([g, g + 1])), this.#params.decodeBudget!, needed);
     if (roomLeft(sizes, cut, this.#params.decodeBudget!) < needed) return null;
+    if (!this.#spend(before.record.meta.size)) return null;
     const record = await encodeRecord(groupId(g), before.members, await this.#dictFor([g, g + 1]), this.#params, cut);
     return { record, members: before.members, cut, cost: record.payload.byteLength - before.record.payload.byteLength };
   }
 
-  /** A closed group's record and members: closed by this commit, or read back from its blob. */
-  async #closedGroup(g: number): Promise<{ record: EncodedRecord; members: Uint8Array[] } | null> {
+  /**
+   * A closed group's record and members: closed by this commit, or read back
+   * from its blob (`members` if already decoded), its decoding counted
+   * against the repair cap; null if the cap has no room for it.
+   */
+  async #closedGroup(
+    g: number,
+    members?: Uint8Array[],
+  ): Promise<{ record: EncodedRecord; members: Uint8Array[] } | null> {
     const open = this.#closed.find((c) => c.group === g);
     if (open) return open;
     const key = this.#state.groupBlob?.(g);
@@ -400,8 +468,11 @@ export class LayoutWriter {
     const blob = await parsedBlob(this.#store, key);
     const meta = blob.records.get(groupId(g));
     if (!meta) throw new RecordCorruptError(`record ${groupId(g)} is not in blob ${key}`);
+    if (members) return { record: { meta, payload: blob.payload(meta) }, members };
+    // A group whose decoding and encoding again would not both fit under the cap is not decoded at all.
+    if (!this.#canSpend(2 * meta.size) || !this.#spend(meta.size)) return null;
     const dict = await this.#anchors.dictionary(meta.dict);
-    const members: Uint8Array[] = [];
+    members = [];
     for (let part = 0; part < meta.parts.length;) {
       const stream = streamOf(meta, part);
       const payload = blob.payload(meta).subarray(stream.off, stream.off + stream.len);

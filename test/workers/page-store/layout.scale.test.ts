@@ -20,7 +20,7 @@ import {
   recordOf,
   type LayoutParams,
 } from "../../../src/storage/layout.ts";
-import { LayoutWriter } from "../../../src/storage/layout-writer.ts";
+import { LayoutWriter, type LayoutWriterParams } from "../../../src/storage/layout-writer.ts";
 import { encodeRecord } from "../../../src/storage/record-codec.ts";
 import { readContent } from "../../../src/storage/revision-reader.ts";
 import { clearBlobCache } from "../../../src/storage/blob-cache.ts";
@@ -80,19 +80,21 @@ describe("cutting a group to its decode budget", () => {
 
 /**
  * Writes `contents` in commits of `batch` with `params`, deleting each commit's dead blobs, then reads
- * every one back, returning the largest decode per byte read and the live blob bytes.
+ * every one back, returning the largest decode per byte read, the live blob bytes, and how many
+ * group blobs of earlier commits later commits cut again (left dead).
  */
 async function writeAndReadAll(
   owner: string,
   contents: Uint8Array[],
-  params: LayoutParams,
+  params: LayoutWriterParams,
   batch: number,
-): Promise<{ worst: number; reads: number; blobBytes: number }> {
+): Promise<{ worst: number; reads: number; blobBytes: number; groupsCutAgain: number }> {
   const store = new BlobStore(env.BLOBS, owner);
   let state = { contentCount: 0, anchorsBlob: null as string | null, tails: new Map<number, string>() };
   const groups = new Map<number, string>();
   const groupBlob = (g: number) => groups.get(g);
   const live = new Map<string, number>();
+  let groupsCutAgain = 0;
   for (let i = 0; i < contents.length; i += batch) {
     const writer = new LayoutWriter(store, params, { ...state, tails: new Map(state.tails), groupBlob });
     const slice = contents.slice(i, i + batch);
@@ -102,7 +104,9 @@ async function writeAndReadAll(
       expect(await store.put(bytes)).toBe(key);
       live.set(key, bytes.byteLength);
     }
+    const groupBlobs = new Set(groups.values());
     for (const key of commit.deadBlobs) {
+      if (groupBlobs.has(key)) groupsCutAgain++;
       live.delete(key);
       await store.delete(key);
     }
@@ -133,7 +137,7 @@ async function writeAndReadAll(
     reads = Math.max(reads, stats.blobReads);
     worst = Math.max(worst, stats.decodedBytes / bytes.byteLength);
   }
-  return { worst, reads, blobBytes: [...live.values()].reduce((a, b) => a + b, 0) };
+  return { worst, reads, blobBytes: [...live.values()].reduce((a, b) => a + b, 0), groupsCutAgain };
 }
 
 /** A page edited line by line: each revision changes one line of a fixed-size text and adds a word. */
@@ -209,11 +213,55 @@ describe("a page that outgrows its early groups", () => {
     const bounded = await writeAndReadAll("layout-growing", page, DEFAULT_LAYOUT, 50);
     expect(bounded.reads).toBeLessThanOrEqual(2);
     expect(bounded.worst).toBeLessThanOrEqual(16);
+    // Held by cutting some early groups again (within the repair cap).
+    expect(bounded.groupsCutAgain).toBeGreaterThan(0);
     // The same page without brackets bounded by the anchors written (as pages made before): over the budget.
     const { boundedBrackets: _, ...estimated } = DEFAULT_LAYOUT;
     const before = await writeAndReadAll("layout-growing-estimated", page, estimated, 50);
     expect(before.worst).toBeGreaterThan(16);
     expect(bounded.blobBytes).toBeLessThanOrEqual(before.blobBytes * 1.02);
+  });
+});
+
+/**
+ * A page of `groups` groups of 4 whose contents are the start of one long text, edited line by line,
+ * cut to `sizeOf(group)` characters: a page that shrinks and grows back.
+ */
+function reshapedPage(groups: number, sizeOf: (group: number) => number): Uint8Array[] {
+  const lines = Array.from(
+    { length: 2_000 },
+    (_, i) => `Line ${i}: a requirement of the specification, numbered ${i * 7919}.`,
+  );
+  const out: Uint8Array[] = [];
+  for (let u = 0; u < groups * 4; u++) {
+    lines[(u * 37) % lines.length] = `Line ${(u * 37) % lines.length}: revised in draft ${u}.`;
+    out.push(new TextEncoder().encode(lines.join("\n").slice(0, sizeOf(Math.floor(u / 4)))));
+  }
+  return out;
+}
+
+describe("repairs that keep a bracket", () => {
+  it("an anchor moved onto its tree's top by a repair still reads within 16 times its size on a page that shrank under a large top and grew back", async () => {
+    // 20 KB up to anchor 40, 1 KB at anchors 40-41, 2.4 KB at 42-43, 12 KB from 44: when 44 brackets 42,
+    // anchor 41 (1 KB) reads over budget, and against the top (anchor 32, itself against anchor 0) it costs
+    // next to nothing but decodes 41 times its size.
+    const page = reshapedPage(50, (g) => (g < 40 ? 20_000 : g < 42 ? 1_000 : g < 44 ? 2_400 : 12_000));
+    const { worst, reads } = await writeAndReadAll("layout-shrunk-top", page, { ...DEFAULT_LAYOUT, groupSize: 4 }, 10);
+    expect(reads).toBeLessThanOrEqual(2);
+    expect(worst).toBeLessThanOrEqual(16);
+  });
+
+  it("past the repair cap a commit leaves the bracket out instead of cutting groups again, and every read stays within 16 times its size", async () => {
+    // The page above, whose early groups are cut again under the default cap.
+    const capped = await writeAndReadAll(
+      "layout-repair-capped",
+      growingPage(),
+      { ...DEFAULT_LAYOUT, repairBytes: 0 },
+      50,
+    );
+    expect(capped.groupsCutAgain).toBe(0);
+    expect(capped.reads).toBeLessThanOrEqual(2);
+    expect(capped.worst).toBeLessThanOrEqual(16);
   });
 });
 
