@@ -9,7 +9,7 @@
  * const fields = { ...mediaWikiImportFields(runs, { storedBytes, rawBytes, revisionsPerSecond }), ...readFields(reads) };
  */
 import { percentile, round, sig4 } from "../harness/index.ts";
-import type { Hop } from "../../../http/server-timing.ts";
+import { HOPS, type Hop } from "../../../http/server-timing.ts";
 import type { MediaWikiRun } from "./mediawiki-baseline.ts";
 
 export const MEDIAWIKI_IMPORT_KEYS = [
@@ -37,16 +37,7 @@ export const MEDIAWIKI_IMPORT_KEYS = [
 ] as const;
 
 /** The hops of an archive read the rows report, as its `Server-Timing` names them (src/http/server-timing.ts); the tiers are off, so never lower or tier. */
-export const READ_HOPS = [
-  "origin",
-  "directory",
-  "locate",
-  "do",
-  "blob",
-  "decode",
-  "hash",
-  "encode",
-] as const satisfies readonly Hop[];
+export const READ_HOPS = HOPS.filter((hop): hop is Exclude<Hop, "lower" | "tier"> => hop !== "lower" && hop !== "tier");
 type HopKey = `read_${"cold" | "warm"}_${(typeof READ_HOPS)[number]}_ms_p50`;
 export const READ_HOP_KEYS: readonly HopKey[] = (["cold", "warm"] as const).flatMap((phase) =>
   READ_HOPS.map((hop) => `read_${phase}_${hop}_ms_p50` as const),
