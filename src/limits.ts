@@ -195,7 +195,7 @@ export const LIMITS = {
      * interned lines or words compared, the same cost at any length). The
      * line diff past it answers "too big"; word marks stop where it runs out.
      * Why: a bound per line let 500 long changed lines cost 2 s of CPU per
-     * request (issue 25). Two million steps take about 12 ms in Node 20; the
+     * request. Two million steps take about 12 ms in Node 20; the
      * largest diff the other compare limits allow (20,000 lines, 1,000 edits)
      * takes under half of them.
      */

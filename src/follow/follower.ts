@@ -1,6 +1,6 @@
 /**
- * Keeps the archive in step with a live MediaWiki through its Action API
- * (issue 28 item 3). One pass, {@link followOnce}, reads the wiki's recent
+ * Keeps the archive in step with a live MediaWiki through its Action API,
+ * so the archive follows a wiki without exports being carried over. One pass, {@link followOnce}, reads the wiki's recent
  * changes from a cursor, with continuation, and brings every page they name
  * up to date: the revisions after the archive's latest for that page, with
  * their content (`rvslots=main`), which on first sight is the page's whole

@@ -130,7 +130,7 @@ type StartInput = Parameters<typeof unstable_startWorker>[0];
  * The Node.js compatibility mode wrangler.toml asks for, as `wrangler dev` and `wrangler deploy` derive it
  * (miniflare's getNodeCompat): `nodejs_compat` with a compatibility date from 2024-09-23 on is "v2".
  * `unstable_startWorker` does not derive it: left out, it bundles as if the flag were off and warns that
- * `node:zlib` needs `nodejs_compat`, though the flag is set (issue 26 item 12).
+ * `node:zlib` needs `nodejs_compat`, though the flag is set: a warning that is not true.
  */
 function nodejsCompatMode(config: Unstable_Config): "v2" | "v1" | null {
   if (!config.compatibility_flags.includes("nodejs_compat")) return null;

@@ -1,5 +1,5 @@
 /**
- * Time travel as a person uses it (issue 28 item 4), in Debian Chromium
+ * Time travel as a person uses it, in Debian Chromium
  * through playwright-core against `palimpsest dev` (what `npm start` runs):
  * a page whose history spans 2017 to 2021 is written through the write API,
  * then, with JavaScript on and off alike, a reader opens its history, asks

@@ -6,7 +6,8 @@
  * documents (never the suppressed one), with its datetime and its visible
  * first/prev/next/last, and the URI it found must serve that revision's
  * body. (0.6.1 has no get_memento_uri; get_memento_info is its lookup.)
- * Issue 26 items 2 and 8.
+ * A client nobody here wrote is the check that the Memento answers follow
+ * the protocol, not our reading of it.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";

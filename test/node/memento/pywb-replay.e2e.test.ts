@@ -1,6 +1,6 @@
 /**
  * pywb 2.10 (PyPI), installed into a temporary venv, replays the archive
- * as a remote Memento source (issue 26 item 8): a collection whose index is
+ * as a remote Memento source: a collection whose index is
  * pywb's `memento` index source, its TimeGate the archive's page URL (the
  * page is its own TimeGate), its replay URL the page's `?at=`, and its
  * TimeMap the archive's link-format TimeMap. pywb takes its candidates from

@@ -1,5 +1,5 @@
 /**
- * A fresh machine passes `npm test` (issue 26 item 10): npm runs
+ * A fresh machine passes `npm test`, with nothing installed by hand: npm runs
  * `.ci/pretest` first, which gets what the tests need, and a test whose tool
  * or corpus is missing fails under CI=true instead of skipping.
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 25 item 1 as an attacker and a new operator would try it, in Debian
+ * The archived-HTML sandbox as an attacker and a new operator would try it, in Debian
  * Chromium (playwright-core) against a local archive Worker: archived HTML
  * is someone else's content, served from the origin the dashboard and its
  * session cookie live on, so it must never act as that origin.

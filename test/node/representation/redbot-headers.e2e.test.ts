@@ -6,8 +6,8 @@
  * before br as browsers and curl do. Besides the response itself it sends
  * its own conditional, ranged and negotiated requests. No note may be BAD
  * unless it is the local dev stack's doing and production differs (ALLOWED
- * says which and why). Every note is printed, for the issue's closing note.
- * Issue 26, acceptance.
+ * says which and why). Every note is printed, so a reviewer sees the WARN
+ * and INFO notes too.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";

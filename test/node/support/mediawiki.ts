@@ -1,5 +1,5 @@
 /**
- * A real MediaWiki for the Node tests (issue 28): the throwaway wiki of
+ * A real MediaWiki for the Node tests: the throwaway wiki of
  * src/tools/local/mediawiki.ts (Debian 12's MediaWiki 1.39 installed afresh
  * into a temporary folder on SQLite, served by PHP's built-in server on a free
  * port, removed at the end), with sessions of its own Action API for editing

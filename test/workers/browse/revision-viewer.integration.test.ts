@@ -1,5 +1,5 @@
 /**
- * The revision viewer and "the page as of a date" (issue 28 item 4), through
+ * The revision viewer and "the page as of a date", through
  * the Worker with its real bindings: `/view/{title}/{revid}` shows one
  * revision with its facts escaped, its visible neighbours and its content
  * shown safely under a strict CSP; `/view/{title}?at=` and the as-of form

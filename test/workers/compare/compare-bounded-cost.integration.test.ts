@@ -1,6 +1,5 @@
 /**
- * Compare pages as a hostile reader would use them (issue 25, item 8): the
- * issue's pair of 500 lines of 3,900 characters of random words cost about
+ * Compare pages as a hostile reader would use them: a pair of 500 lines of 3,900 characters of random words once cost about
  * 2 s of CPU and 4 MB of output on every request. Now the whole diff has one
  * budget, the answer is made once per pair at the origin and served from the
  * tiers after that, and a removal (suppression of either revision, deletion

@@ -1,7 +1,7 @@
 /**
  * Revision ids that are not numbers (`abc`, `1.5`, `1e3`) are the client's
  * mistake: every route that takes one answers 400 naming the field, never
- * a 500 with a stack trace in the log (issue 25, item 12). Zod 4 runs a
+ * a 500 with a stack trace in the log. Zod 4 runs a
  * refinement even after its regex failed, and `BigInt("abc")` threw there.
  * A purge that is refused for such a URL costs the token none of its
  * purge rate.

@@ -6,7 +6,7 @@
  * queries, headers and bodies carry non-numeric and out-of-range ids,
  * unicode, bidi and zero-width characters, broken percent-encoding, segments
  * at the URL limit, odd methods and malformed JSON and forms. Whatever is
- * sent, the answer is never a 5xx (issue 25, item 12).
+ * sent, the answer is never a 5xx: a 5xx is the archive's fault, and logs a stack.
  *
  * Set SEED below to replay a failure; the first offending request is printed
  * whole (method, URL, headers, body) with the answer it got.

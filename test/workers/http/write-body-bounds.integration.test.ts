@@ -2,7 +2,7 @@
  * A write token must not make the archive build millions of objects: the
  * write API (and the purge API) refuse a body's structure as it streams in,
  * by revision count, values in all and nesting depth, before JSON.parse runs
- * (issue 25 item 11). Driven through HTTP as a hostile token holder would.
+ * (JSON.parse would build every object first). Driven through HTTP as a hostile token holder would.
  */
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../../src/limits.ts";

@@ -1,6 +1,5 @@
 /**
- * Memento as clients that nobody here wrote parse it (issue 26 items 2, 8
- * and 9): the TimeGate, `/web/` and `?at=` never lead to a suppressed
+ * Memento as clients that nobody here wrote parse it: the TimeGate, `/web/` and `?at=` never lead to a suppressed
  * revision, a suppressed revision's 410 still says where to go, the
  * TimeGate's redirect names the memento it chose (pywb reads its
  * candidates from that header), `?at=` answers as a memento, and the

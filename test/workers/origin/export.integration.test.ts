@@ -1,6 +1,6 @@
 /**
- * `GET /page/{title}/export` and `GET /api/pages` through the Worker
- * (issue 28 items 1 and 2): the XML is MediaWiki 0.11 as XmlDumpWriter
+ * `GET /page/{title}/export` and `GET /api/pages` through the Worker, what
+ * backup and MediaWiki's importDump.php rely on: the XML is MediaWiki 0.11 as XmlDumpWriter
  * writes it, byte for byte; a suppressed revision is `<text deleted="deleted"
  * />` and `<sha1/>` with nothing its content determines, unless a
  * `backup`-scope token asks, when its content comes marked as suppressed;

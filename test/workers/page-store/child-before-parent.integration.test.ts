@@ -1,6 +1,6 @@
 /**
- * A child dated before its parent (issue 25 item 15; three in the
- * w3c-webdriver corpus history) is stored as dated, but time travel answers
+ * A child dated before its parent (three in the w3c-webdriver corpus
+ * history) is stored as dated, but time travel answers
  * it only from its effective time, the latest timestamp up to it in the
  * page's chain: `?at=`, the TimeGate and `/web/` never answer it for a time
  * before its parent existed. The write answer warns the writer. (Stores

@@ -1,6 +1,5 @@
 /**
- * A re-send is idempotent only when it is the same revision (issue 25 item
- * 15): the same id and text with another contributor, timestamp, parent,
+ * A re-send is idempotent only when it is the same revision: the same id and text with another contributor, timestamp, parent,
  * comment, content model or tags is refused with 409 naming each field and both
  * values, and the stored metadata stays as it was. Driven through the write
  * API as a writer holding a token would.

@@ -1,6 +1,6 @@
 /**
  * A suppressed revision is listed with its id, time, contributor and comment
- * and nothing derived from its content (issue 26, items 1 and 3): were its
+ * and nothing derived from its content: were its
  * size or hashes listed beside its public neighbours, a guess of the hidden
  * text (a phone number) could be checked in seconds. Every listing is read
  * over HTTP after the suppression and searched, headers and body, for the

@@ -1,5 +1,5 @@
 /**
- * Issue 25 item 13: a TierCache's SQLite holds at most its byte budget
+ * A TierCache's SQLite holds at most its byte budget
  * (`LIMITS.tiers.storedBytes`), evicting the least recently read entries,
  * and a tier filled past it keeps answering correctly, with purges applied
  * to what remains. The budget is lowered through the tier's test hook

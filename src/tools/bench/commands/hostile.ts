@@ -4,7 +4,7 @@
  * CPU per request for compare, dcb and br of a big revision against a plain
  * cached read in the same run, each tier's stored bytes after a walk of old
  * revisions against its budget, and workerd's peak RSS under the largest
- * refused write bodies (issue 25). See src/tools/bench/hostile/run.ts for every row.
+ * refused write bodies. See src/tools/bench/hostile/run.ts for every row.
  *
  * @example
  * npx palimpsest bench hostile            # table, about 3 minutes

@@ -4,7 +4,9 @@
  * temporary store per history), reads revisions back and prints storage
  * (blobs + SQLite), read cost (blob reads, decode amplification) and
  * latency, import throughput, the baselines computed in the same run (gzip,
- * brotli, git pack + idx, xz -9e) and issue 13's targets.
+ * brotli, git pack + idx, xz -9e) and the storage targets (src/tools/bench/store/targets.ts:
+ * at most half of git's pack or 1.25 × xz's bytes, at most 2 blob reads and
+ * 16 × decode amplification per read).
  * `--read-scaling` adds one row comparing read latency on synthetic
  * histories of 10 to 10,000 revisions. An export of many pages is measured
  * as a whole wiki: a row per page and one for the wiki, with MediaWiki 1.39
@@ -149,7 +151,7 @@ export function registerBenchStore(bench: Command): void {
   bench
     .command("store")
     .description(
-      "import MediaWiki exports into a local Worker and measure storage, read cost and latency, import throughput against gzip, brotli, git and xz baselines and issue 13's targets; a whole wiki also against MediaWiki 1.39",
+      "import MediaWiki exports into a local Worker and measure storage, read cost and latency, import throughput against gzip, brotli, git and xz baselines, and whether it meets the targets (bytes at most max(0.5 × git pack + idx, 1.25 × xz), at most 2 blob reads and 16 × decode amplification per read); a whole wiki also against MediaWiki 1.39",
     )
     .argument(
       "[files...]",

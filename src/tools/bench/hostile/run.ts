@@ -4,8 +4,8 @@
  * Worker in a local workerd (tiers on, the committed topology, development
  * mode so the colo header works). Each request's cost is workerd's CPU time
  * across it (per-thread schedstat, harness/process-cpu.ts); memory is
- * workerd's peak RSS. Issue 25's acceptance asks for these figures before
- * and after its fixes.
+ * workerd's peak RSS: so a change to a bound (compare's work budget, a
+ * tier's byte budget, a write body's limits) can be compared before and after.
  *
  * The baseline, in the same run and measured the same way: a plain read of a
  * small revision already in the reader's colo (`baseline.cached_read`). Every

@@ -6,7 +6,7 @@
  * (just under `storage.maxRequestBytes` of `{}` elements or of nested arrays).
  *
  * @example
- * const pair = [randomWords(1), randomWords(2)]; // issue 25 item 8: 500 lines of 3,900 characters each
+ * const pair = [randomWords(1), randomWords(2)]; // 500 lines of 3,900 characters each: a compare pair that once cost 2 s of CPU
  * const history = editedHistory(3, 24, 64 * 1024); // 24 revisions of ~64 KiB, each a few lines from the one before
  */
 import { mulberry32 } from "../../../lib/mulberry32.ts";
@@ -30,7 +30,7 @@ function line(rand: () => number, words: readonly string[], width: number): stri
   return out.join(" ").slice(0, width);
 }
 
-/** Issue 25 item 8's hostile text: `lines` lines of `width` characters of words picked at random. */
+/** A hostile compare text (every line differs, and each is long): `lines` lines of `width` characters of words picked at random. */
 export function randomWords(seed: number, lines = 500, width = 3_900): string {
   const rand = mulberry32(seed);
   const words = vocabulary(rand);

@@ -15,7 +15,7 @@
  *   date, message `r<revid>`, via `git fast-import`), then
  *   `git repack -adf --window=250 --depth=50` (git's "aggressive" delta
  *   search); ratio = bytes of the resulting `.pack` plus `.idx` file(s) / raw,
- *   as issue 13 defines this anchor (a pack is unusable without its index).
+ *   the storage target's anchor (targets.ts): a pack is unusable without its index.
  *   Earlier runs counted the pack alone, because that matched the reference
  *   figures best (bip-0340 1.03 %, w3c-aria 0.129 % of raw: the pack alone
  *   lands about 5 % above them, 1.085 % and 0.1356 %; pack + idx 28 % and
@@ -27,8 +27,8 @@
  * - `xz`: the revisions concatenated in order (no separators), streamed
  *   into `xz -9e -T1 -c` (one thread: one solid stream, the same output on
  *   any machine; XZ_DEFAULTS and XZ_OPT are cleared for the same reason);
- *   ratio = bytes of its `.xz` output / raw. The solid-compression anchor of
- *   issue 13. `null` when xz is not installed.
+ *   ratio = bytes of its `.xz` output / raw. The storage target's
+ *   solid-compression anchor (targets.ts). `null` when xz is not installed.
  *
  * gzip and brotli run on libuv's thread pool and git and xz in their own
  * processes, so all four proceed side by side while the export is read.

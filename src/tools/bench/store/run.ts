@@ -30,7 +30,7 @@
  * | write_ms_p50 | median over revisions of batch request time / revisions in the batch (importer.ts) |
  * | import_revisions_per_s, import_mb_per_s | revisions and raw MB (1e6 bytes) over the import's wall time: reading the export, batching and every request (importer.ts) |
  * | baseline_*_ratio | the same kind of fraction for the baselines (baselines.ts): per-revision gzip, 16 MiB-block brotli 9, git aggressive pack + idx (`git_pack`) and pack alone (`git_pack_only`), solid `xz -9e`; git's are null without git, xz's without xz |
- * | target_bytes | issue 13's byte target: max(0.5 × git pack + idx bytes, 1.25 × xz bytes), rounded down (targets.ts); null without git or xz |
+ * | target_bytes | the storage byte target: max(0.5 × git pack + idx bytes, 1.25 × xz bytes), rounded down (targets.ts); null without git or xz |
  * | target_bytes_met | stored_bytes ≤ target_bytes (null when target_bytes is) |
  * | target_reads_met | max_blob_reads_per_read ≤ 2 and max_decode_amplification ≤ 16 (targets.ts) |
  * | mediawiki_import_revisions, _raw_bytes, _completed, _error, _seconds, _revisions_per_s | importDump.php of the history into a fresh MediaWiki 1.39 with install.php's settings and a content handler for the corpus's `html` model (mediawiki-baseline.ts HTML_MODEL_SETTING, without which 1.39 refuses the HTML histories), as for a whole wiki (the wiki row's fields below, mediawiki-baseline.ts) |

@@ -1,5 +1,6 @@
 /**
- * Issue 13's storage targets, in one table, and the checks the store bench
+ * The archive's storage targets (what it must beat: git and xz on the same
+ * history, and a bounded cost per read), in one table, and the checks the store bench
  * reports against them:
  *
  * - bytes: a history's stored bytes (blobs + SQLite) at most

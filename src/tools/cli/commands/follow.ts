@@ -1,6 +1,6 @@
 /**
  * `palimpsest follow <api.php URL>`: keeps the archive in step with a live
- * MediaWiki (issue 28 item 3). The following itself is product code
+ * MediaWiki, from its recent changes. The following itself is product code
  * (src/follow/), which the deployment will also run; this file only wires it
  * to the CLI: the archive through its write API (src/tools/local/archive-client.ts),
  * the cursor in a local file written atomically, a lock so two followers

@@ -1,6 +1,6 @@
 /**
  * `palimpsest bench hostile --json --quick` end to end: a real Worker in
- * workerd, the hostile requests of issue 25 really sent over HTTP. This
+ * workerd, the hostile requests (bench hostile's rows) really sent over HTTP. This
  * checks the output contract and what a user of the archive would notice,
  * not timings: a dcb request naming a dictionary outside the window is
  * answered br, the big revision's Range is cut from its identity body, the

@@ -1,5 +1,5 @@
 /**
- * Palimpsest → MediaWiki against a real wiki (issue 28 item 1): pages in a
+ * Palimpsest → MediaWiki against a real wiki: pages in a
  * local archive (a real corpus history, and a page written through the write
  * API with a Unicode title, an IP contributor and a suppressed revision) go
  * out with `palimpsest export`, MediaWiki 1.39's own `importDump.php` loads

@@ -1,6 +1,6 @@
 /**
  * Export and import speed and peak memory against MediaWiki's own tools, on
- * the same history and machine (issue 28's figures): `palimpsest import` of a
+ * the same history and machine, so the figures are comparable: `palimpsest import` of a
  * corpus history against `importDump.php` of the same XML into MediaWiki 1.39
  * on SQLite, and `palimpsest export` of it against `dumpBackup.php --full`.
  * Prints one JSON line: each side's seconds, MB/s of XML, revisions/s, peak

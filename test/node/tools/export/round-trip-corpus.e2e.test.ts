@@ -1,5 +1,5 @@
 /**
- * Backup and restore, verified (issue 28 item 2), on every history of the
+ * Backup and restore, verified, on every history of the
  * shared corpus: import it into a fresh archive, suppress a revision and
  * write two tagged ones through the API, export the page with a backup
  * token, import that export into a second fresh archive, export again: the

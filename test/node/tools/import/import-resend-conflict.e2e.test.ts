@@ -1,6 +1,6 @@
 /**
  * `palimpsest import` names the revision the archive refuses when an export
- * sends a stored revision again with other metadata (issue 25 item 15): the
+ * sends a stored revision again with other metadata: the
  * real CLI against a real local Worker, as a user runs it.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * MediaWiki → Palimpsest against a real wiki (issue 28): a throwaway
+ * MediaWiki → Palimpsest against a real wiki: a throwaway
  * MediaWiki 1.39 (test/node/support/mediawiki.ts) is edited through its
  * Action API and maintenance scripts, `dumpBackup.php --full` writes its
  * history, `palimpsest import` loads the file into a local archive, and every

@@ -1,5 +1,6 @@
 /**
- * What the local dev stack tells a developer is true (issue 26 item 12).
+ * What the local dev stack tells a developer is true: a false warning teaches
+ * people to ignore the true ones.
  *
  * - `npm start` in a fresh checkout (a copy of the repository with no
  *   `.dev.vars`, run from its root as npm runs it) prints no warning: not
