@@ -46,7 +46,10 @@ export class PageDirectory extends DurableObject<Env> {
     return this.#store.survey(after, limit);
   }
 
-  /** Titles starting with `prefix` (keys, so underscores), after `after`, in key order; deleted ones left out but for `withDeleted`'s restorable ones. */
+  /**
+   * Titles starting with `prefix` (keys, so underscores), after `after`, in key order; deleted ones left out but for
+   * `withDeleted`'s restorable ones.
+   */
   search(prefix: string, after: string, limit: number, withDeleted = false): TitleMatch[] {
     return this.#store.search(prefix, after, limit, withDeleted);
   }

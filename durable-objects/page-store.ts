@@ -38,7 +38,7 @@ import type { PageTimeline } from "../src/page/timeline.ts";
 import type { MementoInfo, TimemapCursor, TimemapPage } from "../src/memento/types.ts";
 import { deletePage, setPageHidden, setRevisionHidden } from "../src/page-store/removal.ts";
 import { PageDb, SHARD_KV, SHARD_PG } from "../src/page-store/rows.ts";
-import { olderFormatOf, openShardSchema } from "../src/page-store/schema.ts";
+import { openShardSchema } from "../src/page-store/schema.ts";
 import type { LazySchema } from "../src/storage/migrations.ts";
 import type { PageRef } from "../src/page/page-ref.ts";
 import type {
@@ -53,7 +53,6 @@ import type {
   StoreProblem,
   StoreRevision,
 } from "../src/page/types.ts";
-import { formerPageStoreOf } from "../src/bindings.ts";
 import { drainOutbox, pagesWithPurges } from "../src/purge/outbox.ts";
 import { BlobStore, pageBlobOwner } from "../src/storage/blob-store.ts";
 
@@ -88,15 +87,9 @@ export class PageStore extends DurableObject<Env> {
   }
 
   /**
-   * Why this Durable Object's storage is of an earlier format, or null: asked of the object a page
-   * had of its own (named by its key, format 4), when the page's shard does not hold a page the
-   * directory lists (see PageHandle). Creates nothing.
+   * Retries outbox purges, and collects blobs that are dead, or pending from a commit that never landed, once past the
+   * grace period: each page's in its queue.
    */
-  olderFormat(): string | null {
-    return olderFormatOf(this.ctx.storage.sql);
-  }
-
-  /** Retries outbox purges, and collects blobs that are dead, or pending from a commit that never landed, once past the grace period: each page's in its queue. */
   override async alarm(): Promise<void> {
     await this.#shard.alarm();
   }
@@ -122,7 +115,10 @@ class Shard {
     return PageDb.open(this.ctx.storage, key, this.#schema.exists());
   }
 
-  /** Page `key`'s view, with its pg taken if it had none: the schema is made on the shard's first write. Inside the page's queue. */
+  /**
+   * Page `key`'s view, with its pg taken if it had none: the schema is made on the shard's first write. Inside the
+   * page's queue.
+   */
   writable(ref: PageRef): PageDb {
     this.#schema.create();
     this.ctx.storage.sql.exec(
@@ -180,18 +176,8 @@ class Shard {
   }
 
   /**
-   * Throws the refusal of a store of an earlier format, if page `key` has one: a page its shard does
-   * not hold, read by a caller the directory let through, may be one written before pages shared
-   * shards (format 4: local development state from then). Its own object refuses to start (or says
-   * why, if it had started); that error is what the reader gets, naming the fix. Costs one call, on
-   * this rare path only.
+   * Refuses every call, naming the fix, if the deployment's shard count is not the one this shard was created under.
    */
-  async refuseOlderFormat(key: string): Promise<void> {
-    const refusal = await formerPageStoreOf(this.env, key).olderFormat();
-    if (refusal) throw new Error(refusal);
-  }
-
-  /** Refuses every call, naming the fix, if the deployment's shard count is not the one this shard was created under. */
   checkShardCount(): void {
     if (this.#countChecked || !this.#schema.exists()) return;
     const recorded = this.#shardValue(SHARD_KV.shards);
@@ -287,7 +273,10 @@ export class PageHandle extends RpcTarget {
     });
   }
 
-  /** Where a revision lives; `queryMs`, the shard's own time on it, lets the caller tell the object's start and the RPC apart (Server-Timing `do`). */
+  /**
+   * Where a revision lives; `queryMs`, the shard's own time on it, lets the caller tell the object's start and the RPC
+   * apart (Server-Timing `do`).
+   */
   async locate(selector: RevisionSelector): Promise<LocateResult & { queryMs?: number }> {
     const start = performance.now();
     const found = await this.#read((db) => locateRevision(db, selector));
@@ -310,7 +299,9 @@ export class PageHandle extends RpcTarget {
     }));
   }
 
-  /** A memento's neighbours in time, by revision id or as the revision current at a time (src/page-store/mementos.ts). */
+  /**
+   * A memento's neighbours in time, by revision id or as the revision current at a time (src/page-store/mementos.ts).
+   */
   memento(which: { id: number } | { at: number }): Promise<(MementoInfo & { version: number }) | StoreProblem> {
     return this.#read((db) => mementoInfo(db, which));
   }
@@ -320,7 +311,10 @@ export class PageHandle extends RpcTarget {
     return this.#read((db) => timemapPage(db, cursor, limit));
   }
 
-  /** Years with edits, the latest visible revision, and revision `id`'s place in the history (src/page-store/timeline.ts). */
+  /**
+   * Years with edits, the latest visible revision, and revision `id`'s place in the history
+   * (src/page-store/timeline.ts).
+   */
   timeline(id?: number): Promise<(PageTimeline & { version: number }) | StoreProblem> {
     return this.#read((db) => pageTimeline(db, id));
   }
@@ -333,16 +327,17 @@ export class PageHandle extends RpcTarget {
     return pageStats(this.#view());
   }
 
-  /** The unsuppressed revision with this body SHA-256 (hex), if a dcb answer for `targetId` may use it (src/page-store/dictionary-window.ts). */
+  /**
+   * The unsuppressed revision with this body SHA-256 (hex), if a dcb answer for `targetId` may use it
+   * (src/page-store/dictionary-window.ts).
+   */
   dictionaryFor(sha256: string, targetId: number): number | null {
     return dictionaryInWindow(this.#view(), sha256, targetId);
   }
 
-  /** Runs a read on the page's rows as they are; a page the shard does not hold is first asked about (Shard.refuseOlderFormat). */
-  async #read<T>(run: (db: PageDb) => T): Promise<T> {
-    const db = this.#view();
-    if (!db.claimed) await this.#shard.refuseOlderFormat(this.#key);
-    return run(db);
+  /** Runs a read on the page's rows as they are (a page the shard does not hold reads as empty). */
+  #read<T>(run: (db: PageDb) => T): Promise<T> {
+    return Promise.resolve(run(this.#view()));
   }
 
   #view(): PageDb {

@@ -48,13 +48,19 @@ export class TierCache extends DurableObject<Env> {
     this.#store.keep(key, answer);
   }
 
-  /** Applies queues' purge events in order, skipping any already applied, in one transaction; returns the last applied sequence of each. */
+  /**
+   * Applies queues' purge events in order, skipping any already applied, in one transaction; returns the last applied
+   * sequence of each.
+   */
   applyPurges(parts: QueuedBatch[]): Applied {
     this.#reachable();
     return applyBatchesToTier(this.#store, parts);
   }
 
-  /** Sets the test hook from outside the Worker's isolate: only the development-only route in workers/routes/admin/dev-fault-routes.ts calls this. */
+  /**
+   * Sets the test hook from outside the Worker's isolate: only the development-only route in
+   * workers/routes/admin/dev-fault-routes.ts calls this.
+   */
   setFaults(faults: TierFaults): void {
     this.faults = { ...faults };
   }

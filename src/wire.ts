@@ -60,7 +60,10 @@ export interface DeletionBody {
   purges: string[];
 }
 
-/** `GET /api/pages`: page keys in key order, with their revision counts when known; `next` is the following list's `after`. */
+/**
+ * `GET /api/pages`: page keys in key order, with their revision counts when known; `next` is the following list's
+ * `after`.
+ */
 export interface PageListBody {
   pages: Array<Pick<TitleMatch, "key" | "revisions" | "deleted">>;
   next: string | null;
@@ -109,10 +112,16 @@ export type AuditPageBody = AuditPage & { links: { next: string | null } };
 /** `GET /api/takedowns`: the takedown log (hides, shows, page deletions and restores), newest first. */
 export type TakedownPageBody = TakedownPage & { links: { next: string | null } };
 
-/** `GET /api/tiers`: the tiers, queues and pools (src/dashboard/tier-overview.ts), and this isolate's lower-tier counters. */
+/**
+ * `GET /api/tiers`: the tiers, queues and pools (src/dashboard/tier-overview.ts), and this isolate's lower-tier
+ * counters.
+ */
 export type TiersBody = TierOverview & { lower: { isolateCounters: Record<string, number> } };
 
-/** `GET /api/follow`: the deployment's wiki follower (src/follow/follower-store.ts, where it is defined for the dashboard too). */
+/**
+ * `GET /api/follow`: the deployment's wiki follower (src/follow/follower-store.ts, where it is defined for the
+ * dashboard too).
+ */
 export type { FollowStatusBody } from "./follow/follower-store.ts";
 
 /** `POST /api/follow/retry`: how many skipped pages the next pass will try again. */

@@ -195,7 +195,9 @@ class ShownRows {
   truncated = false;
   #chars = 0;
 
-  /** Adds the row if it fits whole (true); otherwise its text cut to what is left, or nothing, and false from then on. */
+  /**
+   * Adds the row if it fits whole (true); otherwise its text cut to what is left, or nothing, and false from then on.
+   */
   push(row: Row): boolean {
     if (this.truncated) return false;
     if (this.rows.length >= LIMITS.browse.compareMaxShownLines) return !(this.truncated = true);

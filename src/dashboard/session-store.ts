@@ -14,7 +14,9 @@
  *
  * @example
  * const store = new SessionStore(ctx.storage);
- * store.create({ sid, name: "ops", via: "session", credential, scopes: ["purge"], createdAt: now, expiresAt: now + 8 * 3600_000 });
+ * store.create({
+ *   sid, name: "ops", via: "session", credential, scopes: ["purge"], createdAt: now, expiresAt: now + 8 * 3600_000,
+ * });
  * store.get(sid, Date.now()); // the row, or null once expired or revoked
  */
 import type { Scope } from "../http/tokens.ts";

@@ -10,8 +10,9 @@
  * parseHttpDate("2020-01-01");                     // null: not an RFC 1123 date
  */
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const;
-const RFC1123 =
-  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC1123 = new RegExp(
+  String.raw`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (${MONTHS.join("|")}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$`,
+);
 
 /** Epoch seconds of an RFC 1123 date, or null if it is not one or names no real instant (31 Feb, 24:00). */
 export function parseHttpDate(value: string): number | null {

@@ -68,7 +68,9 @@ const mementoId = z
   .refine(isSafeIdDigits, `revision ids go up to ${Number.MAX_SAFE_INTEGER}`)
   .transform(Number);
 
-/** A TimeMap page: the oldest (no cursor), or the page after or before a memento (the ids its prev/next links carry). */
+/**
+ * A TimeMap page: the oldest (no cursor), or the page after or before a memento (the ids its prev/next links carry).
+ */
 export const timemapQuery = z
   .object({ after: mementoId.optional(), before: mementoId.optional() })
   .refine((q) => q.after === undefined || q.before === undefined, {

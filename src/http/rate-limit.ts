@@ -19,7 +19,11 @@
  * client shares one key.
  *
  * @example
- * const purges = new RateLimiter({ binding: (env) => env.PURGE_RATE, periodSeconds: 60, refusal: (key, s) => new ProblemError({ status: 429, … }) });
+ * const purges = new RateLimiter({
+ *   binding: (env) => env.PURGE_RATE,
+ *   periodSeconds: 60,
+ *   refusal: (key, s) => new ProblemError({ status: 429, … }),
+ * });
  * await purges.charge(env, who.name); // throws the 429 once over
  */
 import type { ProblemError } from "./problem.ts";
@@ -29,7 +33,10 @@ export interface RateLimiterOptions {
   binding: (env: Env) => RateLimit;
   /** The binding's `period` in wrangler.toml. */
   periodSeconds: number;
-  /** Seconds until a refused key may try again: the whole period unless given (for example, to the end of the current window). */
+  /**
+   * Seconds until a refused key may try again: the whole period unless given (for example, to the end of the current
+   * window).
+   */
   retryAfterSeconds?: (now: number) => number;
   /** The 429 a refused key gets. */
   refusal: (key: string, retryAfterSeconds: number) => ProblemError;

@@ -80,7 +80,10 @@ export function mementoLinks(
     );
 }
 
-/** The page's links, then first, prev, next and last around a memento; `selected` too, where a TimeGate names the one it chose. */
+/**
+ * The page's links, then first, prev, next and last around a memento; `selected` too, where a TimeGate names the one it
+ * chose.
+ */
 function linkHeader(urls: MementoUrls, info: MementoInfo, selected: MementoRef | null): string {
   return [
     ...pageLinks(urls),
@@ -94,7 +97,10 @@ function linkHeader(urls: MementoUrls, info: MementoInfo, selected: MementoRef |
   ].join(", ");
 }
 
-/** The Link header of a Memento (RFC 7089 §2.2, as in §4.1.1's example): original, TimeGate, TimeMaps, first, prev, next, last. */
+/**
+ * The Link header of a Memento (RFC 7089 §2.2, as in §4.1.1's example): original, TimeGate, TimeMaps, first, prev,
+ * next, last.
+ */
 export function mementoLinkHeader(urls: MementoUrls, info: MementoInfo): string {
   return linkHeader(urls, info, null);
 }

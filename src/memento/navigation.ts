@@ -8,7 +8,8 @@
  *
  * @example
  * const index: MementoIndex = { title: "Vellum", mementos: [[1, 100, 0], [2, 200, 1], [3, 300, 0]] };
- * mementoInfoIn(index, 3); // { self: { id: 3, ts: 300 }, prev: { id: 1, ts: 100 }, next: null, first: …1, last: …3, … }
+ * mementoInfoIn(index, 3);
+ * // { self: { id: 3, ts: 300 }, prev: { id: 1, ts: 100 }, next: null, first: …1, last: …3, … }
  */
 import type { MementoIndex, MementoInfo, MementoRef } from "./types.ts";
 

@@ -14,9 +14,15 @@ export type OriginQuery =
   | { kind: "history"; ref: PageRef; limit: number; cursor?: string }
   /** Revision `id` coded as RFC 9842 dcb against the page's revision whose body has SHA-256 `dictionary` (hex). */
   | { kind: "delta"; ref: PageRef; id: number; dictionary: string }
-  /** A memento's place in time (src/origin/memento-answers.ts): by revision id, or the revision current at `at` (epoch seconds). */
+  /**
+   * A memento's place in time (src/origin/memento-answers.ts): by revision id, or the revision current at `at` (epoch
+   * seconds).
+   */
   | { kind: "memento"; ref: PageRef; which: { id: number } | { at: number } }
-  /** Every revision's place in time at once (src/origin/memento-answers.ts): what a revision's Memento links are read from. */
+  /**
+   * Every revision's place in time at once (src/origin/memento-answers.ts): what a revision's Memento links are read
+   * from.
+   */
   | { kind: "mementos"; ref: PageRef }
   /** What changed between revisions `from` and `to` of the page (src/origin/compare.ts). */
   | { kind: "compare"; ref: PageRef; from: number; to: number }

@@ -45,8 +45,9 @@ export async function renderDelta(env: Env, query: DeltaQuery, revisionAnswer: (
   }
   const lgwin = Math.min(BROTLI_DEFAULTS.lgwin, Math.max(10, Math.ceil(Math.log2(size + 1))));
   const dcb = await dcbCompress(target.body, dictionary.body, { quality: revisionBrotliQuality(size), lgwin });
-  // Its Cache-Tag also names its revision (src/tiers/cache-key.ts cacheTagsOf), so a purge of the revision's URL reaches it where tags are all there is,
-  // and its dictionary's: once that is suppressed, a cached dcb answer would tell whoever names a guessed text's SHA-256 that the guess is right.
+  // Its Cache-Tag also names its revision (src/tiers/cache-key.ts cacheTagsOf), so a purge of the revision's URL
+  // reaches it where tags are all there is, and its dictionary's: once that is suppressed, a cached dcb answer would
+  // tell whoever names a guessed text's SHA-256 that the guess is right.
   const tags = [...tagsOf(target), revisionVariantsTag(query.ref.key, dictionaryId)];
   return {
     ...target,

@@ -45,7 +45,10 @@ export const EXPORT_GENERATOR = "Palimpsest export 1";
 
 const encoder = new TextEncoder();
 
-/** Escapes character data (and attribute values: `"` too) as MediaWiki's Xml::element does, plus CR and XML-invalid characters. */
+/**
+ * Escapes character data (and attribute values: `"` too) as MediaWiki's Xml::element does, plus CR and XML-invalid
+ * characters.
+ */
 export function escapeXml(s: string, attribute = false): string {
   return s.replace(/[&<>"\r\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, (ch) => {
     switch (ch) {
@@ -148,7 +151,10 @@ export const PAGE_DELETED = "    <palimpsest:deleted />\n";
 /** Bytes of text escaped per piece: a piece's output is at most 5 times this (every byte `&`). */
 const ESCAPE_PIECE_BYTES = 64 * 1024;
 
-/** The bytes that need more than copying: & < > CR, C0 controls but tab and LF, and 0xEF (which may start U+FFFE or U+FFFF). */
+/**
+ * The bytes that need more than copying: & < > CR, C0 controls but tab and LF, and 0xEF (which may start U+FFFE or
+ * U+FFFF).
+ */
 const SPECIAL = new Uint8Array(256);
 for (let b = 0; b < 0x20; b++) if (b !== 0x09 && b !== 0x0a) SPECIAL[b] = 1;
 for (const b of [0x26, 0x3c, 0x3e, 0xef]) SPECIAL[b] = 1;

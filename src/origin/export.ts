@@ -17,7 +17,9 @@
  * complete-looking wrong one.
  *
  * @example
- * const { body, next } = await exportPage(env, { ref, start: null, dir: "asc", limit: 1000, withSuppressed: true, maxBytes: LIMITS.export.maxBytes });
+ * const { body, next } = await exportPage(env, {
+ *   ref, start: null, dir: "asc", limit: 1000, withSuppressed: true, maxBytes: LIMITS.export.maxBytes,
+ * });
  */
 import { pageStoreOf } from "../bindings.ts";
 import { ProblemError } from "../http/problem.ts";
@@ -39,7 +41,9 @@ export interface ExportRequest {
   limit: number;
   /** Whether suppressed revisions' content is written (a `backup` token asked). */
   withSuppressed: boolean;
-  /** Bytes of text the answer carries at most: `export.maxBytes` for a backup, `export.anonymousMaxBytes` for anyone. */
+  /**
+   * Bytes of text the answer carries at most: `export.maxBytes` for a backup, `export.anonymousMaxBytes` for anyone.
+   */
   maxBytes: number;
 }
 

@@ -22,7 +22,10 @@ import type { HistoryPage, StoreProblem } from "../page/types.ts";
 /** What a write changes: the one policy for TimeMaps and Memento answers (src/representation/cache-control.ts). */
 export const MEMENTO_CACHE_CONTROL = CACHE_CONTROL.timemap;
 
-/** A small mutable JSON (or link-format) answer about a page: Memento answers, TimeMaps, the time line (src/origin/timeline-answer.ts). */
+/**
+ * A small mutable JSON (or link-format) answer about a page: Memento answers, TimeMaps, the time line
+ * (src/origin/timeline-answer.ts).
+ */
 export async function answer(
   query: OriginQuery,
   contentType: string,

@@ -42,7 +42,10 @@ export async function readRevision(
   return readLocated(env, ref, found, timer);
 }
 
-/** Reads a revision the PageStore has located (or throws the problem it answered instead); `timer` takes its blob, decode and hash hops. */
+/**
+ * Reads a revision the PageStore has located (or throws the problem it answered instead); `timer` takes its blob,
+ * decode and hash hops.
+ */
 export async function readLocated(
   env: Env,
   ref: PageRef,

@@ -27,7 +27,10 @@ export async function collectBlobs(db: PageDb, blobs: BlobStore, graceMs: number
   return doomed.length;
 }
 
-/** What the shard's blobs await: the keys of the pages with a blob collectable by `now`, and when the next of the others is. */
+/**
+ * What the shard's blobs await: the keys of the pages with a blob collectable by `now`, and when the next of the others
+ * is.
+ */
 export function blobsAwaiting(
   sql: SqlStorage,
   graceMs: number,

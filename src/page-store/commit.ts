@@ -99,7 +99,10 @@ function metadataDifferences(row: Revision, sent: StoreRevision): FieldDifferenc
   return differences;
 }
 
-/** Splits the batch into revisions already stored (same content) and new ones that extend the chain; refuses anything else. */
+/**
+ * Splits the batch into revisions already stored (same content) and new ones that extend the chain; refuses anything
+ * else.
+ */
 async function checkBatch(
   db: PageDb,
   latest: Revision | null,
@@ -247,7 +250,10 @@ async function fillOf(
 /** The content index of a revision whose text the archive never held. */
 const NO_CONTENT = -1;
 
-/** Identical contents are stored once: maps each fresh revision (a text-missing one to NO_CONTENT) to an existing or new content index. */
+/**
+ * Identical contents are stored once: maps each fresh revision (a text-missing one to NO_CONTENT) to an existing or new
+ * content index.
+ */
 function assignContents(
   db: PageDb,
   fresh: Fresh[],

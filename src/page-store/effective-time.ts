@@ -13,8 +13,7 @@
  * `revs_by_effective (eff_ts)` index, whose entries end in the rowid, `seq`
  * (`visibleAt` in src/page-store/mementos.ts, for `?at=` and the TimeGate).
  * Commits store each new revision's effective time
- * (src/page-store/commit.ts); migration 3 (src/page-store/schema.ts) fills
- * in those of stores written before.
+ * (src/page-store/commit.ts).
  *
  * @example
  * effectiveTimes(null, [100, 300, 200]); // [100, 300, 300]: at 250, the revision dated 100 is current
@@ -25,7 +24,10 @@ import type { PageDb } from "./rows.ts";
 /** Unix seconds as the archive writes a timestamp (toMeta's form). */
 const isoSeconds = (ts: number): string => new Date(ts * 1000).toISOString().replace(".000Z", "Z");
 
-/** Effective times of revisions appended, in order, after one whose effective time is `previous` (null: the page's first). */
+/**
+ * Effective times of revisions appended, in order, after one whose effective time is `previous` (null: the page's
+ * first).
+ */
 export function effectiveTimes(previous: number | null, timestamps: readonly number[]): number[] {
   let running = previous ?? -Infinity;
   return timestamps.map((ts) => (running = Math.max(running, ts)));

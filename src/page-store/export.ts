@@ -14,7 +14,9 @@
  * the cursors `a<seq>` (after) and `b<seq>` (before) are the history's own.
  *
  * @example
- * const plan = exportRevisions(db, { kind: "plan", start: { after: 0 }, dir: "asc", limit: 1000, maxBytes: 1 << 28, withSuppressed: false });
+ * const plan = exportRevisions(db, {
+ *   kind: "plan", start: { after: 0 }, dir: "asc", limit: 1000, maxBytes: 1 << 28, withSuppressed: false,
+ * });
  */
 import type {
   ExportAnswer,

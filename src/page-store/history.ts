@@ -68,7 +68,9 @@ function withPreviousVisible(db: PageDb, rows: RevRow[], entries: HistoryEntry[]
   return entries;
 }
 
-/** The latest revision's id, from its row alone (its metadata record is not decoded); none on a page deleted for good. */
+/**
+ * The latest revision's id, from its row alone (its metadata record is not decoded); none on a page deleted for good.
+ */
 function latestIdOf(db: PageDb, page: PageRow | null): number | null {
   const seq = page?.deleted_at == null ? page?.latest_seq : null;
   return seq == null ? null : (db.rows("AND seq = ?", seq)[0]?.rev_id ?? null);

@@ -125,7 +125,10 @@ export function mementoInfo(
   };
 }
 
-/** A TimeMap page of up to `limit` mementos, oldest first: the oldest ones, or those just after or just before a memento. */
+/**
+ * A TimeMap page of up to `limit` mementos, oldest first: the oldest ones, or those just after or just before a
+ * memento.
+ */
 export function timemapPage(
   db: PageDb,
   cursor: TimemapCursor,

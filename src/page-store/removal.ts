@@ -50,7 +50,8 @@ export function setRevisionHidden(
         revisionId,
       )
       .toArray()[0]!;
-    // The page's raw bytes count visible contents only: with the history's sizes public, a total would give the hidden one's away.
+    // The page's raw bytes count visible contents only: with the history's sizes public, a total would give the hidden
+    // one's away.
     if (was.suppressed !== updated.suppressed) {
       const { bytes } = db.withMeta([updated])[0]!;
       db.sql.exec(

@@ -80,13 +80,18 @@ export interface RevRow {
 /** Record blocks per page in `meta`'s rowid space: a page's records are ids [pg·2^24, (pg+1)·2^24). */
 const META_IDS_PER_PAGE = 2 ** 24;
 
-/** The `meta` rowid of a page's record block (16 revisions a block: 268 million revisions a page; 2^29 pages a shard). */
+/**
+ * The `meta` rowid of a page's record block (16 revisions a block: 268 million revisions a page; 2^29 pages a shard).
+ */
 export const metaId = (pg: number, block: number): number => pg * META_IDS_PER_PAGE + block;
 
 /** A revision with its metadata record entry. */
 export type Revision = { [K in keyof RevRow as string extends K ? never : K]: RevRow[K] } & MetaEntry;
 
-/** 48 bits: exact in a JS number and in SQLite's 6-byte integer. Collisions are told apart by the full hash in the record. */
+/**
+ * 48 bits: exact in a JS number and in SQLite's 6-byte integer. Collisions are told apart by the full hash in the
+ * record.
+ */
 export const contentKey = (sha256Hex: string): number => Number.parseInt(sha256Hex.slice(0, 12), 16);
 
 /** An expected failure, returned across RPC (an exception would lose its fields). */
@@ -221,7 +226,10 @@ export class PageDb {
     return page && page.deleted_at == null ? page : null;
   }
 
-  /** Indexed rows of this page; `more` and `args` follow `SELECT … FROM revs WHERE pg = ?` (`AND seq = ?`, `ORDER BY …`). */
+  /**
+   * Indexed rows of this page; `more` and `args` follow `SELECT … FROM revs WHERE pg = ?` (`AND seq = ?`, `ORDER BY
+   * …`).
+   */
   rows(more: string, ...args: SqlStorageValue[]): RevRow[] {
     if (!this.claimed) return [];
     return this.sql.exec<RevRow>(`SELECT ${REV_COLUMNS} FROM revs WHERE pg = ? ${more}`, this.pg, ...args).toArray();

@@ -1,4 +1,6 @@
-/** The content models the archive accepts, the format MediaWiki records for each, and the media type each is served as. */
+/**
+ * The content models the archive accepts, the format MediaWiki records for each, and the media type each is served as.
+ */
 export const CONTENT_MODELS = {
   // Served as plain text: no browser renders text/x-wiki, most download it; the model goes in x-content-model.
   wikitext: { format: "text/x-wiki", contentType: "text/plain; charset=utf-8" },

@@ -25,13 +25,10 @@ import type {
   TitleMatch,
 } from "./directory.ts";
 
-/**
- * Numbered (src/storage/migrations.ts). Idempotent: a shard from before
- * numbering may hold `pages` alone, or `figures` without its index.
- */
+/** Numbered (src/storage/migrations.ts): the first is the whole schema; a change appends the next. */
 const MIGRATIONS: readonly Migration[] = [
-  "CREATE TABLE IF NOT EXISTS pages (key TEXT PRIMARY KEY) WITHOUT ROWID",
-  `CREATE TABLE IF NOT EXISTS figures (
+  `CREATE TABLE pages (key TEXT PRIMARY KEY) WITHOUT ROWID;
+   CREATE TABLE figures (
      key TEXT PRIMARY KEY,
      title TEXT NOT NULL,
      version INTEGER NOT NULL,
@@ -41,11 +38,14 @@ const MIGRATIONS: readonly Migration[] = [
      blob_bytes INTEGER NOT NULL,
      metadata_bytes INTEGER NOT NULL,
      reported_at INTEGER NOT NULL
-   ) WITHOUT ROWID`,
-  "CREATE INDEX IF NOT EXISTS figures_recent ON figures (reported_at)",
+   ) WITHOUT ROWID;
+   CREATE INDEX figures_recent ON figures (reported_at);`,
 ];
 
-/** Above every title that starts with a prefix: SQLite compares TEXT as UTF-8 bytes, and U+10FFFF is the highest code point. */
+/**
+ * Above every title that starts with a prefix: SQLite compares TEXT as UTF-8 bytes, and U+10FFFF is the highest code
+ * point.
+ */
 const PREFIX_END = "\u{10FFFF}";
 
 interface FigureRow {

@@ -129,9 +129,9 @@ export interface DirectoryOverview {
 /**
  * Titles (keys) starting with `prefix`, after the cursor `after`, in key
  * order across every shard. Deleted pages are never listed, except, with
- * `withDeleted` (a backup), those deleted as MediaWiki deletes (restorable). Each shard sends at most `limit + 1` matches, so
- * the merged first `limit` are the true ones and the read stays bounded by
- * 32 × (limit + 1) rows, however many titles match.
+ * `withDeleted` (a backup), those deleted as MediaWiki deletes (restorable). Each shard sends at most `limit + 1`
+ * matches, so the merged first `limit` are the true ones and the read stays bounded by 32 × (limit + 1) rows, however
+ * many titles match.
  */
 export async function searchTitles(
   env: Env,

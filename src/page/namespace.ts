@@ -28,7 +28,10 @@ export const CANONICAL_NAMESPACES: ReadonlyArray<readonly [number, string]> = [
   [829, "Module talk"],
 ];
 
-/** Prefixes a page key may start with (lower case, underscores), with `Image`, File's old name; Media and Special hold no pages. */
+/**
+ * Prefixes a page key may start with (lower case, underscores), with `Image`, File's old name; Media and Special hold
+ * no pages.
+ */
 const NAMESPACES: Record<string, number> = Object.fromEntries([
   ...CANONICAL_NAMESPACES.filter(([n]) => n > 0).map(([n, name]) => [name.toLowerCase().replace(/ /g, "_"), n]),
   ["image", 6],

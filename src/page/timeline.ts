@@ -25,9 +25,15 @@ export interface RevisionPlace {
   revision: ListedRevision;
   /** Its place in commit order, 1 for the first revision. */
   position: number;
-  /** From when time travel answers it (src/page-store/effective-time.ts); its own timestamp unless dated before its parent. */
+  /**
+   * From when time travel answers it (src/page-store/effective-time.ts); its own timestamp unless dated before its
+   * parent.
+   */
   effectiveTimestamp: string;
-  /** Whether `/web/{effectiveTimestamp}/{title}` answers this revision (not when suppressed, or when a later one is current from the same second). */
+  /**
+   * Whether `/web/{effectiveTimestamp}/{title}` answers this revision (not when suppressed, or when a later one is
+   * current from the same second).
+   */
   webAnswersIt: boolean;
   prev: TimelineMark | null;
   next: TimelineMark | null;

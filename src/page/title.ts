@@ -34,8 +34,10 @@ const DIRECTIONAL = /[\u200e\u200f\u202a-\u202e]/gu;
  * isolates are directional controls MediaWiki does not strip; tag
  * characters (U+E0000–U+E007F) spell nothing outside emoji flags.
  */
-const INVISIBLE =
-  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\u{1d173}-\u{1d17a}\u{e0000}-\u{e007f}]/u;
+const INVISIBLE = new RegExp(
+  String.raw`[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\u{1d173}-\u{1d17a}\u{e0000}-\u{e007f}]`,
+  "u",
+);
 /**
  * Variation selectors choose a glyph for the character before them. VS15
  * and VS16 (text or emoji presentation) are allowed after an emoji, where

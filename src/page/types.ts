@@ -57,7 +57,9 @@ export interface RevisionMeta {
   commentHidden?: true;
   /** Present when the contributor is hidden: public answers show it empty. */
   contributorHidden?: true;
-  /** Present when the archive never held the text (hidden before it was first read): suppressed, with no size or hashes. */
+  /**
+   * Present when the archive never held the text (hidden before it was first read): suppressed, with no size or hashes.
+   */
   textMissing?: true;
 }
 
@@ -127,7 +129,9 @@ export type AppendResult =
       ok: true;
       created: number[];
       existing: number[];
-      /** Revisions stored without their text (hidden before the archive first read it) whose text this write filled in. */
+      /**
+       * Revisions stored without their text (hidden before the archive first read it) whose text this write filled in.
+       */
       filled: number[];
       latestId: number | null;
       storedBytes: number;

@@ -47,7 +47,10 @@ export function applyBatchesToTier(store: TierStore, parts: QueuedBatch[]): Appl
   return store.transaction(() => parts.map(({ queue, batch }) => ({ queue, seq: applyToTier(store, queue, batch) })));
 }
 
-/** Applies events from one queue to a TierCache's store, in order, skipping any already applied; returns the last applied sequence. Inside the caller's transaction. */
+/**
+ * Applies events from one queue to a TierCache's store, in order, skipping any already applied; returns the last
+ * applied sequence. Inside the caller's transaction.
+ */
 function applyToTier(store: TierStore, queue: string, batch: PurgeBatch): number {
   let applied = store.appliedSeq(queue);
   if (batch.flushUpTo !== undefined && batch.flushUpTo > applied) {
@@ -93,7 +96,10 @@ export class LowerTierPurges {
     }));
   }
 
-  /** Raises each page's floor once, to the highest the events ask, and every mark in one write; `flushAt` first marks everything gone. */
+  /**
+   * Raises each page's floor once, to the highest the events ask, and every mark in one write; `flushAt` first marks
+   * everything gone.
+   */
   async applyEvents(events: readonly PurgeRequest[], flushAt?: number): Promise<void> {
     const floors = new Map<string, PageFloor>();
     const marks = flushAt === undefined ? [] : [{ selectors: [ALL], at: flushAt, soft: false }];

@@ -12,15 +12,17 @@
  *
  * @example
  * const store = new AuditStore(ctx.storage);
- * store.record({ id: "weur-q0:7", by: "ops", kind: "tag", soft: false, items: ["t1"], keys: 1, dropped: 0, createdAt: Date.now() });
+ * store.record({
+ *   id: "weur-q0:7", by: "ops", kind: "tag", soft: false, items: ["t1"], keys: 1, dropped: 0, createdAt: Date.now(),
+ * });
  * store.list(null, 50); // { entries: [...], next: null }
  */
 import { LazySchema, type Migration } from "../storage/migrations.ts";
 import type { AuditEntry, AuditPage } from "./audit.ts";
 
-/** Numbered (src/storage/migrations.ts). Idempotent: a log from before numbering may lack `early_completions`. */
+/** Numbered (src/storage/migrations.ts): the first is the whole schema; a change appends the next. */
 const MIGRATIONS: readonly Migration[] = [
-  `CREATE TABLE IF NOT EXISTS audit (
+  `CREATE TABLE audit (
      n INTEGER PRIMARY KEY AUTOINCREMENT,
      id TEXT NOT NULL UNIQUE,
      by TEXT NOT NULL,
@@ -31,8 +33,8 @@ const MIGRATIONS: readonly Migration[] = [
      dropped INTEGER NOT NULL,
      created_at INTEGER NOT NULL,
      completed_at INTEGER
-   )`,
-  "CREATE TABLE IF NOT EXISTS early_completions (id TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID",
+   );
+   CREATE TABLE early_completions (id TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID;`,
 ];
 
 /** How long a completion waits for a record that never came (the ingest's audit call failed). */

@@ -22,7 +22,10 @@ export function recordPurge(page: OutboxPage, request: PurgeRequest, now = Date.
   page.sql.exec("INSERT INTO outbox (pg, request, next_at) VALUES (?, ?, ?)", page.pg, JSON.stringify(request), now);
 }
 
-/** Hands the page's recorded purges to their queues, oldest first; returns the purge ids issued. Stops at the first failure, so order holds. */
+/**
+ * Hands the page's recorded purges to their queues, oldest first; returns the purge ids issued. Stops at the first
+ * failure, so order holds.
+ */
 export async function drainOutbox(env: Env, page: OutboxPage): Promise<string[]> {
   const { sql } = page;
   const ids: string[] = [];

@@ -49,7 +49,10 @@ export function asIs(status: number, headers: Headers): ResponseInit {
 type Served =
   { kind: "not-modified" } | { kind: "whole"; status: number } | { kind: "partial"; start: number; end: number };
 
-/** Preconditions, then Range, for a body of `length` bytes; `headers` gains what the outcome needs (304's removals, Accept-Ranges, Content-Range). */
+/**
+ * Preconditions, then Range, for a body of `length` bytes; `headers` gains what the outcome needs (304's removals,
+ * Accept-Ranges, Content-Range).
+ */
 function check(request: Request, status: number, headers: Headers, length: number): Served {
   const { method } = request;
   // Preconditions and ranges are about a representation that exists (2xx, RFC 9110 §13.2.1), and only

@@ -81,7 +81,9 @@ interface Recut {
  */
 export type LayoutWriterParams = LayoutParams & { repairBytes?: number };
 
-/** A way to keep every read within budget: the anchor records it leaves, the groups it cuts again, its cost in bytes. */
+/**
+ * A way to keep every read within budget: the anchor records it leaves, the groups it cuts again, its cost in bytes.
+ */
 interface Repair {
   cost: number;
   records: Map<number, { meta: Omit<RecordMeta, "off" | "len">; payload: Uint8Array }>;
@@ -236,7 +238,9 @@ export class LayoutWriter {
     return true;
   }
 
-  /** Each over-budget anchor stored alone, then each over-budget group cut again; null if that costs the gain or more. */
+  /**
+   * Each over-budget anchor stored alone, then each over-budget group cut again; null if that costs the gain or more.
+   */
   async #repairAloneThenRecut(trial: number, deps: number[], count: number, gain: number): Promise<Repair | null> {
     let over = this.#overBudget(trial, deps, count);
     if (over.anchors.includes(trial)) return null;
@@ -499,7 +503,9 @@ export class LayoutWriter {
     return record.meta.dict.map((id) => Number(id.slice(1)));
   }
 
-  /** Bytes decoded to read `anchors`, following each one's dictionary; anchor `trial` taken as encoded against `deps`. */
+  /**
+   * Bytes decoded to read `anchors`, following each one's dictionary; anchor `trial` taken as encoded against `deps`.
+   */
   #closureBytes(anchors: readonly number[], trial: number, deps: readonly number[]): number {
     const seen = new Set<number>();
     let sum = 0;

@@ -5,18 +5,18 @@
  * lives in a one-row `schema_version` table, because a Durable Object's
  * SQLite refuses `PRAGMA user_version` (SQLITE_AUTH).
  *
- * Rules for a store's list: never edit a migration that has shipped, append
- * the next. A store whose tables predate numbering starts at version 0, so
- * its first migrations must be idempotent (`CREATE TABLE IF NOT EXISTS`,
- * {@link addColumn}) to land it at the right version whatever it held.
+ * A store's list begins with its whole first schema, version 1: nothing was
+ * deployed before it. To change a schema once it has been deployed, append a
+ * migration; never edit one that has shipped.
  *
- * A store whose reads must create nothing asks {@link hasSchema} first and
- * migrates only on its first write (or when an older database is found).
+ * A store whose reads must create nothing uses {@link LazySchema}: the schema
+ * is made on its first write, and a read that finds its tables brings them up
+ * to date.
  *
  * @example
  * const MIGRATIONS: Migration[] = [
- *   "CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY, event TEXT NOT NULL)",
- *   (sql) => addColumn(sql, "log", "created_at", "INTEGER"),
+ *   "CREATE TABLE log (seq INTEGER PRIMARY KEY, event TEXT NOT NULL)",
+ *   "ALTER TABLE log ADD COLUMN created_at INTEGER", // a later change, appended
  * ];
  * migrate(ctx.storage, MIGRATIONS); // 2; a second call runs nothing
  */
@@ -28,7 +28,7 @@ const VERSION_TABLE =
   "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)";
 
 /** Whether any of these tables exists: a store asks before a read, so a read never creates a database. */
-export function hasSchema(sql: SqlStorage, tables: readonly string[]): boolean {
+function hasSchema(sql: SqlStorage, tables: readonly string[]): boolean {
   const names = ["schema_version", ...tables];
   return (
     sql
@@ -40,25 +40,16 @@ export function hasSchema(sql: SqlStorage, tables: readonly string[]): boolean {
   );
 }
 
-/** How many migrations have run (0 for a database that never counted). */
-export function schemaVersion(sql: SqlStorage): number {
-  const columns = sql
-    .exec<{ name: string }>("SELECT name FROM pragma_table_info('schema_version')")
-    .toArray()
-    .map((c) => c.name);
-  if (columns.length === 0) return 0;
-  // The dashboard sessions' first form of the table, one column `v`: rewritten to this one, keeping the count.
-  if (!columns.includes("version")) {
-    const v = sql.exec<{ v: number }>("SELECT v FROM schema_version").toArray()[0]?.v ?? 0;
-    sql.exec("DROP TABLE schema_version");
-    sql.exec(VERSION_TABLE);
-    sql.exec("INSERT INTO schema_version (id, version) VALUES (1, ?)", v);
-    return v;
-  }
+/** How many migrations have run (0 for a new database). */
+function schemaVersion(sql: SqlStorage): number {
+  if (!hasSchema(sql, [])) return 0;
   return sql.exec<{ version: number }>("SELECT version FROM schema_version WHERE id = 1").toArray()[0]?.version ?? 0;
 }
 
-/** Runs the migrations past the database's version, in order, each in one transaction with its version; returns the version reached. */
+/**
+ * Runs the migrations past the database's version, in order, each in one transaction with its version; returns the
+ * version reached.
+ */
 export function migrate(storage: DurableObjectStorage, migrations: readonly Migration[]): number {
   const sql = storage.sql;
   const at = storage.transactionSync(() => {
@@ -76,12 +67,6 @@ export function migrate(storage: DurableObjectStorage, migrations: readonly Migr
     });
   }
   return Math.max(at, migrations.length);
-}
-
-/** `ALTER TABLE … ADD COLUMN`, unless the column is there: SQLite has no IF NOT EXISTS for columns. */
-export function addColumn(sql: SqlStorage, table: string, column: string, declaration: string): void {
-  if (sql.exec("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column).toArray().length > 0) return;
-  sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
 }
 
 /**

@@ -21,7 +21,9 @@ export interface StreamCut {
   plain: boolean;
 }
 
-/** The raw prefix dictionary made of these anchors, or none when they hold no bytes (blanked pages make empty anchors). */
+/**
+ * The raw prefix dictionary made of these anchors, or none when they hold no bytes (blanked pages make empty anchors).
+ */
 function dictionaryOf(anchors: Uint8Array[]): Uint8Array | undefined {
   const bytes = concatChunks(anchors);
   return bytes.byteLength > 0 ? bytes : undefined;
@@ -36,7 +38,9 @@ function compressStream(body: Uint8Array, dictionary: Uint8Array | undefined, pa
   });
 }
 
-/** `cut`: the group's streams, in order (absent: one stream with the dictionary, the format every record had before). */
+/**
+ * `cut`: the group's streams, in order (absent: one stream with the dictionary, the format every record had before).
+ */
 export async function encodeRecord(
   id: string,
   parts: Uint8Array[],
@@ -80,7 +84,10 @@ export class RecordCorruptError extends Error {
   override readonly name = "RecordCorruptError";
 }
 
-/** The stream of a record that holds part `part`: where its payload lies, its first part, and whether it needs the dictionary. */
+/**
+ * The stream of a record that holds part `part`: where its payload lies, its first part, and whether it needs the
+ * dictionary.
+ */
 export interface StreamOfPart {
   /** Byte range of the stream within the record's payload. */
   off: number;

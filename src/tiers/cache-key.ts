@@ -63,12 +63,18 @@ export function timemapKey(
   return { key: `${path(page)}/timemap/${format}?base=${encodeURIComponent(base)}${at}`, page, mutable: true };
 }
 
-/** The page's years and latest visible revision, with one revision's neighbours when `id` is given: changes with every write. */
+/**
+ * The page's years and latest visible revision, with one revision's neighbours when `id` is given: changes with every
+ * write.
+ */
 export function timelineKey(page: string, id: number | undefined): CacheKey {
   return { key: `${path(page)}/timeline${id === undefined ? "" : `/${id}`}`, page, mutable: true };
 }
 
-/** What changed between two revisions (a compare page): as immutable as they are; a removal drops it with the page's other keys. */
+/**
+ * What changed between two revisions (a compare page): as immutable as they are; a removal drops it with the page's
+ * other keys.
+ */
 export function compareKey(page: string, from: number, to: number): CacheKey {
   return { key: `${path(page)}/compare/${from}...${to}`, page, mutable: false };
 }
@@ -82,12 +88,18 @@ export function exportKey(page: string, start: ExportStart | null, dir: ExportDi
   return { key: `${path(page)}/export?${exportSelection(start, dir, limit)}`, page, mutable: true };
 }
 
-/** A revision coded against a dictionary (RFC 9842 dcb): as immutable as the revision, one entry per dictionary, under the revision's key. */
+/**
+ * A revision coded against a dictionary (RFC 9842 dcb): as immutable as the revision, one entry per dictionary, under
+ * the revision's key.
+ */
 export function deltaKey(page: string, id: number, dictionary: string): CacheKey {
   return { key: `${revisionKey(page, id).key}?dcb=${dictionary}`, page, mutable: false };
 }
 
-/** The revision key a dcb variant's key extends, or undefined for any other key: purging a revision's URL purges its variants. */
+/**
+ * The revision key a dcb variant's key extends, or undefined for any other key: purging a revision's URL purges its
+ * variants.
+ */
 export function variantBase(key: string): string | undefined {
   const at = key.indexOf("?dcb=");
   return at === -1 ? undefined : key.slice(0, at);

@@ -13,11 +13,10 @@
  * operator's purge raises purge marks (src/tiers/purge-marks.ts), all kept
  * in one record per colo. Every read checks both, so once a purge is applied
  * here nothing older is served again, not even stale; a soft purge's mark
- * makes a covered entry stale instead, served while it is revalidated. In development each simulated colo has its own named cache,
- * and purge queues apply purges to it directly (src/purge/apply.ts); in production the cache is
- * `caches.default` of the real data centre, which only Cloudflare's purge
- * API reaches from elsewhere (see `src/purge/zone-purge.ts`), so entries carry
- * `Cache-Tag`s and live under the archive's public origin.
+ * makes a covered entry stale instead, served while it is revalidated. In development each simulated colo has its own
+ * named cache, and purge queues apply purges to it directly (src/purge/apply.ts); in production the cache is
+ * `caches.default` of the real data centre, which only Cloudflare's purge API reaches from elsewhere (see
+ * `src/purge/zone-purge.ts`), so entries carry `Cache-Tag`s and live under the archive's public origin.
  */
 import { settingsOf } from "../config/settings.ts";
 import { topologyOf, type Topology } from "../config/topology.ts";
@@ -339,7 +338,10 @@ export class LowerTier {
     });
   }
 
-  /** Raises purge marks (what each covers, produced before its `at`, is gone or, soft, stale) in one read and write of the colo's marks record. */
+  /**
+   * Raises purge marks (what each covers, produced before its `at`, is gone or, soft, stale) in one read and write of
+   * the colo's marks record.
+   */
   markAll(raises: Array<{ selectors: string[]; at: number; soft: boolean }>): Promise<void> {
     return this.#locked(MARKS, async () => {
       const marks = await this.marks();

@@ -20,6 +20,9 @@ export interface TierRead {
   servedBy: TierName;
   /** Where this read's time went below the asker (src/http/server-timing.ts); never kept with the entry. */
   timings?: HopTimings;
-  /** What the origin rendered beside `entry` in the fill that brought it (src/origin/latest-and-index.ts), for each tier it passes to keep too. */
+  /**
+   * What the origin rendered beside `entry` in the fill that brought it (src/origin/latest-and-index.ts), for each tier
+   * it passes to keep too.
+   */
   also?: Companion[];
 }

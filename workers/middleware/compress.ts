@@ -37,7 +37,10 @@ function negotiable(res: Response): boolean {
   return isCompressible(h.get("content-type"));
 }
 
-/** Replaces the response outright: Hono's `c.res = x` would copy the old response's headers (ETag, Content-Length) over the new ones. */
+/**
+ * Replaces the response outright: Hono's `c.res = x` would copy the old response's headers (ETag, Content-Length) over
+ * the new ones.
+ */
 function replace(c: Context, res: Response): void {
   c.res = undefined;
   c.res = res;

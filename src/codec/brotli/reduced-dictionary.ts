@@ -239,7 +239,10 @@ export interface TraceOptions {
   mode?: BrotliMode;
 }
 
-/** Trace events in their native layout (see {@link DictionaryCandidateEvent}), for callers that want no per-event objects. */
+/**
+ * Trace events in their native layout (see {@link DictionaryCandidateEvent}), for callers that want no per-event
+ * objects.
+ */
 export interface TraceRecords {
   /** count x TRACE_RECORD_BYTES bytes. */
   records: Uint8Array;

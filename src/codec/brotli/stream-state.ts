@@ -27,9 +27,15 @@ export interface BrotliCoderKind {
   /** The exports that create and destroy the state. */
   create: string;
   destroy: string;
-  /** Whether it attaches prepared dictionaries (an encoder) or only their bytes (a decoder): see borrowUnpreparedDictionary. */
+  /**
+   * Whether it attaches prepared dictionaries (an encoder) or only their bytes (a decoder): see
+   * borrowUnpreparedDictionary.
+   */
   prepared: boolean;
-  /** Sets parameters and attaches `dict`, if any; throws a CodecError to refuse. Whatever it takes from `lease` is given back with it. */
+  /**
+   * Sets parameters and attaches `dict`, if any; throws a CodecError to refuse. Whatever it takes from `lease` is given
+   * back with it.
+   */
   configure(heap: WasmHeap, state: number, dict: BrotliDictionary | undefined, lease: HeapLease): void;
 }
 

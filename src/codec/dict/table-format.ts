@@ -92,7 +92,10 @@ function checkEntry(e: TableEntry, where: string): void {
 export const ALL_PAIRS = REDUCED_TABLE_MAX_ENTRIES;
 
 export interface TableLimits {
-  /** Most entries accepted; default LIMITS.staticDict.maxTableEntries (tables for the edge). Candidate tables pass ALL_PAIRS. */
+  /**
+   * Most entries accepted; default LIMITS.staticDict.maxTableEntries (tables for the edge). Candidate tables pass
+   * ALL_PAIRS.
+   */
   maxEntries?: number;
 }
 

@@ -39,7 +39,10 @@ export const lz4VariantBandit = new VariantBandit({
 });
 
 export interface Lz4VariantChoice {
-  /** What the bandit would run next without sampling: its default until something is timed, then the arm with the lowest mean. */
+  /**
+   * What the bandit would run next without sampling: its default until something is timed, then the arm with the lowest
+   * mean.
+   */
   current: Lz4Variant;
   arms: (Omit<ArmStats, "arm"> & { variant: Lz4Variant })[];
 }

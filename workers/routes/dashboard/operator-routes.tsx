@@ -22,7 +22,8 @@ import { requireSession } from "../../middleware/require-session.ts";
 const STORAGE_PAGE_SIZE = 50;
 
 export const operatorRoutes = new Hono<DashboardEnv>();
-// A POST here is refused, but its form is counted and parsed first, as requireSession reads it (workers/middleware/form-body.ts).
+// A POST here is refused, but its form is counted and parsed first, as requireSession reads it
+// (workers/middleware/form-body.ts).
 operatorRoutes.use("/health", formBody("http.maxSmallBodyBytes"), requireSession);
 operatorRoutes.use("/storage", formBody("http.maxSmallBodyBytes"), requireSession);
 operatorRoutes.use("/follow", formBody("http.maxSmallBodyBytes"), requireSession);

@@ -76,7 +76,10 @@ async function home(
 
 type ItemProblem = { index?: number; item: string; reason: string };
 
-/** A refusal from ingest, its per-item errors (or, when every item was dropped, the drops) pointed at the lines the operator typed. */
+/**
+ * A refusal from ingest, its per-item errors (or, when every item was dropped, the drops) pointed at the lines the
+ * operator typed.
+ */
 function refusalOf(problem: ProblemError, request: { lines: number[]; body: Record<string, unknown> }): PurgeRefusal {
   const listed = problem.extensions.errors ?? problem.extensions.dropped;
   const items = Object.values(request.body).find(Array.isArray) as unknown[] | undefined;
