@@ -8,12 +8,11 @@
  * revision's place and a page's years from its indexes, reading a few rows
  * however long the history.
  */
-import { env, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../../src/limits.ts";
 import type { NewRevision } from "../../../src/page/types.ts";
-import { PageDb } from "../../../src/page-store/rows.ts";
-import { shardStub } from "../support/page-shards.ts";
+import { withCountedRows } from "../support/page-shards.ts";
 import { pageTimeline } from "../../../src/page-store/timeline.ts";
 import { TOKEN, appendOk, linearHistory, request } from "../support/archive.ts";
 import { waitForAck } from "../support/tiers.ts";
@@ -330,32 +329,12 @@ describe("bounded work", () => {
     }));
     for (let i = 0; i < history.length; i += 500) await appendOk(key, history.slice(i, i + 500));
     await suppress(key, 1_501);
-    const rows = await runInDurableObject(shardStub(key), (_instance, state) => {
-      // The real queries, counted through the cursors they open.
-      let read = 0;
-      const sql = state.storage.sql;
-      const counting = {
-        exec: (query: string, ...args: SqlStorageValue[]) => {
-          const cursor = sql.exec(query, ...args);
-          const toArray = cursor.toArray.bind(cursor);
-          return Object.assign(cursor, { toArray: () => ((r) => ((read += cursor.rowsRead), r))(toArray()) });
-        },
-      };
-      const { pg } = PageDb.open(state.storage, key, true);
-      const db = new PageDb({ ...state.storage, sql: counting } as unknown as DurableObjectStorage, key, pg);
-      Object.defineProperty(db, "sql", { value: counting });
-      const measure = (run: () => unknown) => {
-        read = 0;
-        const result = run();
-        return { read, result };
-      };
-      return {
-        years: measure(() => pageTimeline(db)),
-        start: measure(() => pageTimeline(db, 1)),
-        middle: measure(() => pageTimeline(db, 1_500)),
-        end: measure(() => pageTimeline(db, 3_000)),
-      };
-    });
+    const rows = await withCountedRows(key, (db, measure) => ({
+      years: measure(() => pageTimeline(db)),
+      start: measure(() => pageTimeline(db, 1)),
+      middle: measure(() => pageTimeline(db, 1_500)),
+      end: measure(() => pageTimeline(db, 3_000)),
+    }));
     expect(rows.years.result).toMatchObject({
       total: 3_000,
       latest: { id: 3_000 },

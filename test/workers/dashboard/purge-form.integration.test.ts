@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { listAudit } from "../../../src/purge/audit.ts";
 import { TOKENS } from "../support/tokens.ts";
-import { dashboard, get, login, newClient, ORIGIN, post } from "./support/dashboard.ts";
+import { crossSitePost, forgedCsrfFields, get, login, ORIGIN, post } from "./support/dashboard.ts";
 
 const auditIds = async () => (await listAudit(env, { limit: 50 })).entries.map((e) => e.id);
 
@@ -26,10 +26,8 @@ describe("the dashboard's purge form", () => {
 
   it("refuses a form without its CSRF token, or with another session's, with 403, and purges nothing", async () => {
     const s = await login();
-    const other = await login();
     const before = await auditIds();
-    const forms: Array<Record<string, string>> = [{}, { csrf: other.csrf }, { csrf: "0".repeat(64) }];
-    for (const fields of forms) {
+    for (const fields of await forgedCsrfFields()) {
       const res = await post(
         "/dashboard/purges",
         { ...fields, kind: "tags", items: "page:Never_purged" },
@@ -57,16 +55,7 @@ describe("the dashboard's purge form", () => {
   it("refuses a form posted from another site (Hono's origin check), even with the token", async () => {
     const s = await login();
     const before = await auditIds();
-    const res = await dashboard("/dashboard/purges", {
-      method: "POST",
-      headers: {
-        origin: "https://evil.example",
-        "content-type": "application/x-www-form-urlencoded",
-        cookie: s.cookie,
-        "cf-connecting-ip": newClient(),
-      },
-      body: new URLSearchParams({ csrf: s.csrf, kind: "everything" }),
-    });
+    const res = await crossSitePost("/dashboard/purges", { csrf: s.csrf, kind: "everything" }, s);
     expect(res.status).toBe(403);
     expect(await res.text()).toContain("not sent from the dashboard");
     expect(await auditIds()).toEqual(before);

@@ -10,12 +10,12 @@
  * nothing.
  */
 import { describe, expect, it } from "vitest";
-import { formatTime } from "../../../src/dashboard/format.ts";
+import { formatTime } from "../../../src/ui/format.ts";
 import { REASON_REQUIRED } from "../../../src/dashboard/takedown-form.ts";
 import type { TakedownPageBody } from "../../../src/wire.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
-import { dashboard, get, login, newClient, post, type Signed } from "./support/dashboard.ts";
+import { crossSitePost, forgedCsrfFields, get, login, post, type Signed } from "./support/dashboard.ts";
 
 const escaped = (s: string) => s.replaceAll("'", "&#39;").replaceAll('"', "&quot;");
 
@@ -39,6 +39,13 @@ async function view(key: string, s: Signed, query = ""): Promise<string> {
 }
 
 const unchanged = { was_content: "0", was_comment: "0", was_contributor: "0" };
+
+/** Revision `id` and the page's latest are still served, and the page has no takedown. */
+async function expectUntouched(key: string, id: number): Promise<void> {
+  expect((await request(`/page/${key}/${id}`)).status).toBe(200);
+  expect((await request(`/page/${key}`)).status).toBe(200);
+  expect(await takedownsOf(key)).toEqual([]);
+}
 
 describe("takedowns from the dashboard", () => {
   it("the title search opens the page's view, with a form per revision and the deletion form", async () => {
@@ -199,17 +206,13 @@ describe("takedowns from the dashboard", () => {
     );
     expect(nothing.status).toBe(422);
     expect(await nothing.text()).toContain("Nothing to change");
-    expect((await request("/page/Takedown_form_reason/401")).status).toBe(200);
-    expect((await request("/page/Takedown_form_reason")).status).toBe(200);
-    expect(await takedownsOf("Takedown_form_reason")).toEqual([]);
+    await expectUntouched("Takedown_form_reason", 401);
   });
 
   it("refuses a missing or forged CSRF token, a form from another site, and a session without the write scope", async () => {
     await appendOk("Takedown_form_csrf", linearHistory(2, 500));
     const s = await login();
-    const other = await login();
-    const forms: Array<Record<string, string>> = [{}, { csrf: other.csrf }, { csrf: "0".repeat(64) }];
-    for (const fields of forms) {
+    for (const fields of await forgedCsrfFields()) {
       const hide = await post(
         "/dashboard/pages/Takedown_form_csrf/revisions/501",
         { ...fields, ...unchanged, content: "1", reason: "forged" },
@@ -224,16 +227,11 @@ describe("takedowns from the dashboard", () => {
       );
       expect(del.status).toBe(403);
     }
-    const crossSite = await dashboard("/dashboard/pages/Takedown_form_csrf/deletion", {
-      method: "POST",
-      headers: {
-        origin: "https://evil.example",
-        "content-type": "application/x-www-form-urlencoded",
-        cookie: s.cookie,
-        "cf-connecting-ip": newClient(),
-      },
-      body: new URLSearchParams({ csrf: s.csrf, deleted: "1", reason: "cross-site" }),
-    });
+    const crossSite = await crossSitePost(
+      "/dashboard/pages/Takedown_form_csrf/deletion",
+      { csrf: s.csrf, deleted: "1", reason: "cross-site" },
+      s,
+    );
     expect(crossSite.status).toBe(403);
 
     // A purge-only session reads the log but has no forms, and its posts are refused.
@@ -249,8 +247,6 @@ describe("takedowns from the dashboard", () => {
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain("does not carry the write scope");
 
-    expect((await request("/page/Takedown_form_csrf/501")).status).toBe(200);
-    expect((await request("/page/Takedown_form_csrf")).status).toBe(200);
-    expect(await takedownsOf("Takedown_form_csrf")).toEqual([]);
+    await expectUntouched("Takedown_form_csrf", 501);
   });
 });

@@ -4,11 +4,10 @@
  * Memento question from its time index, reading a handful of rows however
  * long the history.
  */
-import { env, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { mementoInfo, timemapPage } from "../../../src/page-store/mementos.ts";
-import { PageDb } from "../../../src/page-store/rows.ts";
-import { shardStub } from "../support/page-shards.ts";
+import { withCountedRows } from "../support/page-shards.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { waitForAck } from "../support/tiers.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
@@ -57,33 +56,13 @@ describe("the store's Memento queries walk the time index", () => {
     const key = "Md_indexed";
     const history = linearHistory(3_000);
     for (let i = 0; i < history.length; i += 500) await appendOk(key, history.slice(i, i + 500));
-    const rows = await runInDurableObject(shardStub(key), (_instance, state) => {
-      // The real queries, counted through the cursors they open.
-      let read = 0;
-      const sql = state.storage.sql;
-      const counting = {
-        exec: (query: string, ...args: SqlStorageValue[]) => {
-          const cursor = sql.exec(query, ...args);
-          const toArray = cursor.toArray.bind(cursor);
-          return Object.assign(cursor, { toArray: () => ((r) => ((read += cursor.rowsRead), r))(toArray()) });
-        },
-      };
-      const { pg } = PageDb.open(state.storage, key, true);
-      const db = new PageDb({ ...state.storage, sql: counting } as unknown as DurableObjectStorage, key, pg);
-      Object.defineProperty(db, "sql", { value: counting });
-      const measure = (run: () => unknown) => {
-        read = 0;
-        const result = run();
-        return { read, result };
-      };
-      return {
-        start: measure(() => mementoInfo(db, { id: 1 })),
-        middle: measure(() => mementoInfo(db, { id: 1_500 })),
-        end: measure(() => mementoInfo(db, { id: 3_000 })),
-        at: measure(() => mementoInfo(db, { at: Date.UTC(2020, 0, 1) / 1000 + 2_222 })),
-        map: measure(() => timemapPage(db, { after: 2_000 }, 10)),
-      };
-    });
+    const rows = await withCountedRows(key, (db, measure) => ({
+      start: measure(() => mementoInfo(db, { id: 1 })),
+      middle: measure(() => mementoInfo(db, { id: 1_500 })),
+      end: measure(() => mementoInfo(db, { id: 3_000 })),
+      at: measure(() => mementoInfo(db, { at: Date.UTC(2020, 0, 1) / 1000 + 2_222 })),
+      map: measure(() => timemapPage(db, { after: 2_000 }, 10)),
+    }));
     expect(rows.middle.result).toMatchObject({
       self: { id: 1_500 },
       first: { id: 1 },

@@ -8,23 +8,18 @@ const app = new Hono()
   .post("/", formBody("http.maxSmallBodyBytes"), async (c) => c.json(await c.req.parseBody()))
   .onError(onError);
 
+const postForm = (body: string, contentType: string) =>
+  app.request("/", { method: "POST", body, headers: { "content-type": contentType } });
+
 describe("formBody", () => {
   it("parses a urlencoded form for the route", async () => {
-    const res = await app.request("/", {
-      method: "POST",
-      body: "csrf=abc&title=Vellum",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-    });
+    const res = await postForm("csrf=abc&title=Vellum", "application/x-www-form-urlencoded");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ csrf: "abc", title: "Vellum" });
   });
 
   it("refuses multipart/form-data without its boundary with 400 malformed_form", async () => {
-    const res = await app.request("/", {
-      method: "POST",
-      body: "x",
-      headers: { "content-type": "multipart/form-data" },
-    });
+    const res = await postForm("x", "multipart/form-data");
     expect(res.status).toBe(400);
     expect(((await res.json()) as { code: string }).code).toBe("malformed_form");
   });

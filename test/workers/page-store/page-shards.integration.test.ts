@@ -11,7 +11,7 @@ import { settingsOf } from "../../../src/config/settings.ts";
 import type { PageListBody, StorageBody } from "../../../src/wire.ts";
 import { clearBlobCache } from "../../../src/storage/blob-cache.ts";
 import { TOKEN, append, appendOk, latestBody, linearHistory, request } from "../support/archive.ts";
-import { inShard, shardStub } from "../support/page-shards.ts";
+import { inShard, liveBlobKeys, shardStub } from "../support/page-shards.ts";
 
 /** `count` page keys starting with `prefix` that all live in one shard. */
 function keysInOneShard(prefix: string, count: number): string[] {
@@ -101,15 +101,8 @@ describe("pages sharing a shard", () => {
     const revisions = linearHistory(40, 1, (i) => `same bytes in both pages ${i}\n${"== s ==\n".repeat(i % 5)}`);
     await appendOk(gone!, revisions);
     await appendOk(kept!, revisions);
-    const live = (key: string) =>
-      inShard(key, (sql, db) =>
-        sql
-          .exec<{ key: string }>("SELECT key FROM blobs WHERE pg = ? AND state = 'live'", db.pg)
-          .toArray()
-          .map((r) => r.key),
-      );
-    const keptBlobs = await live(kept!);
-    const goneBlobs = await live(gone!);
+    const keptBlobs = await liveBlobKeys(kept!);
+    const goneBlobs = await liveBlobKeys(gone!);
     expect(keptBlobs.length).toBeGreaterThan(1);
     // Identical bytes, two key spaces.
     expect(keptBlobs.map((k) => k.slice(-64)).sort()).toEqual(goneBlobs.map((k) => k.slice(-64)).sort());

@@ -13,30 +13,20 @@ interface Difference {
   sent: unknown;
 }
 
-async function historyOf(key: string): Promise<
-  Array<{
-    id: number;
-    parentId: number | null;
-    timestamp: string;
-    contributor: string;
-    comment: string;
-    tags: string[];
-  }>
-> {
+/** The stored metadata a refused re-send must leave as it was. */
+interface StoredMetadata {
+  id: number;
+  parentId: number | null;
+  timestamp: string;
+  contributor: string;
+  comment: string;
+  tags: string[];
+}
+
+async function historyOf(key: string): Promise<StoredMetadata[]> {
   const res = await request(`/page/${key}/history`);
   expect(res.status).toBe(200);
-  return (
-    (await res.json()) as {
-      revisions: Array<{
-        id: number;
-        parentId: number | null;
-        timestamp: string;
-        contributor: string;
-        comment: string;
-        tags: string[];
-      }>;
-    }
-  ).revisions;
+  return ((await res.json()) as { revisions: StoredMetadata[] }).revisions;
 }
 
 describe("re-sending a stored revision", () => {

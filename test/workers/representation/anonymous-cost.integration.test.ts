@@ -11,36 +11,12 @@ import { LIMITS } from "../../../src/limits.ts";
 import { mulberry32 } from "../../../src/lib/mulberry32.ts";
 import { dcbRefused, rememberDcbRefusal } from "../../../src/representation/dcb-refusals.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
+import { availableDictionary, variedProse, WORDS } from "../support/dcb.ts";
 
-const WORDS = [
-  "archive",
-  "revision",
-  "vellum",
-  "quill",
-  "margin",
-  "gloss",
-  "scribe",
-  "folio",
-  "ink",
-  "erased",
-  "written",
-  "again",
-  "palimpsest",
-  "leaf",
-];
-const lines = (() => {
-  const next = mulberry32(7);
-  return Array.from({ length: 100 }, () =>
-    Array.from({ length: 10 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(" "),
-  );
-})();
-const prose = (i: number) =>
-  `== Revision ${i} ==\n` + lines.map((l, n) => (n === i * 3 ? `${l} (edited in ${i})` : l)).join("\n") + "\n";
+const prose = variedProse({ seed: 7, lines: 100, editStride: 3 });
 
 async function dictionaryOf(path: string): Promise<string> {
-  const body = new Uint8Array(await (await request(path)).arrayBuffer());
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
-  return `:${btoa(String.fromCharCode(...digest))}:`;
+  return availableDictionary(new Uint8Array(await (await request(path)).arrayBuffer()));
 }
 
 const DCB = "br, gzip, dcb";

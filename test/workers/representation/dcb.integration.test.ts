@@ -10,48 +10,15 @@ import { describe, expect, it } from "vitest";
 import { cacheTagsOf, deltaKey } from "../../../src/tiers/cache-key.ts";
 import { LowerTier } from "../../../src/tiers/lower-tier.ts";
 import { brotliDecompress, dcbDecompress, DCB_MAGIC } from "../../../src/codec/index.ts";
-import { mulberry32 } from "../../../src/lib/mulberry32.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
+import { availableDictionary, variedProse } from "../support/dcb.ts";
 import { waitForAck } from "../support/tiers.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
 
-/** Varied text (words drawn from a seeded generator), so br has real work; revision i changes one line. */
-const WORDS = [
-  "archive",
-  "revision",
-  "vellum",
-  "quill",
-  "margin",
-  "gloss",
-  "scribe",
-  "folio",
-  "ink",
-  "erased",
-  "written",
-  "again",
-  "palimpsest",
-  "leaf",
-  "codex",
-];
-const lines = (() => {
-  const next = mulberry32(42);
-  return Array.from(
-    { length: 120 },
-    () =>
-      Array.from({ length: 10 }, () => WORDS[Math.floor(next() * WORDS.length)]).join(" ") +
-      ` ${Math.floor(next() * 1e6)}`,
-  );
-})();
-const prose = (i: number) =>
-  `== Revision ${i} ==\n` + lines.map((l, n) => (n === i * 7 ? `${l} (edited in ${i})` : l)).join("\n") + "\n";
+const prose = variedProse({ seed: 42, lines: 120, editStride: 7, numbered: true });
 
 async function bytes(res: Response): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
-}
-
-async function availableDictionary(body: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
-  return `:${btoa(String.fromCharCode(...digest))}:`;
 }
 
 const DCB = "gzip, deflate, br, zstd, dcb";

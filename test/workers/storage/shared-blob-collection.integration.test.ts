@@ -2,15 +2,7 @@ import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { clearBlobCache } from "../../../src/storage/blob-cache.ts";
 import { TOKEN, appendOk, linearHistory, request } from "../support/archive.ts";
-import { inShard, shardStub as store } from "../support/page-shards.ts";
-
-const liveBlobs = (key: string) =>
-  inShard(key, (sql, db) =>
-    sql
-      .exec<{ key: string }>("SELECT key FROM blobs WHERE pg = ? AND state = 'live'", db.pg)
-      .toArray()
-      .map((r) => r.key),
-  );
+import { inShard, liveBlobKeys, shardStub as store } from "../support/page-shards.ts";
 
 describe("collection of blobs two pages would share", () => {
   it("never deletes a blob another page still names: delete one of two identical pages, collect, and the other reads back byte for byte", async () => {
@@ -18,7 +10,7 @@ describe("collection of blobs two pages would share", () => {
     const revisions = linearHistory(40, 1, (i) => `shared text ${i}\n${"== section ==\n".repeat(i % 5)}`);
     await appendOk("Shared_original", revisions);
     await appendOk("Shared_copy", revisions);
-    const kept = await liveBlobs("Shared_copy");
+    const kept = await liveBlobKeys("Shared_copy");
     expect(kept.length).toBeGreaterThan(1);
 
     const del = await request("/api/pages/Shared_original?reason=a%20test%20deletion", {

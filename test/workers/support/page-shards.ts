@@ -26,3 +26,48 @@ export function inShard<T>(
     return fn(state.storage.sql, PageDb.open(state.storage, key, written), instance, state);
   });
 }
+
+/** The keys of page `key`'s live blobs, as its shard lists them. */
+export const liveBlobKeys = (key: string): Promise<string[]> =>
+  inShard(key, (sql, db) =>
+    sql
+      .exec<{ key: string }>("SELECT key FROM blobs WHERE pg = ? AND state = 'live'", db.pg)
+      .toArray()
+      .map((r) => r.key),
+  );
+
+/** What `run` returned, and the rows its queries read. */
+export interface CountedRows<T> {
+  read: number;
+  result: T;
+}
+
+/**
+ * Runs `fn` inside page `key`'s shard with the page's view, whose queries are
+ * the real ones, counted through the cursors they open: `measure(run)` gives
+ * what `run` returned and the rows its queries read.
+ */
+export function withCountedRows<R>(
+  key: string,
+  fn: (db: PageDb, measure: <T>(run: () => T) => CountedRows<T>) => R,
+): Promise<R> {
+  return runInDurableObject(shardStub(key), (_instance: PageStore, state) => {
+    let read = 0;
+    const sql = state.storage.sql;
+    const counting = {
+      exec: (query: string, ...args: SqlStorageValue[]) => {
+        const cursor = sql.exec(query, ...args);
+        const toArray = cursor.toArray.bind(cursor);
+        return Object.assign(cursor, { toArray: () => ((r) => ((read += cursor.rowsRead), r))(toArray()) });
+      },
+    };
+    const { pg } = PageDb.open(state.storage, key, true);
+    const db = new PageDb({ ...state.storage, sql: counting } as unknown as DurableObjectStorage, key, pg);
+    Object.defineProperty(db, "sql", { value: counting });
+    return fn(db, (run) => {
+      read = 0;
+      const result = run();
+      return { read, result };
+    });
+  });
+}

@@ -9,6 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { dcbDecompress } from "../../../src/codec/index.ts";
 import { append, appendOk, linearHistory, request } from "../support/archive.ts";
+import { availableDictionary } from "../support/dcb.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
 
 const text = (i: number) =>
@@ -17,11 +18,6 @@ const text = (i: number) =>
     { length: 60 },
     (_, n) => `line ${n} of a page that changes a little in ${n === i ? "this" : "every"} revision`,
   ).join("\n");
-
-async function dictionaryHeader(body: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
-  return `:${btoa(String.fromCharCode(...digest))}:`;
-}
 
 describe("revision URLs", () => {
   it("are fresh for minutes, not a year, and never immutable", async () => {
@@ -102,7 +98,7 @@ describe("the latest gets dcb", () => {
     const dictionary = new Uint8Array(await held.arrayBuffer());
     const identity = new Uint8Array(await (await request("/page/Truth_dcb")).arrayBuffer());
     const res = await request("/page/Truth_dcb", {
-      headers: { "accept-encoding": "br, gzip, dcb", "available-dictionary": await dictionaryHeader(dictionary) },
+      headers: { "accept-encoding": "br, gzip, dcb", "available-dictionary": await availableDictionary(dictionary) },
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-encoding")).toBe("dcb");

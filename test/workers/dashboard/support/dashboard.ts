@@ -53,6 +53,20 @@ export function post(
   );
 }
 
+/** The same form posted from another site, with the session's cookie (and token, if `fields` carry it). */
+export function crossSitePost(path: string, fields: Record<string, string>, s: Signed): Promise<Response> {
+  return dashboard(path, {
+    method: "POST",
+    headers: {
+      origin: "https://evil.example",
+      "content-type": "application/x-www-form-urlencoded",
+      cookie: s.cookie,
+      "cf-connecting-ip": newClient(),
+    },
+    body: new URLSearchParams(fields),
+  });
+}
+
 /** `name=value` of the session cookie a response set. */
 export function sessionCookie(res: Response): string {
   const set = res.headers.get("set-cookie") ?? "";
@@ -81,3 +95,9 @@ export async function login(token: string = TOKENS.operator): Promise<Signed> {
 }
 
 export const get = (path: string, s: Signed) => dashboard(path, { headers: { cookie: s.cookie } });
+
+/** The CSRF fields a forged form carries: none, another session's token, and a made-up one. */
+export async function forgedCsrfFields(): Promise<Array<Record<string, string>>> {
+  const other = await login();
+  return [{}, { csrf: other.csrf }, { csrf: "0".repeat(64) }];
+}
