@@ -7,7 +7,7 @@
 import type { RequestIdVariables } from "hono/request-id";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import type { SecureHeadersVariables } from "hono/secure-headers";
-import type { ProblemFacts } from "../src/browse/views/problem.tsx";
+import type { ProblemFacts } from "../src/ui/problem.tsx";
 import type { Colo } from "../src/config/colo.ts";
 import type { Session } from "../src/dashboard/session.ts";
 

@@ -1,10 +1,10 @@
 /**
- * The browse pages' stylesheet: the dashboard's (one look, one set of
+ * The browse pages' stylesheet: the shared one in src/ui (one look, one set of
  * contrast-checked colours) plus what only these pages need, inlined into
  * every page and allowed by its hash in the CSP, so a page is one request and
  * stays cacheable (a per-response nonce would not be).
  */
-import { STYLE as BASE } from "../dashboard/assets/style.ts";
+import { STYLE as BASE } from "../ui/style.ts";
 
 const BROWSE = `
 .lede{max-width:44rem}

@@ -5,7 +5,7 @@
  * copies text, so the page reads the same with or without JavaScript.
  */
 import type { PurgeView } from "../purge/status.ts";
-import { formatDuration, formatTime } from "./format.ts";
+import { formatDuration, formatTime } from "../ui/format.ts";
 
 export interface TierRow {
   tier: string;

@@ -20,7 +20,7 @@ import { PROBLEM_CONTENT_TYPE } from "../../src/http/problem.ts";
 import { prefersHtml } from "../../src/browse/negotiate.ts";
 import { htmlResponse, varyAccept } from "../../src/browse/render.ts";
 import { Layout } from "../../src/browse/views/layout.tsx";
-import { ProblemView, type ProblemFacts } from "../../src/browse/views/problem.tsx";
+import { ProblemView, type ProblemFacts } from "../../src/ui/problem.tsx";
 
 /** Headers an HTML page sets itself. */
 const REPLACED = new Set(["content-type", "content-length", "etag", "content-security-policy"]);

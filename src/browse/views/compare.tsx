@@ -5,7 +5,7 @@
  * <ins> and <del>. Over a limit, it says which and links the raw revisions.
  */
 import type { FC } from "hono/jsx";
-import { formatBytes, formatCount } from "../../dashboard/format.ts";
+import { formatBytes, formatCount } from "../../ui/format.ts";
 import type { CompareAnswer, Part, RevisionSide, Row } from "../../compare/diff.ts";
 import { historyUrl, revisionUrl } from "./links.ts";
 

@@ -9,10 +9,10 @@
  * revision whose content is visible.
  */
 import type { FC } from "hono/jsx";
-import { formatBytes } from "../../dashboard/format.ts";
+import { formatBytes } from "../../ui/format.ts";
 import type { HistoryEntry } from "../../page/types.ts";
 import type { PageTimeline } from "../../page/timeline.ts";
-import { DataTable } from "../../dashboard/views/data-table.tsx";
+import { DataTable } from "../../ui/data-table.tsx";
 import { AsOfForm } from "./as-of-form.tsx";
 import { revisionCount } from "./home.tsx";
 import { compareUrl, historyUrl, pageUrl, revisionUrl, timemapUrl, viewUrl, webUrl } from "./links.ts";
@@ -74,6 +74,13 @@ const Pager: FC<{ model: HistoryModel; label: string }> = ({ model, label }) =>
   ) : null;
 
 /** The TimeMap links the Memento section offers, by format. */
+/** A revision's cell for one end of the comparison the history's form asks for. */
+const CompareChoice: FC<{ end: "from" | "to"; id: number; checked: boolean }> = ({ end, id, checked }) => (
+  <td>
+    <input type="radio" name={end} value={String(id)} aria-label={`Compare ${end} revision ${id}`} checked={checked} />
+  </td>
+);
+
 const TIMEMAP_FORMATS = [
   ["link format", "link"],
   ["JSON", "json"],
@@ -195,24 +202,8 @@ export const HistoryView: FC<{ model: HistoryModel }> = ({ model }) => {
                       </a>
                     )}
                   </td>
-                  <td>
-                    <input
-                      type="radio"
-                      name="from"
-                      value={String(r.id)}
-                      aria-label={`Compare from revision ${r.id}`}
-                      checked={r === second}
-                    />
-                  </td>
-                  <td>
-                    <input
-                      type="radio"
-                      name="to"
-                      value={String(r.id)}
-                      aria-label={`Compare to revision ${r.id}`}
-                      checked={r === newest}
-                    />
-                  </td>
+                  <CompareChoice end="from" id={r.id} checked={r === second} />
+                  <CompareChoice end="to" id={r.id} checked={r === newest} />
                 </tr>
               ))}
             </DataTable>

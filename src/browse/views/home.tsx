@@ -1,6 +1,6 @@
 /** The front page: what the archive is, a title search, the totals and the recently changed pages. */
 import type { Child, FC } from "hono/jsx";
-import { formatBytes, formatCount, formatTime } from "../../dashboard/format.ts";
+import { formatBytes, formatCount, formatTime } from "../../ui/format.ts";
 import type { DirectoryOverview } from "../../page/directory.ts";
 import { LIMITS } from "../../limits.ts";
 import { historyUrl, titleOf, viewUrl } from "./links.ts";

@@ -10,7 +10,7 @@
  * history row shows, and no content.
  */
 import type { FC } from "hono/jsx";
-import { formatBytes, formatCount } from "../../dashboard/format.ts";
+import { formatBytes, formatCount } from "../../ui/format.ts";
 import type { PageTimeline, RevisionPlace, TimelineMark } from "../../page/timeline.ts";
 import { LIMITS } from "../../limits.ts";
 import { AsOfForm } from "./as-of-form.tsx";

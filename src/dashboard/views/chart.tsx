@@ -45,7 +45,7 @@ export function describeSeries(points: SeriesPoint[], format: (v: number) => str
   return `Last hour: latest ${format(values[values.length - 1]!)}, lowest ${format(Math.min(...values))}, highest ${format(Math.max(...values))}.`;
 }
 
-export const Sparkline: FC<{
+export interface SparklineProps {
   id: string;
   label: string;
   points: SeriesPoint[];
@@ -54,7 +54,9 @@ export const Sparkline: FC<{
   format: (v: number) => string;
   /** The top of the scale; the series' own highest value (at least 1) when not given. */
   max?: number;
-}> = ({ id, label, points, from, to, format, max }) => {
+}
+
+export const Sparkline: FC<SparklineProps> = ({ id, label, points, from, to, format, max }) => {
   const top = max ?? Math.max(1, ...points.map((p) => p.value ?? 0));
   return (
     <svg

@@ -8,8 +8,8 @@
  */
 import type { FC } from "hono/jsx";
 import type { FollowStatusBody } from "../../follow/follower-store.ts";
-import { formatCount, formatTime } from "../format.ts";
-import { DataTable } from "./data-table.tsx";
+import { formatCount, formatTime } from "../../ui/format.ts";
+import { DataTable } from "../../ui/data-table.tsx";
 
 type Status = Extract<FollowStatusBody, { wiki: string }>;
 

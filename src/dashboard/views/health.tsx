@@ -9,32 +9,107 @@
 import type { FC } from "hono/jsx";
 import type { HealthSeries } from "../health-series.ts";
 import type { TierOverview } from "../tier-overview.ts";
-import { formatBytes, formatCount, formatPercent, formatTime } from "../format.ts";
-import { Sparkline, type SeriesPoint } from "./chart.tsx";
-import { DataTable } from "./data-table.tsx";
+import { formatBytes, formatCount, formatPercent, formatTime } from "../../ui/format.ts";
+import { Sparkline, type SeriesPoint, type SparklineProps } from "./chart.tsx";
+import { DataTable } from "../../ui/data-table.tsx";
 
 const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, "-");
 const latest = (points: SeriesPoint[]) => [...points].reverse().find((p) => p.value !== null)?.value ?? null;
 const perSecond = (v: number) => `${v.toFixed(1)}/s`;
 
-const Cell: FC<{
-  id: string;
-  label: string;
-  points: SeriesPoint[];
-  from: number;
-  to: number;
-  format: (v: number) => string;
-  max?: number;
-  empty: string;
-}> = (p) => {
-  const last = latest(p.points);
+/** A sparkline with its latest value beside it, or `empty` when the series has none. */
+const Cell: FC<SparklineProps & { empty: string }> = ({ empty, ...spark }) => {
+  const last = latest(spark.points);
   return (
     <td>
-      <Sparkline id={p.id} label={p.label} points={p.points} from={p.from} to={p.to} format={p.format} max={p.max} />
-      <span>{last === null ? p.empty : p.format(last)}</span>
+      <Sparkline {...spark} />
+      <span>{last === null ? empty : spark.format(last)}</span>
     </td>
   );
 };
+
+/** A column of sparklines: the field of a row's points it draws, how it reads, its id and label by row name. */
+interface Metric<P> {
+  id: string;
+  label: (name: string) => string;
+  value: (point: P) => number | null;
+  format: (v: number) => string;
+  max?: number;
+  empty: string;
+}
+
+type TierPoint = HealthSeries["tiers"][number]["points"][number];
+type QueuePoint = HealthSeries["queues"][number]["points"][number];
+
+const TIER_METRICS: Array<Metric<TierPoint>> = [
+  {
+    id: "hit",
+    label: (tier) => `Hit ratio of ${tier}`,
+    value: (p) => p.hitRatio,
+    format: formatPercent,
+    max: 1,
+    empty: "no reads",
+  },
+  {
+    id: "stale",
+    label: (tier) => `Stale serves of ${tier}`,
+    value: (p) => p.staleServes,
+    format: formatCount,
+    empty: "0",
+  },
+  { id: "lag", label: (tier) => `Purge lag of ${tier}`, value: (p) => p.purgeLag, format: formatCount, empty: "0" },
+];
+
+const QUEUE_METRICS: Array<Metric<QueuePoint>> = [
+  {
+    id: "pool",
+    label: (region) => `Queue pool size in ${region}`,
+    value: (p) => p.poolSize,
+    format: formatCount,
+    empty: "not sampled yet",
+  },
+  {
+    id: "depth",
+    label: (region) => `Queue depth in ${region}`,
+    value: (p) => p.depth,
+    format: formatCount,
+    empty: "0",
+  },
+  {
+    id: "eps",
+    label: (region) => `Purge events per second in ${region}`,
+    value: (p) => p.eventsPerSecond,
+    format: perSecond,
+    empty: "0/s",
+  },
+];
+
+/** A row's cells, one per metric, over the row's points. */
+function MetricCells<P extends { at: number }>(props: {
+  metrics: Array<Metric<P>>;
+  name: string;
+  points: P[];
+  from: number;
+  to: number;
+}) {
+  const { metrics, name, points, from, to } = props;
+  return (
+    <>
+      {metrics.map((m) => (
+        <Cell
+          id={`${m.id}-${slug(name)}`}
+          label={m.label(name)}
+          points={points.map((p) => ({ at: p.at, value: m.value(p) }))}
+          from={from}
+          to={to}
+          format={m.format}
+          max={m.max}
+          empty={m.empty}
+        />
+      ))}
+    </>
+  );
+}
 
 const PoolsTable: FC<{ pools: TierOverview["pools"] }> = ({ pools }) => (
   <DataTable labelledBy="pools-heading" columns={["Region", { n: "Queues taking purges" }, "Band", "Latest decisions"]}>
@@ -126,34 +201,7 @@ export const HealthView: FC<{ series: HealthSeries; tiers: TierOverview["tiers"]
             <th scope="row">{t.tier}</th>
             <td>{t.level}</td>
             <td>{t.region}</td>
-            <Cell
-              id={`hit-${slug(t.tier)}`}
-              label={`Hit ratio of ${t.tier}`}
-              points={t.points.map((p) => ({ at: p.at, value: p.hitRatio }))}
-              from={from}
-              to={to}
-              format={formatPercent}
-              max={1}
-              empty="no reads"
-            />
-            <Cell
-              id={`stale-${slug(t.tier)}`}
-              label={`Stale serves of ${t.tier}`}
-              points={t.points.map((p) => ({ at: p.at, value: p.staleServes }))}
-              from={from}
-              to={to}
-              format={formatCount}
-              empty="0"
-            />
-            <Cell
-              id={`lag-${slug(t.tier)}`}
-              label={`Purge lag of ${t.tier}`}
-              points={t.points.map((p) => ({ at: p.at, value: p.purgeLag }))}
-              from={from}
-              to={to}
-              format={formatCount}
-              empty="0"
-            />
+            <MetricCells metrics={TIER_METRICS} name={t.tier} points={t.points} from={from} to={to} />
           </tr>
         ))}
       </DataTable>
@@ -168,33 +216,7 @@ export const HealthView: FC<{ series: HealthSeries; tiers: TierOverview["tiers"]
         {series.queues.map((q) => (
           <tr>
             <th scope="row">{q.region}</th>
-            <Cell
-              id={`pool-${slug(q.region)}`}
-              label={`Queue pool size in ${q.region}`}
-              points={q.points.map((p) => ({ at: p.at, value: p.poolSize }))}
-              from={from}
-              to={to}
-              format={formatCount}
-              empty="not sampled yet"
-            />
-            <Cell
-              id={`depth-${slug(q.region)}`}
-              label={`Queue depth in ${q.region}`}
-              points={q.points.map((p) => ({ at: p.at, value: p.depth }))}
-              from={from}
-              to={to}
-              format={formatCount}
-              empty="0"
-            />
-            <Cell
-              id={`eps-${slug(q.region)}`}
-              label={`Purge events per second in ${q.region}`}
-              points={q.points.map((p) => ({ at: p.at, value: p.eventsPerSecond }))}
-              from={from}
-              to={to}
-              format={perSecond}
-              empty="0/s"
-            />
+            <MetricCells metrics={QUEUE_METRICS} name={q.region} points={q.points} from={from} to={to} />
           </tr>
         ))}
       </DataTable>

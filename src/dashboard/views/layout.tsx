@@ -1,14 +1,15 @@
 /**
- * The page every dashboard view sits in: landmarks, a skip link, the
- * navigation with the current page marked, the logout form, the inline
- * stylesheet (under the CSP nonce) and, only where a page asks for it,
- * the live script. A pending page refreshes itself when scripts are off
+ * The page every dashboard view sits in (the shared page shell, src/ui):
+ * landmarks, a skip link, the navigation with the current page marked, the
+ * logout form, the inline stylesheet (under the CSP nonce) and, only where a
+ * page asks for it, the live script. A pending page refreshes itself when scripts are off
  * (the refresh sits in <noscript>, so with scripts on the live script
  * updates it in place instead).
  */
 import type { Child, FC } from "hono/jsx";
 import { raw } from "hono/html";
-import { STYLE } from "../assets/style.ts";
+import { PageShell } from "../../ui/page-shell.tsx";
+import { STYLE } from "../../ui/style.ts";
 import type { Session } from "../session.ts";
 
 export interface PageChrome {
@@ -38,14 +39,11 @@ export const Layout: FC<{
   live?: boolean;
   children?: Child;
 }> = ({ title, chrome, current, refreshSeconds, live, children }) => (
-  <>
-    {raw("<!doctype html>")}
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} · Palimpsest dashboard`}</title>
-        <meta name="description" content="Palimpsest operator dashboard: purges, tier health and storage." />
+  <PageShell
+    title={`${title} · Palimpsest dashboard`}
+    description="Palimpsest operator dashboard: purges, tier health and storage."
+    head={
+      <>
         {refreshSeconds ? (
           <noscript>
             <meta http-equiv="refresh" content={String(refreshSeconds)} />
@@ -53,44 +51,36 @@ export const Layout: FC<{
         ) : null}
         <style nonce={chrome.nonce}>{raw(STYLE)}</style>
         {live ? <script nonce={chrome.nonce} src="/dashboard/live.js" defer></script> : null}
-      </head>
-      <body>
-        <a class="skip" href="#main">
-          Skip to content
-        </a>
-        <header>
-          <a class="brand" href="/dashboard">
-            Palimpsest operators
-          </a>
-          {chrome.session ? (
-            <>
-              <nav aria-label="Dashboard">
-                <ul>
-                  {NAV.map((item) => (
-                    <li>
-                      <a href={item.href} aria-current={item.href === current ? "page" : undefined}>
-                        {item.label}
-                      </a>
-                    </li>
-                  ))}
-                </ul>
-              </nav>
-              <form method="post" action="/dashboard/logout">
-                <CsrfField token={chrome.session.csrf} />
-                <span>
-                  <bdi>{chrome.session.session.name}</bdi>{" "}
-                </span>
-                <button type="submit" class="link">
-                  Log out
-                </button>
-              </form>
-            </>
-          ) : null}
-        </header>
-        <main id="main" tabindex={-1}>
-          {children}
-        </main>
-      </body>
-    </html>
-  </>
+      </>
+    }
+    brand={{ href: "/dashboard", label: "Palimpsest operators" }}
+    header={
+      chrome.session ? (
+        <>
+          <nav aria-label="Dashboard">
+            <ul>
+              {NAV.map((item) => (
+                <li>
+                  <a href={item.href} aria-current={item.href === current ? "page" : undefined}>
+                    {item.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <form method="post" action="/dashboard/logout">
+            <CsrfField token={chrome.session.csrf} />
+            <span>
+              <bdi>{chrome.session.session.name}</bdi>{" "}
+            </span>
+            <button type="submit" class="link">
+              Log out
+            </button>
+          </form>
+        </>
+      ) : null
+    }
+  >
+    {children}
+  </PageShell>
 );

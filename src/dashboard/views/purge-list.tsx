@@ -5,8 +5,8 @@
  */
 import type { FC } from "hono/jsx";
 import type { AuditEntry } from "../../purge/audit.ts";
-import { formatCount, formatDuration, formatTime } from "../format.ts";
-import { DataTable } from "./data-table.tsx";
+import { formatCount, formatDuration, formatTime } from "../../ui/format.ts";
+import { DataTable } from "../../ui/data-table.tsx";
 
 const items = (list: string[]) =>
   list.length <= 3 ? list.join(", ") : `${list.slice(0, 3).join(", ")} and ${list.length - 3} more`;

@@ -7,7 +7,7 @@
  */
 import type { FC } from "hono/jsx";
 import type { PurgeDisplay } from "../purge-display.ts";
-import { DataTable } from "./data-table.tsx";
+import { DataTable } from "../../ui/data-table.tsx";
 
 export const PurgePage: FC<{ purge: PurgeDisplay }> = ({ purge }) => (
   <div data-purge-status={`/dashboard/api/purges/${encodeURIComponent(purge.id)}`} data-state={purge.state}>

@@ -6,8 +6,8 @@
  */
 import type { FC } from "hono/jsx";
 import type { StorageOverview } from "../storage-report.ts";
-import { formatBytes, formatCount, formatTime } from "../format.ts";
-import { DataTable } from "./data-table.tsx";
+import { formatBytes, formatCount, formatTime } from "../../ui/format.ts";
+import { DataTable } from "../../ui/data-table.tsx";
 
 const Bytes: FC<{ n: number }> = ({ n }) => <data value={String(n)}>{formatBytes(n)}</data>;
 const ratio = (stored: number, raw: number) =>

@@ -16,10 +16,10 @@ import {
   type TakedownEntry,
   type TakedownField,
 } from "../../purge/takedown-log.ts";
-import { formatTime } from "../format.ts";
+import { formatTime } from "../../ui/format.ts";
 import type { OperatorRevision, PageRevisions } from "../page-revisions.ts";
 import type { DeletionFormValues, RevisionFormValues } from "../takedown-form.ts";
-import { DataTable } from "./data-table.tsx";
+import { DataTable } from "../../ui/data-table.tsx";
 import { CsrfField } from "./layout.tsx";
 
 const ERRORS_ID = "takedown-errors";

@@ -119,6 +119,26 @@ describe("source dependencies", () => {
     expect(reaching).toEqual([]);
   });
 
+  it("keep the public pages and the dashboard apart: what both use is in the UI kit (src/ui)", () => {
+    const areas = {
+      public: ["src/browse/", "workers/routes/browse/"],
+      dashboard: ["src/dashboard/", "workers/routes/dashboard/"],
+    };
+    const inArea = (path: string, area: readonly string[]) => area.some((prefix) => path.startsWith(prefix));
+    const crossing = files.flatMap((f) => {
+      const other = inArea(f, areas.public) ? areas.dashboard : inArea(f, areas.dashboard) ? areas.public : null;
+      if (other === null) return [];
+      return importsOf(join(ROOT, f))
+        .filter((t) => inArea(t, other))
+        .map((t) => `${f} → ${t}`);
+    });
+    expect(crossing).toEqual([]);
+    // The walk saw both areas take the kit.
+    const kitUsers = files.filter((f) => importsOf(join(ROOT, f)).some((t) => t.startsWith("src/ui/")));
+    expect(kitUsers.some((f) => inArea(f, areas.public))).toBe(true);
+    expect(kitUsers.some((f) => inArea(f, areas.dashboard))).toBe(true);
+  });
+
   it("name and build Durable Object stubs only in the address book", () => {
     const stubbing = files.filter(
       (f) =>

@@ -2,7 +2,7 @@ import { jsx } from "hono/jsx";
 import { describe, expect, it } from "vitest";
 import { describeSeries, Sparkline, sparkPath } from "../../../src/dashboard/views/chart.tsx";
 import { HealthView } from "../../../src/dashboard/views/health.tsx";
-import { formatPercent } from "../../../src/dashboard/format.ts";
+import { formatPercent } from "../../../src/ui/format.ts";
 import type { HealthSeries } from "../../../src/dashboard/health-series.ts";
 import type { TierOverview } from "../../../src/dashboard/tier-overview.ts";
 

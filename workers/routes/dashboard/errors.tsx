@@ -10,7 +10,7 @@ import type { ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { onError, ProblemError } from "../../../src/http/problem.ts";
 import { Layout } from "../../../src/dashboard/views/layout.tsx";
-import { ProblemView } from "../../../src/browse/views/problem.tsx";
+import { ProblemView } from "../../../src/ui/problem.tsx";
 import type { DashboardEnv } from "../../app-env.ts";
 import { chromeOf } from "./render.tsx";
 

@@ -2,6 +2,7 @@
  * An error as a page, the one view of a problem for a person: everything the
  * problem JSON says (status, title, detail, code, the limit, the request id),
  * readable, and a way back (the front page; the dashboard gives its own).
+ * Shared by the public pages and the dashboard.
  */
 import type { FC } from "hono/jsx";
 

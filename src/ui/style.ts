@@ -1,7 +1,9 @@
 /**
- * The dashboard's whole stylesheet, inlined into each page under the CSP
- * nonce so the first paint waits on no second request. Colours keep at
- * least 4.5:1 contrast on their backgrounds; focus is always visible.
+ * The stylesheet every page shares, public and dashboard: the dashboard
+ * inlines it under its CSP nonce, the public pages add their own rules
+ * (src/browse/style.ts) and inline it under its hash, so the first paint
+ * waits on no second request. Colours keep at least 4.5:1 contrast on their
+ * backgrounds; focus is always visible.
  */
 export const STYLE = `
 :root{color-scheme:light;--ink:#1b1f24;--muted:#4d5661;--line:#c9d0d8;--accent:#0b57a4;--ok:#0a6b2e;--wait:#8a4600;--bad:#a4161a;--bg:#fff;--panel:#f4f6f8}

@@ -1,4 +1,7 @@
-/** How the dashboard writes numbers, times and sizes: one place, so pages and the live script agree. */
+/**
+ * How every page, public or dashboard, writes numbers, times and sizes: one
+ * place, so pages and the live script agree.
+ */
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
