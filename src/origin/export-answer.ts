@@ -38,6 +38,7 @@ import type { ExportDirection, ExportPlan, ExportStart } from "../page/export-ty
 import type { PageRef } from "../page/page-ref.ts";
 import { CACHE_CONTROL } from "../representation/cache-control.ts";
 import type { Answer, OriginQuery } from "./answer.ts";
+import { answerProblem } from "./answer-body.ts";
 import { EXPORT_GENERATOR } from "./export-xml.ts";
 import { exportChunks, planExport, type ExportRequest } from "./export.ts";
 import { answerTags } from "./tags.ts";
@@ -123,14 +124,10 @@ function pastTiers(version: number | null, etag: string | null): ProblemError {
 /** If the tiers' answer says the export streams past them: the version and ETag its origin read. */
 export function pastTiersOf(entry: Answer): { version: number | null; etag: string | null } | null {
   if (entry.status !== 413) return null;
-  try {
-    const problem = JSON.parse(new TextDecoder().decode(entry.body)) as Record<string, unknown>;
-    if (problem.code !== PAST_TIERS) return null;
-    const { version, etag } = problem;
-    return { version: typeof version === "number" ? version : null, etag: typeof etag === "string" ? etag : null };
-  } catch {
-    return null;
-  }
+  const problem = answerProblem(entry);
+  if (problem.code !== PAST_TIERS) return null;
+  const { version, etag } = problem;
+  return { version: typeof version === "number" ? version : null, etag: typeof etag === "string" ? etag : null };
 }
 
 /** An anonymous export answer, made whole for the tiers to keep; too big for an entry, the signal to stream it. */

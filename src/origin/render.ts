@@ -19,6 +19,7 @@ import { renderExport } from "./export-answer.ts";
 import { readRevision, type RevisionRead } from "./page-origin.ts";
 import { renderMementoIndex, renderMementoInfo, renderTimemap } from "./memento-answers.ts";
 import { renderTimeline } from "./timeline-answer.ts";
+import type { HistoryAnswer } from "./answer-body.ts";
 import { answerTags } from "./tags.ts";
 import { formatHttpDate } from "../http/datetime.ts";
 import { titleSegment } from "../page/page-ref.ts";
@@ -176,7 +177,7 @@ async function renderHistory(env: Env, query: Extract<OriginQuery, { kind: "hist
     query.limit,
   );
   if (!("revisions" in page)) throw storeProblem(page, ref.title);
-  const body = {
+  const body: HistoryAnswer = {
     page: page.title,
     total: page.total,
     revisions: page.revisions,

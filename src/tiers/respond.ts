@@ -4,8 +4,8 @@
  * the headers an answer goes out with (where it came from, the request id,
  * the archived-content sandbox, the dictionary a text revision offers), the
  * rule that a 5xx shows the client only the origin's problem and this
- * request's id (details stay in the log), and the reading of a problem body
- * are each written once.
+ * request's id (details stay in the log) are each written once. Bodies are
+ * read as typed values by src/origin/answer-body.ts, never parsed here.
  *
  * - `respond`: the answer, its coding negotiated (a revision's br was made
  *   once and comes with it), with ETag, preconditions, Range and HEAD.
@@ -14,12 +14,22 @@
  * - `respondAsIs`: sent as it came (TimeMaps and the problems beside them).
  * - `problemOf`: a non-200 answer as the `ProblemError` it carries, for a
  *   route that renders its own page and lets the error handler show the rest.
+ * - `respondRedirect`: a 302 made from an answer (the TimeGate's).
+ * - `okJson`: a 200 answer's JSON as its kind's type, any other thrown as its problem.
+ * - `renderedHeaders`: where the answer came from and its Cache-Tag, for a page made from it.
  *
  * @example
  * const through = await readThroughTiers(c.env, c.executionCtx, c.get("colo"), query);
  * return respond({ request: c.req.raw, requestId: c.get("requestId") }, through);
  */
 import { ProblemError, type ProblemStatus } from "../http/problem.ts";
+import {
+  answerJson,
+  answerProblem,
+  type AnswerBodies,
+  type AnswerProblem,
+  type JsonKind,
+} from "../origin/answer-body.ts";
 import { sha256Hex } from "../lib/digests.ts";
 import { serverTiming } from "../http/server-timing.ts";
 import { sandboxArchived } from "../representation/archived-content.ts";
@@ -37,12 +47,16 @@ export interface Asker {
   requestId: string;
 }
 
+/** Where an answer came from (debug headers): the tier that answered and the colo read at. */
+function provenance(through: ReadThrough | UnreadThrough): Record<string, string> {
+  return { "x-palimpsest-tier": through.servedBy, "x-palimpsest-colo": through.colo };
+}
+
 /** The headers every answer read through the tiers goes out with: the answer's own, and where it came from. */
 function answerHeaders(asker: Asker, through: ReadThrough | UnreadThrough): Headers {
   const { entry } = through;
   const headers = new Headers(entry.headers);
-  headers.set("x-palimpsest-tier", through.servedBy);
-  headers.set("x-palimpsest-colo", through.colo);
+  for (const [name, value] of Object.entries(provenance(through))) headers.set(name, value);
   // A debug header, as the two above: where the read's time went, hop by hop (src/http/server-timing.ts).
   const timing = serverTiming(through.timings);
   if (timing !== null) headers.set("server-timing", timing);
@@ -61,18 +75,8 @@ function answerHeaders(asker: Asker, through: ReadThrough | UnreadThrough): Head
   return headers;
 }
 
-/** A problem body's fields, or none if the body is not JSON (the status alone then says what happened). */
-function problemFields(body: Uint8Array): Record<string, unknown> {
-  try {
-    const json: unknown = JSON.parse(new TextDecoder().decode(body));
-    return typeof json === "object" && json !== null ? (json as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
 /** A 5xx is logged with the request id, the one thing of this request the client's copy adds to the origin's problem. */
-function serverError(asker: Asker, status: number, problem: Record<string, unknown>): void {
+function serverError(asker: Asker, status: number, problem: AnswerProblem): void {
   console.error("read failed", {
     requestId: asker.requestId,
     path: new URL(asker.request.url).pathname,
@@ -84,7 +88,7 @@ function serverError(asker: Asker, status: number, problem: Record<string, unkno
 /** The body to send: a 5xx's problem plus this request's id for the report; anything else as given. */
 function sentBody(asker: Asker, status: number, body: Uint8Array): Uint8Array {
   if (status < 500) return body;
-  const problem = problemFields(body);
+  const problem = answerProblem({ body });
   serverError(asker, status, problem);
   return new TextEncoder().encode(JSON.stringify({ ...problem, requestId: asker.requestId }));
 }
@@ -155,15 +159,51 @@ export function respondAsIs(asker: Asker, through: ReadThrough): Response {
 /** A non-200 answer as the problem it carries (its Retry-After kept), for the error handler to show. */
 export function problemOf(asker: Asker, through: ReadThrough): ProblemError {
   const { entry } = through;
-  const problem = problemFields(entry.body);
+  const problem = answerProblem(entry);
   if (entry.status >= 500) serverError(asker, entry.status, problem);
   const { type: _type, status: _status, title, detail, code, limit: _limit, ...extensions } = problem;
   const retryAfter = entry.headers["retry-after"];
   return new ProblemError({
     status: entry.status as ProblemStatus,
-    code: typeof code === "string" ? code : `http_${entry.status}`,
-    title: typeof title === "string" ? title : "Error",
-    ...(typeof detail === "string" ? { detail } : {}),
+    code: code ?? `http_${entry.status}`,
+    title: title ?? "Error",
+    ...(detail === undefined ? {} : { detail }),
     extensions: { ...extensions, ...(retryAfter ? { retryAfterSeconds: Number(retryAfter) } : {}) },
   });
+}
+
+/**
+ * A 302 made from an answer (the TimeGate's, to the memento the answer
+ * chose): the route's own headers (Link, Cache-Control), where the answer
+ * came from and the request id, as every answer sends them, and no body.
+ */
+export function respondRedirect(
+  asker: Asker,
+  through: ReadThrough,
+  location: string,
+  own: Record<string, string>,
+): Response {
+  const headers = new Headers({ ...own, ...provenance(through), location, "content-length": "0" });
+  headers.set("x-request-id", asker.requestId);
+  return new Response(null, { status: 302, headers });
+}
+
+/**
+ * A 200 answer's JSON as its kind's type (src/origin/answer-body.ts), for a
+ * route that renders its own page from it; any other answer is thrown as the
+ * problem it carries, for the error handler to show.
+ */
+export function okJson<K extends JsonKind>(asker: Asker, through: ReadThrough, kind: K): AnswerBodies[K] {
+  if (through.entry.status !== 200) throw problemOf(asker, through);
+  return answerJson(kind, through.entry);
+}
+
+/**
+ * The headers a page rendered from an answer goes out with: where the answer
+ * came from, as every answer sends it, and its Cache-Tag, so a purge by tag
+ * reaches the page too.
+ */
+export function renderedHeaders(through: ReadThrough): Record<string, string> {
+  const tag = through.entry.headers["cache-tag"];
+  return { ...provenance(through), ...(tag ? { "cache-tag": tag } : {}) };
 }

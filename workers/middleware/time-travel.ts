@@ -23,11 +23,12 @@ import { mementoLinkHeader, mementoUrls, pageLinks, timegateLinkHeader } from ".
 import { mementoInfoIn } from "../../src/memento/navigation.ts";
 import type { MementoIndex, MementoInfo } from "../../src/memento/types.ts";
 import type { OriginQuery } from "../../src/origin/answer.ts";
+import { answerJson } from "../../src/origin/answer-body.ts";
 import { MEMENTO_CACHE_CONTROL } from "../../src/origin/memento-answers.ts";
 import { pageRef, type PageRef } from "../../src/page/page-ref.ts";
 import { addVary } from "../../src/representation/vary.ts";
 import { readThroughTiers, type ReadThrough } from "../../src/tiers/chain.ts";
-import { respondAsIs } from "../../src/tiers/respond.ts";
+import { respondAsIs, respondRedirect, type Asker } from "../../src/tiers/respond.ts";
 
 /** The origin absolute links start with: PUBLIC_ORIGIN if set, else the request's own. */
 export function baseOf(c: Context<AppEnv>): string {
@@ -39,11 +40,11 @@ function read(c: Context<AppEnv>, query: OriginQuery, options?: { newerThan: num
 }
 
 /** An answer as it came through the tiers, for what is sent as is: TimeMaps and problems (src/tiers/respond.ts). */
-const send = (c: Context<AppEnv>, through: ReadThrough): Response =>
-  respondAsIs({ request: c.req.raw, requestId: c.get("requestId") }, through);
+const send = (c: Context<AppEnv>, through: ReadThrough): Response => respondAsIs(askerOf(c), through);
 
-const infoOf = (through: ReadThrough): MementoInfo =>
-  JSON.parse(new TextDecoder().decode(through.entry.body)) as MementoInfo;
+const askerOf = (c: Context<AppEnv>): Asker => ({ request: c.req.raw, requestId: c.get("requestId") });
+
+const infoOf = (through: ReadThrough): MementoInfo => answerJson("memento", through.entry);
 
 /** A 302 to the memento current at the time asked, linking what a TimeGate's answer links (§4.1.1). */
 export async function redirectToMemento(
@@ -56,15 +57,12 @@ export async function redirectToMemento(
   if (through.entry.status !== 200) return send(c, through);
   const info = infoOf(through);
   const urls = mementoUrls(baseOf(c), ref.key);
-  const headers = new Headers({
-    location: urls.memento(info.self.id),
+  const res = respondRedirect(askerOf(c), through, urls.memento(info.self.id), {
     link: timegateLinkHeader(urls, info),
     "cache-control": MEMENTO_CACHE_CONTROL,
-    "content-length": "0",
-    "x-palimpsest-tier": through.servedBy,
   });
-  if (vary) addVary(headers, "Accept-Datetime");
-  return new Response(null, { status: 302, headers });
+  if (vary) addVary(res.headers, "Accept-Datetime");
+  return res;
 }
 
 /** The page a `/page/{title}…` path names, if its title segment is already canonical (otherwise the read route redirects first). */
@@ -108,8 +106,7 @@ async function timeGate(c: Context<AppEnv>, next: () => Promise<void>, ref: Page
   c.res.headers.append("link", pageLinks(mementoUrls(baseOf(c), ref.key)).join(", "));
 }
 
-const indexOf = (through: ReadThrough): MementoIndex =>
-  JSON.parse(new TextDecoder().decode(through.entry.body)) as MementoIndex;
+const indexOf = (through: ReadThrough): MementoIndex => answerJson("mementos", through.entry);
 
 /**
  * Revision `id`'s place in time: from the page's memento index, one answer

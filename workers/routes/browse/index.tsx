@@ -18,7 +18,6 @@
 import { Hono } from "hono";
 import { zValidator } from "@hono/zod-validator";
 import { z } from "zod";
-import type { CompareAnswer } from "../../../src/compare/diff.ts";
 import { compareRange } from "../../../src/compare/range.ts";
 import { prefersHtml } from "../../../src/browse/negotiate.ts";
 import { htmlResponse, varyAccept } from "../../../src/browse/render.ts";
@@ -34,9 +33,8 @@ import { invalid, validated } from "../../../src/http/validate.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { archiveOverview, searchTitles } from "../../../src/page/directory.ts";
 import { normalizeTitle } from "../../../src/page/title.ts";
-import type { PageTimeline } from "../../../src/page/timeline.ts";
-import type { HistoryEntry } from "../../../src/page/types.ts";
-import { canonicalPage, readOk, tierHeaders, type BrowseEnv } from "./read.ts";
+import { renderedHeaders } from "../../../src/tiers/respond.ts";
+import { canonicalPage, readJson, type BrowseEnv } from "./read.ts";
 import { viewRoutes } from "./view-routes.tsx";
 
 export const browseRoutes = new Hono<BrowseEnv>();
@@ -137,16 +135,10 @@ browseRoutes.get("/page/:title/history", async (c, next) => {
     const { limit, older, newer } = parsed.data;
     const ref = c.get("ref");
     // The JSON route's query, so the same cached answer serves both; beside it, the page's years (a few index walks, kept in the tiers too).
-    const [{ through, body }, years] = await Promise.all([
-      readOk(c, { kind: "history", ref, limit, cursor: older ?? newer }),
-      readOk(c, { kind: "timeline", ref }),
+    const [{ through, value: page }, years] = await Promise.all([
+      readJson(c, { kind: "history", ref, limit, cursor: older ?? newer }),
+      readJson(c, { kind: "timeline", ref }),
     ]);
-    const page = JSON.parse(new TextDecoder().decode(body)) as {
-      page: string;
-      total: number;
-      revisions: HistoryEntry[];
-      cursors: { older: string | null; newer: string | null };
-    };
     const link = (key: "older" | "newer", cursor: string | null) =>
       cursor === null ? null : `${historyUrl(ref.key)}?${new URLSearchParams({ limit: String(limit), [key]: cursor })}`;
     c.res = await htmlResponse(
@@ -159,11 +151,11 @@ browseRoutes.get("/page/:title/history", async (c, next) => {
             revisions: page.revisions,
             older: link("older", page.cursors.older),
             newer: link("newer", page.cursors.newer),
-            timeline: JSON.parse(new TextDecoder().decode(years.body)) as PageTimeline,
+            timeline: years.value,
           }}
         />
       </Layout>,
-      { cacheControl: CACHE_CONTROL.changing, varyAccept: true, headers: { ...tierHeaders(through) } },
+      { cacheControl: CACHE_CONTROL.changing, varyAccept: true, headers: renderedHeaders(through) },
     );
   });
 });
@@ -193,15 +185,14 @@ browseRoutes.get(
     const { range } = c.req.valid("param");
     const ref = c.get("ref");
     // The origin diffs the pair once (src/origin/compare.ts); the tiers keep its answer, and a removal purges it.
-    const { through, body } = await readOk(c, { kind: "compare", ref, from: range.from, to: range.to });
-    const answer = JSON.parse(new TextDecoder().decode(body)) as CompareAnswer;
+    const { through, value: answer } = await readJson(c, { kind: "compare", ref, from: range.from, to: range.to });
     const title = titleOf(ref.key);
     // Two specific revisions never change; private, so no shared cache keeps a copy a suppression could not purge.
     return htmlResponse(
       <Layout title={`${title}: ${range.from} compared with ${range.to}`}>
         <CompareView model={{ key: ref.key, title, ...answer }} />
       </Layout>,
-      { cacheControl: "private, max-age=300", headers: { ...tierHeaders(through) } },
+      { cacheControl: "private, max-age=300", headers: renderedHeaders(through) },
     );
   },
 );

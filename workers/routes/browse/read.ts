@@ -1,16 +1,20 @@
 /**
  * Reads for the browse pages, through the same tiers and cache keys as the
  * JSON API (src/tiers/chain.ts), so a page costs no origin work the API's
- * answer would not. A non-200 answer becomes the same problem, thrown, for
- * the one error handler (and workers/middleware/problem-pages.tsx) to show.
+ * answer would not. A JSON answer comes back as its kind's type
+ * (src/origin/answer-body.ts); a non-200 answer becomes the same problem,
+ * thrown, for the one error handler (and workers/middleware/problem-pages.tsx)
+ * to show. A page made from an answer goes out with `renderedHeaders`
+ * (src/tiers/respond.ts).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { every } from "hono/combine";
 import type { AppEnv } from "../../app-env.ts";
 import type { OriginQuery } from "../../../src/origin/answer.ts";
+import type { AnswerBodies, JsonKind } from "../../../src/origin/answer-body.ts";
 import type { PageRef } from "../../../src/page/page-ref.ts";
 import { readThroughTiers, type ReadThrough } from "../../../src/tiers/chain.ts";
-import { problemOf } from "../../../src/tiers/respond.ts";
+import { okJson, problemOf, type Asker } from "../../../src/tiers/respond.ts";
 import { canonicalTitle } from "../../middleware/canonical-title.ts";
 import { withColo } from "../../middleware/with-colo.ts";
 
@@ -22,22 +26,26 @@ export const canonicalPage = (
   prefix: "/page" | "/view" = "/page",
 ): MiddlewareHandler<BrowseEnv> => every(canonicalTitle<BrowseEnv>(rest, prefix), withColo);
 
-/** What a page read through the tiers says about where it came from, and the Cache-Tag its JSON carries (so a purge by tag reaches it). */
-export function tierHeaders(through: ReadThrough): Record<string, string> {
-  const tag = through.entry.headers["cache-tag"];
-  return {
-    "x-palimpsest-tier": through.servedBy,
-    "x-palimpsest-colo": through.colo,
-    ...(tag ? { "cache-tag": tag } : {}),
-  };
+const askerOf = (c: Context<BrowseEnv>): Asker => ({ request: c.req.raw, requestId: c.get("requestId") });
+
+const read = (c: Context<BrowseEnv>, query: OriginQuery) =>
+  readThroughTiers(c.env, c.executionCtx, c.get("colo"), query);
+
+/** A JSON answer as its kind's type, or its problem thrown. */
+export async function readJson<Q extends Extract<OriginQuery, { kind: JsonKind }>>(
+  c: Context<BrowseEnv>,
+  query: Q,
+): Promise<{ through: ReadThrough; value: AnswerBodies[Q["kind"]] }> {
+  const through = await read(c, query);
+  return { through, value: okJson<Q["kind"]>(askerOf(c), through, query.kind) };
 }
 
-/** The answer's body, or its problem thrown (src/tiers/respond.ts reads it). */
-export async function readOk(
+/** A revision's bytes, or its problem thrown. */
+export async function readRevision(
   c: Context<BrowseEnv>,
-  query: OriginQuery,
-): Promise<{ through: ReadThrough; body: Uint8Array }> {
-  const through = await readThroughTiers(c.env, c.executionCtx, c.get("colo"), query);
-  if (through.entry.status === 200) return { through, body: through.entry.body };
-  throw problemOf({ request: c.req.raw, requestId: c.get("requestId") }, through);
+  query: Extract<OriginQuery, { kind: "revision" }>,
+): Promise<Uint8Array> {
+  const through = await read(c, query);
+  if (through.entry.status === 200) return through.entry.body;
+  throw problemOf(askerOf(c), through);
 }

@@ -31,14 +31,11 @@ import { parseAt } from "../../../src/http/timestamps.ts";
 import { validated } from "../../../src/http/validate.ts";
 import { parseWaybackTimestamp } from "../../../src/http/wayback.ts";
 import { LIMITS } from "../../../src/limits.ts";
-import type { MementoInfo } from "../../../src/memento/types.ts";
-import type { PageTimeline } from "../../../src/page/timeline.ts";
 import { CACHE_CONTROL } from "../../../src/representation/cache-control.ts";
-import { canonicalPage, readOk, tierHeaders, type BrowseEnv } from "./read.ts";
+import { renderedHeaders } from "../../../src/tiers/respond.ts";
+import { canonicalPage, readJson, readRevision, type BrowseEnv } from "./read.ts";
 
 export const viewRoutes = new Hono<BrowseEnv>();
-
-const jsonOf = <T,>(body: Uint8Array): T => JSON.parse(new TextDecoder().decode(body)) as T;
 
 const DATE_FIELDS = {
   at: { status: 400, code: "invalid_timestamp" },
@@ -106,7 +103,7 @@ viewRoutes.get(
     const at = c.req.valid("query");
     const ref = c.get("ref");
     if (at === null) {
-      const timeline = jsonOf<PageTimeline>((await readOk(c, { kind: "timeline", ref })).body);
+      const { value: timeline } = await readJson(c, { kind: "timeline", ref });
       if (!timeline.latest)
         throw new ProblemError({
           status: 404,
@@ -118,7 +115,7 @@ viewRoutes.get(
       return seeViewer(c, viewUrl(ref.key, timeline.latest.id));
     }
     // The TimeGate's own answer: `?at=`, Accept-Datetime and `/web/` choose alike.
-    const info = jsonOf<MementoInfo>((await readOk(c, { kind: "memento", ref, which: { at } })).body);
+    const { value: info } = await readJson(c, { kind: "memento", ref, which: { at } });
     return seeViewer(c, `${viewUrl(ref.key, info.self.id)}?asof=${formatWaybackTimestamp(at)}`);
   },
 );
@@ -152,8 +149,7 @@ viewRoutes.get(
     const { revid } = c.req.valid("param");
     const { asof } = c.req.valid("query");
     const ref = c.get("ref");
-    const { through, body } = await readOk(c, { kind: "timeline", ref, id: revid });
-    const timeline = jsonOf<PageTimeline>(body);
+    const { through, value: timeline } = await readJson(c, { kind: "timeline", ref, id: revid });
     const place = timeline.place!;
     const r = place.revision;
     let content: ShownContent;
@@ -162,7 +158,7 @@ viewRoutes.get(
     else if (r.bytes > LIMITS.browse.viewMaxRevisionBytes) content = { kind: "too_big", bytes: r.bytes };
     else {
       // The API's own read: the tiers keep it, immutable, for both.
-      const text = new TextDecoder().decode((await readOk(c, { kind: "revision", ref, id: r.id })).body);
+      const text = new TextDecoder().decode(await readRevision(c, { kind: "revision", ref, id: r.id }));
       const max = LIMITS.browse.viewMaxShownChars;
       content = { kind: "text", text: head(text, max), truncated: text.length > max };
     }
@@ -187,7 +183,7 @@ viewRoutes.get(
         // Private: the text is in the page, and a suppression can purge our tiers, not a shared cache.
         cacheControl: "private, max-age=60",
         framesSelf: content.kind === "frame",
-        headers: tierHeaders(through),
+        headers: renderedHeaders(through),
       },
     );
   },

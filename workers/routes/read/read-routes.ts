@@ -22,6 +22,7 @@ import { dcbRefused, rememberDcbRefusal } from "../../../src/representation/dcb-
 import { offeredDictionary } from "../../../src/representation/dictionary.ts";
 import { validated } from "../../../src/http/validate.ts";
 import type { OriginQuery } from "../../../src/origin/answer.ts";
+import { answerJson } from "../../../src/origin/answer-body.ts";
 import { titleSegment, type PageRef } from "../../../src/page/page-ref.ts";
 import { withColo } from "../../middleware/with-colo.ts";
 import { readThroughTiers, type ReadThrough } from "../../../src/tiers/chain.ts";
@@ -84,9 +85,7 @@ readRoutes.get(
     const through = await read(c, { kind: "history", ref, limit, cursor: older ?? newer });
     if (through.entry.status !== 200) return respond(asker(c), through);
     // Links are absolute, so they are built here rather than stored in the tiers.
-    const page = JSON.parse(new TextDecoder().decode(through.entry.body)) as {
-      cursors: { older: string | null; newer: string | null };
-    } & Record<string, unknown>;
+    const page = answerJson("history", through.entry);
     const link = (key: "older" | "newer", value: string | null) => {
       if (value === null) return null;
       const u = new URL(`/page/${titleSegment(ref.key)}/history`, c.req.url);
