@@ -13,6 +13,7 @@ import type { z } from "zod";
 import { LIMITS } from "../limits.ts";
 import { ProblemError } from "../http/problem.ts";
 import { atQuery, exportQuery, historyQuery, revisionParam, timemapParam, timemapQuery } from "../http/queries.ts";
+import { matchUrlForm, type UrlFormName } from "../http/url-forms.ts";
 import { pageRef } from "../page/page-ref.ts";
 import { compareKey, exportKey, historyKey, latestKey, revisionKey, timemapKey } from "../tiers/cache-key.ts";
 import { compareRange } from "../compare/range.ts";
@@ -72,6 +73,89 @@ function pageKeyOf(segment: string): { key: string } | { dropped: string } {
   }
 }
 
+/** The key a read of one URL form uses, from its params (decoded) and the URL's query. */
+type KeyOfForm = (params: Record<string, string>, url: URL) => Resolved<string>;
+
+/** A query the route's own schema refuses: never cached, and why. */
+const refusedQuery = (issues: z.core.$ZodIssue[]): Resolved<string> => ({
+  ok: false,
+  dropped: `never cached: ${issues[0]!.path.join(".")} ${issues[0]!.message}`,
+});
+
+/** A `/page/{title}…` form's key, once its title is a page's. */
+const onPage =
+  (
+    keyOf: (
+      page: string,
+      params: Record<string, string>,
+      query: (name: string) => string | undefined,
+    ) => Resolved<string>,
+  ) =>
+  (params: Record<string, string>, url: URL): Resolved<string> => {
+    const page = pageKeyOf(params.title!);
+    if ("dropped" in page) return { ok: false, ...page };
+    return keyOf(page.key, params, (name) => url.searchParams.get(name) ?? undefined);
+  };
+
+/**
+ * Every public URL form (src/http/url-forms.ts) and the key its answer is
+ * kept under, parsed with the route's own schemas: a URL the route would
+ * refuse is never cached, and one it accepts has the key it would read.
+ */
+const KEYS: Record<UrlFormName, KeyOfForm | null> = {
+  home: null,
+  search: null,
+  latest: onPage((page, _, param) => {
+    const query = atQuery.safeParse({ at: param("at") });
+    return query.success ? { ok: true, value: latestKey(page, query.data.at).key } : refusedQuery(query.error.issues);
+  }),
+  history: onPage((page, _, param) => {
+    const query = historyQuery.safeParse({ limit: param("limit"), older: param("older"), newer: param("newer") });
+    return query.success
+      ? { ok: true, value: historyKey(page, query.data.limit, query.data.older ?? query.data.newer).key }
+      : refusedQuery(query.error.issues);
+  }),
+  export: onPage((page, _, param) => {
+    // Only anonymous exports are kept (a backup's streams, no-store): the key its route reads through the tiers.
+    const query = exportQuery.safeParse({ offset: param("offset"), limit: param("limit"), dir: param("dir") });
+    return query.success
+      ? { ok: true, value: exportKey(page, query.data.offset ?? null, query.data.dir, query.data.limit).key }
+      : refusedQuery(query.error.issues);
+  }),
+  // A redirect to the compare page.
+  compareForm: null,
+  compare: onPage((page, params) => {
+    const range = compareRange.safeParse(params.range);
+    return range.success
+      ? { ok: true, value: compareKey(page, range.data.from, range.data.to).key }
+      : { ok: false, dropped: NOT_CACHED };
+  }),
+  revision: onPage((page, params) => {
+    const revision = revisionParam.safeParse({ title: params.title, revid: params.revid });
+    return revision.success
+      ? { ok: true, value: revisionKey(page, revision.data.revid).key }
+      : { ok: false, dropped: NOT_CACHED };
+  }),
+  // Pages for people, made from answers the tiers keep under the API's keys.
+  view: null,
+  viewRevision: null,
+  // TimeMaps are kept per origin their links are written for, the URL's own.
+  timemap: (params, url) => {
+    const param = timemapParam.safeParse({ format: params.format, title: params.title });
+    if (!param.success) return { ok: false, dropped: NOT_CACHED };
+    const page = pageKeyOf(param.data.title);
+    if ("dropped" in page) return { ok: false, ...page };
+    const query = timemapQuery.safeParse({
+      after: url.searchParams.get("after") ?? undefined,
+      before: url.searchParams.get("before") ?? undefined,
+    });
+    if (!query.success) return refusedQuery(query.error.issues);
+    return { ok: true, value: timemapKey(page.key, param.data.format, url.origin, query.data).key };
+  },
+  // A redirect to the memento current then.
+  wayback: null,
+};
+
 /** The cache key a read of this URL would use. */
 export function keyOfUrl(raw: string, served: ServedHosts): Resolved<string> {
   if (raw.length > LIMITS.purge.maxPurgeUrlChars)
@@ -91,67 +175,9 @@ export function keyOfUrl(raw: string, served: ServedHosts): Resolved<string> {
     return { ok: false, refused: PATH_REFUSAL };
   const parts = segments(url.pathname);
   if (!parts) return { ok: false, refused: PATH_REFUSAL };
-  if (parts[0] === "timemap") return timemapKeyOfUrl(url, parts);
-  if (parts[0] === "page" && parts.length === 4 && parts[2] === "compare") return compareKeyOfUrl(parts);
-  if (parts[0] !== "page" || parts.length < 2 || parts.length > 3 || !parts[1])
-    return { ok: false, dropped: NOT_CACHED };
-  const page = pageKeyOf(parts[1]);
-  if ("dropped" in page) return { ok: false, ...page };
-  // The route's own schemas: a URL the route would refuse is never cached, and one it accepts has the key it would read.
-  const param = (name: string) => url.searchParams.get(name) ?? undefined;
-  const refused = (issues: z.core.$ZodIssue[]) => ({
-    ok: false as const,
-    dropped: `never cached: ${issues[0]!.path.join(".")} ${issues[0]!.message}`,
-  });
-  if (parts.length === 2) {
-    const query = atQuery.safeParse({ at: param("at") });
-    return query.success ? { ok: true, value: latestKey(page.key, query.data.at).key } : refused(query.error.issues);
-  }
-  if (parts[2] === "history") {
-    const query = historyQuery.safeParse({ limit: param("limit"), older: param("older"), newer: param("newer") });
-    return query.success
-      ? { ok: true, value: historyKey(page.key, query.data.limit, query.data.older ?? query.data.newer).key }
-      : refused(query.error.issues);
-  }
-  if (parts[2] === "export") {
-    // Only anonymous exports are kept (a backup's streams, no-store): the key its route reads through the tiers.
-    const query = exportQuery.safeParse({ offset: param("offset"), limit: param("limit"), dir: param("dir") });
-    return query.success
-      ? { ok: true, value: exportKey(page.key, query.data.offset ?? null, query.data.dir, query.data.limit).key }
-      : refused(query.error.issues);
-  }
-  const revision = revisionParam.safeParse({ title: parts[1], revid: parts[2] });
-  return revision.success
-    ? { ok: true, value: revisionKey(page.key, revision.data.revid).key }
-    : { ok: false, dropped: NOT_CACHED };
-}
-
-/** A compare page's key (`/page/{title}/compare/{from}...{to}`), parsed as its route parses it. */
-function compareKeyOfUrl(parts: string[]): Resolved<string> {
-  const page = pageKeyOf(parts[1]!);
-  if ("dropped" in page) return { ok: false, ...page };
-  const range = compareRange.safeParse(parts[3]);
-  return range.success
-    ? { ok: true, value: compareKey(page.key, range.data.from, range.data.to).key }
-    : { ok: false, dropped: NOT_CACHED };
-}
-
-/** A TimeMap URL's key: TimeMaps are kept per origin their links are written for, the URL's own. */
-function timemapKeyOfUrl(url: URL, parts: string[]): Resolved<string> {
-  const param = timemapParam.safeParse({ format: parts[1], title: parts[2] });
-  if (parts.length !== 3 || !param.success) return { ok: false, dropped: NOT_CACHED };
-  const page = pageKeyOf(param.data.title);
-  if ("dropped" in page) return { ok: false, ...page };
-  const query = timemapQuery.safeParse({
-    after: url.searchParams.get("after") ?? undefined,
-    before: url.searchParams.get("before") ?? undefined,
-  });
-  if (!query.success)
-    return {
-      ok: false,
-      dropped: `never cached: ${query.error.issues[0]!.path.join(".")} ${query.error.issues[0]!.message}`,
-    };
-  return { ok: true, value: timemapKey(page.key, param.data.format, url.origin, query.data).key };
+  const match = matchUrlForm(parts);
+  const keyOf = match === null ? null : KEYS[match.form];
+  return match === null || keyOf === null ? { ok: false, dropped: NOT_CACHED } : keyOf(match.params, url);
 }
 
 /** The key prefix a Cloudflare-style `host/path` prefix names. */

@@ -28,6 +28,7 @@ import { Layout } from "../../../src/browse/views/layout.tsx";
 import { compareUrl, historyUrl, titleOf } from "../../../src/browse/views/links.ts";
 import { SearchView } from "../../../src/browse/views/search.tsx";
 import { historyQuery, revisionParam } from "../../../src/http/queries.ts";
+import { URL_FORMS } from "../../../src/http/url-forms.ts";
 import { CACHE_CONTROL } from "../../../src/representation/cache-control.ts";
 import { invalid, validated } from "../../../src/http/validate.ts";
 import { LIMITS } from "../../../src/limits.ts";
@@ -42,7 +43,7 @@ export const browseRoutes = new Hono<BrowseEnv>();
 /** How long a browser or cache may keep a page that changes with every write. */
 const DYNAMIC = "public, max-age=30";
 
-browseRoutes.get("/", async (c) => {
+browseRoutes.get(URL_FORMS.home, async (c) => {
   const overview = await archiveOverview(c.env, LIMITS.browse.recentPages);
   return htmlResponse(
     <Layout title="An archive of page revisions">
@@ -77,7 +78,7 @@ const searchQuery = z.object({
 });
 
 browseRoutes.get(
-  "/search",
+  URL_FORMS.search,
   zValidator("query", searchQuery, async (result, c) => {
     if (result.success) return;
     const problem = invalid(result.error.issues, "search", {
@@ -118,7 +119,7 @@ const HISTORY_FIELDS = {
   newer: { status: 400, code: "invalid_cursor" },
 } as const;
 
-browseRoutes.get("/page/:title/history", async (c, next) => {
+browseRoutes.get(URL_FORMS.history, async (c, next) => {
   if (!prefersHtml(c, "application/json")) {
     // The JSON API answers (read-routes.ts); it now depends on Accept too.
     await next();
@@ -163,7 +164,7 @@ browseRoutes.get("/page/:title/history", async (c, next) => {
 const compareForm = z.object({ from: revisionId, to: revisionId });
 
 browseRoutes.get(
-  "/page/:title/compare",
+  URL_FORMS.compareForm,
   canonicalPage(() => "/compare"),
   validated("query", compareForm, "compare", {
     from: { status: 400, code: "invalid_revision_id" },
@@ -178,7 +179,7 @@ browseRoutes.get(
 const compareParam = z.object({ title: z.string(), range: compareRange });
 
 browseRoutes.get(
-  "/page/:title/compare/:range",
+  URL_FORMS.compare,
   canonicalPage((c) => `/compare/${encodeURIComponent(c.req.param("range")!)}`),
   validated("param", compareParam, "compare", { range: { status: 400, code: "invalid_compare_range" } }),
   async (c) => {

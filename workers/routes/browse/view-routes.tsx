@@ -27,6 +27,7 @@ import { RevisionView, type ShownContent } from "../../../src/browse/views/revis
 import { formatWaybackTimestamp, utcSeconds } from "../../../src/http/datetime.ts";
 import { ProblemError } from "../../../src/http/problem.ts";
 import { revisionParam } from "../../../src/http/queries.ts";
+import { URL_FORMS } from "../../../src/http/url-forms.ts";
 import { parseAt } from "../../../src/http/timestamps.ts";
 import { validated } from "../../../src/http/validate.ts";
 import { parseWaybackTimestamp } from "../../../src/http/wayback.ts";
@@ -96,7 +97,7 @@ function seeViewer(c: Context<BrowseEnv>, location: string): Response {
 }
 
 viewRoutes.get(
-  "/view/:title",
+  URL_FORMS.view,
   canonicalPage(() => "", "/view"),
   validated("query", asOfQuery, "view", DATE_FIELDS),
   async (c) => {
@@ -141,7 +142,7 @@ function head(text: string, max: number): string {
 }
 
 viewRoutes.get(
-  "/view/:title/:revid",
+  URL_FORMS.viewRevision,
   canonicalPage((c) => `/${encodeURIComponent(c.req.param("revid")!)}`, "/view"),
   validated("param", viewParam, "view", { revid: { status: 400, code: "invalid_revision_id" } }),
   validated("query", askedQuery, "view", { asof: { status: 400, code: "invalid_timestamp" } }),

@@ -38,6 +38,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../app-env.ts";
 import { timemapParam, timemapQuery, waybackParam } from "../../../src/http/queries.ts";
+import { URL_FORMS } from "../../../src/http/url-forms.ts";
 import { validated } from "../../../src/http/validate.ts";
 import { mementoUrls } from "../../../src/memento/links.ts";
 import type { OriginQuery } from "../../../src/origin/answer.ts";
@@ -61,7 +62,7 @@ mementoRoutes.use("/timemap/*", withColo);
 mementoRoutes.use("/web/*", withColo);
 
 mementoRoutes.get(
-  "/timemap/:format/:title",
+  URL_FORMS.timemap,
   validated("param", timemapParam, "timemap", { format: { status: 404, code: "not_found" } }),
   validated("query", timemapQuery, "timemap", {
     after: { status: 400, code: "invalid_cursor" },
@@ -82,7 +83,7 @@ mementoRoutes.get(
 );
 
 mementoRoutes.get(
-  "/web/:timestamp/:title",
+  URL_FORMS.wayback,
   validated("param", waybackParam, "wayback", { timestamp: { status: 400, code: "invalid_timestamp" } }),
   async (c) => {
     const { timestamp, title } = c.req.valid("param");

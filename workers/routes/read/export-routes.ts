@@ -33,6 +33,7 @@ import type { AppEnv } from "../../app-env.ts";
 import type { Colo } from "../../../src/config/colo.ts";
 import { chargeAnonymousExport } from "../../../src/http/export-rate.ts";
 import { exportQuery, pageListQuery } from "../../../src/http/queries.ts";
+import { URL_FORMS } from "../../../src/http/url-forms.ts";
 import { validated } from "../../../src/http/validate.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import {
@@ -108,7 +109,7 @@ async function streamed(c: Context<ExportEnv>, req: ExportRequest, etag: string 
 }
 
 exportRoutes.get(
-  "/page/:title/export",
+  URL_FORMS.export,
   withColo,
   canonicalTitle<ExportEnv>(() => "/export"),
   validated("query", exportQuery, "export", {

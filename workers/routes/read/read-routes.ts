@@ -18,6 +18,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../app-env.ts";
 import { atQuery, historyQuery, revisionParam } from "../../../src/http/queries.ts";
+import { URL_FORMS } from "../../../src/http/url-forms.ts";
 import { dcbRefused, rememberDcbRefusal } from "../../../src/representation/dcb-refusals.ts";
 import { offeredDictionary } from "../../../src/representation/dictionary.ts";
 import { validated } from "../../../src/http/validate.ts";
@@ -46,11 +47,11 @@ const asker = (c: Context<ReadEnv>): Asker => ({ request: c.req.raw, requestId: 
 
 readRoutes.use("/page/*", withColo);
 // Memento (RFC 7089): the TimeGate on /page/{title}, Memento-Datetime and Link on revisions.
-readRoutes.use("/page/:title", timeTravel);
-readRoutes.use("/page/:title/:revid", timeTravel);
+readRoutes.use(URL_FORMS.latest, timeTravel);
+readRoutes.use(URL_FORMS.revision, timeTravel);
 
 readRoutes.get(
-  "/page/:title",
+  URL_FORMS.latest,
   canonical(),
   validated("query", atQuery, "at", { at: { status: 400, code: "invalid_timestamp" } }),
   async (c) => {
@@ -72,7 +73,7 @@ readRoutes.get(
 );
 
 readRoutes.get(
-  "/page/:title/history",
+  URL_FORMS.history,
   canonical(() => "/history"),
   validated("query", historyQuery, "history", {
     limit: { status: 400, code: "invalid_limit", limit: "history.maxPageSize" },
@@ -105,7 +106,7 @@ readRoutes.get(
 );
 
 readRoutes.get(
-  "/page/:title/:revid",
+  URL_FORMS.revision,
   canonical((c) => `/${encodeURIComponent(c.req.param("revid")!)}`),
   validated("param", revisionParam, "revision", { revid: { status: 400, code: "invalid_revision_id" } }),
   async (c) => {
