@@ -10,7 +10,6 @@
  * edge sends it, renders in Chromium exactly as its identity body does.
  */
 import { createServer, type Server } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -18,17 +17,8 @@ import "../../../src/codec/install-node.ts";
 import { brotliCompress } from "../../../src/codec/index.ts";
 import { brotliForWire, brotliModeFor, wireLgwin } from "../../../src/representation/wire-encode.ts";
 import { LIMITS } from "../../../src/limits.ts";
+import { expectAccessiblePage } from "../support/axe.ts";
 import { useDemoAndBrowser } from "../support/demo-browser.ts";
-
-const AXE_SCRIPT = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[]; failureSummary?: string }>;
-}
-declare const axe: { run(options: object): Promise<{ violations: AxeViolation[]; passes: unknown[] }> };
 
 const demo = useDemoAndBrowser();
 
@@ -98,25 +88,7 @@ describe("accessibility", () => {
   it.each(PAGES)(
     "the %s passes axe-core's WCAG 2.1 AA and best-practice rules",
     async (_name, path, status) => {
-      // The pages' CSP allows no script at all; axe is injected past it.
-      const context = await demo.browser.newContext({ bypassCSP: true });
-      const page = await context.newPage();
-      try {
-        const res = await page.goto(`${demo.dev.url}${path}`);
-        expect(res?.status()).toBe(status);
-        expect(res?.headers()["content-type"]).toMatch(/^text\/html/);
-        await page.addScriptTag({ path: AXE_SCRIPT });
-        const result = await page.evaluate(() =>
-          axe.run({ runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }),
-        );
-        const summary = result.violations.map(
-          (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-        );
-        expect(summary).toEqual([]);
-        expect(result.passes.length).toBeGreaterThan(10);
-      } finally {
-        await context.close();
-      }
+      await expectAccessiblePage(demo.browser, `${demo.dev.url}${path}`, status);
     },
     30_000,
   );

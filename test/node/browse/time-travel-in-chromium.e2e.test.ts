@@ -9,22 +9,12 @@
  * its script dead. The viewer and the history pass axe-core's WCAG 2.1 AA
  * and best-practice rules.
  */
-import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { NewRevision } from "../../../src/page/types.ts";
 import { ArchiveClient } from "../../../src/tools/local/archive-client.ts";
+import { expectAccessiblePage } from "../support/axe.ts";
 import { useDemoAndBrowser } from "../support/demo-browser.ts";
-
-const AXE_SCRIPT = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
-declare const axe: { run(options: object): Promise<{ violations: AxeViolation[]; passes: unknown[] }> };
 
 const demo = useDemoAndBrowser();
 
@@ -157,29 +147,8 @@ describe("accessibility of the time-travel pages", () => {
   it.each(PAGES)(
     "the %s passes axe-core's WCAG 2.1 AA and best-practice rules",
     async (_name, path, status) => {
-      // The pages' CSP allows no script at all; axe is injected past it.
-      const context = await demo.browser.newContext({ bypassCSP: true });
-      const page = await context.newPage();
-      try {
-        const res = await page.goto(`${demo.dev.url}${path}`);
-        expect(res?.status()).toBe(status);
-        expect(res?.headers()["content-type"]).toMatch(/^text\/html/);
-        await page.addScriptTag({ path: AXE_SCRIPT });
-        // The archived document inside the frame is someone else's page, not ours to check; the frame itself is.
-        const result = await page.evaluate(() =>
-          axe.run({
-            iframes: false,
-            runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
-          }),
-        );
-        const summary = result.violations.map(
-          (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-        );
-        expect(summary).toEqual([]);
-        expect(result.passes.length).toBeGreaterThan(10);
-      } finally {
-        await context.close();
-      }
+      // The archived document inside the frame is someone else's page, not ours to check; the frame itself is.
+      await expectAccessiblePage(demo.browser, `${demo.dev.url}${path}`, status, { iframes: false });
     },
     30_000,
   );

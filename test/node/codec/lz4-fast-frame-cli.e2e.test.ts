@@ -12,6 +12,7 @@ import { decodeFrameFast } from "../../../src/codec/lz4/fast-frame.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { firstMissing, describeNeeding } from "../support/requirements.ts";
 import { NO_CORPUS, NO_TOOLS, historyExcerpt, tool, webSample } from "./support/corpus.ts";
+import { sameBytes } from "./support/bytes.ts";
 
 const missing = firstMissing(NO_CORPUS, NO_TOOLS);
 const ready = missing === null;
@@ -25,12 +26,6 @@ const LAYOUTS = [
   ["-B7", "-BI"],
 ];
 
-const same = (a: Uint8Array, b: Uint8Array) =>
-  Buffer.compare(
-    Buffer.from(a.buffer, a.byteOffset, a.byteLength),
-    Buffer.from(b.buffer, b.byteOffset, b.byteLength),
-  ) === 0;
-
 describeNeeding(missing, "lz4 tool frames through the fast decoder", () => {
   const files = ready ? [...webSample().slice(0, 6), historyExcerpt(1_500_000)] : [];
 
@@ -42,9 +37,9 @@ describeNeeding(missing, "lz4 tool frames through the fast decoder", () => {
           for (let v = 0; v < LZ4_VARIANTS.length; v++) {
             const fast = decodeFrameFast(frame, LIMITS.codec.maxOutputBytes, v);
             expect(fast.ok, `${f.name} ${LZ4_VARIANTS[v]}`).toBe(true);
-            if (fast.ok) expect(same(fast.bytes, f.bytes), `${f.name} ${LZ4_VARIANTS[v]}`).toBe(true);
+            if (fast.ok) expect(sameBytes(fast.bytes, f.bytes), `${f.name} ${LZ4_VARIANTS[v]}`).toBe(true);
           }
-          expect(same(lz4FrameDecompress(frame), f.bytes), f.name).toBe(true);
+          expect(sameBytes(lz4FrameDecompress(frame), f.bytes), f.name).toBe(true);
         }
       });
     }

@@ -288,51 +288,39 @@ describe("the dashboard in Chromium against palimpsest dev", () => {
 });
 
 describe("the dashboard without JavaScript", () => {
-  it(
-    "logs in, purges from the form, and the purge's page refreshes itself until complete",
-    { timeout: 240_000 },
-    async () => {
-      const context = await demo.browser.newContext({ javaScriptEnabled: false });
-      context.setDefaultTimeout(45_000);
-      try {
-        const page = await context.newPage();
-        await page.goto(`${demo.dev.url}/dashboard`);
-        expect(new URL(page.url()).pathname).toBe("/dashboard/login");
-        await page.getByLabel("API token").fill(demo.dev.token);
-        await Promise.all([page.waitForURL(`${demo.dev.url}/dashboard`), page.getByLabel("API token").press("Enter")]);
+  it("logs in, purges from the form, and the purge's page refreshes itself until complete", { timeout: 240_000 }, () =>
+    demo.inContext({ javaScriptEnabled: false, stepTimeoutMs: 45_000 }, async (context) => {
+      const page = await demo.logIn(context);
 
-        await cachedAtColo("/page/Scriptorium");
-        await page.getByLabel("Items, one per line").fill(`${demo.dev.url}/page/Scriptorium`);
-        await Promise.all([
-          page.waitForURL(/\/dashboard\/purges\/[^/]+$/),
-          page.getByRole("button", { name: "Purge" }).click(),
-        ]);
-        const purgeUrl = page.url();
-        const first = await progressOf(page);
-        expect(first.acknowledged, "the purge was still pending when its page loaded").toBeLessThan(first.total);
+      await cachedAtColo("/page/Scriptorium");
+      await page.getByLabel("Items, one per line").fill(`${demo.dev.url}/page/Scriptorium`);
+      await Promise.all([
+        page.waitForURL(/\/dashboard\/purges\/[^/]+$/),
+        page.getByRole("button", { name: "Purge" }).click(),
+      ]);
+      const purgeUrl = page.url();
+      const first = await progressOf(page);
+      expect(first.acknowledged, "the purge was still pending when its page loaded").toBeLessThan(first.total);
 
-        let loads = 0;
-        page.on("load", () => loads++);
-        await expect
-          .poll(async () => (await page.locator("[data-field=overall]").textContent()) ?? "", {
-            timeout: 30_000,
-            interval: 200,
-          })
-          .toBe("complete");
-        expect(loads, "reloads by the <noscript> refresh").toBeGreaterThan(0);
-        expect(page.url()).toBe(purgeUrl);
-        const { acknowledged, total } = await progressOf(page);
-        expect(acknowledged).toBe(total);
-        expect(await page.getByText("Time to completion").isVisible()).toBe(true);
-        expect((await readAtColo("/page/Scriptorium")).tier).not.toBe("lower");
+      let loads = 0;
+      page.on("load", () => loads++);
+      await expect
+        .poll(async () => (await page.locator("[data-field=overall]").textContent()) ?? "", {
+          timeout: 30_000,
+          interval: 200,
+        })
+        .toBe("complete");
+      expect(loads, "reloads by the <noscript> refresh").toBeGreaterThan(0);
+      expect(page.url()).toBe(purgeUrl);
+      const { acknowledged, total } = await progressOf(page);
+      expect(acknowledged).toBe(total);
+      expect(await page.getByText("Time to completion").isVisible()).toBe(true);
+      expect((await readAtColo("/page/Scriptorium")).tier).not.toBe("lower");
 
-        // Complete: no more refreshes.
-        const settled = loads;
-        await page.waitForTimeout(2_500);
-        expect(loads).toBe(settled);
-      } finally {
-        await context.close();
-      }
-    },
+      // Complete: no more refreshes.
+      const settled = loads;
+      await page.waitForTimeout(2_500);
+      expect(loads).toBe(settled);
+    }),
   );
 });

@@ -8,20 +8,10 @@
  * Then the takedown views (a page's, a deleted page's with its log, the
  * log, a refused form) pass axe-core's WCAG 2.1 A/AA and best-practice rules.
  */
-import { createRequire } from "node:module";
-import type { BrowserContext, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { expectAccessible } from "../support/axe.ts";
 import { useDemoAndBrowser } from "../support/demo-browser.ts";
 
-const AXE_SCRIPT = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[]; failureSummary?: string }>;
-}
-declare const axe: { run(options: object): Promise<{ violations: AxeViolation[]; passes: unknown[] }> };
 /** What the function run in the page uses of the DOM (the project's tsconfig types Workers, not the DOM). */
 declare const document: { querySelector(s: string): { removeAttribute(name: string): void } | null };
 
@@ -30,26 +20,15 @@ const demo = useDemoAndBrowser();
 /** Scriptorium's 12 demo revisions are 3000001 to 3000012. */
 const REVISION = 3_000_005;
 
-async function logIn(context: BrowserContext): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${demo.dev.url}/dashboard`);
-  expect(new URL(page.url()).pathname).toBe("/dashboard/login");
-  await page.getByLabel("API token").fill(demo.dev.token);
-  await Promise.all([page.waitForURL(`${demo.dev.url}/dashboard`), page.getByLabel("API token").press("Enter")]);
-  return page;
-}
-
 const status = async (path: string) => (await fetch(`${demo.dev.url}${path}`)).status;
 
 describe("takedowns from the dashboard in Chromium, without JavaScript", () => {
   it(
     "hides a revision's content and deletes a page, each with a reason; both are in the takedown log",
     { timeout: 120_000 },
-    async () => {
-      const context = await demo.browser.newContext({ javaScriptEnabled: false });
-      context.setDefaultTimeout(45_000);
-      try {
-        const page = await logIn(context);
+    () =>
+      demo.inContext({ javaScriptEnabled: false, stepTimeoutMs: 45_000 }, async (context) => {
+        const page = await demo.logIn(context);
         expect(await status(`/page/Scriptorium/${REVISION}`)).toBe(200);
 
         await page.getByRole("link", { name: "Takedowns", exact: true }).click();
@@ -98,10 +77,7 @@ describe("takedowns from the dashboard in Chromium, without JavaScript", () => {
         expect(log).toContain("copyright complaint");
         expect(log).toContain("a reader's phone number");
         expect(log).toContain("local-operator");
-      } finally {
-        await context.close();
-      }
-    },
+      }),
   );
 });
 
@@ -109,25 +85,11 @@ describe("accessibility of the takedown views", () => {
   it(
     "a page's view, a deleted page's, the takedown log and a refused form pass axe-core's WCAG 2.1 AA and best-practice rules",
     { timeout: 120_000 },
-    async () => {
+    () =>
       // The dashboard's CSP admits only its own script; axe is injected past it.
-      const context = await demo.browser.newContext({ bypassCSP: true });
-      context.setDefaultTimeout(45_000);
-      try {
-        const page = await logIn(context);
-        const check = async (what: string) => {
-          await page.addScriptTag({ path: AXE_SCRIPT });
-          const result = await page.evaluate(() =>
-            axe.run({
-              runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
-            }),
-          );
-          const summary = result.violations.map(
-            (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-          );
-          expect(summary, what).toEqual([]);
-          expect(result.passes.length, what).toBeGreaterThan(10);
-        };
+      demo.inContext({ bypassCSP: true, stepTimeoutMs: 45_000 }, async (context) => {
+        const page = await demo.logIn(context);
+        const check = (what: string) => expectAccessible(page, what);
         for (const path of ["/dashboard/pages/Vellum", "/dashboard/pages/Scriptorium", "/dashboard/takedowns"]) {
           const res = await page.goto(`${demo.dev.url}${path}`);
           expect(res?.status(), path).toBe(200);
@@ -145,9 +107,6 @@ describe("accessibility of the takedown views", () => {
         await page.waitForLoadState();
         expect(await page.getByRole("alert").innerText()).toContain("Give a reason");
         await check("a refused form");
-      } finally {
-        await context.close();
-      }
-    },
+      }),
   );
 });

@@ -8,17 +8,10 @@
  * revisions are `public, max-age=31536000, immutable` fails here.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CACHE_CONTROL } from "../../../src/representation/cache-control.ts";
-
-const ROOT = resolve(import.meta.dirname, "../../..");
-const DOCS = [
-  "README.md",
-  ...readdirSync(join(ROOT, "docs"))
-    .filter((f) => f.endsWith(".md"))
-    .map((f) => `docs/${f}`),
-];
+import { DOCS, ROOT } from "./support/docs.ts";
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {

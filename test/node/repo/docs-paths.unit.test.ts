@@ -10,14 +10,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const ROOT = resolve(import.meta.dirname, "../../..");
-const DOCS = [
-  "README.md",
-  ...readdirSync(join(ROOT, "docs"))
-    .filter((f) => f.endsWith(".md"))
-    .map((f) => `docs/${f}`),
-];
+import { DOCS, ROOT } from "./support/docs.ts";
 
 /** Markdown without its fenced code blocks: commands there are examples, not references. */
 function prose(text: string): string {

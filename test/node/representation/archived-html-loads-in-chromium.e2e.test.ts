@@ -33,6 +33,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../../src/tools/local/local-worker.ts";
 import { launchChromium, NO_CHROMIUM } from "../support/chromium.ts";
 import { describeNeeding } from "../support/requirements.ts";
+import { api, write } from "./support/archive-api.ts";
+import { expectEveryArchivedAnswer } from "./support/archived-answers.ts";
 
 /** What the functions run in the page use of the DOM; the project's tsconfig types Workers, not the DOM. */
 interface DomElement {
@@ -169,21 +171,6 @@ const revision = (id: number, parentId: number | null, timestamp: string, model:
 let worker: LocalWorker;
 let browser: Browser;
 let recorders: Recorder[];
-
-async function api(path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${worker.url}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${worker.token}`, "content-type": "application/json", ...init.headers },
-  });
-}
-
-async function write(title: string, revisions: ReturnType<typeof revision>[]): Promise<void> {
-  const res = await api(`/api/pages/${encodeURIComponent(title)}/revisions`, {
-    method: "POST",
-    body: JSON.stringify({ revisions }),
-  });
-  expect(res.status, `writing ${title}: ${await res.clone().text()}`).toBe(201);
-}
 
 /**
  * What the recorders were sent since `reset`: every request, and any byte at all. A bare
@@ -365,16 +352,16 @@ describeNeeding(NO_CHROMIUM, "archived HTML loading from other hosts, in Chromiu
     page = await context.newPage();
 
     const html = hostileHtml(recorders.map((r) => r.origin));
-    await write(STYLE_PAGE, [
+    await write(worker, STYLE_PAGE, [
       revision(IDS.style, null, "2020-01-01T00:00:00Z", "css", `#from-archive { color: ${ARCHIVE_COLOUR}; }\n`),
     ]);
     // A draft first, so a client holding it is offered the hostile revision as a dcb delta.
-    await write(PAGE, [
+    await write(worker, PAGE, [
       revision(IDS.draft, null, "2020-06-01T00:00:00Z", "html", html.replace("Vellum", "Parchment")),
       revision(IDS.hostile, IDS.draft, HOSTILE_AT, "html", html),
     ]);
-    await write(GONE_PAGE, [revision(IDS.gone, null, HOSTILE_AT, "html", html)]);
-    const suppress = await api(`/api/pages/${GONE_PAGE}/revisions/${IDS.gone}/suppression`, {
+    await write(worker, GONE_PAGE, [revision(IDS.gone, null, HOSTILE_AT, "html", html)]);
+    const suppress = await api(worker, `/api/pages/${GONE_PAGE}/revisions/${IDS.gone}/suppression`, {
       method: "PUT",
       body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
     });
@@ -483,56 +470,14 @@ describeNeeding(NO_CHROMIUM, "archived HTML loading from other hosts, in Chromiu
     "every answer carrying archived bytes confines loads: GET, HEAD, Range, br, gzip, dcb, 304, 410, /web/, ?at=, TimeGate",
     { timeout: 30_000 },
     async () => {
-      const byId = `${worker.url}/page/${PAGE}/${IDS.hostile}`;
-      const get = async (
-        what: string,
-        url: string,
-        headers: Record<string, string>,
-        status: number,
-        method = "GET",
-      ) => {
-        const res = await fetch(url, { method, headers, redirect: "manual" });
-        const body = new Uint8Array(await res.arrayBuffer());
-        expect(res.status, what).toBe(status);
-        expectConfined(res.headers, what);
-        return { res, body };
-      };
-      const { res: identity } = await get("identity", byId, { "accept-encoding": "identity" }, 200);
-      expect(identity.headers.get("content-type")).toBe("text/html; charset=utf-8");
-      await get("latest", `${worker.url}/page/${PAGE}`, {}, 200);
-      await get("?at=", `${worker.url}/page/${PAGE}?at=2021-06-01T00:00:00Z`, {}, 200);
-      for (const [what, url, headers] of [
-        ["/web/", `${worker.url}/web/20210601000000/${PAGE}`, {}],
-        ["the TimeGate", `${worker.url}/page/${PAGE}`, { "accept-datetime": "Tue, 01 Jun 2021 00:00:00 GMT" }],
-      ] as const) {
-        const redirect = await fetch(url, { headers, redirect: "manual" });
-        expect(redirect.status, what).toBe(302);
-        await get(`${what}'s target`, new URL(redirect.headers.get("location")!, worker.url).toString(), {}, 200);
-      }
-      await get("HEAD", byId, {}, 200, "HEAD");
-      const range = await get("Range", byId, { "accept-encoding": "identity", range: "bytes=0-99" }, 206);
-      expect(range.body.byteLength).toBe(100);
-      expect((await get("br", byId, { "accept-encoding": "br" }, 200)).res.headers.get("content-encoding")).toBe("br");
-      expect((await get("gzip", byId, { "accept-encoding": "gzip" }, 200)).res.headers.get("content-encoding")).toBe(
-        "gzip",
-      );
-      const draft = new Uint8Array(
-        await (
-          await fetch(`${worker.url}/page/${PAGE}/${IDS.draft}`, { headers: { "accept-encoding": "identity" } })
-        ).arrayBuffer(),
-      );
-      const dictionary = `:${Buffer.from(await crypto.subtle.digest("SHA-256", draft)).toString("base64")}:`;
-      for (const url of [byId, `${worker.url}/page/${PAGE}`]) {
-        const dcb = await get(
-          `dcb (${url})`,
-          url,
-          { "accept-encoding": "gzip, br, dcb", "available-dictionary": dictionary },
-          200,
-        );
-        expect(dcb.res.headers.get("content-encoding")).toBe("dcb");
-      }
-      await get("304", byId, { "accept-encoding": "identity", "if-none-match": identity.headers.get("etag")! }, 304);
-      await get("410 (suppressed)", `${worker.url}/page/${GONE_PAGE}/${IDS.gone}`, {}, 410);
+      await expectEveryArchivedAnswer({
+        base: worker.url,
+        page: PAGE,
+        id: IDS.hostile,
+        draftId: IDS.draft,
+        gone: { page: GONE_PAGE, id: IDS.gone },
+        expectPolicy: expectConfined,
+      });
     },
   );
 

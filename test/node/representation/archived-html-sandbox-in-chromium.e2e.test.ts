@@ -27,6 +27,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../../src/tools/local/local-worker.ts";
 import { launchChromium, NO_CHROMIUM } from "../support/chromium.ts";
 import { describeNeeding } from "../support/requirements.ts";
+import { api, write } from "./support/archive-api.ts";
+import { expectEveryArchivedAnswer } from "./support/archived-answers.ts";
 
 /** What the functions run in the page use of the DOM; the project's tsconfig types Workers, not the DOM. */
 interface DomElement {
@@ -125,24 +127,9 @@ const revision = (
 let worker: LocalWorker;
 let browser: Browser;
 
-async function api(path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${worker.url}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${worker.token}`, "content-type": "application/json", ...init.headers },
-  });
-}
-
-async function write(title: string, revisions: ReturnType<typeof revision>[]): Promise<void> {
-  const res = await api(`/api/pages/${encodeURIComponent(title)}/revisions`, {
-    method: "POST",
-    body: JSON.stringify({ revisions }),
-  });
-  expect(res.status, `writing ${title}: ${await res.clone().text()}`).toBe(201);
-}
-
 /** The audit log, through the API with the operator token. */
 async function auditLog(): Promise<Array<{ id: string; kind: string; by: string; items: string[] }>> {
-  const res = await api("/api/purges");
+  const res = await api(worker, "/api/purges");
   expect(res.status).toBe(200);
   return ((await res.json()) as { entries: Array<{ id: string; kind: string; by: string; items: string[] }> }).entries;
 }
@@ -166,10 +153,6 @@ function expectSandboxed(headers: Headers | Record<string, string>, what: string
   expect(directives, `${what}: Content-Security-Policy`).toContain("sandbox");
   expect(directives.join("; "), `${what}: Content-Security-Policy`).not.toMatch(/allow-|script-src (?!'none')/);
   expect(get("x-content-type-options"), `${what}: X-Content-Type-Options`).toBe("nosniff");
-}
-
-async function sha256Sf(bytes: Uint8Array): Promise<string> {
-  return `:${Buffer.from(await crypto.subtle.digest("SHA-256", bytes)).toString("base64")}:`;
 }
 
 /** Everything one archived document did in the browser: its requests, console, and final state. */
@@ -251,7 +234,7 @@ describeNeeding(NO_CHROMIUM, "archived HTML attacking the dashboard, in Chromium
     page = await context.newPage();
 
     // The attacker holds a write token: a harmless draft (the dcb dictionary), then the attack.
-    await write(PAGE, [
+    await write(worker, PAGE, [
       revision(IDS.draft, null, "2020-06-01T00:00:00Z", "html", "text/html", archivedHtml("Field notes", "")),
       revision(
         IDS.attack,
@@ -262,8 +245,10 @@ describeNeeding(NO_CHROMIUM, "archived HTML attacking the dashboard, in Chromium
         archivedHtml("Field notes", `<script>${ATTACK_JS}</script>`),
       ),
     ]);
-    await write(SCRIPT_PAGE, [revision(IDS.script, null, ATTACK_AT, "javascript", "text/javascript", ATTACK_JS)]);
-    await write(LOADER_PAGE, [
+    await write(worker, SCRIPT_PAGE, [
+      revision(IDS.script, null, ATTACK_AT, "javascript", "text/javascript", ATTACK_JS),
+    ]);
+    await write(worker, LOADER_PAGE, [
       revision(
         IDS.loader,
         null,
@@ -273,7 +258,7 @@ describeNeeding(NO_CHROMIUM, "archived HTML attacking the dashboard, in Chromium
         archivedHtml("Field notes", `<script src="/page/${SCRIPT_PAGE}/${IDS.script}"></script>`),
       ),
     ]);
-    await write(GONE_PAGE, [
+    await write(worker, GONE_PAGE, [
       revision(
         IDS.gone,
         null,
@@ -283,7 +268,7 @@ describeNeeding(NO_CHROMIUM, "archived HTML attacking the dashboard, in Chromium
         archivedHtml("Field notes", `<script>${ATTACK_JS}</script>`),
       ),
     ]);
-    const suppress = await api(`/api/pages/${GONE_PAGE}/revisions/${IDS.gone}/suppression`, {
+    const suppress = await api(worker, `/api/pages/${GONE_PAGE}/revisions/${IDS.gone}/suppression`, {
       method: "PUT",
       body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
     });
@@ -403,55 +388,18 @@ describeNeeding(NO_CHROMIUM, "archived HTML attacking the dashboard, in Chromium
   });
 
   it(
-    "every answer carrying archived bytes says sandbox and nosniff: GET, HEAD, Range, br, gzip, dcb, 304, 410, /web/ and ?at=",
+    "every answer carrying archived bytes says sandbox and nosniff: GET, HEAD, Range, br, gzip, dcb, 304, 410, /web/, ?at=, TimeGate",
     { timeout: 30_000 },
     async () => {
-      const byId = `${worker.url}/page/${PAGE}/${IDS.attack}`;
-      const get = async (
-        what: string,
-        url: string,
-        headers: Record<string, string>,
-        status: number,
-        method = "GET",
-      ) => {
-        const res = await fetch(url, { method, headers, redirect: "manual" });
-        const body = new Uint8Array(await res.arrayBuffer());
-        expect(res.status, what).toBe(status);
-        expectSandboxed(res.headers, what);
-        return { res, body };
-      };
-      const { res: identity, body: attackBytes } = await get("identity", byId, { "accept-encoding": "identity" }, 200);
+      const attackBytes = await expectEveryArchivedAnswer({
+        base: worker.url,
+        page: PAGE,
+        id: IDS.attack,
+        draftId: IDS.draft,
+        gone: { page: GONE_PAGE, id: IDS.gone },
+        expectPolicy: expectSandboxed,
+      });
       expect(new TextDecoder().decode(attackBytes)).toContain("<script>");
-      expect(identity.headers.get("content-type")).toBe("text/html; charset=utf-8");
-      await get("latest", `${worker.url}/page/${PAGE}`, {}, 200);
-      await get("?at=", `${worker.url}/page/${PAGE}?at=2021-06-01T00:00:00Z`, {}, 200);
-      const web = await fetch(`${worker.url}/web/20210601000000/${PAGE}`, { redirect: "manual" });
-      expect(web.status).toBeGreaterThanOrEqual(300);
-      expect(web.status).toBeLessThan(400);
-      await get("/web/'s target", new URL(web.headers.get("location")!, worker.url).toString(), {}, 200);
-      await get("HEAD", byId, {}, 200, "HEAD");
-      const range = await get("Range", byId, { "accept-encoding": "identity", range: "bytes=0-99" }, 206);
-      expect(range.body.byteLength).toBe(100);
-      const br = await get("br", byId, { "accept-encoding": "br" }, 200);
-      expect(br.res.headers.get("content-encoding")).toBe("br");
-      const gzip = await get("gzip", byId, { "accept-encoding": "gzip" }, 200);
-      expect(gzip.res.headers.get("content-encoding")).toBe("gzip");
-      const draft = new Uint8Array(
-        await (
-          await fetch(`${worker.url}/page/${PAGE}/${IDS.draft}`, { headers: { "accept-encoding": "identity" } })
-        ).arrayBuffer(),
-      );
-      const dcb = await get(
-        "dcb",
-        byId,
-        { "accept-encoding": "gzip, br, dcb", "available-dictionary": await sha256Sf(draft) },
-        200,
-      );
-      expect(dcb.res.headers.get("content-encoding")).toBe("dcb");
-      const etag = identity.headers.get("etag");
-      expect(etag).toBeTruthy();
-      await get("304", byId, { "accept-encoding": "identity", "if-none-match": etag! }, 304);
-      await get("410 (suppressed)", `${worker.url}/page/${GONE_PAGE}/${IDS.gone}`, {}, 410);
     },
   );
 

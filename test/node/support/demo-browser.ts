@@ -12,8 +12,8 @@
  *   await page.goto(`${demo.dev.url}/`);
  * });
  */
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll } from "vitest";
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { launchChromium } from "./chromium.ts";
 import { startPalimpsestDev, type PalimpsestDev } from "./palimpsest-dev.ts";
 
@@ -21,6 +21,17 @@ export interface DemoAndBrowser {
   /** Set once beforeAll has run. */
   readonly dev: PalimpsestDev;
   readonly browser: Browser;
+  /**
+   * Runs `fn` in a fresh browser context made with `options`, closed after it
+   * whatever happens; its steps time out after `stepTimeoutMs` (shorter than a
+   * test's time, so a stuck step names itself).
+   */
+  inContext<T>(
+    options: BrowserContextOptions & { stepTimeoutMs?: number },
+    fn: (context: BrowserContext) => Promise<T>,
+  ): Promise<T>;
+  /** A new page of `context`, logged in to the dashboard through its form with the token `palimpsest dev` printed. */
+  logIn(context: BrowserContext): Promise<Page>;
 }
 
 /** Registers the hooks; `args` are `palimpsest dev`'s, worked out when the server starts. */
@@ -41,7 +52,7 @@ export function useDemoAndBrowser(options: { args?: () => string[]; tailLines?: 
     await started.dev?.stop();
   }, 30_000);
 
-  return {
+  const demo: DemoAndBrowser = {
     get dev() {
       if (!started.dev) throw new Error("palimpsest dev is not running: use demo.dev inside a test");
       return started.dev;
@@ -50,5 +61,23 @@ export function useDemoAndBrowser(options: { args?: () => string[]; tailLines?: 
       if (!started.browser) throw new Error("Chromium is not running: use demo.browser inside a test");
       return started.browser;
     },
+    async inContext({ stepTimeoutMs, ...options }, fn) {
+      const context = await demo.browser.newContext(options);
+      if (stepTimeoutMs !== undefined) context.setDefaultTimeout(stepTimeoutMs);
+      try {
+        return await fn(context);
+      } finally {
+        await context.close();
+      }
+    },
+    async logIn(context) {
+      const page = await context.newPage();
+      await page.goto(`${demo.dev.url}/dashboard`);
+      expect(new URL(page.url()).pathname).toBe("/dashboard/login");
+      await page.getByLabel("API token").fill(demo.dev.token);
+      await Promise.all([page.waitForURL(`${demo.dev.url}/dashboard`), page.getByLabel("API token").press("Enter")]);
+      return page;
+    },
   };
+  return demo;
 }

@@ -5,19 +5,18 @@
  * `dict build --check` fails, naming the files, when what it regenerates
  * differs from what is committed.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import "../../../../src/codec/install-node.ts";
 import { decodeTable } from "../../../../src/codec/dict/table-format.ts";
 import { corpusFiles } from "../../../../src/tools/dict/corpus.ts";
 import { trainTable } from "../../../../src/tools/dict/train.ts";
 import { palimpsest } from "../../codec/support/corpus.ts";
+import { scratchDirForThisFile } from "../../support/scratch.ts";
 import { writeFixtureCorpus } from "./support/fixture-corpus.ts";
 
-const scratch = mkdtempSync(join(tmpdir(), "dict-train-test-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchDirForThisFile("dict-train-test-");
 const corpus = writeFixtureCorpus(join(scratch, "web"));
 // A few transforms keep the candidate table (and the test) small; the committed tables use all 121.
 const TRANSFORMS = [0, 1, 2, 6, 9];

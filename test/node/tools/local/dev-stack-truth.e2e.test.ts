@@ -17,13 +17,13 @@
  *   documents: if Miniflare changes, this fails and the README must change.
  *   The archive's own 206 (a client that asks for br) is right.
  */
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { brotliDecompressSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../../src/tools/local/local-worker.ts";
 import { startPalimpsestDev } from "../../support/palimpsest-dev.ts";
+import { scratchDirForThisFile } from "../../support/scratch.ts";
 import { seedPage } from "../../support/seed-page.ts";
 
 /** What `npm start` needs of a checkout, copied as a clone has it; node_modules shared. */
@@ -39,8 +39,7 @@ const CHECKOUT_FILES = [
 ];
 
 describe("npm start's output", () => {
-  const scratch = mkdtempSync(join(tmpdir(), "dev-stack-checkout-"));
-  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  const scratch = scratchDirForThisFile("dev-stack-checkout-");
 
   it(
     "in a fresh checkout carries no warning: neither node:zlib needing nodejs_compat nor out-of-date types",
