@@ -1,8 +1,6 @@
 /**
  * Streaming brotli decoder over the reference C decoder, with a hard cap on
- * output so a decompression bomb is refused rather than expanded. Uses the
- * decoder-only module when a runtime installed it, so read paths need not
- * load the encoder.
+ * output so a decompression bomb is refused rather than expanded.
  *
  * @example
  * const text = brotliDecompress(body, { maxOutputBytes: 32 << 20 });
@@ -10,7 +8,6 @@
  */
 import { CodecError } from "../errors.ts";
 import { OutputBudget, resolveOutputCap, type OutputCapOptions } from "../output-cap.ts";
-import { hasCodecModule } from "../runtime/registry.ts";
 import { coderStream } from "../runtime/coder-stream.ts";
 import { NEW_BUFFER, intoBuffer, type OutputSink } from "../runtime/output-sink.ts";
 import { AVAIL_IN, AVAIL_OUT, NEXT_IN, NEXT_OUT, concatChunks } from "../runtime/stream-io.ts";
@@ -30,10 +27,6 @@ const Result = { Error: 0, Success: 1, NeedsMoreInput: 2, NeedsMoreOutput: 3 } a
 const Param = { LargeWindow: 1 } as const;
 const BROTLI_SHARED_DICTIONARY_RAW = 0;
 
-function decoderModule() {
-  return hasCodecModule("brotli-decoder") ? "brotli-decoder" : "brotli";
-}
-
 export class BrotliDecoder {
   readonly #s: BrotliStreamState;
   readonly #output: OutputBudget;
@@ -43,7 +36,7 @@ export class BrotliDecoder {
     this.#output = new OutputBudget(resolveOutputCap(options.maxOutputBytes), "brotli");
     this.#s = openBrotliStream(
       {
-        module: decoderModule(),
+        module: "brotli",
         what: "a brotli decoder",
         create: "BrotliDecoderCreateInstance",
         destroy: "BrotliDecoderDestroyInstance",

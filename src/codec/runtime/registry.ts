@@ -6,16 +6,12 @@
  */
 import { CodecError } from "../errors.ts";
 
-export type CodecModuleName = "brotli" | "brotli-decoder" | "lz4";
+export type CodecModuleName = "brotli" | "lz4";
 
 const modules = new Map<CodecModuleName, WebAssembly.Module>();
 
 export function installCodecModule(name: CodecModuleName, module: WebAssembly.Module): void {
   modules.set(name, module);
-}
-
-export function hasCodecModule(name: CodecModuleName): boolean {
-  return modules.has(name);
 }
 
 export function codecModule(name: CodecModuleName): WebAssembly.Module {

@@ -22,7 +22,6 @@ export interface SizeEntry {
 export interface ModuleSizes {
   gzip_level: 9;
   "brotli.wasm": SizeEntry;
-  "brotli-decoder.wasm": SizeEntry;
   "lz4.wasm": SizeEntry;
   /** src/codec/index.ts + install-worker.ts, bundled; null if esbuild is unavailable. */
   "codec.js": SizeEntry | null;
@@ -30,8 +29,6 @@ export interface ModuleSizes {
   "codec.min.js": SizeEntry | null;
   /** What a Worker importing the full codec uploads: brotli.wasm + lz4.wasm + codec.js, gzip each. */
   total_gzip: number | null;
-  /** Read-only Workers (install-worker-decoder.ts): brotli-decoder.wasm + lz4.wasm + codec.js (the full JS, so an upper bound). */
-  decoder_only_total_gzip: number | null;
   note?: string;
 }
 
@@ -69,7 +66,6 @@ async function bundleCodec(minify: boolean): Promise<Uint8Array> {
 export async function codecModuleSizes(): Promise<ModuleSizes> {
   const wasm = (name: string) => entry(readFileSync(new URL(`wasm/${name}`, CODEC_DIR)));
   const brotli = wasm("brotli.wasm");
-  const decoder = wasm("brotli-decoder.wasm");
   const lz4 = wasm("lz4.wasm");
   let js: SizeEntry | null = null;
   let min: SizeEntry | null = null;
@@ -83,12 +79,10 @@ export async function codecModuleSizes(): Promise<ModuleSizes> {
   return {
     gzip_level: 9,
     "brotli.wasm": brotli,
-    "brotli-decoder.wasm": decoder,
     "lz4.wasm": lz4,
     "codec.js": js,
     "codec.min.js": min,
     total_gzip: js ? brotli.gzip + lz4.gzip + js.gzip : null,
-    decoder_only_total_gzip: js ? decoder.gzip + lz4.gzip + js.gzip : null,
     ...(note ? { note } : {}),
   };
 }

@@ -42,7 +42,7 @@ const COLUMNS: Column<CodecRow>[] = [
   ["baseline", 0, (r) => r.baseline],
 ];
 
-const MODULES = ["brotli.wasm", "brotli-decoder.wasm", "lz4.wasm", "codec.js", "codec.min.js"] as const;
+const MODULES = ["brotli.wasm", "lz4.wasm", "codec.js", "codec.min.js"] as const;
 const kib = (n: number | null | undefined) => (n === null || n === undefined ? "-" : `${(n / 1024).toFixed(1)} KiB`);
 const SIZE_COLUMNS: Column<[string, SizeEntry | null]>[] = [
   ["  module", -22, ([name]) => `  ${name}`],
@@ -57,7 +57,6 @@ function printSizes(s: ModuleSizes, json: boolean): void {
   table.header();
   for (const name of MODULES) table.row([name, s[name]]);
   printLine(`  total (brotli.wasm + lz4.wasm + codec.js), gzip -9: ${kib(s.total_gzip)}`);
-  printLine(`  decoder-only (brotli-decoder.wasm + lz4.wasm + codec.js), gzip -9: ${kib(s.decoder_only_total_gzip)}`);
   if (s.note) printLine(`  ${s.note}`);
 }
 
