@@ -66,14 +66,6 @@ export function pageStoreOf(env: Env, pageKey: string): PageStoreStub {
   });
 }
 
-/**
- * The object a page had of its own before pages shared shards (format 4, named by the page key),
- * asked only why it refuses to start (PageStore.olderFormat): local development state from then.
- */
-export function formerPageStoreOf(env: Env, pageKey: string) {
-  return env.PAGE_STORE.getByName(pageKey);
-}
-
 /** Fixed: changing it would strand every title in its old shard. */
 const DIRECTORY_SHARDS = 32;
 

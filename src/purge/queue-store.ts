@@ -5,8 +5,8 @@
  * and the queue's own name. Reads of a queue never used create nothing.
  *
  *   log       seq (AUTOINCREMENT), event (JSON PurgeEvent), created_at, completed_at
- *             (when every target had acknowledged it; null before, and in rows logged
- *             before the column); the last `LIMITS.purge.retainedEvents` are kept
+ *             (when every target had acknowledged it; null before); the last
+ *             `LIMITS.purge.retainedEvents` are kept
  *   pointers  target (name), tier (JSON PurgeTarget), acked, acked_at, attempts, next_at
  *             (retry time), last_error, sent (highest sequence handed to a Fanout)
  *   meta      name → value: `self` (JSON QueueSelf)
@@ -20,29 +20,32 @@ import { purgeIdOf, type QueueSelf } from "../bindings.ts";
 import type { Region } from "../config/topology.ts";
 import { LIMITS } from "../limits.ts";
 import { backoffMs } from "../lib/backoff.ts";
-import { addColumn, LazySchema, type Migration } from "../storage/migrations.ts";
+import { LazySchema, type Migration } from "../storage/migrations.ts";
 import type { PurgeEvent, PurgeRequest } from "./events.ts";
 import { batchStart, type FanoutBatch, type PurgeBatch } from "./plan.ts";
 import { targetName, type PurgeTarget } from "./targets.ts";
 
-/** Numbered (src/storage/migrations.ts). The first three columns came after queues had logged: a queue from then is at 0 with any of them. */
+/** Numbered (src/storage/migrations.ts): the first is the whole schema; a change appends the next. */
 const MIGRATIONS: readonly Migration[] = [
-  `CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY AUTOINCREMENT, event TEXT NOT NULL, created_at INTEGER NOT NULL);
-   CREATE TABLE IF NOT EXISTS pointers (
+  `CREATE TABLE log (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     event TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     completed_at INTEGER
+   );
+   CREATE TABLE pointers (
      target TEXT PRIMARY KEY,
      tier TEXT NOT NULL,
      acked INTEGER NOT NULL,
      acked_at INTEGER,
      attempts INTEGER NOT NULL DEFAULT 0,
-     next_at INTEGER NOT NULL DEFAULT 0
+     next_at INTEGER NOT NULL DEFAULT 0,
+     -- Why the pointer's delivery last failed.
+     last_error TEXT,
+     -- Pipelined fanout delivery: the highest sequence handed on.
+     sent INTEGER NOT NULL DEFAULT 0
    );
-   CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
-  // 2: why a pointer's delivery last failed.
-  (sql) => addColumn(sql, "pointers", "last_error", "TEXT"),
-  // 3: pipelined fanout delivery, the highest sequence handed on.
-  (sql) => addColumn(sql, "pointers", "sent", "INTEGER NOT NULL DEFAULT 0"),
-  // 4: completion times.
-  (sql) => addColumn(sql, "log", "completed_at", "INTEGER"),
+   CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
 ];
 
 export interface PurgeStatus {

@@ -6,8 +6,8 @@
  * an empty log creates nothing. They sit outside the purge audit's numbered
  * migrations for that reason: a numbered migration runs for every audit
  * database, making the table for a log that holds only purges. A later
- * change to them is a numbered migration that looks first (as
- * src/storage/migrations.ts's addColumn does).
+ * change to them is a numbered migration that looks first, since the tables
+ * may not be there.
  *
  * Bounded to purge.maxTakedowns entries, the oldest dropped. Entries are
  * never deleted otherwise, so their numbers are contiguous and the bound is

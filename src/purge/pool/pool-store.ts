@@ -15,11 +15,11 @@ import { LIMITS } from "../../limits.ts";
 import { migrate, type Migration } from "../../storage/migrations.ts";
 import type { Decision, QueueSample } from "./decide.ts";
 
-/** Numbered (src/storage/migrations.ts); the first is idempotent, for pools created before numbering. */
+/** Numbered (src/storage/migrations.ts): the first is the whole schema; a change appends the next. */
 const MIGRATIONS: readonly Migration[] = [
   `
-CREATE TABLE IF NOT EXISTS state (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS decisions (
+CREATE TABLE state (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE decisions (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   at INTEGER NOT NULL,
   region TEXT NOT NULL,
@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS decisions (
   reason TEXT NOT NULL,
   loads TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS samples (
+CREATE TABLE samples (
   at INTEGER PRIMARY KEY,
   pool_size INTEGER NOT NULL,
   depth INTEGER NOT NULL,

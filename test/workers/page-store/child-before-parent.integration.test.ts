@@ -3,9 +3,7 @@
  * history) is stored as dated, but time travel answers
  * it only from its effective time, the latest timestamp up to it in the
  * page's chain: `?at=`, the TimeGate and `/web/` never answer it for a time
- * before its parent existed. The write answer warns the writer. (Stores
- * written before effective times, format 2, held one page per Durable
- * Object: they are refused, page-store-migration.integration.test.ts.)
+ * before its parent existed. The write answer warns the writer.
  */
 import { describe, expect, it } from "vitest";
 import type { NewRevision } from "../../../src/page/types.ts";

@@ -12,7 +12,6 @@ import type { TierCache } from "../../../durable-objects/tier-cache.ts";
 import { allTiers, tierName, upperTierFor, regionalTierFor } from "../../../src/bindings.ts";
 import { revisionKey } from "../../../src/tiers/cache-key.ts";
 import type { TiersBody } from "../../../src/wire.ts";
-import { TierStore } from "../../../src/tiers/tier-store.ts";
 import { TOKEN, appendOk, linearHistory } from "../support/archive.ts";
 import { get, login } from "../dashboard/support/dashboard.ts";
 import { readFrom, tierCache, waitForAck } from "../support/tiers.ts";
@@ -137,23 +136,4 @@ describe("a tier's storage budget", () => {
         );
     },
   );
-
-  it("a tier's database from before the budget is counted in full when it opens", { timeout: 60_000 }, async () => {
-    const page = "Budget_migration";
-    const revs = linearHistory(3, 1, (i) => `migrated revision ${i} ` + "x".repeat(2_000 * (i + 1)));
-    await appendOk(page, revs);
-    for (const rev of revs) expect((await readFrom("SYD", `/page/${page}/${rev.id}`)).status).toBe(200);
-    const tier = regionalTierFor(env, "oc", revisionKey(page, 1).key);
-    await runInDurableObject(tierCache(tier), (instance: TierCache, state) => {
-      const before = instance.stats();
-      expect(before.entries).toBeGreaterThan(0);
-      // The database as the code before the budget left it: no entry_use, no usage, no schema version.
-      state.storage.sql.exec("DROP TABLE entry_use; DROP TABLE usage; DROP TABLE schema_version;");
-      const reopened = new TierStore(state.storage, 0).stats();
-      expect(reopened.entries).toBe(before.entries);
-      expect(reopened.storedBytes).toBe(before.storedBytes);
-      // And once migrated, it is not migrated again.
-      expect(new TierStore(state.storage, 0).stats().storedBytes).toBe(before.storedBytes);
-    });
-  });
 });
