@@ -28,10 +28,13 @@ const Cell: FC<SparklineProps & { empty: string }> = ({ empty, ...spark }) => {
   );
 };
 
-/** A column of sparklines: the field of a row's points it draws, how it reads, its id and label by row name. */
+/**
+ * A column of sparklines: the field of a row's points it draws, how it
+ * reads, its id, and its label before the row's name.
+ */
 interface Metric<P> {
   id: string;
-  label: (name: string) => string;
+  label: string;
   value: (point: P) => number | null;
   format: (v: number) => string;
   max?: number;
@@ -42,46 +45,15 @@ type TierPoint = HealthSeries["tiers"][number]["points"][number];
 type QueuePoint = HealthSeries["queues"][number]["points"][number];
 
 const TIER_METRICS: Array<Metric<TierPoint>> = [
-  {
-    id: "hit",
-    label: (tier) => `Hit ratio of ${tier}`,
-    value: (p) => p.hitRatio,
-    format: formatPercent,
-    max: 1,
-    empty: "no reads",
-  },
-  {
-    id: "stale",
-    label: (tier) => `Stale serves of ${tier}`,
-    value: (p) => p.staleServes,
-    format: formatCount,
-    empty: "0",
-  },
-  { id: "lag", label: (tier) => `Purge lag of ${tier}`, value: (p) => p.purgeLag, format: formatCount, empty: "0" },
+  { id: "hit", label: "Hit ratio of", value: (p) => p.hitRatio, format: formatPercent, max: 1, empty: "no reads" },
+  { id: "stale", label: "Stale serves of", value: (p) => p.staleServes, format: formatCount, empty: "0" },
+  { id: "lag", label: "Purge lag of", value: (p) => p.purgeLag, format: formatCount, empty: "0" },
 ];
 
 const QUEUE_METRICS: Array<Metric<QueuePoint>> = [
-  {
-    id: "pool",
-    label: (region) => `Queue pool size in ${region}`,
-    value: (p) => p.poolSize,
-    format: formatCount,
-    empty: "not sampled yet",
-  },
-  {
-    id: "depth",
-    label: (region) => `Queue depth in ${region}`,
-    value: (p) => p.depth,
-    format: formatCount,
-    empty: "0",
-  },
-  {
-    id: "eps",
-    label: (region) => `Purge events per second in ${region}`,
-    value: (p) => p.eventsPerSecond,
-    format: perSecond,
-    empty: "0/s",
-  },
+  { id: "pool", label: "Queue pool size in", value: (p) => p.poolSize, format: formatCount, empty: "not sampled yet" },
+  { id: "depth", label: "Queue depth in", value: (p) => p.depth, format: formatCount, empty: "0" },
+  { id: "eps", label: "Purge events per second in", value: (p) => p.eventsPerSecond, format: perSecond, empty: "0/s" },
 ];
 
 /** A row's cells, one per metric, over the row's points. */
@@ -98,7 +70,7 @@ function MetricCells<P extends { at: number }>(props: {
       {metrics.map((m) => (
         <Cell
           id={`${m.id}-${slug(name)}`}
-          label={m.label(name)}
+          label={`${m.label} ${name}`}
           points={points.map((p) => ({ at: p.at, value: m.value(p) }))}
           from={from}
           to={to}
