@@ -114,7 +114,7 @@ export async function startSession<E extends { Bindings: Env }>(
   const expiresAt = Math.min(now + SESSION_MS, who.expiresAt ?? Infinity);
   const via = who.via === "access" ? "access" : "session";
   const session: Session = { sid: randomId(), name: who.name, scopes: who.scopes, via, expiresAt };
-  await dashboardSessionsOf(c.env as Env).create({ ...session, credential, createdAt: now });
+  await dashboardSessionsOf(c.env).create({ ...session, credential, createdAt: now });
   await setSignedCookie(c, SESSION_COOKIE, session.sid, secret, cookieOptions(c, expiresAt, now));
   return session;
 }
@@ -133,14 +133,14 @@ export async function readSession<E extends { Bindings: Env }>(
 ): Promise<Session | null> {
   const sid = await cookieSid(c, secret);
   if (!sid) return null;
-  const stored = await dashboardSessionsOf(c.env as Env).get(sid);
+  const stored = await dashboardSessionsOf(c.env).get(sid);
   if (!stored) return null;
   const { name, via } = stored;
   if (via === "access") {
     // Never an Access session where Access is not (or no longer) configured.
-    return accessConfig(c.env as Env) ? { sid, name, via, scopes: stored.scopes, expiresAt: stored.expiresAt } : null;
+    return accessConfig(c.env) ? { sid, name, via, scopes: stored.scopes, expiresAt: stored.expiresAt } : null;
   }
-  const token = await tokenByCredential(c.env as Env, name, stored.credential);
+  const token = await tokenByCredential(c.env, name, stored.credential);
   if (!token || token.scopes.length === 0) return null;
   const expiresAt = Math.min(stored.expiresAt, token.expiresAt ?? Infinity);
   return expiresAt > now ? { sid, name, via, scopes: token.scopes, expiresAt } : null;
@@ -153,7 +153,7 @@ export async function endSession<E extends { Bindings: Env }>(
   now = Date.now(),
 ): Promise<void> {
   const sid = await cookieSid(c, secret);
-  if (sid) await dashboardSessionsOf(c.env as Env).revoke(sid);
+  if (sid) await dashboardSessionsOf(c.env).revoke(sid);
   deleteCookie(c, SESSION_COOKIE, cookieOptions(c, now, now));
 }
 

@@ -671,7 +671,7 @@ function toRevisions(
       comment: r.commenthidden ? "" : (r.comment ?? ""),
       model,
       format: textMissing ? undefined : main?.contentformat,
-      text: textMissing ? "" : main!.content!,
+      text: textMissing ? "" : main.content!,
       sha1: r.sha1 && !r.sha1hidden && /^[0-9a-f]{40}$/.test(r.sha1) ? base36Sha1(r.sha1) : null,
       ...(Object.keys(hidden).length > 0 ? { hidden } : {}),
       ...(textMissing ? { textMissing: true } : {}),

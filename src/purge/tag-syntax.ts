@@ -8,7 +8,6 @@ import { z } from "zod";
 import { LIMITS } from "../limits.ts";
 
 /** A C0 control character or DEL: never in a tag, a purge URL or a prefix. */
-// eslint-disable-next-line no-control-regex
 export const CONTROL = /[\u0000-\u001f\u007f]/;
 
 export const cacheTag = z

@@ -216,7 +216,7 @@ export class LowerTier {
   async #record<T>(path: string): Promise<T | null> {
     if (this.memo) return (this.memo.get(`${this.name}\u0000${path}`) as T | undefined) ?? null;
     const res = await this.cache.match(this.#request(path));
-    return res ? ((await res.json()) as T) : null;
+    return res ? await res.json() : null;
   }
 
   async #putRecord(path: string, value: unknown): Promise<void> {

@@ -28,5 +28,5 @@ export function coderStream(open: () => PushCoder): TransformStream<Uint8Array, 
     cancel() {
       coder?.dispose();
     },
-  } as Transformer<Uint8Array, Uint8Array>);
+  });
 }

@@ -194,7 +194,7 @@ describeNeeding(NO_MEDIAWIKI, "the archive's public view equals the wiki's, as a
   const history = async (title: string) => {
     const res = await fetch(`${a().archive.url}/page/${encodeURIComponent(keyOf(title))}/history?limit=500`);
     expect(res.status).toBe(200);
-    return ((await res.json()) as { revisions: HistoryEntry[] }).revisions.reverse();
+    return (await res.json<{ revisions: HistoryEntry[] }>()).revisions.reverse();
   };
 
   async function round(name: string, body: () => Promise<string | void>): Promise<void> {

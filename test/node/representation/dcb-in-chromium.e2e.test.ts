@@ -25,7 +25,7 @@ async function oldestRevisions(count: number): Promise<number[]> {
     headers: { accept: "application/json" },
   });
   expect(res.status).toBe(200);
-  const { revisions } = (await res.json()) as { revisions: Array<{ id: number }> };
+  const { revisions } = await res.json<{ revisions: Array<{ id: number }> }>();
   return revisions
     .map((r) => r.id)
     .reverse()

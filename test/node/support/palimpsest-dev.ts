@@ -83,8 +83,8 @@ export async function startPalimpsestDev(
   const onExit = () => killGroup(child, "SIGKILL");
   process.once("exit", onExit);
   let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (out += d.toString()));
   const tail = (lines = 40) => out.trimEnd().split("\n").slice(-lines).join("\n");
   const stop = async () => {
     process.off("exit", onExit);

@@ -53,11 +53,11 @@ describe("comparing two revisions", () => {
     for (const range of ["1..2", "1...x", "0...2", "1...2...3"]) {
       const res = await request(`/page/Cmp_bad/compare/${range}`);
       expect(res.status, range).toBe(400);
-      expect(((await res.json()) as { code: string }).code, range).toBe("invalid_compare_range");
+      expect((await res.json<{ code: string }>()).code, range).toBe("invalid_compare_range");
     }
     const big = await request(`/page/Cmp_bad/compare/1...${"9".repeat(17)}`);
     expect(big.status).toBe(422);
-    expect(((await big.json()) as { code: string }).code).toBe("revision_id_out_of_range");
+    expect((await big.json<{ code: string }>()).code).toBe("revision_id_out_of_range");
   });
 
   it("turns the history's compare form into the compare URL", async () => {

@@ -39,7 +39,7 @@ describe("errors in a browser", () => {
       const res = await request("/no/such/route", accept ? { headers: { accept } } : {});
       expect(res.status, accept).toBe(404);
       expect(res.headers.get("content-type"), accept).toBe("application/problem+json");
-      expect(((await res.json()) as { code: string }).code, accept).toBe("not_found");
+      expect((await res.json<{ code: string }>()).code, accept).toBe("not_found");
       expect(res.headers.get("vary"), accept).toMatch(/\bAccept\b/);
     }
     const res = await request("/api/purges", { headers: { ...bearer(TOKENS.write), accept: "application/json" } });

@@ -41,7 +41,7 @@ describe("a page's history as HTML", () => {
       expect(res.status, accept).toBe(200);
       expect(res.headers.get("content-type"), accept).toMatch(/^application\/json/);
       expect(res.headers.get("vary"), accept).toMatch(/\bAccept\b/);
-      expect(((await res.json()) as { revisions: unknown[] }).revisions, accept).toHaveLength(2);
+      expect((await res.json<{ revisions: unknown[] }>()).revisions, accept).toHaveLength(2);
     }
     for (const accept of ["text/html", "application/json;q=0.5, text/html", "text/*"]) {
       const res = await request("/page/Hist_html_json/history", { headers: { accept } });

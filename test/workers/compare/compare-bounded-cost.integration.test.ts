@@ -81,7 +81,7 @@ describe("a compare page costs a bounded amount, once per pair of revisions", ()
       body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
     });
     expect(res.status).toBe(200);
-    await waitForAck(((await res.json()) as { purges: string[] }).purges[0]!);
+    await waitForAck((await res.json<{ purges: string[] }>()).purges[0]!);
     for (const colo of COLOS) {
       for (const range of ["1...2", "2...3"]) {
         const gone = await compareFrom(colo, `/page/${page}/compare/${range}`);
@@ -102,7 +102,7 @@ describe("a compare page costs a bounded amount, once per pair of revisions", ()
       headers: auth,
     });
     expect(res.status).toBe(200);
-    await waitForAck(((await res.json()) as { purges: string[] }).purges[0]!);
+    await waitForAck((await res.json<{ purges: string[] }>()).purges[0]!);
     for (const colo of COLOS) {
       const gone = await compareFrom(colo, `/page/${page}/compare/1...2`);
       expect(gone.status, colo).not.toBe(200);
@@ -122,14 +122,14 @@ describe("a compare page costs a bounded amount, once per pair of revisions", ()
       body: JSON.stringify({ files: [`http://archive.test${path}`] }),
     });
     expect(res.status).toBe(202);
-    const receipt = (await res.json()) as { id: string; accepted: string[]; dropped: unknown[] };
+    const receipt = await res.json<{ id: string; accepted: string[]; dropped: unknown[] }>();
     expect(receipt.dropped).toEqual([]);
     expect(receipt.accepted).toEqual([`http://archive.test${path}`]);
     // An operator's purge is in the audit log: its status is read with the operator's token.
     for (let i = 0; ; i++) {
       const status = await readFrom("LHR", `/api/purges/${receipt.id}`, { headers: bearer(TOKENS.operator) });
       expect(status.status).toBe(200);
-      if (((await status.json()) as { state: string }).state === "complete") break;
+      if ((await status.json<{ state: string }>()).state === "complete") break;
       if (i > 500) throw new Error(`purge ${receipt.id} never completed`);
       await new Promise((r) => setTimeout(r, 20));
     }

@@ -44,10 +44,7 @@ afterEach(() => vi.restoreAllMocks());
 
 const now = () => Math.floor(Date.now() / 1000);
 const assertion = (claims: Record<string, unknown>) =>
-  sign(
-    { iss: TEAM, aud: [AUD], email: "alice@example.com", iat: now(), exp: now() + 600, ...claims },
-    privateJwk as never,
-  );
+  sign({ iss: TEAM, aud: [AUD], email: "alice@example.com", iat: now(), exp: now() + 600, ...claims }, privateJwk);
 
 describe("Cloudflare Access in front of the dashboard", () => {
   it("logs in the Access identity by its email, with the purge scope, and sets the session cookie", async () => {
@@ -76,7 +73,7 @@ describe("Cloudflare Access in front of the dashboard", () => {
     };
     const forged = await sign(
       { iss: TEAM, aud: [AUD], email: "mallory@example.com", iat: now(), exp: now() + 600 },
-      strangerJwk as never,
+      strangerJwk,
     );
     for (const jwt of [
       await assertion({ aud: ["another-app"] }),

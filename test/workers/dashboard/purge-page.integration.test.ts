@@ -18,7 +18,7 @@ const tiersOnPage = (html: string) => [...html.matchAll(/<tr data-tier="([^"]+)"
 async function writeWithPurge(page: string): Promise<string> {
   const res = await append(page, linearHistory(1));
   expect(res.status).toBe(201);
-  return ((await res.json()) as { purges: string[] }).purges[0]!;
+  return (await res.json<{ purges: string[] }>()).purges[0]!;
 }
 
 describe("a purge's page", () => {
@@ -43,7 +43,7 @@ describe("a purge's page", () => {
 
       const live = await get(`/dashboard/api/purges/${encodeURIComponent(id)}`, s);
       expect(live.status).toBe(200);
-      const view = (await live.json()) as { state: string; rows: Array<{ tier: string; state: string }> };
+      const view = await live.json<{ state: string; rows: Array<{ tier: string; state: string }> }>();
       expect(view.state).toBe("pending");
       expect(view.rows.map((r) => r.tier).sort()).toEqual(EVERY_TIER);
     } finally {

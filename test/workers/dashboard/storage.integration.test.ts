@@ -10,7 +10,7 @@ type Stats = PageStatsBody;
 async function statsOf(page: string): Promise<Stats> {
   const res = await request(`/api/pages/${page}/stats`, { headers: bearer(TOKENS.write) });
   expect(res.status).toBe(200);
-  return (await res.json()) as Stats;
+  return await res.json<Stats>();
 }
 
 /** The storage view's row for a page, once its figures show `revisions` (they are reported after the write answers). */

@@ -14,7 +14,8 @@ import { wikiFollowerOf } from "../../../src/bindings.ts";
 import { runCronPass } from "../../../src/follow/cron-pass.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { app } from "../../../workers/app.ts";
-import { scriptedWiki, withWiki } from "./support/scripted-wiki.ts";
+import { withWiki } from "./support/follow-env.ts";
+import { scriptedWiki } from "./support/scripted-wiki.ts";
 
 async function ids(key: string): Promise<number[]> {
   const res = await app.fetch(
@@ -23,7 +24,7 @@ async function ids(key: string): Promise<number[]> {
     createExecutionContext(),
   );
   if (res.status === 404) return [];
-  return ((await res.json()) as { revisions: Array<{ id: number }> }).revisions.map((r) => r.id).reverse();
+  return (await res.json<{ revisions: Array<{ id: number }> }>()).revisions.map((r) => r.id).reverse();
 }
 
 describe("a long page history and the cron pass's deadline", () => {

@@ -19,7 +19,8 @@ import type { FollowRetryBody, FollowStatusBody } from "../../../src/wire.ts";
 import { app } from "../../../workers/app.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
 import { dashboard, login } from "../dashboard/support/dashboard.ts";
-import { scriptedWiki, withWiki } from "./support/scripted-wiki.ts";
+import { withWiki } from "./support/follow-env.ts";
+import { scriptedWiki } from "./support/scripted-wiki.ts";
 
 const ORIGIN = "http://archive.test";
 const api = (wiki: string, path: string, init: RequestInit = {}) =>
@@ -29,13 +30,13 @@ async function history(key: string): Promise<Array<{ id: number; parentId: numbe
   const res = await app.fetch(new Request(`${ORIGIN}/page/${key}/history?limit=50`), env, createExecutionContext());
   if (res.status === 404) return [];
   expect(res.status).toBe(200);
-  return ((await res.json()) as { revisions: Array<{ id: number; parentId: number | null }> }).revisions.reverse();
+  return (await res.json<{ revisions: Array<{ id: number; parentId: number | null }> }>()).revisions.reverse();
 }
 
 async function status(wiki: string): Promise<Extract<FollowStatusBody, { wiki: string }>> {
   const res = await api(wiki, "/api/follow", { headers: bearer(TOKENS.purge) });
   expect(res.status).toBe(200);
-  return (await res.json()) as Extract<FollowStatusBody, { wiki: string }>;
+  return await res.json<Extract<FollowStatusBody, { wiki: string }>>();
 }
 
 describe("the cron follower and a page the archive refuses", () => {
@@ -142,7 +143,7 @@ describe("the cron follower and a page the archive refuses", () => {
       body: JSON.stringify({ all: true }),
     });
     expect(asked.status).toBe(202);
-    expect((await asked.json()) as FollowRetryBody).toEqual({ wiki: WIKI, asked: 3 });
+    expect(await asked.json<FollowRetryBody>()).toEqual({ wiki: WIKI, asked: 3 });
     expect((await status(WIKI)).skipped.every((s) => s.retryAskedMs !== null)).toBe(true);
 
     const retried = await pass();

@@ -20,7 +20,7 @@ async function operatorPurge(): Promise<string> {
     body: JSON.stringify({ tags: ["secret-campaign"] }),
   });
   expect(res.status).toBe(202);
-  return ((await res.json()) as { id: string }).id;
+  return (await res.json<{ id: string }>()).id;
 }
 
 describe("token guessing", () => {
@@ -41,7 +41,7 @@ describe("token guessing", () => {
     const blocked = await request("/api/tiers", { headers: { ...guesser, ...bearer(TOKENS.operator) } });
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get("retry-after")).toBe("60");
-    expect(((await blocked.json()) as { code: string }).code).toBe("auth_rate_limited");
+    expect((await blocked.json<{ code: string }>()).code).toBe("auth_rate_limited");
     expect(
       (await request("/api/tiers", { headers: { ...from("198.51.100.78"), ...bearer(TOKENS.operator) } })).status,
     ).toBe(200);
@@ -105,7 +105,7 @@ describe("token guessing", () => {
         createExecutionContext(),
       );
       expect(res.status, path).toBe(503);
-      const body = (await res.json()) as { code: string; detail: string };
+      const body = await res.json<{ code: string; detail: string }>();
       expect(body.code).toBe("tokens_misconfigured");
       expect(body.detail).toContain("API_TOKENS");
       expect(JSON.stringify(body)).not.toContain(token);
@@ -133,7 +133,7 @@ describe("the audit log follows one rule", () => {
       200,
     );
     const write = await append("Audit_rule_page", linearHistory(1));
-    const writePurge = ((await write.json()) as { purges: string[] }).purges[0]!;
+    const writePurge = (await write.json<{ purges: string[] }>()).purges[0]!;
     expect(
       (await request(`/api/purges/${encodeURIComponent(writePurge)}`, { headers: bearer(TOKENS.write) })).status,
     ).toBe(200);

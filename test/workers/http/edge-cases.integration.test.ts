@@ -82,7 +82,7 @@ describe("titles", () => {
     expect(await (await request("/page/Help:Contents%2F2")).text()).toBe("impostor\n");
     const history = await request(`/page/${seg}/history?limit=1`);
     expect(history.status).toBe(200);
-    const body = (await history.json()) as { page: string; links: { older: string } };
+    const body = await history.json<{ page: string; links: { older: string } }>();
     expect(body.page).toBe("Help:Contents/Editing");
     expect(body.links.older).toContain(`/page/${seg}/history?`);
     const lower = await request("/page/help:Contents%2FEditing/history");

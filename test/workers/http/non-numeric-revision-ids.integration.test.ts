@@ -15,7 +15,7 @@ const PAGE = "Vellum_ids";
 const NOT_IDS = ["abc", "1.5", "1e3", "-1", "0x1f", "1n", "%20%31", "%ff"];
 
 async function problem(res: Response): Promise<{ status: number; code: string; field: string; detail: string }> {
-  const body = (await res.json()) as { code: string; field: string; detail: string };
+  const body = await res.json<{ code: string; field: string; detail: string }>();
   return { status: res.status, code: body.code, field: body.field, detail: body.detail };
 }
 
@@ -84,7 +84,7 @@ describe("a revision id that is not a number", () => {
       headers: { ...bearer(TOKENS.operator), "content-type": "application/json" },
       body: JSON.stringify({ files: [`${ORIGIN}/page/${PAGE}/abc`] }),
     });
-    const body = (await only.json()) as { code: string; dropped: Array<{ item: string; reason: string }> };
+    const body = await only.json<{ code: string; dropped: Array<{ item: string; reason: string }> }>();
     expect(only.status).toBe(422);
     expect(body).toMatchObject({ code: "nothing_to_purge", dropped: [{ item: `${ORIGIN}/page/${PAGE}/abc` }] });
     expect(body.dropped[0]!.reason).toMatch(/never cached/);

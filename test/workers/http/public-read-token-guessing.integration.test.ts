@@ -56,7 +56,7 @@ describe("token guessing on public reads", () => {
       expect(refused.status, path).toBe(429);
       expect(refused.headers.get("content-type"), path).toMatch(/^application\/problem\+json/);
       expect(refused.headers.get("retry-after"), path).toBe("60");
-      expect(((await refused.json()) as { code: string }).code, path).toBe("auth_rate_limited");
+      expect((await refused.json<{ code: string }>()).code, path).toBe("auth_rate_limited");
     }
     // Without a token the read stays public; another client is not touched.
     expect((await inProduction(READ, { "cf-connecting-ip": guesser })).status).toBe(404);

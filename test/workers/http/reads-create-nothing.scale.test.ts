@@ -77,7 +77,7 @@ describe("reads create no storage", () => {
     expect(cached.headers.get("x-palimpsest-tier")).toBe("lower");
     const res = await append(page, linearHistory(1), undefined, "LHR");
     expect(res.status).toBe(201);
-    await waitForAck(((await res.json()) as { purges: string[] }).purges[0]!);
+    await waitForAck((await res.json<{ purges: string[] }>()).purges[0]!);
     const now = await readFrom("SYD", `/page/${page}`);
     expect(now.status).toBe(200);
     expect(await now.text()).toBe(linearHistory(1)[0]!.text);
@@ -101,7 +101,7 @@ describe("purge status for ids nobody issued", () => {
   it("answers 404 for a sequence a queue never logged, and a never-used queue creates no table when asked", async () => {
     const res = await get("oc-q1:999999999");
     expect(res.status).toBe(404);
-    const unused = env.PURGE_QUEUE.getByName("never-used-queue") as unknown as DurableObjectStub<PurgeQueue>;
+    const unused = env.PURGE_QUEUE.getByName("never-used-queue");
     expect(await unused.status(1)).toBeNull();
     expect((await unused.load()).lastSeq).toBe(0);
     const tables = await runInDurableObject(unused, (_: PurgeQueue, state) =>

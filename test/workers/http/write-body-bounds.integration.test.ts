@@ -53,7 +53,7 @@ describe("write bodies are bounded while they stream in", () => {
   it("refuses 24 MiB of {} at the 501st revision, naming the batch limit", { timeout: 60_000 }, async () => {
     const res = await write("Flood_objects", chunked(filled('{"revisions":[', "{},", "{}]}")));
     expect(res.status).toBe(413);
-    const problem = (await res.json()) as Problem;
+    const problem = await res.json<Problem>();
     expect(problem).toMatchObject({
       code: "batch_too_large",
       limit: { name: "storage.maxBatchRevisions", value: LIMITS.storage.maxBatchRevisions },
@@ -69,7 +69,7 @@ describe("write bodies are bounded while they stream in", () => {
     async () => {
       const res = await write("Flood_values", filled("[", "{},", "{}]"));
       expect(res.status).toBe(413);
-      const problem = (await res.json()) as Problem;
+      const problem = await res.json<Problem>();
       expect(problem).toMatchObject({
         code: "json_too_many_values",
         limit: { name: "storage.maxJsonValues", value: LIMITS.storage.maxJsonValues },
@@ -91,7 +91,7 @@ describe("write bodies are bounded while they stream in", () => {
           chunked(enc.encode(head + "[".repeat(100_000) + "]".repeat(100_000) + tail)),
         );
         expect(res.status, head).toBe(400);
-        const problem = (await res.json()) as Problem;
+        const problem = await res.json<Problem>();
         expect(problem).toMatchObject({
           code: "json_too_deep",
           limit: { name: "http.maxJsonDepth", value: LIMITS.http.maxJsonDepth },

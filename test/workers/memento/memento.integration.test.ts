@@ -37,7 +37,7 @@ describe("RFC 7089 §2.1.1 Accept-Datetime and Memento-Datetime", () => {
       expect(res.status, bad).toBe(400);
       expect(res.headers.get("content-type")).toContain("application/problem+json");
       expect(res.headers.get("location")).toBeNull();
-      expect(((await res.json()) as { code: string }).code).toBe("invalid_accept_datetime");
+      expect((await res.json<{ code: string }>()).code).toBe("invalid_accept_datetime");
     }
   });
 });
@@ -223,10 +223,12 @@ describe("RFC 7089 §5 TimeMaps", () => {
       l.rels.includes("memento"),
     );
     expect(back.map((l) => l.uri)).toEqual(firstMementos.map((l) => l.uri));
-    const json = (await (await request("/timemap/json/Md_paged?after=1000")).json()) as {
+    const json = await (
+      await request("/timemap/json/Md_paged?after=1000")
+    ).json<{
       mementos: { list: unknown[]; last: { uri: string } };
       pages: { prev: { uri: string } | null; next: unknown };
-    };
+    }>();
     expect(json.mementos.list).toHaveLength(203);
     expect(json.mementos.last.uri).toBe(`${BASE}/page/Md_paged/1203`);
     expect(json.pages).toEqual({ prev: { uri: `${BASE}/timemap/json/Md_paged?before=1001` }, next: null });
@@ -271,7 +273,7 @@ describe("Wayback-style /web/{timestamp}/{title}", () => {
     for (const ts of ["20201301", "20200230", "2020010124", "202001010060", "123456789012345"]) {
       const res = await request(`/web/${ts}/Md_web_bad`);
       expect(res.status, ts).toBe(400);
-      expect(((await res.json()) as { code: string }).code).toBe("invalid_timestamp");
+      expect((await res.json<{ code: string }>()).code).toBe("invalid_timestamp");
     }
   });
 });
@@ -302,7 +304,7 @@ describe("after a write, through the tiers", () => {
       body: JSON.stringify({ revisions: [{ ...linearHistory(4)[3]!, timestamp: "2020-01-01T00:01:00Z" }] }),
     });
     expect(write.status).toBe(201);
-    const { purges } = (await write.json()) as { purges: string[] };
+    const { purges } = await write.json<{ purges: string[] }>();
     for (const id of purges) await waitForAck(id);
 
     const expectNewState = (links: Link[], id: number) => {

@@ -35,9 +35,9 @@ describe("limitBody", () => {
         method: "POST",
         body,
         ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
-      } as RequestInit);
+      });
       expect(res.status).toBe(413);
-      const problem = (await res.json()) as { code: string; limit: { name: string } };
+      const problem = await res.json<{ code: string; limit: { name: string } }>();
       expect(problem.code).toBe("request_too_large");
       expect(problem.limit.name).toBe("http.maxSmallBodyBytes");
     }

@@ -18,7 +18,7 @@ describe("deploymentGuard", () => {
   it("answers 503 public_origin_unset without PUBLIC_ORIGIN, except /healthz", async () => {
     const res = await app.request("http://archive.example/page/X", {}, production(""));
     expect(res.status).toBe(503);
-    expect(((await res.json()) as { code: string }).code).toBe("public_origin_unset");
+    expect((await res.json<{ code: string }>()).code).toBe("public_origin_unset");
     expect((await app.request("http://archive.example/healthz", {}, production(""))).status).toBe(200);
   });
 

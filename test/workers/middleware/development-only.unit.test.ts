@@ -16,6 +16,6 @@ describe("developmentOnly", () => {
   it("answers 404 not_found in production, as if the route were not there", async () => {
     const res = await app.request("/dev/probe", {}, { ...env, ENVIRONMENT: "production" });
     expect(res.status).toBe(404);
-    expect(((await res.json()) as { code: string }).code).toBe("not_found");
+    expect((await res.json<{ code: string }>()).code).toBe("not_found");
   });
 });

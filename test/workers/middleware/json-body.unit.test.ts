@@ -10,7 +10,7 @@ const app = new Hono()
   .onError(onError);
 const post = (body: string, type = "application/json") =>
   app.request("/", { method: "POST", body, headers: { "content-type": type } });
-const codeOf = async (res: Response) => ((await res.json()) as { code: string }).code;
+const codeOf = async (res: Response) => (await res.json<{ code: string }>()).code;
 
 describe("jsonBody", () => {
   it("passes a JSON body, with a +json type and parameters too", async () => {

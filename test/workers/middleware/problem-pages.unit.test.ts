@@ -37,6 +37,6 @@ describe("problemPages", () => {
     expect(res.status).toBe(429);
     expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
     expect(res.headers.get("vary")).toMatch(/accept/i);
-    expect(((await res.json()) as { code: string }).code).toBe("rate_limited");
+    expect((await res.json<{ code: string }>()).code).toBe("rate_limited");
   });
 });

@@ -26,7 +26,7 @@ describe("requireSession", () => {
       const path = "method" in init ? "/dashboard/purges" : "/dashboard/api/purges/x";
       const res = await app.request(path, init, env);
       expect(res.status).toBe(401);
-      expect(((await res.json()) as { code: string }).code).toBe("unauthenticated");
+      expect((await res.json<{ code: string }>()).code).toBe("unauthenticated");
     }
   });
 });

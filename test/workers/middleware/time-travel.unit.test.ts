@@ -25,7 +25,7 @@ describe("timeTravel", () => {
   it("refuses an Accept-Datetime that is not an RFC 1123 date with 400 invalid_accept_datetime", async () => {
     const res = await app.request("/page/Vellum", { headers: { "accept-datetime": "yesterday" } }, env);
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { code: string }).code).toBe("invalid_accept_datetime");
+    expect((await res.json<{ code: string }>()).code).toBe("invalid_accept_datetime");
   });
 
   it("passes through what is not its own: a non-id revid, a non-canonical title, a POST", async () => {

@@ -23,7 +23,7 @@ describe("urlLength", () => {
   it("refuses one character more with 414 url_too_long, naming http.maxUrlLength", async () => {
     const res = await app.request(urlOf(LIMITS.http.maxUrlLength + 1));
     expect(res.status).toBe(414);
-    const body = (await res.json()) as { code: string; limit: { name: string; value: number } };
+    const body = await res.json<{ code: string; limit: { name: string; value: number } }>();
     expect(body.code).toBe("url_too_long");
     expect(body.limit).toEqual({ name: "http.maxUrlLength", value: LIMITS.http.maxUrlLength });
   });

@@ -15,7 +15,7 @@ describe("withColo", () => {
   it("sets the colo the x-palimpsest-colo header names, with its region", async () => {
     const res = await app.request("/", { headers: { "x-palimpsest-colo": "syd" } }, env);
     expect(res.status).toBe(200);
-    const colo = (await res.json()) as Colo;
+    const colo = await res.json<Colo>();
     expect(colo.colo).toBe("SYD");
     expect(typeof colo.region).toBe("string");
   });
@@ -23,6 +23,6 @@ describe("withColo", () => {
   it("refuses a colo the topology does not know with 400 unknown_colo", async () => {
     const res = await app.request("/", { headers: { "x-palimpsest-colo": "NOWHERE" } }, env);
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { code: string }).code).toBe("unknown_colo");
+    expect((await res.json<{ code: string }>()).code).toBe("unknown_colo");
   });
 });

@@ -238,7 +238,7 @@ describe(`export.anonymousPerMinute (${LIMITS.export.anonymousPerMinute})`, () =
     const retryAfter = Number(refused.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    const problem = (await refused.json()) as { code: string; limit: { name: string; value: number } };
+    const problem = await refused.json<{ code: string; limit: { name: string; value: number } }>();
     expect(problem.code).toBe("export_rate_limited");
     expect(problem.limit).toEqual({ name: "export.anonymousPerMinute", value: allowance });
 

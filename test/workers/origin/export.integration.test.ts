@@ -37,7 +37,7 @@ async function suppress(page: string, id: number): Promise<void> {
 async function expectProblem(res: Response, status: number, code: string): Promise<Record<string, unknown>> {
   expect(res.status).toBe(status);
   expect(res.headers.get("content-type")).toBe("application/problem+json");
-  const body = (await res.json()) as Record<string, unknown>;
+  const body = await res.json<Record<string, unknown>>();
   expect(body.code).toBe(code);
   return body;
 }
@@ -267,7 +267,7 @@ describe("GET /api/pages", () => {
     for (let after: string | null = ""; after !== null;) {
       const res = await request(`/api/pages?limit=2&after=${encodeURIComponent(after)}`);
       expect(res.status).toBe(200);
-      const body = (await res.json()) as PageListBody;
+      const body = await res.json<PageListBody>();
       expect(body.pages.length).toBeLessThanOrEqual(2);
       all.push(...body.pages.map((p) => p.key));
       after = body.next;

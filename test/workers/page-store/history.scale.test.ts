@@ -23,7 +23,7 @@ describe("history pagination", () => {
     while (url) {
       const res = await request(url.replace("http://archive.test", ""));
       expect(res.status).toBe(200);
-      last = (await res.json()) as HistoryPageBody;
+      last = await res.json<HistoryPageBody>();
       expect(last.total).toBe(10_000);
       seen.push(...last.revisions.map((r) => r.id));
       url = last.links.older;
@@ -33,9 +33,7 @@ describe("history pagination", () => {
     expect(seen).toEqual(Array.from({ length: 10_000 }, (_, i) => 10_000 - i));
 
     // Walking back with `newer` from the oldest page returns the page before it.
-    const back = (await (
-      await request(last!.links.newer!.replace("http://archive.test", ""))
-    ).json()) as HistoryPageBody;
+    const back = await (await request(last!.links.newer!.replace("http://archive.test", ""))).json<HistoryPageBody>();
     expect(back.revisions.map((r) => r.id)).toEqual(Array.from({ length: 500 }, (_, i) => 1000 - i));
 
     // Any revision deep in the history reads back exactly.
@@ -81,7 +79,7 @@ describe("round trip of shared histories", () => {
           maxBlobReads = Math.max(maxBlobReads, Number(cost[1]));
         }
         expect(maxBlobReads).toBeLessThanOrEqual(2);
-        const history = (await (await request(`/page/${key}/history?limit=1`)).json()) as HistoryPageBody;
+        const history = await (await request(`/page/${key}/history?limit=1`)).json<HistoryPageBody>();
         expect(history.total).toBe(exported.length);
       },
       180_000,

@@ -19,10 +19,12 @@ describe("atomicity", () => {
     const failed = await append(key, linearHistory(21).slice(20));
     expect(failed.status).toBe(500);
     expect(await latestBody(key)).toBe(before);
-    const history = (await (await request(`/page/${key}/history?limit=1`)).json()) as {
+    const history = await (
+      await request(`/page/${key}/history?limit=1`)
+    ).json<{
       total: number;
       revisions: Array<{ id: number }>;
-    };
+    }>();
     expect(history.total).toBe(20);
     expect(history.revisions[0]!.id).toBe(20);
     expect((await request(`/page/${key}/21`)).status).toBe(404);
@@ -48,7 +50,7 @@ describe("concurrency", () => {
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 409]);
     const loser = results.find((r) => r.status === 409)!;
-    const problem = (await loser.json()) as { code: string; latest: number };
+    const problem = await loser.json<{ code: string; latest: number }>();
     expect(problem.code).toBe("parent_mismatch");
     expect([4, 99]).toContain(problem.latest);
   });
@@ -94,9 +96,11 @@ describe("suppression and deletion", () => {
     const gone = await request(`/page/${key}/2`);
     expect(gone.status).toBe(410);
     expect(await gone.json()).toMatchObject({ code: "revision_suppressed", revision: 2 });
-    const history = (await (await request(`/page/${key}/history`)).json()) as {
+    const history = await (
+      await request(`/page/${key}/history`)
+    ).json<{
       revisions: Array<{ id: number; suppressed: boolean }>;
-    };
+    }>();
     expect(history.revisions.find((r) => r.id === 2)).toMatchObject({ suppressed: true });
     expect((await request(`/page/${key}/3`)).status).toBe(200);
     expect((await suppress(false)).status).toBe(200);

@@ -12,7 +12,7 @@ import { TOKEN, appendOk, linearHistory, request } from "../support/archive.ts";
 
 const auth = { authorization: `Bearer ${TOKEN}` };
 const latestOf = async (key: string) =>
-  ((await (await request(`/api/pages/${key}/stats`, { headers: auth })).json()) as PageStatsBody).latestId;
+  (await (await request(`/api/pages/${key}/stats`, { headers: auth })).json<PageStatsBody>()).latestId;
 const change = (path: string, method: string, body?: object) =>
   request(path, {
     method,

@@ -38,7 +38,7 @@ interface Entry {
 async function historyOf(key: string): Promise<Entry[]> {
   const res = await request(`/page/${key}/history`);
   expect(res.status).toBe(200);
-  return ((await res.json()) as { revisions: Entry[] }).revisions;
+  return (await res.json<{ revisions: Entry[] }>()).revisions;
 }
 
 const exportOf = async (key: string, token?: string) => {
@@ -131,7 +131,7 @@ describe("a revision whose text was hidden before the archive read it", () => {
   it("cannot be shown again by a flag (there is nothing to show), and a copy of its text fills it in", async () => {
     const refused = await hide(key, 501, { suppressed: false, reason: "shown again" });
     expect(refused.status).toBe(409);
-    expect(((await refused.json()) as { code: string }).code).toBe("text_never_held");
+    expect((await refused.json<{ code: string }>()).code).toBe("text_never_held");
     await appendOk(key, [b!]);
     expect(await (await request(`/page/${key}/501`)).text()).toBe(b!.text);
     expect((await historyOf(key)).find((e) => e.id === 501)).toMatchObject({ suppressed: false });
@@ -161,13 +161,15 @@ describe("a page deleted as MediaWiki deletes", () => {
       `/view/${key}/701`,
     ])
       expect([path, (await request(path)).status]).toEqual([path, 410]);
-    const listed = (await (await request(`/api/pages?limit=500`)).json()) as { pages: Array<{ key: string }> };
+    const listed = await (await request(`/api/pages?limit=500`)).json<{ pages: Array<{ key: string }> }>();
     expect(listed.pages.map((p) => p.key)).not.toContain(key);
     const search = await (await request(`/search?q=Deleted_and`, { headers: { accept: "text/html" } })).text();
     expect(search).not.toContain("Deleted and restored");
-    const backupList = (await (await request(`/api/pages?limit=500`, { headers: bearer(TOKENS.backup) })).json()) as {
+    const backupList = await (
+      await request(`/api/pages?limit=500`, { headers: bearer(TOKENS.backup) })
+    ).json<{
       pages: Array<{ key: string; deleted: boolean }>;
-    };
+    }>();
     expect(backupList.pages.find((p) => p.key === key)).toMatchObject({ deleted: true });
     const backup = await exportOf(key, TOKENS.backup);
     expect(backup).toContain("<palimpsest:deleted />");
@@ -176,7 +178,7 @@ describe("a page deleted as MediaWiki deletes", () => {
     expect((await deletion(key, false, "undeleted on the wiki")).status).toBe(200);
     expect(await (await request(`/page/${key}/701`)).text()).toBe(before);
     expect((await historyOf(key)).length).toBe(3);
-    const relisted = (await (await request(`/api/pages?limit=500`)).json()) as { pages: Array<{ key: string }> };
+    const relisted = await (await request(`/api/pages?limit=500`)).json<{ pages: Array<{ key: string }> }>();
     expect(relisted.pages.map((p) => p.key)).toContain(key);
   });
 
@@ -191,15 +193,17 @@ describe("a page deleted as MediaWiki deletes", () => {
       headers: bearer(TOKENS.write),
     });
     expect(res.status).toBe(200);
-    const log = (await (await request(`/api/takedowns?page=${gone}`, { headers: bearer(TOKENS.operator) })).json()) as {
+    const log = await (
+      await request(`/api/takedowns?page=${gone}`, { headers: bearer(TOKENS.operator) })
+    ).json<{
       entries: Array<{ by: string; reason: string; action: { kind: string; forGood?: boolean } }>;
-    };
+    }>();
     expect(log.entries[0]).toMatchObject({
       by: "test-writer",
       reason: "a test deletion",
       action: { kind: "page", forGood: true },
     });
-    const listed = (await (await request(`/api/pages?limit=500`)).json()) as { pages: Array<{ key: string }> };
+    const listed = await (await request(`/api/pages?limit=500`)).json<{ pages: Array<{ key: string }> }>();
     expect(listed.pages.map((p) => p.key)).not.toContain(gone);
   });
 });

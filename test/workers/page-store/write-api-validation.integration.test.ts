@@ -87,7 +87,7 @@ describe("write API bad input", () => {
       expect({ status: res.status, body }).toMatchObject({ status: c.status, body: c.match });
     }
     expect(await latestBody(key)).toBe(base[2]!.text);
-    const history = (await (await request(`/page/${key}/history`)).json()) as { total: number };
+    const history = await (await request(`/page/${key}/history`)).json<{ total: number }>();
     expect(history.total).toBe(3);
     expect((await append(key, [next])).status).toBe(201);
   });

@@ -23,7 +23,7 @@ describe("a revision's format", () => {
       const page = `Format_${model}_${format.replace(/\W/g, "_")}`;
       const res = await append(page, one({ model, format, id: 7 }));
       expect(res.status).toBe(422);
-      const body = (await res.json()) as { code: string; detail: string; field: string };
+      const body = await res.json<{ code: string; detail: string; field: string }>();
       expect(body.code).toBe("format_not_allowed");
       expect(body.field).toBe("revisions.0.format");
       expect(body.detail).toContain("revision 7");
@@ -46,7 +46,7 @@ describe("titles and names", () => {
   it("strips directional controls from a title, as MediaWiki does: the override spells the same page", async () => {
     const res = await append("Invoice\u202Efdp.exe", linearHistory(1));
     expect(res.status).toBe(201);
-    expect(((await res.json()) as { page: string }).page).toBe("Invoicefdp.exe");
+    expect((await res.json<{ page: string }>()).page).toBe("Invoicefdp.exe");
     const read = await request(`/page/${encodeURIComponent("Invoice\u202Efdp.exe")}`);
     expect([301, 308]).toContain(read.status);
     expect(read.headers.get("location")).toContain("/page/Invoicefdp.exe");
@@ -64,7 +64,7 @@ describe("titles and names", () => {
   ])("refuses a title holding a %s with 400 naming the code point", async (_, title, cp) => {
     const res = await append(title, linearHistory(1));
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { code: string; detail: string };
+    const body = await res.json<{ code: string; detail: string }>();
     expect(body.code).toBe("invalid_title");
     expect(body.detail).toContain(cp);
     expect((await request(`/page/${encodeURIComponent(title)}`)).status).toBe(400);
@@ -75,7 +75,7 @@ describe("titles and names", () => {
     const before = await (await request("/page/Lookalike_target")).text();
     const res = await append("Lookalike_target\u2066", [{ ...linearHistory(2)[1]!, parentId: 1, id: 90_001 }]);
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { code: string }).code).toBe("invalid_title");
+    expect((await res.json<{ code: string }>()).code).toBe("invalid_title");
     expect(await (await request("/page/Lookalike_target")).text()).toBe(before);
     expect((await request("/page/Lookalike_target/90001")).status).toBe(404);
   });
@@ -88,14 +88,16 @@ describe("titles and names", () => {
   it("refuses a contributor name with an invisible character, and strips directional controls from one", async () => {
     const refused = await append("Names_invisible", one({ contributor: "Admin\u200B" }));
     expect(refused.status).toBe(422);
-    expect(((await refused.json()) as { code: string }).code).toBe("invalid_contributor");
+    expect((await refused.json<{ code: string }>()).code).toBe("invalid_contributor");
     expect(
       (await append("Names_bidi", one({ contributor: "Mallory\u202Egnp.exe", comment: "\u202Ereversed comment" })))
         .status,
     ).toBe(201);
-    const history = (await (await request("/page/Names_bidi/history")).json()) as {
+    const history = await (
+      await request("/page/Names_bidi/history")
+    ).json<{
       revisions: Array<{ contributor: string }>;
-    };
+    }>();
     expect(history.revisions[0]!.contributor).toBe("Mallorygnp.exe");
   });
 

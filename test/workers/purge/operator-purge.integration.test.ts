@@ -35,13 +35,13 @@ function purge(body: unknown, token: string = TOKENS.operator, colo = "IAD"): Pr
 async function purgeOk(body: unknown): Promise<Receipt> {
   const res = await purge(body);
   if (res.status !== 202) throw new Error(`purge refused: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Receipt;
+  return await res.json<Receipt>();
 }
 
 async function view(id: string, wait = 0): Promise<View> {
   const res = await request(`/api/purges/${id}${wait ? `?wait=${wait}` : ""}`, { headers: bearer(TOKENS.operator) });
   expect(res.status).toBe(200);
-  return (await res.json()) as View;
+  return await res.json<View>();
 }
 
 /** Reads a key once from every colo, so every lower tier, every regional tier holding it, and the upper tier hold it. */
@@ -295,7 +295,7 @@ describe("cache tags", () => {
         body: JSON.stringify({ revisions: linearHistory(1).map((r) => ({ ...r, tags: [tag] })) }),
       });
       expect(res.status).toBe(422);
-      expect(((await res.json()) as { field: string }).field).toBe("revisions.0.tags.0");
+      expect((await res.json<{ field: string }>()).field).toBe("revisions.0.tags.0");
     }
   });
 });

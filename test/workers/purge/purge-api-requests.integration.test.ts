@@ -143,11 +143,11 @@ describe("bad purge requests are refused, clearly, and enqueue nothing", () => {
     const res = await send();
     expect(res.status).toBe(status);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
-    const body = (await res.json()) as {
+    const body = await res.json<{
       code: string;
       detail?: string;
       errors?: Array<{ index: number; reason: string }>;
-    };
+    }>();
     expect(body.code).toBe(code);
     expect(body.detail ?? "").not.toBe("");
     expect(await loggedEvents()).toBe(before);
@@ -155,7 +155,7 @@ describe("bad purge requests are refused, clearly, and enqueue nothing", () => {
 
   it("names each refused item with its index and reason", async () => {
     const res = await purge({ tags: ["fine", "a,b", "also fine", "x\ny"] });
-    const body = (await res.json()) as { errors: Array<{ index: number; reason: string }> };
+    const body = await res.json<{ errors: Array<{ index: number; reason: string }> }>();
     expect(body.errors.map((e) => e.index)).toEqual([1, 3]);
     expect(body.errors[0]!.reason).toMatch(/comma/);
     expect(body.errors[1]!.reason).toMatch(/control character/);
@@ -166,7 +166,7 @@ describe("bad purge requests are refused, clearly, and enqueue nothing", () => {
     expect((await request("/api/purges/nonsense", { headers: bearer(TOKENS.operator) })).status).toBe(400);
     const res = await request("/api/purges/enam-q0:1?wait=3600", { headers: bearer(TOKENS.operator) });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { code: string }).code).toBe("invalid_wait");
+    expect((await res.json<{ code: string }>()).code).toBe("invalid_wait");
   });
 });
 
@@ -181,13 +181,13 @@ describe("the audit log", () => {
     ]) {
       const res = await purge(body);
       expect(res.status).toBe(202);
-      ids.push(((await res.json()) as { id: string }).id);
+      ids.push((await res.json<{ id: string }>()).id);
     }
     for (const id of ids)
       await request(`/api/purges/${id}?wait=30`, { headers: bearer(TOKENS.operator) }).then((r) => r.arrayBuffer());
     const res = await request("/api/purges", { headers: bearer(TOKENS.purge) });
     expect(res.status).toBe(200);
-    const page = (await res.json()) as {
+    const page = await res.json<{
       entries: Array<{
         id: string;
         by: string;
@@ -200,7 +200,7 @@ describe("the audit log", () => {
         completedAt: number | null;
       }>;
       next: string | null;
-    };
+    }>();
     const mine = page.entries.filter((e) => ids.includes(e.id));
     expect(mine.map((e) => e.id)).toEqual([...ids].reverse());
     const [prefixes, tags, files] = mine;
@@ -209,15 +209,17 @@ describe("the audit log", () => {
     expect(prefixes).toMatchObject({ kind: "prefixes", keys: 1 });
     for (const e of mine) expect(e.completedAt).toBeGreaterThanOrEqual(e.createdAt);
     // One entry per page: the cursor walks back through the rest.
-    const first = (await (await request("/api/purges", { headers: bearer(TOKENS.purge) })).json()) as {
+    const first = await (
+      await request("/api/purges", { headers: bearer(TOKENS.purge) })
+    ).json<{
       entries: Array<{ id: string }>;
-    };
+    }>();
     expect(first.entries.length).toBeGreaterThanOrEqual(3);
     let cursor: string | null = null;
     const walked: string[] = [];
     do {
       const r = await request(`/api/purges${cursor ? `?before=${cursor}` : ""}`, { headers: bearer(TOKENS.purge) });
-      const p = (await r.json()) as { entries: Array<{ id: string }>; next: string | null };
+      const p = await r.json<{ entries: Array<{ id: string }>; next: string | null }>();
       walked.push(...p.entries.map((e) => e.id));
       cursor = p.next;
     } while (cursor);
@@ -241,16 +243,20 @@ describe("the audit log", () => {
     });
     // A purge whose report to the log never arrived: the log learns it from its queue.
     const res = await purge({ tags: ["team:unreported"] });
-    const { id } = (await res.json()) as { id: string };
-    const done = (await (await request(`/api/purges/${id}?wait=30`, { headers: bearer(TOKENS.operator) })).json()) as {
+    const { id } = await res.json<{ id: string }>();
+    const done = await (
+      await request(`/api/purges/${id}?wait=30`, { headers: bearer(TOKENS.operator) })
+    ).json<{
       completedAt: number;
-    };
+    }>();
     await runInDurableObject(audit, (_, state) =>
       state.storage.sql.exec("UPDATE audit SET completed_at = NULL WHERE id = ?", id),
     );
-    const { entries } = (await (await request("/api/purges", { headers: bearer(TOKENS.purge) })).json()) as {
+    const { entries } = await (
+      await request("/api/purges", { headers: bearer(TOKENS.purge) })
+    ).json<{
       entries: Array<{ id: string; completedAt: number | null }>;
-    };
+    }>();
     expect(entries.find((e) => e.id === "enam-q0:900001")?.completedAt).toBe(1_700_000_000_500);
     expect(entries.find((e) => e.id === id)?.completedAt).toBe(done.completedAt);
   });
@@ -273,7 +279,7 @@ describe("rate limits", () => {
     const retryAfter = Number(limited!.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    const body = (await limited!.json()) as { code: string; retryAfterSeconds: number; detail: string };
+    const body = await limited!.json<{ code: string; retryAfterSeconds: number; detail: string }>();
     expect(body.code).toBe("rate_limited");
     expect(body.retryAfterSeconds).toBe(retryAfter);
     expect(body.detail).toMatch(/test-purger/);

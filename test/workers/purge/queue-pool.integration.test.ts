@@ -32,9 +32,9 @@ import { TOKENS, bearer } from "../support/tokens.ts";
 
 const REGION: Region = "weur";
 const config = topologyOf(env).queuePool;
-const pool = queuePoolOf(env, REGION) as DurableObjectStub<QueuePool>;
+const pool = queuePoolOf(env, REGION);
 const queue = (index: number): QueueSelf => ({ name: `${REGION}-q${index}`, region: REGION });
-const stub = (q: QueueSelf) => purgeQueueOf(env, q) as DurableObjectStub<PurgeQueue>;
+const stub = (q: QueueSelf) => purgeQueueOf(env, q);
 
 let offset = 0;
 const realNow = Date.now.bind(Date);
@@ -138,7 +138,7 @@ describe("a region's queue pool", () => {
     const ids = [...(await enqueue(queue(0), "Pool_held", overBacklog)), ...(await enqueue(queue(1), "Pool_held", 20))];
     const before = await Promise.all([stub(queue(0)).load(), stub(queue(1)).load()]);
     expect(before.map((l) => l.backlog)).toEqual([overBacklog, 20]);
-    expect(before[0]!.eventsPerSecond).toBeCloseTo(overBacklog / (LIMITS.pool.loadWindowMs / 1000), 5);
+    expect(before[0].eventsPerSecond).toBeCloseTo(overBacklog / (LIMITS.pool.loadWindowMs / 1000), 5);
 
     const grow = await pool.tick(REGION);
     console.log("grow tick", JSON.stringify({ from: grow.from, to: grow.to, reason: grow.reason, loads: grow.loads }));
@@ -200,10 +200,10 @@ describe("a region's queue pool", () => {
     const tiers = await request("/api/tiers", { headers: bearer(TOKENS.operator) });
     await quietPool();
     expect(tiers.status).toBe(200);
-    const body = (await tiers.json()) as {
+    const body = await tiers.json<{
       pools: Array<{ region: string; size: number; decisions: unknown[] }>;
       queues: Array<{ queue: string; active: boolean; backlog: number }>;
-    };
+    }>();
     expect(body.pools.find((p) => p.region === REGION)).toMatchObject({
       size: config.min,
       decisions: [

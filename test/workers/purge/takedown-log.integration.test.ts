@@ -60,7 +60,7 @@ describe("the takedown log", () => {
     ).toBe(200);
     const deleted = await deletion("Takedown_log_page", { deleted: true, reason: "copyright complaint" });
     expect(deleted.status).toBe(200);
-    const { purges } = (await deleted.json()) as { purges: string[] };
+    const { purges } = await deleted.json<{ purges: string[] }>();
     expect((await deletion("Takedown_log_page", { deleted: false, reason: "complaint withdrawn" })).status).toBe(200);
 
     const { entries } = await takedowns("?page=Takedown_log_page");
@@ -112,7 +112,7 @@ describe("the takedown log", () => {
     expect((await hide("Takedown_other", 800, { contributor: true, reason: "elsewhere" })).status).toBe(200);
 
     const res = await request("/api/takedowns?page=Takedown%20pages", { headers: bearer(TOKENS.purge) });
-    const first = (await res.json()) as TakedownPageBody;
+    const first = await res.json<TakedownPageBody>();
     expect(first.entries).toHaveLength(50);
     expect(first.entries[0]!.action).toMatchObject({ revision: 759 });
     expect(first.entries.every((e) => e.page === "Takedown pages")).toBe(true);
@@ -132,7 +132,7 @@ describe("the takedown log", () => {
     expect((await request("/api/takedowns")).status).toBe(401);
     const cursor = await request("/api/takedowns?before=abc", { headers: bearer(TOKENS.purge) });
     expect(cursor.status).toBe(400);
-    expect(((await cursor.json()) as { code: string }).code).toBe("invalid_cursor");
+    expect((await cursor.json<{ code: string }>()).code).toBe("invalid_cursor");
     const title = await request("/api/takedowns?page=%3Cbad%3E", { headers: bearer(TOKENS.purge) });
     expect(title.status).toBe(400);
   });

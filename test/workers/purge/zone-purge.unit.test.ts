@@ -102,15 +102,15 @@ describe("production lower tier: Cloudflare's purge API", () => {
         { status: ok ? 200 : 429 },
       );
     };
-    await zonePurge(settings, [event("Page", { kind: "page" }, 1)], answer(true) as typeof fetch);
+    await zonePurge(settings, [event("Page", { kind: "page" }, 1)], answer(true));
     expect(calls[0]).toEqual({
       url: "https://api.cloudflare.com/client/v4/zones/0123456789abcdef0123456789abcdef/purge_cache",
       auth: "Bearer tok",
       body: { tags: ["page:Page"] },
     });
-    await expect(
-      zonePurge(settings, [event("Page", { kind: "page" }, 2)], answer(false) as typeof fetch),
-    ).rejects.toThrow(/429: rate limited/);
+    await expect(zonePurge(settings, [event("Page", { kind: "page" }, 2)], answer(false))).rejects.toThrow(
+      /429: rate limited/,
+    );
   });
 
   it("leaves the lower tier pending, with the reason, when the purge API is not configured", async () => {

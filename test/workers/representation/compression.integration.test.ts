@@ -85,7 +85,7 @@ describe("dynamic bodies are compressed as the client asks", () => {
     expect(missing.headers.get("content-encoding")).toBeNull();
     // A front line (Cloudflare's, wrangler dev's) may code text we send as identity, so caches must key on it.
     expect(missing.headers.get("vary")).toMatch(/accept-encoding/i);
-    expect((await missing.json()) as object).toMatchObject({ code: "page_not_found" });
+    expect(await missing.json<object>()).toMatchObject({ code: "page_not_found" });
   });
 });
 

@@ -58,7 +58,7 @@ const suppress = (key: string, id: number) =>
 async function historyJson(key: string, query = ""): Promise<Entry[]> {
   const res = await request(`/page/${key}/history${query}`);
   expect(res.status).toBe(200);
-  return ((await res.json()) as { revisions: Entry[] }).revisions;
+  return (await res.json<{ revisions: Entry[] }>()).revisions;
 }
 
 async function historyHtml(key: string, query = ""): Promise<string> {
@@ -182,9 +182,11 @@ describe("a suppressed revision's listings carry nothing derived from its conten
     const s = await login();
     const rawBytes = async () =>
       (
-        (await (await request(`/api/pages/${key}/stats`, { headers: bearer(TOKENS.write) })).json()) as {
+        await (
+          await request(`/api/pages/${key}/stats`, { headers: bearer(TOKENS.write) })
+        ).json<{
           rawBytes: number;
-        }
+        }>()
       ).rawBytes;
     /** The storage row's raw bytes once the page's report (sent after the change answers) shows `n`. */
     const rowShows = async (n: number) => {
@@ -211,7 +213,7 @@ describe("a suppressed revision's listings carry nothing derived from its conten
       body: JSON.stringify({ suppressed: false, reason: "a test restore" }),
     });
     const own = await fingerprints(texts[1]!);
-    expect(((await restore.json()) as { revision: Entry }).revision).toMatchObject({
+    expect((await restore.json<{ revision: Entry }>()).revision).toMatchObject({
       suppressed: false,
       bytes: own.bytes,
       sha1: own.sha1,

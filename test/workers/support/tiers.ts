@@ -19,7 +19,7 @@ export async function purgeStatus(id: string): Promise<PurgeStatusBody> {
   // The operator's token: writes' purges and operators' purges alike (an operator's needs the purge scope).
   const res = await request(`/api/purges/${id}`, { headers: { authorization: `Bearer ${TOKENS.operator}` } });
   if (res.status !== 200) throw new Error(`purge ${id}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as PurgeStatusBody;
+  return await res.json<PurgeStatusBody>();
 }
 
 export async function waitForAck(id: string, timeoutMs = 15_000): Promise<PurgeStatusBody> {
@@ -46,10 +46,10 @@ export function queueOfPurge(id: string): { queue: DurableObjectStub<PurgeQueue>
   const parsed = parsePurgeId(id, topologyOf(env));
   if (!parsed.ok) throw new Error(`${id} is not a purge id of this topology`);
   return {
-    queue: purgeQueueOf(env, parsed.queue) as DurableObjectStub<PurgeQueue>,
+    queue: purgeQueueOf(env, parsed.queue),
     name: parsed.queue.name,
     seq: parsed.seq,
   };
 }
 
-export const tierCache = (t: TierIdentity) => tierCacheOf(env, t) as DurableObjectStub<TierCache>;
+export const tierCache = (t: TierIdentity) => tierCacheOf(env, t);

@@ -82,7 +82,7 @@ describe("randomized freshness checker", () => {
             body: JSON.stringify({ revisions: [revs[i]!] }),
           });
           expect(res.status).toBe(201);
-          const { purges } = (await res.json()) as { purges: string[] };
+          const { purges } = await res.json<{ purges: string[] }>();
           const status = await waitForAck(purges[0]!);
           const lastTierAck = Math.max(
             ...(status.tiers as Array<{ tier: string; acknowledged: boolean; ackedAt?: number | null }>).map(

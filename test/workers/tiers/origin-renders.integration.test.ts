@@ -39,7 +39,7 @@ async function writeAcknowledged(page: string, revs: ReturnType<typeof linearHis
   for (const rev of revs) {
     const res = await append(page, [rev]);
     expect(res.status).toBe(201);
-    await waitForAck(((await res.json()) as { purges: string[] }).purges[0]!);
+    await waitForAck((await res.json<{ purges: string[] }>()).purges[0]!);
   }
 }
 
@@ -91,7 +91,7 @@ describe("a purge that reaches a tier after the tier refilled", () => {
     try {
       const res = await append(page, [revs[1]!], undefined, "LHR");
       expect(res.status).toBe(201);
-      purge = ((await res.json()) as { purges: string[] }).purges[0]!;
+      purge = (await res.json<{ purges: string[] }>()).purges[0]!;
       // The writer's colo has the write's floor at once; the tiers below, holding revision 1, do not yet:
       // the read goes around them to the origin, and the tiers it passed keep revision 2.
       expect(await read("LHR", `/page/${page}`)).toMatchObject({ tier: "origin", revision: "2" });
@@ -198,7 +198,7 @@ describe("a page's latest and its memento index", () => {
     const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
     const ack = async (res: Response) => {
       expect(res.status).toBe(200);
-      await waitForAck(((await res.json()) as { purges: string[] }).purges[0]!);
+      await waitForAck((await res.json<{ purges: string[] }>()).purges[0]!);
     };
     const lastMemento = (id: number) => new RegExp(`/page/${page}/${id}>;rel="[a-z ]*last memento"`);
 

@@ -32,7 +32,7 @@ describe("removals reach every tier, each colo's lower tier included", () => {
       body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
     });
     expect(res.status).toBe(200);
-    const { purges } = (await res.json()) as { purges: string[] };
+    const { purges } = await res.json<{ purges: string[] }>();
     const status = await waitForAck(purges[0]!);
     expect(
       status.tiers
@@ -61,7 +61,7 @@ describe("removals reach every tier, each colo's lower tier included", () => {
       headers: auth,
     });
     expect(res.status).toBe(200);
-    const { purges } = (await res.json()) as { purges: string[] };
+    const { purges } = await res.json<{ purges: string[] }>();
     await waitForAck(purges[0]!);
     for (const colo of COLOS) {
       for (const path of [`/page/${page}`, `/page/${page}/1`]) {
@@ -80,7 +80,7 @@ describe("removals reach every tier, each colo's lower tier included", () => {
       headers: auth,
       body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
     });
-    const { purges } = (await res.json()) as { purges: string[] };
+    const { purges } = await res.json<{ purges: string[] }>();
     const status = await waitForAck(purges[0]!);
     expect(status.acknowledged).toBe(true);
     expect(status.tiers.every((t) => t.acknowledged)).toBe(true);

@@ -14,7 +14,7 @@ const setFaults = (t: TierIdentity, faults: TierCache["faults"]) =>
 
 async function tierCounters(): Promise<Record<string, number>> {
   const res = await request("/api/tiers", { headers: { authorization: `Bearer ${TOKEN}` } });
-  return ((await res.json()) as { lower: { isolateCounters: Record<string, number> } }).lower.isolateCounters;
+  return (await res.json<{ lower: { isolateCounters: Record<string, number> } }>()).lower.isolateCounters;
 }
 
 /** Sets each tier's faults, runs `body`, then clears them whatever happened. */

@@ -33,7 +33,7 @@ async function writeNext(
 ): Promise<string> {
   const res = await append(page, [revs[index]!], undefined);
   void colo;
-  const body = (await res.json()) as { purges: string[] };
+  const body = await res.json<{ purges: string[] }>();
   expect(res.status).toBe(201);
   return body.purges[0]!;
 }
@@ -104,7 +104,7 @@ describe("push on write", () => {
     try {
       const res = await append(page, [revs[1]!], undefined, writer);
       expect(res.status).toBe(201);
-      purge = ((await res.json()) as { purges: string[] }).purges[0]!;
+      purge = (await res.json<{ purges: string[] }>()).purges[0]!;
       const mine = await readFrom(writer, `/page/${page}`);
       expect(mine.headers.get("x-revision-id")).toBe("2");
       expect(await mine.text()).toBe(revs[1]!.text);
@@ -144,7 +144,7 @@ describe("coalescing", () => {
     const write = await append(page, [rev!]);
     expect(write.status).toBe(201);
     // Nothing in flight: no purge can land mid-read and make a tier fetch again.
-    await waitForAck(((await write.json()) as { purges: string[] }).purges[0]!);
+    await waitForAck((await write.json<{ purges: string[] }>()).purges[0]!);
     /** Origin renders anywhere: every TierCache's counter, plus the edge's own (one isolate runs them all here). */
     const counted = async () => {
       const stats = await Promise.all(allTiers(env).map((t) => tierCache(t).stats()));

@@ -121,7 +121,7 @@ purgeRoutes.post("/purges", async (c) => {
     if (!(err instanceof ProblemError) || err.status >= 500) throw err;
     const retryAfter = err.extensions.retryAfterSeconds;
     if (typeof retryAfter === "number") c.header("retry-after", String(Math.ceil(retryAfter)));
-    return home(c, request.values, refusalOf(err, request), err.status as ContentfulStatusCode);
+    return home(c, request.values, refusalOf(err, request), err.status);
   }
 });
 

@@ -69,7 +69,8 @@ export function publicViewOf(wiki: MediaWiki, namespaces: readonly number[]) {
     for (let after: string | null = ""; after !== null;) {
       const res = await fetch(`${archiveUrl}/api/pages?${new URLSearchParams({ after })}`);
       expect(res.status, "GET /api/pages without a token").toBe(200);
-      const body = (await res.json()) as PageListBody;
+      // Annotated, not inferred: `after` comes from the body, and the request from `after`.
+      const body: PageListBody = await res.json();
       keys.push(...body.pages.map((p) => p.key));
       after = body.next;
     }
@@ -85,7 +86,7 @@ export function publicViewOf(wiki: MediaWiki, namespaces: readonly number[]) {
   async function expectPageEqual(archiveUrl: string, title: string, fromWiki: WikiRevision[], view: PublicView) {
     const res = await fetch(`${archiveUrl}/page/${path(title)}/history?limit=500`);
     expect(res.status, `history of ${JSON.stringify(title)}`).toBe(200);
-    const archived = ((await res.json()) as { revisions: HistoryEntry[] }).revisions.reverse();
+    const archived = (await res.json<{ revisions: HistoryEntry[] }>()).revisions.reverse();
     const facts = (r: { id: number; parentId: number | null; timestamp: string }) => [r.id, r.parentId, r.timestamp];
     expect(archived.map(facts), `${JSON.stringify(title)}: revision ids, parents, timestamps`).toEqual(
       fromWiki.map((r) => [r.revid, r.parentid === 0 ? null : r.parentid, r.timestamp]),

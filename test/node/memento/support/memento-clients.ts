@@ -65,9 +65,11 @@ export async function startArchive(): Promise<Archive> {
     ).catch((err: { stderr?: string; signal?: string }) => {
       throw new Error(`palimpsest import failed (${err.signal ?? "exit"}): ${err.stderr?.slice(-2_000)}`);
     });
-    const listing = (await (await fetch(`${worker.url}/page/${PAGE}/history?limit=500`)).json()) as {
+    const listing = await (
+      await fetch(`${worker.url}/page/${PAGE}/history?limit=500`)
+    ).json<{
       revisions: Array<{ id: number; timestamp: string; sha256: string }>;
-    };
+    }>();
     let running = -Infinity;
     const revs: Rev[] = listing.revisions.reverse().map((r, i) => {
       const ts = Date.parse(r.timestamp) / 1000;

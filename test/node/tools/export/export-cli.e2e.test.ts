@@ -156,9 +156,11 @@ describe("palimpsest export", () => {
       const reason = oneLineReason(await c.runImport(half));
       expect(reason).toMatch(/malformed XML|unclosed|UTF-8/i);
       // What was stored reads back as the original archive serves it.
-      const stored = (await (await fetch(`${c.archive.url}/page/Cli_export_one/history?limit=50`)).json()) as {
+      const stored = await (
+        await fetch(`${c.archive.url}/page/Cli_export_one/history?limit=50`)
+      ).json<{
         revisions: Array<{ id: number; suppressed: boolean }>;
-      };
+      }>();
       expect(stored.revisions.length).toBeGreaterThan(0);
       for (const r of stored.revisions) {
         const [mine, theirs] = await Promise.all(

@@ -37,7 +37,7 @@ async function listed(harness: ImportHarness): Promise<Map<string, { revisions: 
     headers: { authorization: `Bearer ${harness.archive.token}` },
   });
   expect(res.status).toBe(200);
-  const body = (await res.json()) as { pages: Array<{ key: string; revisions: number; deleted: boolean }> };
+  const body = await res.json<{ pages: Array<{ key: string; revisions: number; deleted: boolean }> }>();
   return new Map(body.pages.map((p) => [p.key, { revisions: p.revisions, deleted: p.deleted }]));
 }
 

@@ -236,7 +236,7 @@ export function streamOf(chunks: readonly Uint8Array[]): ReadableStream<Uint8Arr
   let i = 0;
   return new ReadableStream<Uint8Array>({
     pull(controller) {
-      if (i < chunks.length) controller.enqueue(chunks[i++]!);
+      if (i < chunks.length) controller.enqueue(chunks[i++]);
       else controller.close();
     },
   });
