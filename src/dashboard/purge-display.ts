@@ -4,7 +4,7 @@
  * page and sends the same rows as JSON to the live script, which only
  * copies text, so the page reads the same with or without JavaScript.
  */
-import type { PurgeView } from "../purge/status.ts";
+import type { PurgeState, PurgeView } from "../purge/status.ts";
 import { formatDuration, formatTime } from "../ui/format.ts";
 
 export interface TierRow {
@@ -21,7 +21,7 @@ export interface TierRow {
 
 export interface PurgeDisplay {
   id: string;
-  state: "pending" | "complete";
+  state: PurgeState;
   /** What was purged, in words. */
   what: string;
   by: string;

@@ -20,7 +20,7 @@ import { newRevisionSchema } from "../writes/revision-schema.ts";
 import type { NewRevision } from "../page/types.ts";
 import { pageStoreOf } from "../bindings.ts";
 import { ProblemError } from "../http/problem.ts";
-import { invalid } from "../http/validate.ts";
+import { invalid } from "../http/invalid.ts";
 import { ArchiveRefusal, isRefusalStatus, refusalsOf, type FollowArchive } from "./follower.ts";
 
 const encoder = new TextEncoder();

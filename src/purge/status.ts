@@ -12,8 +12,11 @@ import { backoffMs, sleep } from "../lib/backoff.ts";
 import type { PurgeEvent } from "./events.ts";
 import type { PurgeStatus } from "./queue-store.ts";
 
+/** Whether every tier has acknowledged a purge: the one word the API, the dashboard and its live script show. */
+export type PurgeState = "pending" | "complete";
+
 /** A purge still in the retained log (an older one is 404): its event, and when it was logged, always known. */
-export type PurgeView = PurgeStatus & { event: PurgeEvent; createdAt: number; state: "pending" | "complete" };
+export type PurgeView = PurgeStatus & { event: PurgeEvent; createdAt: number; state: PurgeState };
 
 type ParsedId = ReturnType<typeof parsePurgeId>;
 

@@ -77,3 +77,18 @@ export function requireScope(
     },
   });
 }
+
+/**
+ * Lets a request without `Authorization` through as the public's, with no
+ * principal; one with credentials must pass {@link requireScope} (401 or
+ * 403 otherwise, as every token route answers).
+ */
+export function optionalScope(
+  ...scopes: [Scope, ...Scope[]]
+): MiddlewareHandler<{ Bindings: Env; Variables: Partial<AuthVariables> }> {
+  const required = requireScope(...scopes) as unknown as MiddlewareHandler<{
+    Bindings: Env;
+    Variables: Partial<AuthVariables>;
+  }>;
+  return (c, next) => (c.req.header("authorization") === undefined ? next() : required(c, next));
+}

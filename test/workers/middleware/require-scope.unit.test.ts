@@ -3,7 +3,7 @@ import { env } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { onError } from "../../../src/http/problem.ts";
-import { requireScope, type AuthVariables } from "../../../workers/middleware/require-scope.ts";
+import { optionalScope, requireScope, type AuthVariables } from "../../../workers/middleware/require-scope.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
 
 const app = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
@@ -32,5 +32,28 @@ describe("requireScope", () => {
     const res = await app.request("/", { headers: bearer(TOKENS.operator) }, env);
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("test-operator");
+  });
+});
+
+describe("optionalScope", () => {
+  const open = new Hono<{ Bindings: Env; Variables: Partial<AuthVariables> }>()
+    .use(optionalScope("backup"))
+    .get("/", (c) => c.text(c.get("principal")?.name ?? "(public)"))
+    .onError(onError);
+
+  it.each([
+    { asker: "no credentials, as the public's", headers: {}, status: 200, said: "(public)" },
+    { asker: "an unknown token", headers: bearer("not-a-token"), status: 401, said: "invalid_token" },
+    { asker: "a token without the scope", headers: bearer(TOKENS.write), status: 403, said: "forbidden" },
+    {
+      asker: "a token with the scope, as its principal",
+      headers: bearer(TOKENS.backup),
+      status: 200,
+      said: "test-backup",
+    },
+  ])("answers $asker with $status", async ({ headers, status, said }) => {
+    const res = await open.request("/", { headers }, env);
+    expect(res.status).toBe(status);
+    expect(status === 200 ? await res.text() : await codeOf(res)).toBe(said);
   });
 });

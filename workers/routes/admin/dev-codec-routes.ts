@@ -22,7 +22,7 @@ import { developmentOnly } from "../../middleware/development-only.ts";
 import { requireScope } from "../../middleware/require-scope.ts";
 import { limitBody } from "../../middleware/body-limit.ts";
 import { ProblemError } from "../../../src/http/problem.ts";
-import { validated } from "../../../src/http/validate.ts";
+import { validated } from "../../middleware/validated.ts";
 import { LIMITS } from "../../../src/limits.ts";
 
 export const devCodecRoutes = new Hono<AppEnv>();

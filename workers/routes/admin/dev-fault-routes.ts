@@ -22,7 +22,7 @@ import { developmentOnly } from "../../middleware/development-only.ts";
 import { requireScope } from "../../middleware/require-scope.ts";
 import { jsonBody } from "../../middleware/json-body.ts";
 import { ProblemError } from "../../../src/http/problem.ts";
-import { validated } from "../../../src/http/validate.ts";
+import { validated } from "../../middleware/validated.ts";
 
 export const devFaultRoutes = new Hono<AppEnv>();
 

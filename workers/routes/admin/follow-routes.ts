@@ -15,7 +15,7 @@ import { z } from "zod";
 import { wikiFollowerOf } from "../../../src/bindings.ts";
 import { followSettings } from "../../../src/follow/cron-pass.ts";
 import { ProblemError } from "../../../src/http/problem.ts";
-import { validated } from "../../../src/http/validate.ts";
+import { validated } from "../../middleware/validated.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import type { FollowRetryBody, FollowStatusBody } from "../../../src/wire.ts";
 import type { AppEnv } from "../../app-env.ts";

@@ -15,7 +15,7 @@ import { z } from "zod";
 import type { AppEnv } from "../../app-env.ts";
 import { requireScope, type AuthVariables } from "../../middleware/require-scope.ts";
 import { jsonBody } from "../../middleware/json-body.ts";
-import { validated } from "../../../src/http/validate.ts";
+import { validated } from "../../middleware/validated.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { listAudit } from "../../../src/purge/audit.ts";
 import { ingestPurge } from "../../../src/purge/ingest.ts";

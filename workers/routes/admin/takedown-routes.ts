@@ -12,7 +12,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { validated } from "../../../src/http/validate.ts";
+import { validated } from "../../middleware/validated.ts";
 import { pageRef } from "../../../src/page/page-ref.ts";
 import { listTakedowns } from "../../../src/purge/takedown-log.ts";
 import type { TakedownPageBody } from "../../../src/wire.ts";

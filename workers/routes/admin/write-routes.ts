@@ -30,7 +30,7 @@ import { pageStoreOf, pageStoreShards } from "../../../src/bindings.ts";
 import type { AppEnv } from "../../app-env.ts";
 import { requireScope, type AuthVariables } from "../../middleware/require-scope.ts";
 import { jsonBody } from "../../middleware/json-body.ts";
-import { validated } from "../../../src/http/validate.ts";
+import { validated } from "../../middleware/validated.ts";
 import { isSafeIdDigits } from "../../../src/http/queries.ts";
 import { requirePage } from "../../../src/page/directory.ts";
 import { pageRef, type PageRef } from "../../../src/page/page-ref.ts";

@@ -30,12 +30,14 @@ import { SearchView } from "../../../src/browse/views/search.tsx";
 import { historyQuery, revisionParam } from "../../../src/http/queries.ts";
 import { URL_FORMS } from "../../../src/http/url-forms.ts";
 import { CACHE_CONTROL } from "../../../src/representation/cache-control.ts";
-import { invalid, validated } from "../../../src/http/validate.ts";
+import { invalid } from "../../../src/http/invalid.ts";
+import { validated } from "../../middleware/validated.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { archiveOverview, searchTitles } from "../../../src/page/directory.ts";
 import { normalizeTitle } from "../../../src/page/title.ts";
+import { canonicalPage } from "../../middleware/canonical-page.ts";
 import { renderedHeaders } from "../../../src/tiers/respond.ts";
-import { canonicalPage, readJson, type BrowseEnv } from "./read.ts";
+import { readJson, type BrowseEnv } from "./read.ts";
 import { viewRoutes } from "./view-routes.tsx";
 
 export const browseRoutes = new Hono<BrowseEnv>();

@@ -7,24 +7,15 @@
  * to show. A page made from an answer goes out with `renderedHeaders`
  * (src/tiers/respond.ts).
  */
-import type { Context, MiddlewareHandler } from "hono";
-import { every } from "hono/combine";
+import type { Context } from "hono";
 import type { AppEnv } from "../../app-env.ts";
 import type { OriginQuery } from "../../../src/origin/answer.ts";
 import type { AnswerBodies, JsonKind } from "../../../src/origin/answer-body.ts";
 import type { PageRef } from "../../../src/page/page-ref.ts";
 import { readThroughTiers, type ReadThrough } from "../../../src/tiers/chain.ts";
 import { okJson, problemOf, type Asker } from "../../../src/tiers/respond.ts";
-import { canonicalTitle } from "../../middleware/canonical-title.ts";
-import { withColo } from "../../middleware/with-colo.ts";
 
 export type BrowseEnv = AppEnv & { Variables: { ref: PageRef } };
-
-/** The page's one URL (workers/middleware/canonical-title.ts), then the colo the read goes through (with-colo.ts). */
-export const canonicalPage = (
-  rest: (c: Context<BrowseEnv>) => string,
-  prefix: "/page" | "/view" = "/page",
-): MiddlewareHandler<BrowseEnv> => every(canonicalTitle<BrowseEnv>(rest, prefix), withColo);
 
 const askerOf = (c: Context<BrowseEnv>): Asker => ({ request: c.req.raw, requestId: c.get("requestId") });
 

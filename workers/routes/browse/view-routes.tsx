@@ -29,12 +29,13 @@ import { ProblemError } from "../../../src/http/problem.ts";
 import { revisionParam } from "../../../src/http/queries.ts";
 import { URL_FORMS } from "../../../src/http/url-forms.ts";
 import { parseAt } from "../../../src/http/timestamps.ts";
-import { validated } from "../../../src/http/validate.ts";
+import { validated } from "../../middleware/validated.ts";
 import { parseWaybackTimestamp } from "../../../src/http/wayback.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { CACHE_CONTROL } from "../../../src/representation/cache-control.ts";
+import { canonicalPage } from "../../middleware/canonical-page.ts";
 import { renderedHeaders } from "../../../src/tiers/respond.ts";
-import { canonicalPage, readJson, readRevision, type BrowseEnv } from "./read.ts";
+import { readJson, readRevision, type BrowseEnv } from "./read.ts";
 
 export const viewRoutes = new Hono<BrowseEnv>();
 

@@ -39,7 +39,7 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../app-env.ts";
 import { timemapParam, timemapQuery, waybackParam } from "../../../src/http/queries.ts";
 import { URL_FORMS } from "../../../src/http/url-forms.ts";
-import { validated } from "../../../src/http/validate.ts";
+import { validated } from "../../middleware/validated.ts";
 import { mementoUrls } from "../../../src/memento/links.ts";
 import type { OriginQuery } from "../../../src/origin/answer.ts";
 import { pageRef } from "../../../src/page/page-ref.ts";

@@ -28,13 +28,13 @@
  * the compress middleware to leave alone, and the edge in front (Cloudflare's,
  * or wrangler dev's) codes them br or gzip for the client, as they stream.
  */
-import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../app-env.ts";
 import type { Colo } from "../../../src/config/colo.ts";
 import { chargeAnonymousExport } from "../../../src/http/export-rate.ts";
 import { exportQuery, pageListQuery } from "../../../src/http/queries.ts";
 import { URL_FORMS } from "../../../src/http/url-forms.ts";
-import { validated } from "../../../src/http/validate.ts";
+import { validated } from "../../middleware/validated.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import {
   exportEtag,
@@ -54,18 +54,15 @@ import { readThroughTiers } from "../../../src/tiers/chain.ts";
 import { problemOf, respondIdentity, type Asker } from "../../../src/tiers/respond.ts";
 import type { PageListBody } from "../../../src/wire.ts";
 import { canonicalTitle } from "../../middleware/canonical-title.ts";
-import { requireScope, type AuthVariables } from "../../middleware/require-scope.ts";
+import { optionalScope, type AuthVariables } from "../../middleware/require-scope.ts";
 import { withColo } from "../../middleware/with-colo.ts";
 
 type ExportEnv = AppEnv & { Variables: { ref: PageRef; colo: Colo } & Partial<AuthVariables> };
 
 export const exportRoutes = new Hono<ExportEnv>();
 
-const backupScope = requireScope("backup") as unknown as MiddlewareHandler<ExportEnv>;
-
-/** No credentials: a public export. Credentials: they must be a backup token's (401 or 403 otherwise, as every token route answers). */
-const optionalBackupToken: MiddlewareHandler<ExportEnv> = (c, next) =>
-  c.req.header("authorization") === undefined ? next() : backupScope(c, next);
+/** No credentials: a public export. Credentials: they must be a backup token's. */
+const optionalBackupToken = optionalScope("backup");
 
 /** `Link: rel="next"` to the answer that goes on from `offset`, absolute, so it is made here rather than kept in the tiers. */
 function nextLink(c: Context<ExportEnv>, ref: PageRef, offset: string, limit: number, dir: string): string {

@@ -21,7 +21,7 @@ import { atQuery, historyQuery, revisionParam } from "../../../src/http/queries.
 import { URL_FORMS } from "../../../src/http/url-forms.ts";
 import { dcbRefused, rememberDcbRefusal } from "../../../src/representation/dcb-refusals.ts";
 import { offeredDictionary } from "../../../src/representation/dictionary.ts";
-import { validated } from "../../../src/http/validate.ts";
+import { validated } from "../../middleware/validated.ts";
 import type { OriginQuery } from "../../../src/origin/answer.ts";
 import { answerJson } from "../../../src/origin/answer-body.ts";
 import { titleSegment, type PageRef } from "../../../src/page/page-ref.ts";

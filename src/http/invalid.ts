@@ -1,11 +1,10 @@
 /**
- * Validation at the route, on @hono/zod-validator: the handler reads typed
- * data with `c.req.valid(target)`, and a failure is a problem that names the
- * field and why: 422 `invalid_field` unless the route gives the field its
- * own code, or a refinement carries one in its `params`.
+ * The problem a failed validation answers, naming the field and why: 422
+ * `invalid_field` unless the caller gives the field its own code, or a
+ * refinement carries one in its `params`. The routes' validation middleware
+ * (workers/middleware/validated.ts) throws it, and so does anything else
+ * that checks input against a schema.
  */
-import { zValidator } from "@hono/zod-validator";
-import type { ValidationTargets } from "hono";
 import type { z } from "zod";
 import type { LimitName } from "../limits.ts";
 import { ProblemError, type ProblemStatus } from "./problem.ts";
@@ -23,6 +22,7 @@ function refusalOf(issue: z.core.$ZodIssue, fields: Record<string, FieldRefusal>
   return fields[String(issue.path[0] ?? "")];
 }
 
+/** The problem for `issues`, the first of them named; `what` says what was being read. */
 export function invalid(
   issues: z.core.$ZodIssue[],
   what: string,
@@ -51,17 +51,5 @@ export function invalid(
       ...extensions,
       issues: issues.slice(0, 20).map((i) => ({ field: i.path.join("."), message: i.message })),
     },
-  });
-}
-
-export function validated<T extends keyof ValidationTargets, S extends z.ZodType>(
-  target: T,
-  schema: S,
-  what: string,
-  fields: Record<string, FieldRefusal> = {},
-) {
-  return zValidator(target, schema, (result, c) => {
-    if (!result.success)
-      throw invalid(result.error.issues, what, fields, target === "json" ? {} : { page: c.req.param("title") });
   });
 }
