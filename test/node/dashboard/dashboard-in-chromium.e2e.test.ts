@@ -289,9 +289,7 @@ describe("the dashboard in Chromium against palimpsest dev", () => {
 
 describe("the dashboard without JavaScript", () => {
   it("logs in, purges from the form, and the purge's page refreshes itself until complete", { timeout: 240_000 }, () =>
-    demo.inContext({ javaScriptEnabled: false, stepTimeoutMs: 45_000 }, async (context) => {
-      const page = await demo.logIn(context);
-
+    demo.asOperator({ javaScriptEnabled: false, stepTimeoutMs: 45_000 }, async (page) => {
       await cachedAtColo("/page/Scriptorium");
       await page.getByLabel("Items, one per line").fill(`${demo.dev.url}/page/Scriptorium`);
       await Promise.all([

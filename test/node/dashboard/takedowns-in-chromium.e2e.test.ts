@@ -27,8 +27,7 @@ describe("takedowns from the dashboard in Chromium, without JavaScript", () => {
     "hides a revision's content and deletes a page, each with a reason; both are in the takedown log",
     { timeout: 120_000 },
     () =>
-      demo.inContext({ javaScriptEnabled: false, stepTimeoutMs: 45_000 }, async (context) => {
-        const page = await demo.logIn(context);
+      demo.asOperator({ javaScriptEnabled: false, stepTimeoutMs: 45_000 }, async (page) => {
         expect(await status(`/page/Scriptorium/${REVISION}`)).toBe(200);
 
         await page.getByRole("link", { name: "Takedowns", exact: true }).click();
@@ -87,8 +86,7 @@ describe("accessibility of the takedown views", () => {
     { timeout: 120_000 },
     () =>
       // The dashboard's CSP admits only its own script; axe is injected past it.
-      demo.inContext({ bypassCSP: true, stepTimeoutMs: 45_000 }, async (context) => {
-        const page = await demo.logIn(context);
+      demo.asOperator({ bypassCSP: true, stepTimeoutMs: 45_000 }, async (page) => {
         const check = (what: string) => expectAccessible(page, what);
         for (const path of ["/dashboard/pages/Vellum", "/dashboard/pages/Scriptorium", "/dashboard/takedowns"]) {
           const res = await page.goto(`${demo.dev.url}${path}`);

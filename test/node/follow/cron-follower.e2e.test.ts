@@ -12,15 +12,9 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../../src/tools/local/local-worker.ts";
 import type { FollowStatusBody } from "../../../src/wire.ts";
 import { mediaWikiForThisFile, NO_MEDIAWIKI, type MediaWiki } from "../support/mediawiki.ts";
-import { mediaWikiSha1 } from "../support/mediawiki-export.ts";
 import { describeNeeding } from "../support/requirements.ts";
-
-interface ArchivedRevision {
-  id: number;
-  parentId: number | null;
-  sha1?: string;
-  suppressed?: boolean;
-}
+import { expectArchiveEqualsWiki } from "./support/archive-equals-wiki.ts";
+import { firstEdits } from "./support/first-edits.ts";
 
 describeNeeding(NO_MEDIAWIKI, "the deployment's Cron Trigger follows a real MediaWiki", () => {
   const wiki: MediaWiki = mediaWikiForThisFile();
@@ -34,12 +28,10 @@ describeNeeding(NO_MEDIAWIKI, "the deployment's Cron Trigger follows a real Medi
     await archive?.stop();
   });
 
-  const key = (title: string) => encodeURIComponent(title.replace(/ /g, "_"));
-
   async function status(): Promise<Extract<FollowStatusBody, { wiki: string }>> {
     const res = await fetch(`${archive.url}/api/follow`, { headers: { authorization: `Bearer ${archive.token}` } });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as FollowStatusBody;
+    const body = await res.json<FollowStatusBody>();
     if (body.wiki === null) throw new Error("the archive follows no wiki");
     return body;
   }
@@ -62,38 +54,6 @@ describeNeeding(NO_MEDIAWIKI, "the deployment's Cron Trigger follows a real Medi
     throw new Error("no pass was recorded within 120 s of the trigger");
   }
 
-  async function expectArchiveEqualsWiki(titles: string[]): Promise<number> {
-    const admin = await wiki.admin();
-    let revisions = 0;
-    for (const title of titles) {
-      const fromWiki = await admin.revisions(title);
-      const res = await fetch(`${archive.url}/page/${key(title)}/history?limit=500`);
-      expect(res.status, `history of ${title}`).toBe(200);
-      const archived = ((await res.json()) as { revisions: ArchivedRevision[] }).revisions.reverse();
-      expect(
-        archived.map((r) => r.id),
-        `${title}: the archive's revision ids`,
-      ).toEqual(fromWiki.map((r) => r.revid));
-      for (const [i, rev] of fromWiki.entries()) {
-        // A suppressed revision lists no parentId when it has none.
-        expect(archived[i]!.parentId ?? null, `${title} ${rev.revid}`).toBe(rev.parentid === 0 ? null : rev.parentid);
-        const read = await fetch(`${archive.url}/page/${key(title)}/${rev.revid}`);
-        if (rev.text === null || rev.sha1 === null) {
-          // Hidden on the wiki after the archive stored it: suppressed here.
-          expect(read.status, `${title} ${rev.revid} is suppressed`).toBe(410);
-          await read.arrayBuffer();
-          continue;
-        }
-        expect(archived[i]!.sha1, `${title} ${rev.revid}`).toBe(rev.sha1);
-        const body = await read.text();
-        expect(body, `${title} ${rev.revid}`).toBe(rev.text);
-        expect(mediaWikiSha1(body)).toBe(rev.sha1);
-      }
-      revisions += fromWiki.length;
-    }
-    return revisions;
-  }
-
   it("answers GET /api/follow only with an operator's token", async () => {
     const res = await fetch(`${archive.url}/api/follow`);
     expect(res.status).toBe(401);
@@ -103,13 +63,7 @@ describeNeeding(NO_MEDIAWIKI, "the deployment's Cron Trigger follows a real Medi
   });
 
   it("a pass brings the archive to the wiki, keeps its cursor in the Durable Object, and reports its outcome", async () => {
-    const admin = await wiki.admin();
-    const titles = ["Main Page", "Cron page", "Ünïcode — 東京/cron", "Talk:Cron page"];
-    await admin.edit({ title: "Cron page", text: "one", summary: "first" });
-    await admin.edit({ title: "Cron page", text: "one, two", summary: "second", minor: true });
-    await wiki.anonymous().edit({ title: "Cron page", text: "one, two, three (by IP)", summary: "ip" });
-    await admin.edit({ title: "Ünïcode — 東京/cron", text: "ü 東京 🙂", summary: "unicode" });
-    await admin.edit({ title: "Talk:Cron page", text: "talk", summary: "talk" });
+    const titles = await firstEdits(wiki, "Cron page", "Ünïcode — 東京/cron");
 
     const pass = await trigger();
     expect(pass.outcome, JSON.stringify(pass.outcome)).toMatchObject({
@@ -118,7 +72,7 @@ describeNeeding(NO_MEDIAWIKI, "the deployment's Cron Trigger follows a real Medi
       skipped: 0,
       more: false,
     });
-    expect(await expectArchiveEqualsWiki(titles)).toBe(6);
+    expect(await expectArchiveEqualsWiki(wiki, archive.url, titles)).toBe(6);
     const after = await status();
     expect(after.cursor?.wiki).toBe(wiki.apiUrl);
     expect(after.cursor?.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
@@ -144,7 +98,7 @@ describeNeeding(NO_MEDIAWIKI, "the deployment's Cron Trigger follows a real Medi
     const pass = await trigger(2);
     expect(pass.outcome, JSON.stringify(pass.outcome)).toMatchObject({ ok: true });
     // Cron page 3 + 6, the redirect, the moved page, the revision-deleted page 2.
-    expect(await expectArchiveEqualsWiki(titles)).toBe(9 + 1 + 2 + 2);
+    expect(await expectArchiveEqualsWiki(wiki, archive.url, titles)).toBe(9 + 1 + 2 + 2);
     const hiddenRead = await fetch(`${archive.url}/page/Cron_revdel/${hidden}`);
     expect(hiddenRead.status).toBe(410);
     await hiddenRead.arrayBuffer();

@@ -13,77 +13,32 @@ import { expect, it } from "vitest";
 import { decodeUtf8, readMediaWikiExport } from "../../../src/tools/import/mediawiki-reader.ts";
 import { REPO_ROOT } from "../../../src/tools/local/local-worker.ts";
 import { mediaWikiForThisFile, NO_MEDIAWIKI, type MediaWiki } from "../support/mediawiki.ts";
-import { mediaWikiSha1 } from "../support/mediawiki-export.ts";
 import { describeNeeding } from "../support/requirements.ts";
-import { importHarnessForThisFile } from "../tools/import/support/import-cli-harness.ts";
+import { importHarnessForThisFile, type HistoryEntry } from "../tools/import/support/import-cli-harness.ts";
+import { expectArchiveEqualsWiki } from "./support/archive-equals-wiki.ts";
+import { firstEdits } from "./support/first-edits.ts";
+import { followArgs } from "./support/follower-process.ts";
 
 const CLI = join(REPO_ROOT, "src/tools/cli/palimpsest.js");
-
-interface ArchivedRevision {
-  id: number;
-  parentId: number | null;
-  sha1?: string;
-}
 
 describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with a real MediaWiki", () => {
   const wiki: MediaWiki = mediaWikiForThisFile();
   const h = importHarnessForThisFile();
   const cursor = () => join(h.scratch, "follow-cursor.json");
-  const followArgs = (...extra: string[]) => [
-    "follow",
-    wiki.apiUrl,
-    "--url",
-    h.archive.url,
-    "--token",
-    h.archive.token,
-    "--cursor",
-    cursor(),
-    ...extra,
-  ];
-  const follow = (...extra: string[]) => h.runCli(followArgs(...extra), { peakRss: true });
-
-  /** Every page the wiki lists in its main and talk namespaces equals the archive's copy, revision for revision. */
-  async function expectArchiveEqualsWiki(titles: string[]): Promise<number> {
-    const admin = await wiki.admin();
-    let revisions = 0;
-    for (const title of titles) {
-      const fromWiki = await admin.revisions(title);
-      const key = encodeURIComponent(title.replace(/ /g, "_"));
-      const res = await fetch(`${h.archive.url}/page/${key}/history?limit=500`);
-      expect(res.status, `history of ${title}`).toBe(200);
-      const archived = ((await res.json()) as { revisions: ArchivedRevision[] }).revisions.reverse();
-      expect(
-        archived.map((r) => r.id),
-        `${title}: the archive's revision ids`,
-      ).toEqual(fromWiki.map((r) => r.revid));
-      for (const [i, rev] of fromWiki.entries()) {
-        expect(archived[i]!.sha1, `${title} ${rev.revid}`).toBe(rev.sha1);
-        expect(archived[i]!.parentId, `${title} ${rev.revid}`).toBe(rev.parentid === 0 ? null : rev.parentid);
-        const body = await (await h.readRevision(title, rev.revid)).text();
-        expect(body, `${title} ${rev.revid}`).toBe(rev.text);
-        expect(mediaWikiSha1(body)).toBe(rev.sha1);
-      }
-      revisions += fromWiki.length;
-    }
-    return revisions;
-  }
+  const args = (...extra: string[]) => followArgs(wiki.apiUrl, h.archive, cursor(), ...extra);
+  const follow = (...extra: string[]) => h.runCli(args(...extra), { peakRss: true });
 
   const passOf = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, number | string>;
 
   it("follows edits with --once, resumes after a kill mid-pass with no gap and no duplicate, and refuses a second follower", async () => {
     const admin = await wiki.admin();
-    const titles = ["Main Page", "Followed page", "Ünïcode — 東京/sub page", "Talk:Followed page"];
-    await admin.edit({ title: "Followed page", text: "one", summary: "first" });
-    await admin.edit({ title: "Followed page", text: "one, two", summary: "second", minor: true });
-    await wiki.anonymous().edit({ title: "Followed page", text: "one, two, three (by IP)", summary: "ip" });
-    await admin.edit({ title: "Ünïcode — 東京/sub page", text: "ü 東京 🙂", summary: "unicode" });
-    await admin.edit({ title: "Talk:Followed page", text: "talk", summary: "talk" });
+    const titles = await firstEdits(wiki, "Followed page", "Ünïcode — 東京/sub page");
 
     const first = await follow("--once");
     expect(first.code, first.stderr).toBe(0);
     const firstPass = passOf(first.stdout);
     expect(firstPass).toMatchObject({ revisions: 6, skipped: 0 });
-    expect(await expectArchiveEqualsWiki(titles)).toBe(6);
+    expect(await expectArchiveEqualsWiki(wiki, h.archive.url, titles)).toBe(6);
     console.log(
       `follow --once, first sight of ${titles.length} pages: ${first.ms} ms, peak RSS ${Math.round(first.peakRss! / 2 ** 20)} MiB`,
     );
@@ -102,7 +57,7 @@ describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with 
     const before = readFileSync(cursor(), "utf8");
     const killed = await new Promise<{ code: number | null; signal: string | null; cursorMoved: boolean }>(
       (resolve) => {
-        const child = spawn(process.execPath, [CLI, ...followArgs("--once", "--changes-per-request", "3")], {
+        const child = spawn(process.execPath, [CLI, ...args("--once", "--changes-per-request", "3")], {
           cwd: h.scratch,
           stdio: "ignore",
         });
@@ -119,15 +74,15 @@ describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with 
     // The lock of the killed follower is taken over; this pass finishes the job.
     const resumed = await follow("--once", "--changes-per-request", "3");
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(await expectArchiveEqualsWiki(titles)).toBe(6 + 12 * 2 + 4);
+    expect(await expectArchiveEqualsWiki(wiki, h.archive.url, titles)).toBe(6 + 12 * 2 + 4);
 
     // Two followers on one cursor: the second is refused while the first runs.
-    const running = spawn(process.execPath, [CLI, ...followArgs("--interval", "1")], {
+    const running = spawn(process.execPath, [CLI, ...args("--interval", "1")], {
       cwd: h.scratch,
       stdio: ["ignore", "pipe", "pipe"],
     });
     try {
-      await new Promise<void>((resolve) => running.stdout!.once("data", () => resolve())); // its first pass is done
+      await new Promise<void>((resolve) => running.stdout.once("data", () => resolve())); // its first pass is done
       const second = await follow("--once");
       expect(second.code).toBe(2);
       expect(second.stderr).toMatch(/another follower \(pid \d+\) holds .*\.lock/);
@@ -139,12 +94,12 @@ describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with 
   it("keeps up with a steady stream of edits (the follower's lag)", async () => {
     const admin = await wiki.admin();
     const pages = ["Lag 1", "Lag 2", "Lag 3", "Lag 4"];
-    const follower = spawn(process.execPath, [CLI, ...followArgs("--interval", "1")], {
+    const follower = spawn(process.execPath, [CLI, ...args("--interval", "1")], {
       cwd: h.scratch,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
-    follower.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    follower.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const edited = new Map<number, number>(); // revid → when the wiki had saved it
     const arrived = new Map<number, number>(); // revid → when the archive first listed it
     let editing = true;
@@ -158,7 +113,7 @@ describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with 
             await res.arrayBuffer();
             continue;
           }
-          for (const r of ((await res.json()) as { revisions: ArchivedRevision[] }).revisions)
+          for (const r of (await res.json<{ revisions: HistoryEntry[] }>()).revisions)
             if (!arrived.has(r.id)) arrived.set(r.id, Date.now());
         }
         await new Promise((r) => setTimeout(r, 200));
@@ -201,7 +156,7 @@ describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with 
         `${h.archive.url}/page/${encodeURIComponent(title.replace(/ /g, "_"))}/history?limit=500`,
       );
       if (res.status !== 200) return (await res.arrayBuffer(), res.status);
-      return ((await res.json()) as { revisions: ArchivedRevision[] }).revisions.map((r) => r.id).reverse();
+      return (await res.json<{ revisions: HistoryEntry[] }>()).revisions.map((r) => r.id).reverse();
     };
     const once = async () => {
       const run = await follow("--once");
@@ -233,7 +188,7 @@ describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with 
 
     // The moved history under its new title, equal to the wiki's; the old title keeps its history and
     // gets the redirect MediaWiki left there as its next revision.
-    await expectArchiveEqualsWiki(["Moved page", "Twice C"]);
+    await expectArchiveEqualsWiki(wiki, h.archive.url, ["Moved page", "Twice C"]);
     const redirect = (await admin.revisions("Move me")).at(-1)!;
     expect(redirect.text).toMatch(/^#REDIRECT \[\[Moved page\]\]/);
     expect(await archivedIds("Move me")).toEqual([...moved, redirect.revid]);
@@ -255,7 +210,7 @@ describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with 
     await admin.undelete("Delete me", "back");
     await once();
     expect(await Promise.all(hidden.map((id) => readStatus("Revdel page", id)))).toEqual([200, 200, 200]);
-    await expectArchiveEqualsWiki(["Revdel page", "Delete me"]);
+    await expectArchiveEqualsWiki(wiki, h.archive.url, ["Revdel page", "Delete me"]);
 
     // The archive's export against dumpBackup.php --full, page for page and revision for revision (id, parent, text,
     // sha1), but for the old titles of moves, where the archive keeps the history before the redirect.

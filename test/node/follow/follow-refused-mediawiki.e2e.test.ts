@@ -14,23 +14,13 @@ import type { SkippedPage } from "../../../src/follow/follower.ts";
 import { mediaWikiForThisFile, NO_MEDIAWIKI, type MediaWiki } from "../support/mediawiki.ts";
 import { describeNeeding } from "../support/requirements.ts";
 import { importHarnessForThisFile } from "../tools/import/support/import-cli-harness.ts";
+import { followArgs } from "./support/follower-process.ts";
 
 describeNeeding(NO_MEDIAWIKI, "palimpsest follow and a real MediaWiki page the archive refuses", () => {
   const wiki: MediaWiki = mediaWikiForThisFile();
   const h = importHarnessForThisFile();
   const cursor = () => join(h.scratch, "refused-mw-cursor.json");
-  const follow = (...extra: string[]) =>
-    h.runCli([
-      "follow",
-      wiki.apiUrl,
-      "--url",
-      h.archive.url,
-      "--token",
-      h.archive.token,
-      "--cursor",
-      cursor(),
-      ...extra,
-    ]);
+  const follow = (...extra: string[]) => h.runCli(followArgs(wiki.apiUrl, h.archive, cursor(), ...extra));
   const ids = async (title: string) => ((await h.history(title)) ?? []).map((r) => r.id).reverse();
 
   it("skips a U+200B title MediaWiki took, lists it, and goes on with the next page and the next pass", async () => {

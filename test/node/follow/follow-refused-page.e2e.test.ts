@@ -17,37 +17,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SkippedPage } from "../../../src/follow/follower.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { importHarnessForThisFile } from "../tools/import/support/import-cli-harness.ts";
+import { scriptedWiki } from "../../workers/follow/support/scripted-wiki.ts";
+import { followArgs } from "./support/follower-process.ts";
 
-interface WikiRevision {
-  revid: number;
-  parentid: number;
-  timestamp: string;
-  user: string;
-  comment: string;
-  slots: { main: { contentmodel: string; contentformat: string; content: string } };
-}
-
-const pages = new Map<string, { pageid: number; revisions: WikiRevision[] }>();
-const changes: Array<{ rcid: number; pageid: number; type: string; title: string; timestamp: string }> = [];
+const wiki = scriptedWiki();
+const edit = wiki.edit;
 /** Titles whose history the wiki answers with bytes without end (until the follower hangs up). */
 const endless = new Set<string>();
 let endlessBytes = 0;
-let clock = Date.parse("2026-03-01T00:00:00Z");
-
-function edit(title: string, pageid: number, revid: number): void {
-  const timestamp = new Date((clock += 1000)).toISOString().replace(".000Z", "Z");
-  const page = pages.get(title) ?? { pageid, revisions: [] };
-  pages.set(title, page);
-  page.revisions.push({
-    revid,
-    parentid: page.revisions.at(-1)?.revid ?? 0,
-    timestamp,
-    user: "Alice",
-    comment: `edit ${revid}`,
-    slots: { main: { contentmodel: "wikitext", contentformat: "text/x-wiki", content: `text of ${revid}` } },
-  });
-  changes.push({ rcid: changes.length + 1, pageid, type: "edit", title, timestamp });
-}
 
 /** Spaces after a JSON opening, written as fast as the follower reads them, until it hangs up. */
 function answerWithoutEnd(res: ServerResponse): void {
@@ -68,23 +45,13 @@ let server: Server;
 let wikiUrl: string;
 beforeAll(async () => {
   server = createServer((req, res) => {
-    const q = new URL(req.url!, "http://wiki").searchParams;
-    const json = (body: unknown) =>
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
-    if (q.get("list") === "recentchanges") {
-      const start = q.get("rcstart");
-      return json({ query: { recentchanges: changes.filter((c) => !start || c.timestamp >= start) } });
-    }
-    const title = q.get("titles")!;
-    if (endless.has(title)) return answerWithoutEnd(res);
-    const page = pages.get(title);
-    if (!page) return json({ query: { pages: [{ title, missing: true }] } });
-    const from = Number(q.get("rvstartid") ?? 0);
-    if (from && !page.revisions.some((r) => r.revid === from))
-      return json({ error: { code: "nosuchrevid", info: "There is no revision" } });
-    json({
-      query: { pages: [{ title, pageid: page.pageid, revisions: page.revisions.filter((r) => r.revid >= from) }] },
-    });
+    const url = new URL(req.url!, "http://wiki");
+    if (endless.has(url.searchParams.get("titles") ?? "")) return answerWithoutEnd(res);
+    void wiki
+      .fetch(url)
+      .then(async (answer) =>
+        res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text()),
+      );
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   wikiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/w/api.php`;
@@ -98,9 +65,7 @@ describe("palimpsest follow and a page it cannot store", () => {
   const h = importHarnessForThisFile();
   const cursor = () => join(h.scratch, "refused-cursor.json");
   const follow = (...extra: string[]) =>
-    h.runCli(["follow", wikiUrl, "--url", h.archive.url, "--token", h.archive.token, "--cursor", cursor(), ...extra], {
-      peakRss: true,
-    });
+    h.runCli(followArgs(wikiUrl, h.archive, cursor(), ...extra), { peakRss: true });
   const skippedFile = () => JSON.parse(readFileSync(`${cursor()}.skipped.json`, "utf8")) as SkippedPage[];
   const ids = async (title: string) => ((await h.history(title)) ?? []).map((r) => r.id).reverse();
 

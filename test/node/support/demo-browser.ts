@@ -30,8 +30,14 @@ export interface DemoAndBrowser {
     options: BrowserContextOptions & { stepTimeoutMs?: number },
     fn: (context: BrowserContext) => Promise<T>,
   ): Promise<T>;
-  /** A new page of `context`, logged in to the dashboard through its form with the token `palimpsest dev` printed. */
-  logIn(context: BrowserContext): Promise<Page>;
+  /**
+   * {@link inContext}, with `fn` given a page of the context logged in to the
+   * dashboard through its form, with the token `palimpsest dev` printed.
+   */
+  asOperator<T>(
+    options: BrowserContextOptions & { stepTimeoutMs?: number },
+    fn: (page: Page) => Promise<T>,
+  ): Promise<T>;
 }
 
 /** Registers the hooks; `args` are `palimpsest dev`'s, worked out when the server starts. */
@@ -70,13 +76,15 @@ export function useDemoAndBrowser(options: { args?: () => string[]; tailLines?: 
         await context.close();
       }
     },
-    async logIn(context) {
-      const page = await context.newPage();
-      await page.goto(`${demo.dev.url}/dashboard`);
-      expect(new URL(page.url()).pathname).toBe("/dashboard/login");
-      await page.getByLabel("API token").fill(demo.dev.token);
-      await Promise.all([page.waitForURL(`${demo.dev.url}/dashboard`), page.getByLabel("API token").press("Enter")]);
-      return page;
+    asOperator(options, fn) {
+      return demo.inContext(options, async (context) => {
+        const page = await context.newPage();
+        await page.goto(`${demo.dev.url}/dashboard`);
+        expect(new URL(page.url()).pathname).toBe("/dashboard/login");
+        await page.getByLabel("API token").fill(demo.dev.token);
+        await Promise.all([page.waitForURL(`${demo.dev.url}/dashboard`), page.getByLabel("API token").press("Enter")]);
+        return fn(page);
+      });
     },
   };
   return demo;

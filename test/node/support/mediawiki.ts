@@ -16,7 +16,7 @@
  *   await wiki.stop();
  * }
  */
-import { afterAll, beforeAll } from "vitest";
+import { forThisFile } from "./for-this-file.ts";
 import {
   INSTALL_TIMEOUT_MS,
   mediaWikiMissing,
@@ -278,17 +278,5 @@ export async function startMediaWiki(): Promise<MediaWiki> {
  * removed after its last (an install takes seconds). Use it only inside tests.
  */
 export function mediaWikiForThisFile(): MediaWiki {
-  let started: MediaWiki | undefined;
-  beforeAll(async () => {
-    started = await startMediaWiki();
-  }, INSTALL_TIMEOUT_MS + SERVER_READY_TIMEOUT_MS);
-  afterAll(async () => {
-    await started?.stop();
-  });
-  return new Proxy({} as MediaWiki, {
-    get(_, key) {
-      if (!started) throw new Error("the wiki is used outside a test: it starts in beforeAll");
-      return started[key as keyof MediaWiki];
-    },
-  });
+  return forThisFile("the wiki", startMediaWiki, INSTALL_TIMEOUT_MS + SERVER_READY_TIMEOUT_MS);
 }

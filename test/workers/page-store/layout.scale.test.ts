@@ -7,7 +7,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import "../../../src/codec/install-worker.ts";
-import { sha256Hex } from "../../../src/lib/digests.ts";
 import { encodeBlob, decodeBlob } from "../../../src/storage/blob-format.ts";
 import { BlobStore } from "../../../src/storage/blob-store.ts";
 import { planStreams } from "../../../src/storage/group-streams.ts";
@@ -17,13 +16,11 @@ import {
   anchorsRebracketedBy,
   DEFAULT_LAYOUT,
   finalClosure,
-  recordOf,
   type LayoutParams,
 } from "../../../src/storage/layout.ts";
 import { LayoutWriter, type LayoutWriterParams } from "../../../src/storage/layout-writer.ts";
 import { encodeRecord } from "../../../src/storage/record-codec.ts";
-import { readContent } from "../../../src/storage/revision-reader.ts";
-import { clearBlobCache } from "../../../src/storage/blob-cache.ts";
+import { readWrittenContent } from "../../../src/tools/bench/store/layout-read.ts";
 
 const LEGACY: LayoutParams = { groupSize: 16, quality: 7, keyframeQuality: 8, lgwin: 22 };
 
@@ -118,21 +115,7 @@ async function writeAndReadAll(
   let worst = 0;
   let reads = 0;
   for (let u = 0; u < contents.length; u++) {
-    clearBlobCache();
-    const { record, part, holder } = recordOf(u, state.contentCount, params.groupSize);
-    const blob =
-      holder.kind === "anchors"
-        ? state.anchorsBlob!
-        : holder.kind === "group"
-          ? groups.get(holder.group)!
-          : state.tails.get(holder.u)!;
-    const { bytes, stats } = await readContent(store, {
-      record,
-      part,
-      blob,
-      anchorsBlob: state.anchorsBlob!,
-      sha256: await sha256Hex(contents[u]!),
-    });
+    const { bytes, stats } = await readWrittenContent(store, { ...state, groups }, params.groupSize, u, contents[u]!);
     expect(bytes).toEqual(contents[u]);
     reads = Math.max(reads, stats.blobReads);
     worst = Math.max(worst, stats.decodedBytes / bytes.byteLength);
@@ -278,14 +261,14 @@ describe("blanked revisions", () => {
 });
 
 describe("blob headers", () => {
-  it("format 2 leaves out what the records imply and compresses the rest; format 1 blobs still parse", async () => {
+  it("leave out what the records imply and compress the rest; a blob of another format version is refused", async () => {
     const parts = [new TextEncoder().encode("first revision text"), new TextEncoder().encode("second revision text")];
     const record = await encodeRecord("g0", parts, { ids: [], bytes: [] }, DEFAULT_LAYOUT, [
       { parts: 1, plain: true },
       { parts: 1, plain: true },
     ]);
-    const v2 = decodeBlob(encodeBlob([record, { ...record, meta: { ...record.meta, id: "g1" } }]));
-    const meta = v2.records.get("g1")!;
+    const blob = encodeBlob([record, { ...record, meta: { ...record.meta, id: "g1" } }]);
+    const meta = decodeBlob(blob).records.get("g1")!;
     expect(meta).toMatchObject({
       off: record.payload.byteLength,
       size: parts[0]!.byteLength + parts[1]!.byteLength,
@@ -293,20 +276,12 @@ describe("blob headers", () => {
       plain: [0, 1],
     });
 
-    // A format-1 blob as main wrote it: JSON header with every field.
-    const header = new TextEncoder().encode(
-      JSON.stringify({ records: [{ ...record.meta, off: 0, len: record.payload.byteLength }] }),
-    );
-    const v1 = new Uint8Array(16 + header.byteLength + record.payload.byteLength);
-    v1.set(new TextEncoder().encode("PLMP"));
-    const view = new DataView(v1.buffer);
-    view.setUint8(4, 1);
-    view.setUint8(5, 1);
-    view.setUint32(8, header.byteLength, true);
-    v1.set(header, 16);
-    v1.set(record.payload, 16 + header.byteLength);
-    const { default: CRC32 } = await import("crc-32");
-    view.setUint32(12, CRC32.buf(v1.subarray(16)) >>> 0, true);
-    expect(decodeBlob(v1).records.get("g0")).toMatchObject({ off: 0, size: record.meta.size, streams: [1, 1] });
+    // The format is 1; any other version byte (the CRC covers bytes 16 on, so only the version differs) is refused.
+    expect(blob[4]).toBe(1);
+    for (const version of [0, 2, 255]) {
+      const other = blob.slice();
+      other[4] = version;
+      expect(() => decodeBlob(other)).toThrow(`blob format version ${version} is not supported`);
+    }
   });
 });

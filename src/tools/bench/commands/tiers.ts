@@ -14,20 +14,18 @@ import { fixed, rowPrinter, type Column } from "../harness/index.ts";
 import type { TiersBenchOptions, TiersRow } from "../tiers/run.ts";
 import { logLine, parseIntOption } from "../../local/output.ts";
 
-interface TiersFlags {
-  json?: boolean;
-  quick?: boolean;
-  reads?: number;
-  pages?: number;
-  burstPurges?: number;
-  latencyMs?: number;
-  concurrency?: number;
-  writeEvery?: number;
-  seed?: number;
-}
+/** The workload settings a flag of the same name (in kebab case) overrides: what it is, and its bounds. */
+const TUNABLE = {
+  reads: ["reads in each scenario's mix", 100, 1_000_000],
+  pages: ["pages in the catalogue the mix reads and writes", 1, 10_000],
+  burstPurges: ["writes (each one purge) in the purge burst", 1, 100_000],
+  latencyMs: ["simulated delay per inter-region hop", 0, 10_000],
+  concurrency: ["operations in flight during the mix", 1, 256],
+  writeEvery: ["one write per this many reads, on average, in the mix", 1, 100_000],
+  seed: ["seed for the operation plan", 0, 2 ** 31 - 1],
+} as const satisfies Record<string, readonly [description: string, min: number, max: number]>;
 
-/** The workload settings a flag of the same name overrides. */
-const TUNABLE = ["reads", "pages", "burstPurges", "latencyMs", "concurrency", "writeEvery", "seed"] as const;
+type TiersFlags = { json?: boolean; quick?: boolean } & { [K in keyof typeof TUNABLE]?: number };
 
 const COLUMNS: Column<TiersRow>[] = [
   ["scenario", -13, (r) => r.scenario],
@@ -50,7 +48,8 @@ async function tiers(flags: TiersFlags): Promise<void> {
   // Imported when run: it loads wrangler, which takes seconds.
   const { benchTiers, DEFAULT_TIERS_OPTIONS, QUICK_TIERS_OPTIONS } = await import("../tiers/run.ts");
   const options: TiersBenchOptions = { ...(flags.quick ? QUICK_TIERS_OPTIONS : DEFAULT_TIERS_OPTIONS), log: logLine };
-  for (const name of TUNABLE) if (flags[name] !== undefined) options[name] = flags[name];
+  for (const name of Object.keys(TUNABLE) as (keyof typeof TUNABLE)[])
+    if (flags[name] !== undefined) options[name] = flags[name];
   logLine(
     `bench tiers: ${options.reads} reads (1 write per ${options.writeEvery}) over ${options.pages} pages, Zipf s=${options.zipfS}, ` +
       `${options.concurrency} in flight, ${options.latencyMs} ms per inter-region hop, burst of ${options.burstPurges} purges`,
@@ -62,27 +61,16 @@ async function tiers(flags: TiersFlags): Promise<void> {
 }
 /** Adds `tiers` to the `bench` command group. */
 export function registerBenchTiers(bench: Command): void {
-  bench
+  const command = bench
     .command("tiers")
     .description(
       "simulate 9 regions × 3 tiers in a local workerd and compare tiered-fanout, tiered-direct and no-tier: hit ratios, origin fetches, read latency, purge acknowledgement latency and throughput, lost purges, stale reads",
     )
     .option("--json", "one JSON object per scenario")
-    .option("--quick", "smaller mix and burst: noisy numbers, for tests")
-    .option("--reads <n>", "reads in each scenario's mix", parseIntOption("reads", 100, 1_000_000))
-    .option("--pages <n>", "pages in the catalogue the mix reads and writes", parseIntOption("pages", 1, 10_000))
-    .option(
-      "--burst-purges <n>",
-      "writes (each one purge) in the purge burst",
-      parseIntOption("burst-purges", 1, 100_000),
-    )
-    .option("--latency-ms <n>", "simulated delay per inter-region hop", parseIntOption("latency-ms", 0, 10_000))
-    .option("--concurrency <n>", "operations in flight during the mix", parseIntOption("concurrency", 1, 256))
-    .option(
-      "--write-every <n>",
-      "one write per this many reads, on average, in the mix",
-      parseIntOption("write-every", 1, 100_000),
-    )
-    .option("--seed <n>", "seed for the operation plan", parseIntOption("seed", 0, 2 ** 31 - 1))
-    .action((flags: TiersFlags) => tiers(flags));
+    .option("--quick", "smaller mix and burst: noisy numbers, for tests");
+  for (const [name, [description, min, max]] of Object.entries(TUNABLE)) {
+    const flag = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    command.option(`--${flag} <n>`, description, parseIntOption(flag, min, max));
+  }
+  command.action((flags: TiersFlags) => tiers(flags));
 }

@@ -182,23 +182,17 @@ function targetRows(type: StaticDictType, figures: readonly FileFigures[]): Dict
   const bytes = round(row.reduced_q5_bytes / row.stock_q6_bytes, 4);
   const cpu = round(row.reduced_q5_ms / row.stock_q5_ms, 4);
   const scope = `(${small.length} files <= 64 KiB)`;
+  const target = (ratio: string, got: number, want: number): DictTargetRow => ({
+    row: "target",
+    type,
+    target: `${ratio} ${scope}`,
+    want: `<= ${want}`,
+    got,
+    met: got <= want,
+  });
   return [
-    {
-      row: "target",
-      type,
-      target: `reduced q5 bytes / stock q6 bytes ${scope}`,
-      want: `<= ${BYTES_TARGET}`,
-      got: bytes,
-      met: bytes <= BYTES_TARGET,
-    },
-    {
-      row: "target",
-      type,
-      target: `reduced q5 ms / stock q5 ms ${scope}`,
-      want: `<= ${CPU_TARGET}`,
-      got: cpu,
-      met: cpu <= CPU_TARGET,
-    },
+    target("reduced q5 bytes / stock q6 bytes", bytes, BYTES_TARGET),
+    target("reduced q5 ms / stock q5 ms", cpu, CPU_TARGET),
   ];
 }
 

@@ -28,7 +28,7 @@ import {
   type MediaWikiRuns,
   type SampledRead,
 } from "./mediawiki-baseline.ts";
-import { readRevision } from "./reads.ts";
+import { readInTurn, readRevision } from "./reads.ts";
 import type { ColdWarmReads } from "./side-by-side.ts";
 import type { StateWorker } from "./state-worker.ts";
 
@@ -66,15 +66,8 @@ export async function coldWarmHistory(
   }
   options.log?.(`read ${sample.length} revisions cold, each after a restart, on each side`);
   const warmOrder = shuffle(sample, mulberry32(options.seed + 1));
-  const warm: number[] = [];
-  const warmHops: Record<string, number>[] = [];
+  const { ms: warm, hops: warmHops } = client === null ? { ms: [], hops: [] } : await readInTurn(client, warmOrder);
   const mediaWikiWarm: number[] = [];
-  if (client !== null)
-    for (const s of warmOrder) {
-      const read = await readRevision(client, s.key, s.rev);
-      warm.push(read.ms);
-      warmHops.push(read.hops);
-    }
   if (mediawiki !== null)
     for (const s of warmOrder) if (s.wiki !== null) mediaWikiWarm.push(await readRaw(mediawiki.wiki.url, s.wiki));
   return { sample: sample.length, cold, warm, coldHops, warmHops, mediaWikiCold, mediaWikiWarm };

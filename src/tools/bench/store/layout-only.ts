@@ -13,12 +13,11 @@
  */
 import "../../../codec/install-node.ts";
 import { sha256Hex } from "../../../lib/digests.ts";
-import { clearBlobCache } from "../../../storage/blob-cache.ts";
 import { BlobStore } from "../../../storage/blob-store.ts";
-import { DEFAULT_LAYOUT, recordOf, type LayoutParams } from "../../../storage/layout.ts";
+import { DEFAULT_LAYOUT, type LayoutParams } from "../../../storage/layout.ts";
 import { LayoutWriter, type LayoutState } from "../../../storage/layout-writer.ts";
-import { readContent } from "../../../storage/revision-reader.ts";
 import { historyName } from "./history.ts";
+import { readWrittenContent } from "./layout-read.ts";
 import { exportPages } from "./wiki-export.ts";
 
 /** Revisions per commit, as `palimpsest import` batches them. */
@@ -74,21 +73,7 @@ async function measurePage(page: string, contents: Uint8Array[][], params: Layou
   acc.blobBytes += [...live.values()].reduce((a, b) => a + b, 0);
   let sum = acc.meanAmplification * acc.reads;
   for (let u = 0; u < all.length; u++) {
-    clearBlobCache();
-    const { record, part, holder } = recordOf(u, state.contentCount, params.groupSize);
-    const blob =
-      holder.kind === "anchors"
-        ? state.anchorsBlob!
-        : holder.kind === "group"
-          ? groups.get(holder.group)!
-          : state.tails.get(holder.u)!;
-    const { bytes, stats } = await readContent(store, {
-      record,
-      part,
-      blob,
-      anchorsBlob: state.anchorsBlob!,
-      sha256: await sha256Hex(all[u]!),
-    });
+    const { bytes, stats } = await readWrittenContent(store, { ...state, groups }, params.groupSize, u, all[u]!);
     const amplification = stats.decodedBytes / Math.max(1, bytes.byteLength);
     sum += amplification;
     acc.reads++;

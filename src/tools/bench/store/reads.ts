@@ -93,6 +93,21 @@ export async function readRevision(
   return { cost: parseReadCost(headers.get("x-read-cost")), ms, hops: parseServerTiming(headers.get("server-timing")) };
 }
 
+/** Reads revisions one after another, each verified: their latencies and hops, in the order read. */
+export async function readInTurn(
+  client: ArchiveClient,
+  reads: readonly { key: string; rev: RevisionRef }[],
+): Promise<{ ms: number[]; hops: Record<string, number>[] }> {
+  const ms: number[] = [];
+  const hops: Record<string, number>[] = [];
+  for (const { key, rev } of reads) {
+    const read = await readRevision(client, key, rev);
+    ms.push(read.ms);
+    hops.push(read.hops);
+  }
+  return { ms, hops };
+}
+
 /** Decoded bytes per byte of the revision returned (a 0-byte revision counts as 1 byte). */
 export function decodeAmplification(cost: ReadCost, rev: RevisionRef): number {
   return cost.decodedBytes / Math.max(rev.bytes, 1);

@@ -122,7 +122,7 @@ import { startLocalWorker } from "../../local/local-worker.ts";
 import { bundleWorker, type WorkerBundle } from "../../local/worker-bundle.ts";
 import type { ExportRevision } from "../../import/mediawiki-reader.ts";
 import { normalizeTitle } from "../../../page/title.ts";
-import { mbPerSecond, percentile, round, sig4 } from "../harness/index.ts";
+import { mbPerSecond, percentile, round, sig4, throttledLog } from "../harness/index.ts";
 import { benchVars, readTopology } from "../worker-config.ts";
 import { Baselines, type BaselineFigures } from "./baselines.ts";
 import { exportRevisions, historyName, HistoryInputError } from "./history.ts";
@@ -155,6 +155,14 @@ export {
 } from "./read-scaling.ts";
 export { WIKI_PAGE_ROW_KEYS, WIKI_ROW_KEYS, type WikiPageRow, type WikiRow } from "./wiki.ts";
 
+/** The fields that are null when git or xz is not installed. */
+export const NULLABLE_NUMBER_KEYS = [
+  "baseline_git_pack_ratio",
+  "baseline_git_pack_only_ratio",
+  "baseline_xz_ratio",
+  "target_bytes",
+] as const;
+
 export const STORE_ROW_KEYS = [
   "history",
   "revisions",
@@ -177,18 +185,14 @@ export const STORE_ROW_KEYS = [
   "import_mb_per_s",
   "baseline_per_rev_gzip_ratio",
   "baseline_block16m_brotli9_ratio",
-  "baseline_git_pack_ratio",
-  "baseline_git_pack_only_ratio",
-  "baseline_xz_ratio",
-  "target_bytes",
+  ...NULLABLE_NUMBER_KEYS,
   "target_bytes_met",
   "target_reads_met",
   ...MEDIAWIKI_IMPORT_KEYS,
   ...COLD_WARM_READ_KEYS,
 ] as const;
 
-/** The fields that are null when git or xz is not installed. */
-type NullableNumber = "baseline_git_pack_ratio" | "baseline_git_pack_only_ratio" | "baseline_xz_ratio" | "target_bytes";
+type NullableNumber = (typeof NULLABLE_NUMBER_KEYS)[number];
 
 /** The fields set beside MediaWiki (side-by-side.ts), typed there. */
 type BesideKey = keyof MediaWikiImportFields | keyof ColdWarmReadFields;
@@ -335,16 +339,6 @@ async function withFirst(
     yield* revs;
   }
   return { first, all: all() };
-}
-
-/** Logs at most every few seconds. */
-function throttledLog(log: (line: string) => void, everyMs = 5000): (line: () => string) => void {
-  let last = performance.now();
-  return (line) => {
-    if (performance.now() - last < everyMs) return;
-    last = performance.now();
-    log(line());
-  };
 }
 
 interface Stored {

@@ -35,7 +35,7 @@ import type { PageStatsBody } from "../../../wire.ts";
 import { normalizeTitle } from "../../../page/title.ts";
 import { mulberry32 } from "../../../lib/mulberry32.ts";
 import { shuffle } from "../../../lib/sample.ts";
-import { mbPerSecond, round, sig4 } from "../harness/index.ts";
+import { mbPerSecond, round, sig4, throttledLog } from "../harness/index.ts";
 import { WikiBaselines, type BaselineFigures, type PageBaseline } from "./baselines.ts";
 import { historyName, HistoryInputError } from "./history.ts";
 import { importHistory, type RevisionRef } from "./importer.ts";
@@ -51,7 +51,7 @@ import {
   type WikiRevisionId,
 } from "./mediawiki-baseline.ts";
 import { ONE_REVISION_PAGE_TITLE, oneRevision, stateGrowth, storedState } from "./one-revision-page.ts";
-import { readRevision, READ_SAMPLE, ReadTally } from "./reads.ts";
+import { readInTurn, readRevision, READ_SAMPLE, ReadTally } from "./reads.ts";
 import {
   COLD_WARM_READ_KEYS,
   coldWarmReadFields,
@@ -64,33 +64,17 @@ import { exportPages } from "./wiki-export.ts";
 
 export type { WorkerSetup } from "./state-worker.ts";
 
-export const WIKI_PAGE_ROW_KEYS = [
-  "row",
-  "wiki",
-  "title",
-  "revisions",
-  "raw_bytes",
-  "stored_bytes",
-  "sqlite_bytes",
-  "blob_bytes",
-  "blobs",
-  "ratio",
-  "xz_bytes",
-  "ratio_to_xz",
-] as const;
+/** What a page, or the whole wiki, stored against its raw bytes and against xz: the same fields in both rows. */
+const STORED_KEYS = ["raw_bytes", "stored_bytes", "sqlite_bytes", "blob_bytes", "blobs", "ratio", "xz_bytes"] as const;
+
+export const WIKI_PAGE_ROW_KEYS = ["row", "wiki", "title", "revisions", ...STORED_KEYS, "ratio_to_xz"] as const;
 
 export const WIKI_ROW_KEYS = [
   "row",
   "wiki",
   "pages",
   "revisions",
-  "raw_bytes",
-  "stored_bytes",
-  "sqlite_bytes",
-  "blob_bytes",
-  "blobs",
-  "ratio",
-  "xz_bytes",
+  ...STORED_KEYS,
   "xz_per_page_bytes",
   "ratio_to_xz",
   "ratio_to_xz_per_page",
@@ -141,16 +125,6 @@ interface ImportedPage {
   rawBytes: number;
 }
 
-/** Logs at most every few seconds. */
-function throttled(log: (line: string) => void, everyMs = 5000): (line: () => string) => void {
-  let last = performance.now();
-  return (line) => {
-    if (performance.now() - last < everyMs) return;
-    last = performance.now();
-    log(line());
-  };
-}
-
 function keyOf(title: string): string {
   const normal = normalizeTitle(title);
   if (!normal.ok) throw new HistoryInputError(`page ${JSON.stringify(title)}: ${normal.reason}`);
@@ -178,7 +152,7 @@ async function importWiki(
   log: (line: string) => void,
 ): Promise<{ pages: ImportedPage[]; seconds: number }> {
   const pages: ImportedPage[] = [];
-  const progress = throttled(log);
+  const progress = throttledLog(log);
   let revisions = 0;
   const started = performance.now();
   for await (const page of exportPages(file)) {
@@ -281,13 +255,7 @@ export async function benchWiki(file: string, setup: WorkerSetup, options: WikiB
     client = await worker.start();
     // The Worker's own start-up (its isolate, the codec's wasm) is paid on a page outside the sample.
     await readRevision(client, oneKey, oneRef!);
-    const cold: number[] = [];
-    const coldHops: Record<string, number>[] = [];
-    for (const s of sample) {
-      const read = await readRevision(client, s.key, s.rev);
-      cold.push(read.ms);
-      coldHops.push(read.hops);
-    }
+    const { ms: cold, hops: coldHops } = await readInTurn(client, sample);
     const mediaWikiCold: number[] = [];
     if (mediawiki !== null) {
       const wiki = mediawiki.wiki;
@@ -297,13 +265,7 @@ export async function benchWiki(file: string, setup: WorkerSetup, options: WikiB
       for (const s of sample) mediaWikiCold.push(await readRaw(wiki.url, s.wiki!));
     }
     const warmOrder = shuffle(sample, mulberry32(options.seed + 1));
-    const warm: number[] = [];
-    const warmHops: Record<string, number>[] = [];
-    for (const s of warmOrder) {
-      const read = await readRevision(client, s.key, s.rev);
-      warm.push(read.ms);
-      warmHops.push(read.hops);
-    }
+    const { ms: warm, hops: warmHops } = await readInTurn(client, warmOrder);
     const mediaWikiWarm: number[] = [];
     if (mediawiki !== null) for (const s of warmOrder) mediaWikiWarm.push(await readRaw(mediawiki.wiki.url, s.wiki!));
     log(`read ${sample.length} revisions cold and warm on each side`);

@@ -16,6 +16,16 @@ import { REPO_ROOT } from "../../../../src/tools/local/local-worker.ts";
 
 const CLI = join(REPO_ROOT, "src/tools/cli/palimpsest.js");
 
+/** `palimpsest follow`'s arguments: follow `wikiApi` into `archive`, keeping its place in the file `cursor`. */
+export function followArgs(
+  wikiApi: string,
+  archive: { url: string; token: string },
+  cursor: string,
+  ...extra: string[]
+): string[] {
+  return ["follow", wikiApi, "--url", archive.url, "--token", archive.token, "--cursor", cursor, ...extra];
+}
+
 export interface CursorFile {
   wiki: string;
   timestamp: string;

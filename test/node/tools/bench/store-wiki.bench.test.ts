@@ -9,14 +9,15 @@
  * one-revision page's bytes are its parts' sum), and that MediaWiki's figures
  * are there; never a speed beyond its being a positive number.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { brotliDecompressSync } from "node:zlib";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { commandMissing, describeNeeding, fileMissing, firstMissing } from "../../support/requirements.ts";
 import { NO_MEDIAWIKI } from "../../support/mediawiki.ts";
+import { scratchDirForThisFile } from "../../support/scratch.ts";
+import { exportHead } from "./support/export-head.ts";
 import { benchRows } from "./support/run-bench.ts";
 import { WIKI_PAGE_ROW_KEYS, WIKI_ROW_KEYS } from "../../../../src/tools/bench/store/run.ts";
 
@@ -25,30 +26,18 @@ const PAGES = 4;
 
 type Row = Record<string, unknown>;
 
-/** The export's head (siteinfo) and its first `pages` pages, closed as an export of its own. */
-function firstPages(xml: string, pages: number): string {
-  let end = 0;
-  for (let i = 0; i < pages; i++) {
-    end = xml.indexOf("</page>", end);
-    if (end === -1) throw new Error(`the wiki has fewer than ${pages} pages`);
-    end += "</page>".length;
-  }
-  return `${xml.slice(0, end)}\n</mediawiki>\n`;
-}
-
 describeNeeding(
   firstMissing(fileMissing(WIKI, "the shared rust-rfcs-wiki"), NO_MEDIAWIKI, commandMissing("xz")),
   "palimpsest bench store --json (a whole wiki)",
   () => {
-    const scratch = mkdtempSync(join(tmpdir(), "palimpsest-store-wiki-test-"));
-    afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+    const scratch = scratchDirForThisFile("palimpsest-store-wiki-test-");
 
     it(
       "prints a row per page and one for the wiki that add up, with xz, the one-revision page, reads and MediaWiki's figures",
       { timeout: 600_000 },
       async () => {
         const file = join(scratch, "rfcs-four-pages.xml");
-        writeFileSync(file, firstPages(brotliDecompressSync(readFileSync(WIKI)).toString("utf8"), PAGES));
+        writeFileSync(file, exportHead(brotliDecompressSync(readFileSync(WIKI)).toString("utf8"), PAGES, "page"));
         const rows = await benchRows(["store", "--json", "--read-sample", "3", file], { timeout: 580_000 });
 
         const pages = rows.filter((r) => r.row === "page");

@@ -31,7 +31,13 @@ import { expect, it } from "vitest";
 import { commandMissing, describeNeeding, fileMissing, firstMissing } from "../../support/requirements.ts";
 import { NO_MEDIAWIKI } from "../../support/mediawiki.ts";
 import { benchRows } from "./support/run-bench.ts";
-import { READ_SCALING_KEYS, READ_SCALING_LENGTH_KEYS, STORE_ROW_KEYS } from "../../../../src/tools/bench/store/run.ts";
+import { exportHead } from "./support/export-head.ts";
+import {
+  NULLABLE_NUMBER_KEYS,
+  READ_SCALING_KEYS,
+  READ_SCALING_LENGTH_KEYS,
+  STORE_ROW_KEYS,
+} from "../../../../src/tools/bench/store/run.ts";
 import { READ_HOP_KEYS } from "../../../../src/tools/bench/store/side-by-side.ts";
 import { STORE_TARGETS } from "../../../../src/tools/bench/store/targets.ts";
 
@@ -41,24 +47,10 @@ const HTML_HISTORY = fileURLToPath(
   new URL("../../../../../shared/corpus/histories/ecma402-datetimeformat.xml.br", import.meta.url),
 );
 
-/** The export's first `revisions` revisions, closed as an export of its own. */
-function firstRevisions(xml: string, revisions: number): string {
-  let end = 0;
-  for (let i = 0; i < revisions; i++) {
-    end = xml.indexOf("</revision>", end);
-    if (end === -1) throw new Error(`the history has fewer than ${revisions} revisions`);
-    end += "</revision>".length;
-  }
-  return `${xml.slice(0, end)}\n</page>\n</mediawiki>\n`;
-}
-
 /** Fields that are null only when git or xz is not installed (this test needs both), and the booleans. */
 const NOT_POSITIVE_NUMBERS = new Set([
   "history",
-  "baseline_git_pack_ratio",
-  "baseline_git_pack_only_ratio",
-  "baseline_xz_ratio",
-  "target_bytes",
+  ...NULLABLE_NUMBER_KEYS,
   "target_bytes_met",
   "target_reads_met",
   "mediawiki_import_completed",
@@ -171,7 +163,10 @@ describeNeeding(MISSING, "palimpsest bench store --json (bip-0340)", () => {
       const scratch = mkdtempSync(join(tmpdir(), "palimpsest-store-html-test-"));
       try {
         const file = join(scratch, "ecma402-six.xml");
-        writeFileSync(file, firstRevisions(brotliDecompressSync(readFileSync(HTML_HISTORY)).toString("utf8"), 6));
+        writeFileSync(
+          file,
+          exportHead(brotliDecompressSync(readFileSync(HTML_HISTORY)).toString("utf8"), 6, "revision"),
+        );
         const [row] = await benchStore(["--no-git", "--no-xz", "--read-sample", "6", "--cold-reads", "2", file]);
         expect(row!.revisions).toBe(6);
         for (const side of ["mediawiki", "mediawiki_compressed"]) {

@@ -23,16 +23,6 @@ import { exportSummaryOf, runExport } from "./support/export-harness.ts";
 const BIP_0340 = fileURLToPath(new URL("../../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url));
 const ODD = "Ünïcode café/東京 — export";
 
-interface ArchivedRevision {
-  id: number;
-  parentId: number | null;
-  timestamp: string;
-  contributor: string;
-  comment: string;
-  sha1?: string;
-  suppressed: boolean;
-}
-
 const mbps = (bytes: number, ms: number) => (bytes / 2 ** 20 / (ms / 1000)).toFixed(1);
 
 describeNeeding(
@@ -109,10 +99,7 @@ describeNeeding(
       const admin = await wiki.admin();
       for (const title of ["BIP 0340", ODD]) {
         const fromWiki = await admin.revisions(title);
-        const archivedRes = await fetch(
-          `${h.archive.url}/page/${encodeURIComponent(title.replace(/ /g, "_"))}/history?limit=500`,
-        );
-        const archived = ((await archivedRes.json()) as { revisions: ArchivedRevision[] }).revisions.reverse();
+        const archived = (await h.history(title))!.reverse();
         expect(fromWiki).toHaveLength(archived.length);
         for (const [i, rev] of archived.entries()) {
           const w: WikiRevision = fromWiki[i]!;

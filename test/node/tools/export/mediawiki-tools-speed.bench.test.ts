@@ -53,6 +53,12 @@ function workerdPids(): number[] {
 
 const mb = (bytes: number) => Math.round((bytes / 1e6) * 10) / 10;
 const rate = (amount: number, ms: number) => Math.round((amount / (ms / 1000)) * 10) / 10;
+/** One side's run: its time, and its speed in MB of XML and in revisions. */
+const speed = (ms: number, xmlBytes: number, revisions: number) => ({
+  seconds: ms / 1000,
+  mb_per_s: rate(xmlBytes / 1e6, ms),
+  revisions_per_s: rate(revisions, ms),
+});
 
 describeNeeding(
   firstMissing(NO_MEDIAWIKI, fileMissing(HISTORY, "the shared corpus's ecma402-datetimeformat history")),
@@ -113,29 +119,15 @@ describeNeeding(
         revisions,
         xml_mb: mb(xml.byteLength),
         palimpsest_import: {
-          seconds: importRun.seconds,
-          mb_per_s: rate(xml.byteLength / 1e6, importMs),
-          revisions_per_s: rate(revisions, importMs),
+          ...speed(importMs, xml.byteLength, revisions),
           cli_peak_rss_mb: mb(importResult.peakRss ?? 0),
         },
-        importDump_php: {
-          seconds: importDumpMs / 1000,
-          mb_per_s: rate(xml.byteLength / 1e6, importDumpMs),
-          revisions_per_s: rate(revisions, importDumpMs),
-          peak_rss_mb: mb(importDumpPeak),
-        },
+        importDump_php: { ...speed(importDumpMs, xml.byteLength, revisions), peak_rss_mb: mb(importDumpPeak) },
         palimpsest_export: {
-          seconds: exportSummary.seconds,
-          mb_per_s: rate(exportSummary.xml_bytes / 1e6, exportMs),
-          revisions_per_s: rate(revisions, exportMs),
+          ...speed(exportMs, exportSummary.xml_bytes, revisions),
           cli_peak_rss_mb: mb(exported.peakRss ?? 0),
         },
-        dumpBackup_php: {
-          seconds: dumpMs / 1000,
-          mb_per_s: rate(statSync(dumpFile).size / 1e6, dumpMs),
-          revisions_per_s: rate(dumped, dumpMs),
-          peak_rss_mb: mb(dumpPeak),
-        },
+        dumpBackup_php: { ...speed(dumpMs, statSync(dumpFile).size, dumped), peak_rss_mb: mb(dumpPeak) },
         archive_workerd_peak_rss_mb: mb(workerdPeak),
         ratio_import: Math.round((importDumpMs / importMs) * 100) / 100,
         ratio_export: Math.round((dumpMs / exportMs) * 100) / 100,

@@ -130,23 +130,22 @@ describe("palimpsest import: request size from the archive's advertised limit", 
   }, 120_000);
 
   describe("a revision whose JSON alone is over the limit", () => {
-    // 13 MiB of text (under page.maxRevisionBytes), 26 MiB of JSON.
-    const big = (firstId: number) => [
-      { id: firstId, text: "before" },
-      { id: firstId + 1, parentId: firstId, text: "\\".repeat(13 * MiB) },
-      { id: firstId + 2, parentId: firstId + 1, text: "after" },
-    ];
+    // Page `title` as a gzip export; its middle revision: 13 MiB of text (under page.maxRevisionBytes), 26 of JSON.
+    const bigExport = async (name: string, title: string, firstId: number) => {
+      const revs = [
+        { id: firstId, text: "before" },
+        { id: firstId + 1, parentId: firstId, text: "\\".repeat(13 * MiB) },
+        { id: firstId + 2, parentId: firstId + 1, text: "after" },
+      ];
+      const xml = exportXml({ pages: [{ title, revisions: revs.map((r) => ({ ...r, comment: "", sha1: false })) }] });
+      return { revs, file: await h.writeExport(name, xml, "gz") };
+    };
     const reason = (title: string, id: number) =>
       `page "${title}" revision ${id}: its request body would be ${Buffer.byteLength(JSON.stringify({ revisions: [{ id, parentId: id - 1, timestamp: "2020-01-01T00:00:00Z", contributor: "Example", comment: "", model: "wikitext", format: "text/x-wiki", text: "\\".repeat(13 * MiB), sha1: null }] }))} bytes of JSON, over the archive's storage.maxRequestBytes (${MAX} bytes)`;
 
     it("--on-error=stop names the page, the revision and the limit, and sends nothing for it", async () => {
       const title = "Too big stop";
-      const revs = big(3_000);
-      const file = await h.writeExport(
-        "too-big-stop",
-        exportXml({ pages: [{ title, revisions: revs.map((r) => ({ ...r, comment: "", sha1: false })) }] }),
-        "gz",
-      );
+      const { file } = await bigExport("too-big-stop", title, 3_000);
       const proxy = await startProxy(h.archive.url);
       try {
         const result = await h.runImport(file, ["--on-error=stop"], { url: proxy.url });
@@ -161,12 +160,7 @@ describe("palimpsest import: request size from the archive's advertised limit", 
 
     it("--on-error=skip names it, skips it and imports the rest", async () => {
       const title = "Too big skip";
-      const revs = big(4_000);
-      const file = await h.writeExport(
-        "too-big-skip",
-        exportXml({ pages: [{ title, revisions: revs.map((r) => ({ ...r, comment: "", sha1: false })) }] }),
-        "gz",
-      );
+      const { revs, file } = await bigExport("too-big-skip", title, 4_000);
       const result = await h.runImport(file, ["--on-error=skip"]);
       expect(summaryOf(result)).toMatchObject({
         revisions: 2,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { exportXml, generateHistory } from "../../support/mediawiki-export.ts";
-import { importHarnessForThisFile, oneLineReason, summaryOf } from "./support/import-cli-harness.ts";
+import { importHarnessForThisFile, newestFirst, oneLineReason, summaryOf } from "./support/import-cli-harness.ts";
 
 const h = importHarnessForThisFile();
 
@@ -28,12 +28,7 @@ describe.concurrent("importing a revision the archive holds with other metadata"
       `palimpsest: page Resent_stop: HTTP 409 revision ${revs[2]!.id} already exists with the same text but other metadata: ` +
         `parentId ${revs[1]!.id} stored, ${revs[2]!.id} sent; contributor "${storedName}" stored, "Someone Else" sent`,
     );
-    expect((await h.history("Resent stop"))!.map((r) => r.id)).toEqual(
-      revs
-        .slice(0, 3)
-        .map((r) => r.id)
-        .reverse(),
-    );
+    expect(await h.historyIds("Resent stop")).toEqual(newestFirst(revs.slice(0, 3)));
   }, 60_000);
 
   it("--on-error=skip skips it, says which, and keeps the stored metadata", async () => {

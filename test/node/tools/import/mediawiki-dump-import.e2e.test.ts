@@ -11,18 +11,7 @@ import { describe, expect, it } from "vitest";
 import { mediaWikiForThisFile, NO_MEDIAWIKI, type WikiRevision } from "../../support/mediawiki.ts";
 import { mediaWikiSha1 } from "../../support/mediawiki-export.ts";
 import { describeNeeding } from "../../support/requirements.ts";
-import { importHarnessForThisFile, summaryOf } from "./support/import-cli-harness.ts";
-
-/** A history entry as the archive's JSON lists it (src/wire.ts). */
-interface ArchivedRevision {
-  id: number;
-  parentId: number | null;
-  timestamp: string;
-  contributor: string;
-  comment: string;
-  sha1?: string;
-  suppressed: boolean;
-}
+import { importHarnessForThisFile, summaryOf, type HistoryEntry } from "./support/import-cli-harness.ts";
 
 const MAIN = "Palimpsest dump test";
 /** Odd but legal: a subpage, Unicode needing NFC, an apostrophe, an ampersand, quotes, a dash. */
@@ -35,11 +24,10 @@ describeNeeding(NO_MEDIAWIKI, "dumpBackup.php output from a real MediaWiki impor
   const wiki = mediaWikiForThisFile();
   const h = importHarnessForThisFile();
 
-  const archived = async (title: string): Promise<ArchivedRevision[]> => {
-    const key = encodeURIComponent(title.replace(/ /g, "_"));
-    const res = await fetch(`${h.archive.url}/page/${key}/history?limit=500`);
-    expect(res.status, `history of ${title}`).toBe(200);
-    return ((await res.json()) as { revisions: ArchivedRevision[] }).revisions.reverse();
+  const archived = async (title: string): Promise<HistoryEntry[]> => {
+    const history = await h.history(title);
+    expect(history, `history of ${title}`).not.toBeNull();
+    return history!.reverse();
   };
 
   const readText = async (title: string, id: number): Promise<string> => {

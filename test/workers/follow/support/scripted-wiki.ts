@@ -3,12 +3,10 @@
  * histories from what the test set, as MediaWiki 1.39's Action API does
  * (formatversion 2, `rvstartid` inclusive, `nosuchrevid`), `revisionsPerAnswer`
  * revisions per answer with `continue` for more. Passed to the cron pass as
- * its fetch (src/follow/cron-pass.ts CronPassOptions).
+ * its fetch (src/follow/cron-pass.ts CronPassOptions), or served over HTTP to
+ * the follow CLI (test/node/follow/follow-refused-page.e2e.test.ts). Plain
+ * TypeScript, for workerd and Node alike.
  */
-import { env } from "cloudflare:test";
-
-/** The Worker's env following `wiki` (the tests' wrangler config follows none). */
-export const withWiki = (wiki: string) => ({ ...env, FOLLOW_WIKI_API: wiki }) as Env;
 export interface WikiRevision {
   revid: number;
   parentid: number;

@@ -17,8 +17,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompressSync, gzipSync } from "node:zlib";
-import { afterAll, beforeAll, expect } from "vitest";
+import { expect } from "vitest";
+import { forThisFile } from "../../../support/for-this-file.ts";
 import { mediaWikiSha1 } from "../../../support/mediawiki-export.ts";
+import type { RevisionMeta } from "../../../../../src/page/types.ts";
 import { commandMissing } from "../../../support/requirements.ts";
 import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../../../src/tools/local/local-worker.ts";
 
@@ -54,12 +56,17 @@ export interface ImportSummary {
   peak_held_bytes: number;
 }
 
-export interface HistoryEntry {
-  id: number;
-  parentId: number | null;
-  sha1: string;
-  bytes: number;
-}
+/**
+ * A history entry as the archive's JSON lists it: the fields the import tests
+ * read (a suppressed revision's has no sha1 or bytes).
+ */
+export type HistoryEntry = Pick<
+  RevisionMeta,
+  "id" | "parentId" | "timestamp" | "contributor" | "comment" | "suppressed" | "sha1" | "bytes"
+>;
+
+/** The ids of `revisions` (in export order), newest first, as a history lists them. */
+export const newestFirst = (revisions: readonly { id: number }[]): number[] => revisions.map((r) => r.id).reverse();
 
 export type Compression = "plain" | "gz" | "br" | "bz2";
 
@@ -135,6 +142,8 @@ export interface ImportHarness {
   writeExport(name: string, xml: string, compression?: Compression): Promise<string>;
   /** The page's history, newest first, or null if the archive has no such page. */
   history(title: string): Promise<HistoryEntry[] | null>;
+  /** The ids of the page's history, newest first; the page must exist. */
+  historyIds(title: string): Promise<number[]>;
   readRevision(title: string, id: number): Promise<Response>;
   /** Every revision reads back byte-exact, with the SHA-1 the export states. */
   expectReadsBack(title: string, revisions: Array<{ id: number; text: string; sha1?: string | null }>): Promise<void>;
@@ -247,6 +256,11 @@ export async function startImportHarness(): Promise<ImportHarness> {
       }
     },
     history,
+    async historyIds(title) {
+      const listed = await history(title);
+      expect(listed, `history of ${title}`).not.toBeNull();
+      return listed!.map((r) => r.id);
+    },
     readRevision,
     async expectReadsBack(title, revisions) {
       const pending = [...revisions];
@@ -276,17 +290,5 @@ export async function startImportHarness(): Promise<ImportHarness> {
  * file share one, each on its own pages. Use the result only inside tests.
  */
 export function importHarnessForThisFile(): ImportHarness {
-  let started: ImportHarness | undefined;
-  beforeAll(async () => {
-    started = await startImportHarness();
-  });
-  afterAll(async () => {
-    await started?.stop();
-  });
-  return new Proxy({} as ImportHarness, {
-    get(_, key) {
-      if (!started) throw new Error("the import harness is used outside a test: it starts in beforeAll");
-      return started[key as keyof ImportHarness];
-    },
-  });
+  return forThisFile("the import harness", startImportHarness);
 }
