@@ -22,6 +22,7 @@ import { applyBatchesAt, type QueuedBatch } from "../src/purge/apply.ts";
 import { neededBy, type FanoutBatch } from "../src/purge/plan.ts";
 import type { PurgeTarget } from "../src/purge/targets.ts";
 import { sleep } from "../src/lib/backoff.ts";
+import { errorMessage } from "../src/lib/errors.ts";
 import { crossRegionHop } from "../src/tiers/link-latency.ts";
 
 interface Waiting {
@@ -32,7 +33,6 @@ interface Waiting {
 type Report = { acks: Array<{ target: string; seq: number }>; failures: Array<{ target: string; error: string }> };
 
 export class Fanout extends DurableObject<Env> {
-  delivered = 0;
   readonly #waiting = new Map<string, Waiting>();
   #round: Promise<void> | null = null;
   /** This Fanout's region, as its batches say. */
@@ -52,7 +52,7 @@ export class Fanout extends DurableObject<Env> {
         await crossRegionHop(this.env, batch.queue.region, batch.region);
         await fanoutOf(this.env, batch.region).deliver(batch);
       } catch (err) {
-        const error = `relay to ${batch.region}: ${String((err as Error)?.message ?? err)}`;
+        const error = `relay to ${batch.region}: ${errorMessage(err)}`;
         console.warn("fanout could not relay a batch; the queue will retry", error);
         await this.#report(batch.queue, { acks: [], failures: batch.targets.map(({ target }) => ({ target, error })) });
       }
@@ -92,9 +92,8 @@ export class Fanout extends DurableObject<Env> {
         try {
           const applied = await applyBatchesAt(this.env, tier, parts);
           applied.forEach(({ seq }, i) => reportOf(parts[i]!.from).acks.push({ target, seq }));
-          this.delivered += parts.length;
         } catch (err) {
-          const error = String((err as Error)?.message ?? err);
+          const error = errorMessage(err);
           console.warn("fanout delivery failed; the queue will retry", target, error);
           for (const part of parts) reportOf(part.from).failures.push({ target, error });
         }
@@ -110,11 +109,7 @@ export class Fanout extends DurableObject<Env> {
       // Failures go back too: the queue retries them on its backoff (and shows why) instead of waiting out the ack timeout.
       await purgeQueueOf(this.env, queue).ack(acks, failures);
     } catch (err) {
-      console.warn(
-        "fanout could not report acknowledgements; the queue will redeliver",
-        queue.name,
-        (err as Error)?.message ?? err,
-      );
+      console.warn("fanout could not report acknowledgements; the queue will redeliver", queue.name, errorMessage(err));
     }
   }
 }

@@ -11,6 +11,7 @@
  * time, keeps the alarm, and tells the audit log of completed purges.
  */
 import { DurableObject } from "cloudflare:workers";
+import { errorMessage } from "../src/lib/errors.ts";
 import { purgeAuditOf, type QueueSelf } from "../src/bindings.ts";
 import { LIMITS } from "../src/limits.ts";
 import type { PurgeEvent, PurgeRequest } from "../src/purge/events.ts";
@@ -59,7 +60,7 @@ export class PurgeQueue extends DurableObject<Env> {
     this.ctx.waitUntil(
       purgeAuditOf(this.env)
         .completed(done.map((e) => ({ id: e.id, at: now })))
-        .catch((err) => console.warn("audit completion report lost", String(err))),
+        .catch((err) => console.warn("audit completion report lost", errorMessage(err))),
     );
   }
 

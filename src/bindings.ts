@@ -18,6 +18,7 @@
  * that queue's log.
  */
 import { rendezvousPick } from "./lib/rendezvous.ts";
+import { errorMessage } from "./lib/errors.ts";
 import { settingsOf } from "./config/settings.ts";
 import { tierMembers, topologyOf, type Region, type Topology } from "./config/topology.ts";
 import { LIMITS } from "./limits.ts";
@@ -156,7 +157,7 @@ export async function activePurgeQueues(env: Env, region: Region): Promise<Queue
   if (!entry || entry.until <= now) {
     const last = entry?.size;
     const fallback = async (err: unknown) => {
-      console.warn("queue pool size unavailable; using the last known", region, (err as Error)?.message ?? err);
+      console.warn("queue pool size unavailable; using the last known", region, errorMessage(err));
       return last ? await last.catch(() => topologyOf(env).queuePool.min) : topologyOf(env).queuePool.min;
     };
     entry = {

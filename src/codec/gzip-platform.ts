@@ -16,6 +16,7 @@
  * const same = await platformGunzip(gz, { maxOutputBytes: 1 << 20 });
  */
 import { gunzipSync, gzipSync } from "node:zlib";
+import { errorMessage } from "../lib/errors.ts";
 import { LIMITS } from "../limits.ts";
 import { CodecError } from "./errors.ts";
 import { resolveOutputCap, type OutputCapOptions } from "./output-cap.ts";
@@ -53,7 +54,7 @@ function outputLimit(cap: number): CodecError {
 
 /** zlib says only "bad data" or "unexpected end"; name which, and keep its words. */
 function platformError(err: unknown, body: Uint8Array): CodecError {
-  const message = String((err as Error)?.message ?? err);
+  const message = errorMessage(err);
   if (/unexpected end|incomplete|truncat|premature/i.test(message))
     return new CodecError("TRUNCATED_INPUT", `gzip stream ends early: ${message}`);
   // After a whole member, zlib reads what follows as the next member's header.

@@ -13,6 +13,7 @@
  * const same = gzipDecompress(gz, { maxOutputBytes: 1 << 20 });
  */
 import { Gunzip, Inflate, gzipSync, deflateSync, type FlateError } from "fflate";
+import { errorMessage } from "../lib/errors.ts";
 import CRC32 from "crc-32";
 import { CodecError, invalidArgument } from "./errors.ts";
 import { OutputBudget, resolveOutputCap, type OutputCapOptions } from "./output-cap.ts";
@@ -53,7 +54,7 @@ function mapFlateError(err: unknown, what: string): CodecError {
   const code = (err as FlateError).code;
   // fflate: 0 unexpected EOF, 1 bad block type, 2 bad lengths, 3 bad distance, 6 bad gzip header.
   if (code === 0) return new CodecError("TRUNCATED_INPUT", `${what} stream ended early`, { cause: err });
-  return new CodecError("CORRUPT_INPUT", `${what} stream is corrupt (${(err as Error).message})`, { cause: err });
+  return new CodecError("CORRUPT_INPUT", `${what} stream is corrupt (${errorMessage(err)})`, { cause: err });
 }
 
 /** Collects decoded chunks, refusing to go past the cap. */

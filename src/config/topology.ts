@@ -7,6 +7,7 @@
  * exactly what is wrong, rather than half-working.
  */
 import { z } from "zod";
+import { errorMessage } from "../lib/errors.ts";
 import { ProblemError } from "../http/problem.ts";
 
 export const REGIONS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
@@ -127,7 +128,7 @@ export function topologyOf(env: Env): Topology {
       status: 500,
       code: "bad_topology",
       title: "Tier topology misconfigured",
-      detail: (err as Error).message,
+      detail: errorMessage(err),
     });
   }
 }

@@ -10,6 +10,7 @@
  * const who = await accessPrincipal(env, c.req.raw); // null when unset, absent or invalid
  */
 import { verifyWithJwks } from "hono/utils/jwt/jwt";
+import { errorMessage } from "../lib/errors.ts";
 import type { Principal } from "../http/tokens.ts";
 
 export const ACCESS_HEADER = "cf-access-jwt-assertion";
@@ -49,7 +50,7 @@ export async function accessPrincipal(env: Env, request: Request): Promise<Princ
     };
   } catch (err) {
     // An expired or foreign assertion is an ordinary refusal; a certificate fetch failure is worth seeing.
-    console.warn("Cloudflare Access assertion refused", err instanceof Error ? err.message : err);
+    console.warn("Cloudflare Access assertion refused", errorMessage(err));
     return null;
   }
 }

@@ -7,6 +7,7 @@
  * region's sampler, so an open dashboard keeps its charts moving.
  */
 import { allTiers, queuePoolOf, tierName } from "../bindings.ts";
+import { errorMessage } from "../lib/errors.ts";
 import { topologyOf, type Region } from "../config/topology.ts";
 import { LIMITS } from "../limits.ts";
 import type { PoolSample } from "../purge/pool/pool-store.ts";
@@ -50,7 +51,7 @@ export async function healthSeries(env: Env): Promise<HealthSeries> {
       queuePoolOf(env, region)
         .series(region, from - stepMs)
         .catch((err: unknown): PoolSample[] => {
-          console.warn("health samples unavailable", region, (err as Error)?.message ?? err);
+          console.warn("health samples unavailable", region, errorMessage(err));
           return [];
         }),
     ),

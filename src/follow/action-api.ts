@@ -25,6 +25,7 @@
  * const { query } = await api.get({ action: "query", meta: "siteinfo" });
  */
 import { backoffMs, sleep } from "../lib/backoff.ts";
+import { errorMessage } from "../lib/errors.ts";
 import { LIMITS } from "../limits.ts";
 
 export type ApiParams = Record<string, string | number | undefined>;
@@ -160,7 +161,7 @@ export class ActionApi {
       } catch (err) {
         throw signal.aborted
           ? new ActionApiError("timeout", `no answer within ${this.#opts.timeoutMs} ms`, true)
-          : new ActionApiError("network", `cannot reach the wiki: ${(err as Error).message}`, true);
+          : new ActionApiError("network", `cannot reach the wiki: ${errorMessage(err)}`, true);
       }
       if (!REDIRECTS.has(res.status)) return res;
       await res.body?.cancel();
@@ -245,6 +246,6 @@ async function readBounded(res: Response, maxBytes: number, signal: AbortSignal,
     if (err instanceof ActionApiError) throw err;
     throw signal.aborted
       ? new ActionApiError("timeout", `the answer stalled: not complete within ${timeoutMs} ms`, true)
-      : new ActionApiError("network", `the answer broke off: ${(err as Error).message}`, true);
+      : new ActionApiError("network", `the answer broke off: ${errorMessage(err)}`, true);
   }
 }

@@ -16,6 +16,7 @@
  * ctx.waitUntil(runCronPass(env)); // in the Worker's scheduled handler
  */
 import { wikiFollowerOf } from "../bindings.ts";
+import { errorMessage } from "../lib/errors.ts";
 import { ProblemError } from "../http/problem.ts";
 import { LIMITS } from "../limits.ts";
 import { ActionApi } from "./action-api.ts";
@@ -97,7 +98,7 @@ export async function runCronPass(env: Env, options: CronPassOptions = {}): Prom
     outcome = { ok: true, ...counts, retried: retried.length };
   } catch (err) {
     // The message names the status and a fixed phrase, never the wiki's words; bounded all the same.
-    const message = (err as Error).message;
+    const message = errorMessage(err);
     const max = LIMITS.follow.maxSkippedTextChars;
     outcome = { ok: false, error: message.length <= max ? message : `${message.slice(0, max - 1)}…` };
   }

@@ -18,6 +18,7 @@
  * JSON array of entries, entry i for revision seq = block * META_BLOCK + 1 + i.
  */
 import { brotliCompress, brotliDecompress } from "../codec/index.ts";
+import { errorMessage } from "../lib/errors.ts";
 import { LIMITS } from "../limits.ts";
 import type { RevisionMeta } from "../page/types.ts";
 
@@ -75,7 +76,7 @@ export function decodeMetaRecord(record: Uint8Array): MetaEntry[] {
       ),
     ) as Packed[];
   } catch (err) {
-    throw new MetaRecordError(`metadata record does not decode: ${(err as Error).message}`);
+    throw new MetaRecordError(`metadata record does not decode: ${errorMessage(err)}`);
   }
   return packed.map(([parentId, contributor, comment, model, format, bytes, sha1, sha256, tags]) => ({
     parentId,

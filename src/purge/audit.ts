@@ -4,6 +4,7 @@
  * truncated to what is useful to read back.
  */
 import { parsePurgeId, purgeAuditOf, purgeQueueOf, type QueueSelf } from "../bindings.ts";
+import { errorMessage } from "../lib/errors.ts";
 import { topologyOf } from "../config/topology.ts";
 import { ProblemError } from "../http/problem.ts";
 import { LIMITS } from "../limits.ts";
@@ -86,7 +87,7 @@ async function fillCompletions(env: Env, entries: AuditEntry[]): Promise<void> {
         .completedAt(waiting.map((w) => w.seq))
         .catch(
           (err: unknown) => (
-            console.warn("audit: queue did not answer", queue.name, String(err)),
+            console.warn("audit: queue did not answer", queue.name, errorMessage(err)),
             [] as Array<number | null>
           ),
         );
@@ -102,5 +103,5 @@ async function fillCompletions(env: Env, entries: AuditEntry[]): Promise<void> {
   if (learned.length > 0)
     await purgeAuditOf(env)
       .completed(learned)
-      .catch((err: unknown) => console.warn("audit: completion write-back failed", String(err)));
+      .catch((err: unknown) => console.warn("audit: completion write-back failed", errorMessage(err)));
 }

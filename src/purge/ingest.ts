@@ -14,6 +14,7 @@
  * operator's purge writes nothing to any PageStore.
  */
 import { z } from "zod";
+import { errorMessage } from "../lib/errors.ts";
 import { purgeQueueOf } from "../bindings.ts";
 import { settingsOf } from "../config/settings.ts";
 import type { Principal } from "../http/tokens.ts";
@@ -226,7 +227,7 @@ export async function ingestPurge(
     keys,
     dropped: dropped.length,
     createdAt: mark.at,
-  }).catch((err) => console.error("purge audit record failed", id, String(err)));
+  }).catch((err) => console.error("purge audit record failed", id, errorMessage(err)));
   return { id, kind, soft, accepted, dropped, keys };
 }
 

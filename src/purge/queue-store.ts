@@ -17,6 +17,7 @@
  * store.status(event.seq); // each target's acknowledgement
  */
 import { purgeIdOf, type QueueSelf } from "../bindings.ts";
+import { errorMessage } from "../lib/errors.ts";
 import type { Region } from "../config/topology.ts";
 import { LIMITS } from "../limits.ts";
 import { backoffMs } from "../lib/backoff.ts";
@@ -185,7 +186,7 @@ export class QueueStore {
 
   /** A delivery to a pointer's target failed: it retries on jittered backoff, and its status shows why. */
   failed(p: PointerRow, err: unknown): void {
-    const message = String((err as Error)?.message ?? err).slice(0, 300);
+    const message = errorMessage(err).slice(0, 300);
     console.warn("purge delivery failed; will retry", p.target, message);
     const delay = backoffMs(p.attempts, LIMITS.purge.retryBaseMs, LIMITS.purge.retryMaxMs);
     this.#sql.exec(

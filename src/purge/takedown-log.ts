@@ -16,6 +16,7 @@
  * await listTakedowns(env, { page: "Vellum" }); // { entries: [ … ], next: null }
  */
 import { purgeAuditOf } from "../bindings.ts";
+import { errorMessage } from "../lib/errors.ts";
 import { logCursor } from "./audit.ts";
 import { LIMITS } from "../limits.ts";
 
@@ -89,7 +90,7 @@ export async function traceTakedown(env: Env, entry: NewTakedown): Promise<strin
   } catch (err) {
     console.error("TAKEDOWN NOT RECORDED in the audit log (the change itself was made)", {
       ...entry,
-      error: String(err),
+      error: errorMessage(err),
     });
     return null;
   }

@@ -6,11 +6,13 @@
  */
 import { Lru } from "../lib/lru.ts";
 import { LIMITS } from "../limits.ts";
+import { SingleFlight } from "../lib/single-flight.ts";
 import { decodeBlob, type ParsedBlob } from "./blob-format.ts";
 import type { BlobStore } from "./blob-store.ts";
 
 const cache = new Lru<string, { blob: ParsedBlob; bytes: number }>(LIMITS.storage.blobCacheBytes, (e) => e.bytes);
-const inflight = new Map<string, Promise<ParsedBlob>>();
+/** Reads in flight, by key: concurrent reads of one blob share one fetch and parse. */
+const reads = new SingleFlight<string, ParsedBlob>();
 
 export const blobCacheStats = { hits: 0, fetches: 0 };
 
@@ -20,18 +22,13 @@ export async function parsedBlob(store: BlobStore, key: string): Promise<ParsedB
     blobCacheStats.hits++;
     return hit.blob;
   }
-  let pending = inflight.get(key);
-  if (!pending) {
-    pending = (async () => {
-      const bytes = await store.get(key);
-      blobCacheStats.fetches++;
-      const blob = decodeBlob(bytes);
-      if (bytes.byteLength <= LIMITS.storage.blobCacheBytes / 4) cache.set(key, { blob, bytes: bytes.byteLength });
-      return blob;
-    })().finally(() => inflight.delete(key));
-    inflight.set(key, pending);
-  }
-  return pending;
+  return reads.run(key, async () => {
+    const bytes = await store.get(key);
+    blobCacheStats.fetches++;
+    const blob = decodeBlob(bytes);
+    if (bytes.byteLength <= LIMITS.storage.blobCacheBytes / 4) cache.set(key, { blob, bytes: bytes.byteLength });
+    return blob;
+  });
 }
 
 /** Forgets every parsed blob (tests that must see KV's real state). */

@@ -10,6 +10,7 @@
  * origin, which is the benchmark's `no-tier` scenario.
  */
 import { regionalTierFor, tierCacheOf, upperTierFor, type TierIdentity } from "../bindings.ts";
+import { errorMessage } from "../lib/errors.ts";
 import { topologyOf, type Region } from "../config/topology.ts";
 import { LIMITS } from "../limits.ts";
 import { etagOf, type Answer, type OriginQuery } from "../origin/answer.ts";
@@ -102,7 +103,7 @@ async function walk(
       if (read.entry.status !== 200 || accepts(read.entry)) return { ...read, timings: timer.timings };
       counter.skipped(tier.level, "behind");
     } catch (err) {
-      console.warn(`${tier.level} tier skipped`, tier.member, (err as Error)?.message ?? err);
+      console.warn(`${tier.level} tier skipped`, tier.member, errorMessage(err));
       counter.skipped(tier.level, "failed");
     }
   }
@@ -258,14 +259,7 @@ function fillOnce(
   waitUntil: (p: Promise<unknown>) => void,
   revalidating = false,
 ): Promise<TierRead> {
-  let pending = store.inflight.get(request.key);
-  if (!pending) {
-    pending = fill(env, store, self, request, minVersion, waitUntil, revalidating).finally(() =>
-      store.inflight.delete(request.key),
-    );
-    store.inflight.set(request.key, pending);
-  }
-  return pending;
+  return store.inflight.run(request.key, () => fill(env, store, self, request, minVersion, waitUntil, revalidating));
 }
 
 /** Fills from the hops below; `revalidating` (replacing a stale entry) asks them not to answer from stale entries of their own. */

@@ -15,6 +15,7 @@
  * keepCopies(env, store, self, request, read, waitUntil);
  */
 import { regionalTierFor, tierCacheOf, tierName, upperTierFor, type TierIdentity } from "../bindings.ts";
+import { errorMessage } from "../lib/errors.ts";
 import type { Answer, OriginQuery } from "../origin/answer.ts";
 import { asRevisionAnswer } from "../origin/render.ts";
 import { cacheKeyOf, revisionKey, type CacheKey } from "./cache-key.ts";
@@ -62,9 +63,7 @@ export function keepCopies(
     waitUntil(
       tierCacheOf(env, home)
         .keepCopy(key, answer)
-        .catch((err: unknown) =>
-          console.warn("copy not kept", key.key, tierName(home), (err as Error)?.message ?? err),
-        ),
+        .catch((err: unknown) => console.warn("copy not kept", key.key, tierName(home), errorMessage(err))),
     );
   }
 }

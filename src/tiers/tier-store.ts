@@ -29,6 +29,7 @@
  */
 import { lz4Compress, lz4Decompress } from "../codec/index.ts";
 import { LIMITS } from "../limits.ts";
+import { SingleFlight } from "../lib/single-flight.ts";
 import { migrate, type Migration } from "../storage/migrations.ts";
 import type { Answer } from "../origin/answer.ts";
 import { tagsOf } from "../origin/tags.ts";
@@ -114,7 +115,7 @@ export class TierStore {
   /** The last sequence applied of each queue, in memory: every purge delivery asks, and must not pay a SQLite read for it. */
   #applied!: Map<string, number>;
   /** Fills in flight, by key: concurrent misses for one key share one. */
-  readonly inflight = new Map<string, Promise<TierRead>>();
+  readonly inflight = new SingleFlight<string, TierRead>();
   /** Counts not yet written: a read must not pay a SQLite write for a counter, so they go at most once a second (a restart may lose that second). */
   readonly #pending = new Map<string, number>();
   /** Read times not yet written, by key: they go with the counters. */

@@ -14,6 +14,7 @@
  * readRoutes.use("/page/:title/:revid", timeTravel);
  */
 import type { Context, MiddlewareHandler } from "hono";
+import { errorMessage } from "../../src/lib/errors.ts";
 import type { AppEnv } from "../app-env.ts";
 import { settingsOf } from "../../src/config/settings.ts";
 import { formatHttpDate, parseHttpDate } from "../../src/http/datetime.ts";
@@ -145,7 +146,7 @@ async function mementoHeaders(c: Context<AppEnv>, next: () => Promise<void>, ref
   let answered!: (exists: boolean) => void;
   const exists = new Promise<boolean>((resolve) => (answered = resolve));
   const info = placeInTime(c, ref, id, exists).catch((err: unknown) => {
-    console.warn("memento links unavailable", ref.key, id, (err as Error)?.message ?? err);
+    console.warn("memento links unavailable", ref.key, id, errorMessage(err));
     return null;
   });
   try {

@@ -4,6 +4,7 @@
  * never shrinks, so a heap that grew large is retired once nothing uses it.
  */
 import { CodecError } from "../errors.ts";
+import { errorMessage } from "../../lib/errors.ts";
 import { LIMITS } from "../../limits.ts";
 import { codecModule, type CodecModuleName } from "./registry.ts";
 
@@ -73,7 +74,7 @@ export class WasmHeap {
     } catch (err) {
       if (err instanceof WebAssembly.RuntimeError || err instanceof RangeError) {
         this.#broken = true;
-        throw new CodecError("WASM_TRAP", `${this.moduleName}: ${what} trapped (${(err as Error).message})`, {
+        throw new CodecError("WASM_TRAP", `${this.moduleName}: ${what} trapped (${errorMessage(err)})`, {
           cause: err,
         });
       }

@@ -4,6 +4,7 @@
  * charts. The QueuePool's alarm and its `tick()` RPC both run this.
  */
 import type { QueueLoad } from "../queue-store.ts";
+import { errorMessage } from "../../lib/errors.ts";
 import {
   purgeQueueName,
   purgeQueueNames,
@@ -39,7 +40,7 @@ async function loadsOf(env: Env, region: Region, count: number): Promise<Array<Q
         .load()
         .then((load) => ({ ...load, queue: q.name }))
         .catch((err: unknown) => {
-          console.warn("queue load report failed", q.name, (err as Error)?.message ?? err);
+          console.warn("queue load report failed", q.name, errorMessage(err));
           return null;
         }),
     ),
@@ -58,7 +59,7 @@ async function tierCounters(env: Env, region: Region): Promise<TierCounters[]> {
         };
       } catch (err) {
         // A tier that is down has no point in this sample; the chart shows the gap.
-        console.warn("tier stats failed", tierName(t), (err as Error)?.message ?? err);
+        console.warn("tier stats failed", tierName(t), errorMessage(err));
         return null;
       }
     }),

@@ -50,6 +50,7 @@
  * round-tripped once before it is timed.
  */
 import { brotliCompressSync, brotliDecompressSync, constants as z, gunzipSync, gzipSync } from "node:zlib";
+import { errorMessage } from "../../lib/errors.ts";
 import "../../codec/install-node.ts";
 import * as wasm from "../../codec/index.ts";
 import { LIMITS } from "../../limits.ts";
@@ -220,7 +221,7 @@ function againstNative(
   try {
     native = speed();
   } catch (err) {
-    o.log?.(`bench: ${name ?? "native baseline"} failed: ${(err as Error).message}`);
+    o.log?.(`bench: ${name ?? "native baseline"} failed: ${errorMessage(err)}`);
   }
   return rows.map((spec, k) => {
     const base = native ? (spec.op === "compress" ? native.compressMbPerS : native.decompressMbPerS) : null;
@@ -378,7 +379,7 @@ function withBaselines<T>(sample: BenchSample, o: CodecBenchOptions, use: (b: Ba
     try {
       b[key] = make();
     } catch (err) {
-      log(`bench: no ${key} baseline: ${(err as Error).message}`);
+      log(`bench: no ${key} baseline: ${errorMessage(err)}`);
     }
   };
   attempt("lz4", () => nativeLz4Baseline(items, o.policy, log, { cliFallback: false }));

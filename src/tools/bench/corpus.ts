@@ -17,6 +17,7 @@
  * const mine = fileSample(["a.html", "b.html"]);
  */
 import { existsSync, readFileSync } from "node:fs";
+import { errorMessage } from "../../lib/errors.ts";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { brotliDecompressSync } from "node:zlib";
@@ -140,7 +141,7 @@ export function fileSample(paths: readonly string[]): BenchSample {
     try {
       bytes = readFileSync(path);
     } catch (err) {
-      throw new BenchInputError(`cannot read ${path}: ${(err as Error).message}`);
+      throw new BenchInputError(`cannot read ${path}: ${errorMessage(err)}`);
     }
     if (bytes.byteLength === 0) throw new BenchInputError(`${path} is empty`);
     items.push({ label: path, bytes });

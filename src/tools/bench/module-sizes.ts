@@ -11,6 +11,7 @@
  * sizes.total_gzip; // brotli.wasm + lz4.wasm + codec JS (install-worker)
  */
 import { readFileSync } from "node:fs";
+import { errorMessage } from "../../lib/errors.ts";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
@@ -74,7 +75,7 @@ export async function codecModuleSizes(): Promise<ModuleSizes> {
     js = entry(await bundleCodec(false));
     min = entry(await bundleCodec(true));
   } catch (err) {
-    note = `codec JS not measured: ${(err as Error).message.split("\n").slice(0, 2).join(" ")}`;
+    note = `codec JS not measured: ${errorMessage(err).split("\n").slice(0, 2).join(" ")}`;
   }
   return {
     gzip_level: 9,

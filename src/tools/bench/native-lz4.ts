@@ -23,6 +23,7 @@
  * base.dispose();
  */
 import { spawnSync } from "node:child_process";
+import { errorMessage } from "../../lib/errors.ts";
 import { fileURLToPath } from "node:url";
 import type { TimingPolicy } from "./harness/index.ts";
 import {
@@ -93,7 +94,7 @@ export function nativeLz4Baseline(
     );
   } catch (err) {
     if (options.cliFallback === false) throw err;
-    log(`bench: native LZ4 build unavailable (${(err as Error).message}); falling back to the lz4 CLI's -b mode`);
+    log(`bench: native LZ4 build unavailable (${errorMessage(err)}); falling back to the lz4 CLI's -b mode`);
     return lz4CliBaseline(items, policy);
   }
   const name = `native-lz4 (${harness.sdistVersion} lz4libs, ${harness.compiler}; wasm ${WASM_OPT.lz4})`;

@@ -16,6 +16,7 @@
  * files[0]; // { path: "/…/web/css/…", key: "css/…", type: "css", bytes: 5321 }
  */
 import { createHash } from "node:crypto";
+import { errorMessage } from "../../lib/errors.ts";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { StaticDictType } from "../../codec/dict/static-dict.ts";
@@ -56,7 +57,7 @@ function walk(dir: string): string[] {
   try {
     names = readdirSync(dir);
   } catch (err) {
-    throw new CorpusError(`cannot list ${dir}: ${(err as Error).message}`);
+    throw new CorpusError(`cannot list ${dir}: ${errorMessage(err)}`);
   }
   return names.flatMap((name) => {
     const path = join(dir, name);

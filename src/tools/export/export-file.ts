@@ -23,6 +23,7 @@
  * await work.finish();
  */
 import { spawn } from "node:child_process";
+import { errorMessage } from "../../lib/errors.ts";
 import { createReadStream, createWriteStream } from "node:fs";
 import { open, readFile, rename, rm, stat, truncate, writeFile, type FileHandle } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
@@ -98,7 +99,7 @@ export class ExportFile {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT")
         throw new Error(
-          `${progressPath} is unreadable (${(err as Error).message}); delete it and ${partPath} to start over`,
+          `${progressPath} is unreadable (${errorMessage(err)}); delete it and ${partPath} to start over`,
         );
     }
     if (progress) {

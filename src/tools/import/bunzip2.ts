@@ -13,6 +13,7 @@
  * for await (const bytes of bz.decode(createReadStream("export.xml.bz2"))) hash.update(bytes); // used before the next
  */
 import bitIterator, { type BitReader } from "unbzip2-stream/lib/bit_iterator.js";
+import { errorMessage } from "../../lib/errors.ts";
 import bzip2 from "unbzip2-stream/lib/bzip2.js";
 
 const OUTPUT_CHUNK = 1 << 16;
@@ -47,7 +48,7 @@ function decodeBlock(
     const crc = bzip2.decompress(bits, write, scratch, scratch.length, streamCrc);
     return { crc, bytes: index * OUTPUT_CHUNK + used };
   } catch (err) {
-    throw err instanceof Bzip2Error ? err : new Bzip2Error((err as Error).message.replace(/^Error in bzip2: /, ""));
+    throw err instanceof Bzip2Error ? err : new Bzip2Error(errorMessage(err).replace(/^Error in bzip2: /, ""));
   }
 }
 

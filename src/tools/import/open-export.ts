@@ -8,6 +8,7 @@
  * // a truncated file: ExportReadError "dump.xml.bz2: the bzip2 data is truncated or corrupt (…) at byte 1048576 of the file"
  */
 import { createReadStream } from "node:fs";
+import { errorMessage } from "../../lib/errors.ts";
 import { open } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip } from "node:zlib";
@@ -40,7 +41,7 @@ export class ExportReadError extends Error {
     readonly offset: number,
     cause: unknown,
   ) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
+    const reason = errorMessage(cause);
     const what = compression === "none" ? "cannot read the file" : `the ${compression} data is truncated or corrupt`;
     super(`${path}: ${what} (${reason}) at byte ${offset} of the file`, { cause });
   }

@@ -15,6 +15,7 @@
  * const read = await client.read("/page/Vellum", { colo: "SYD" }); // { status, headers, body, ms, ... }
  */
 import type { HiddenFields, NewRevision } from "../../page/types.ts";
+import { errorMessage } from "../../lib/errors.ts";
 import { backoffMs, sleep } from "../../lib/backoff.ts";
 import type {
   OperatorPurgeBody,
@@ -310,7 +311,7 @@ export class ArchiveClient {
     } catch (err) {
       const cause = (err as Error & { cause?: Error & { code?: string } }).cause;
       throw new Error(
-        `GET ${this.#opts.url}${path}: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.name}: ${cause.message})` : ""}`,
+        `GET ${this.#opts.url}${path}: ${errorMessage(err)}${cause ? ` (${cause.code ?? cause.name}: ${cause.message})` : ""}`,
       );
     }
   }

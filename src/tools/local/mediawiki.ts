@@ -34,6 +34,7 @@
  * }
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { errorMessage } from "../../lib/errors.ts";
 import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { appendFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -277,7 +278,7 @@ export async function startLocalMediaWiki(options: MediaWikiOptions = {}): Promi
             serving = await serve(port, conf);
             return;
           } catch (err) {
-            if (attempt >= RESTART_ATTEMPTS || !/Address already in use/.test((err as Error).message)) throw err;
+            if (attempt >= RESTART_ATTEMPTS || !/Address already in use/.test(errorMessage(err))) throw err;
             await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
           }
         }
@@ -291,7 +292,7 @@ export async function startLocalMediaWiki(options: MediaWikiOptions = {}): Promi
   } catch (err) {
     await serving?.stop();
     await rm(dir, { recursive: true, force: true });
-    throw new Error(`setting up MediaWiki failed: ${(err as Error).message}`, { cause: err });
+    throw new Error(`setting up MediaWiki failed: ${errorMessage(err)}`, { cause: err });
   }
 }
 

@@ -1,16 +1,13 @@
 /** How the CLI talks: data on stdout, one-line reasons on stderr, meaningful exit codes. */
 import { CodecError } from "../../codec/errors.ts";
+import { errorMessage } from "../../lib/errors.ts";
 
 /** Wrong flags or arguments: exit code 2, like commander's own usage errors. */
 export class UsageError extends Error {}
 
 export function fail(err: unknown, exitCode = 1): never {
   const reason =
-    err instanceof CodecError
-      ? `${err.code.toLowerCase().replace(/_/g, " ")}: ${err.message}`
-      : err instanceof Error
-        ? err.message
-        : String(err);
+    err instanceof CodecError ? `${err.code.toLowerCase().replace(/_/g, " ")}: ${err.message}` : errorMessage(err);
   process.stderr.write(`palimpsest: ${reason.split("\n")[0]}\n`);
   process.exit(exitCode);
 }

@@ -21,6 +21,7 @@
  * }
  */
 import { execFile } from "node:child_process";
+import { errorMessage } from "../../lib/errors.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -57,7 +58,7 @@ export async function bundleWorker(options: { root?: string } = {}): Promise<Wor
     dispose();
     const e = err as Error & { stdout?: string; stderr?: string };
     const output = `${e.stderr ?? ""}${e.stdout ?? ""}`.trim().split("\n").slice(-8).join(" | ");
-    throw new Error(`cannot bundle the Worker (wrangler deploy --dry-run): ${output || e.message}`);
+    throw new Error(`cannot bundle the Worker (wrangler deploy --dry-run): ${output || errorMessage(err)}`);
   }
   return { dir, entry: join(dir, "index.js"), config, dispose };
 }

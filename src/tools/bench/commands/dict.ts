@@ -10,6 +10,7 @@
  * npx palimpsest bench dict --json --part held-out ../shared/corpus/web
  */
 import { readFileSync } from "node:fs";
+import { errorMessage } from "../../../lib/errors.ts";
 import { join } from "node:path";
 import { Option, type Command } from "commander";
 import { ReducedDictionary } from "../../../codec/index.ts";
@@ -54,7 +55,7 @@ function loadTables(dir: string | undefined): Record<StaticDictType, ReducedDict
     try {
       bytes = readFileSync(join(dir, `${type}.psd`));
     } catch (err) {
-      throw new UsageError(`--tables: cannot read ${join(dir, `${type}.psd`)}: ${(err as Error).message}`);
+      throw new UsageError(`--tables: cannot read ${join(dir, `${type}.psd`)}: ${errorMessage(err)}`);
     }
     out[type] = ReducedDictionary.prepare(bytes);
   }

@@ -13,6 +13,7 @@
  * sent.cpuMs; sent.status; sent.headers["content-encoding"];
  */
 import { Agent, type IncomingHttpHeaders } from "node:http";
+import { errorMessage } from "../../../lib/errors.ts";
 import { readFileSync, writeFileSync } from "node:fs";
 import { workerdCpu, type ProcessCpu } from "../harness/process-cpu.ts";
 import { rawRequest } from "../harness/raw-request.ts";
@@ -67,7 +68,7 @@ export class Probe {
       status: 0,
       headers: {},
       body: Buffer.alloc(0),
-      error: String(err),
+      error: errorMessage(err),
     }));
     return { ...res, cpuMs: Math.max(0, this.#cpu.nanos() - before) / 1e6 };
   }

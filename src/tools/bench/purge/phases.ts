@@ -11,6 +11,7 @@
  * const burst = await run.burst("tags", { tier: "wnam/wnam-a", downMs: 3000 });
  */
 import { runLimited } from "../../../lib/run-limited.ts";
+import { errorMessage } from "../../../lib/errors.ts";
 import { ArchiveClient, ArchiveHttpError } from "../../local/archive-client.ts";
 import type { PurgeStatusBody } from "../../../wire.ts";
 import type { ApiToken } from "../../local/dev-token.ts";
@@ -82,7 +83,7 @@ export class PurgeRun {
   }
 
   fail(what: string, err: unknown): void {
-    this.errors.push(`${what}: ${(err as Error)?.message ?? err}`);
+    this.errors.push(`${what}: ${errorMessage(err)}`);
   }
 
   /** `pages` pages of two revisions, from colos in turn; done once their write purges are complete, so the measured phases see purges alone. */

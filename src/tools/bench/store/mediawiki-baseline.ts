@@ -41,6 +41,7 @@
  * wiki's.
  */
 import { createWriteStream } from "node:fs";
+import { errorMessage } from "../../../lib/errors.ts";
 import { pipeline } from "node:stream/promises";
 import { sha1Base36 } from "../../../lib/digests.ts";
 import { openExport } from "../../import/open-export.ts";
@@ -97,7 +98,7 @@ export async function importDump(wiki: LocalMediaWiki, xmlFile: string): Promise
   try {
     await wiki.maintenance("importDump", [xmlFile], { timeoutMs: IMPORT_DUMP_TIMEOUT_MS });
   } catch (err) {
-    error = stopReason((err as Error).message);
+    error = stopReason(errorMessage(err));
   }
   const seconds = (performance.now() - started) / 1000;
   const databaseBytes = wiki.databaseBytes();

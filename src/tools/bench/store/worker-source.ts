@@ -17,6 +17,7 @@
  * }
  */
 import { execFile } from "node:child_process";
+import { errorMessage } from "../../../lib/errors.ts";
 import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -58,7 +59,7 @@ export async function workerSource(from: string): Promise<WorkerSource> {
     symlinkSync(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));
   } catch (err) {
     dispose();
-    throw new Error(`--worker-from ${from}: cannot write out ${commit}: ${(err as Error).message}`);
+    throw new Error(`--worker-from ${from}: cannot write out ${commit}: ${errorMessage(err)}`);
   }
   return { root, commit, dispose };
 }

@@ -9,6 +9,7 @@
  * const res = await run.write("seed Foo", "Foo", revisions, "SYD"); // null if it failed (recorded)
  */
 import type { ArchiveClient } from "../../local/archive-client.ts";
+import { errorMessage } from "../../../lib/errors.ts";
 import type { WriteBody } from "../../../wire.ts";
 import type { NewRevision } from "../../../page/types.ts";
 import type { TopologyVars } from "../worker-config.ts";
@@ -58,7 +59,7 @@ export class ScenarioRun {
   }
 
   fail(what: string, err: unknown): void {
-    this.errors.push(`${what}: ${(err as Error)?.message ?? err}`);
+    this.errors.push(`${what}: ${errorMessage(err)}`);
   }
 
   /** Appends the revisions; null (and a recorded failure) unless they are stored now. */

@@ -12,6 +12,7 @@
  * npx palimpsest codec compress --codec br --static-dict html < page.html | brotli -d
  */
 import { readFileSync } from "node:fs";
+import { errorMessage } from "../../../lib/errors.ts";
 import { Command, Option } from "commander";
 import "../../../codec/install-node.ts";
 import {
@@ -88,7 +89,7 @@ function checkFlags(flags: CodecFlags): { quality: number; dict?: Uint8Array } {
     try {
       dict = readFileSync(flags.dict);
     } catch (err) {
-      throw new UsageError(`cannot read --dict ${flags.dict}: ${(err as Error).message}`);
+      throw new UsageError(`cannot read --dict ${flags.dict}: ${errorMessage(err)}`);
     }
   }
   return { quality, dict };

@@ -7,6 +7,7 @@
  * seeds the demo pages and serves until interrupted.
  */
 import { join, resolve } from "node:path";
+import { errorMessage } from "../../../lib/errors.ts";
 import type { Command } from "commander";
 import { ensureDevToken } from "../../local/dev-token.ts";
 import { REPO_ROOT, startLocalWorker } from "../../local/local-worker.ts";
@@ -29,7 +30,7 @@ function parseVar(value: string, previous: Array<[string, unknown]>): Array<[str
   try {
     return [...previous, [m[1]!, JSON.parse(text) as unknown]];
   } catch (err) {
-    throw new UsageError(`--var ${m[1]} starts with "{" but is not JSON: ${(err as Error).message}`);
+    throw new UsageError(`--var ${m[1]} starts with "{" but is not JSON: ${errorMessage(err)}`);
   }
 }
 
@@ -45,7 +46,7 @@ async function seed(url: string, token: string): Promise<void> {
     const pages = await seedDemo(url, token);
     if (pages.length > 0) logLine(`palimpsest: demo pages ready: ${pages.map((p) => `${url}/page/${p}`).join("  ")}`);
   } catch (err) {
-    logLine(`palimpsest: could not seed demo pages: ${(err as Error).message}`);
+    logLine(`palimpsest: could not seed demo pages: ${errorMessage(err)}`);
   }
 }
 

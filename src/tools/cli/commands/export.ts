@@ -15,6 +15,7 @@
  * npx palimpsest export --page "BIP 0340" --page Vellum two-pages.xml
  */
 import { createHash } from "node:crypto";
+import { errorMessage } from "../../../lib/errors.ts";
 import { readFile } from "node:fs/promises";
 import { Command } from "commander";
 import cliProgress from "cli-progress";
@@ -159,7 +160,7 @@ async function runExport(file: string, flags: ExportFlags): Promise<void> {
         } catch (err) {
           await work.discardPage();
           throw new Error(
-            `${(err as Error).message}; ${summary.pages} pages are written (running the same command again carries on from there)`,
+            `${errorMessage(err)}; ${summary.pages} pages are written (running the same command again carries on from there)`,
             { cause: err },
           );
         }

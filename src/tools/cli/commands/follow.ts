@@ -16,6 +16,7 @@
  * npx palimpsest follow https://wiki.example/w/api.php --retry all     # try those again
  */
 import { createHash } from "node:crypto";
+import { errorMessage } from "../../../lib/errors.ts";
 import { unlinkSync } from "node:fs";
 import { open, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { Command } from "commander";
@@ -262,7 +263,7 @@ async function runFollow(wiki: string, flags: FollowFlags): Promise<void> {
       userAgent: `palimpsest-follow/${pkg.version} (an archive of this wiki at ${flags.url}; ${flags.contact ?? "no contact given"})`,
     });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(errorMessage(err));
   }
   const client = new ArchiveClient({ url: flags.url, token: token ?? "" });
   const cursorPath = flags.cursor ?? defaultCursorPath(api.url, client.url);
@@ -303,7 +304,7 @@ async function runFollow(wiki: string, flags: FollowFlags): Promise<void> {
       } catch (err) {
         // --once fails with the reason; a standing follower says it and tries again next pass (the cursor did not move past it).
         if (flags.once) throw err;
-        logLine(`palimpsest: this pass failed, trying again in ${flags.interval} s: ${(err as Error).message}`);
+        logLine(`palimpsest: this pass failed, trying again in ${flags.interval} s: ${errorMessage(err)}`);
         await sleep(flags.interval * 1000);
         continue;
       }
