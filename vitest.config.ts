@@ -1,21 +1,56 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
-import { defineConfig } from "vitest/config";
+import { unstable_readConfig } from "wrangler";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
 /**
- * Three projects, all run by `npm test` (`vitest run`):
- * - `workers`: tests under test/workers/ run inside workerd, against the
- *   Worker and bindings from wrangler.toml (which also enables the .wasm rule).
- * - `workers-short-grace`: the one test of the orphan grace setting, in its own
- *   workerd with a one-second ORPHAN_GRACE_SECONDS, as an operator would set it.
- * - `node`: tests under test/node/ run in Node (CLI, interop with native tools).
+ * The projects, named `<kind>:<runtime>[-<variant>]`. A test file is named `<behaviour>.<kind>.test.ts`,
+ * kind one of unit, integration, e2e, scale, bench, and its kind decides its project:
+ * - `npm test` (the inner loop) runs `unit:*` and `integration:*`: every unit and integration test;
+ * - `npm run test:all` (what `.ci/run` runs) runs every project;
+ * - `npm run test:<kind>` runs one kind.
  *
- * A test file is named `<behaviour>.<kind>.test.ts`, kind one of unit,
- * integration, e2e, scale, bench (docs/development.md says what each means);
- * `npm run test:<kind>` runs one kind, `npm run test:fast` the inner loop.
- * test/node/repo/test-layout.unit.test.ts checks the names and folders.
+ * Inside workerd (test/workers/), a project's files share one runtime per vitest worker (`isolate: false`),
+ * so each file does not pay a workerd start and a module load; a file that leans on a fresh runtime
+ * (wasm memory that never shrinks, a module-level codec install, a queue pool's load from other files'
+ * purges) is named in FRESH_RUNTIME and runs in one of its own. Where the tier topology is not the
+ * subject, tests run a small one (TEST_TOPOLOGY: every region and colo of wrangler.toml's, one tier each
+ * and one purge queue); the tiers, purges and the files in FULL_TOPOLOGY run wrangler.toml's own.
+ * Only the files that read the shared corpus get it (CORPUS_READERS, parsed once in Node by
+ * test/workers/support/corpus-setup.ts). test/node/repo/test-projects.unit.test.ts checks that every
+ * test file is in exactly one project, of its kind, and that a unit test starts no process.
  */
-/** The orphan grace test runs in a workerd of its own (see above). */
-const SHORT_GRACE = "test/workers/storage/orphan-grace-setting.integration.test.ts";
+
+/** Files that need a runtime of their own, and why. */
+export const FRESH_RUNTIME = [
+  // wasm memory never shrinks: it measures a codec's peak from a fresh instance.
+  "test/workers/codec/memory.unit.test.ts",
+  // installs the decoder-only codec in the module registry that the other codec tests share.
+  "test/workers/codec/decoder-only.unit.test.ts",
+  // samples its region's purge load: another file's purges in the same runtime move it.
+  "test/workers/purge/queue-pool.integration.test.ts",
+  // counts the dcb bodies every tier holds after a purge: other files' reads fill the same tiers.
+  "test/workers/representation/dcb.integration.test.ts",
+] as const;
+
+/** Files whose subject is the full topology: several tiers per region, two purge queues per region. */
+export const FULL_TOPOLOGY = [
+  "test/workers/tiers/**",
+  "test/workers/purge/**",
+  "test/workers/config/**",
+  "test/workers/dashboard/purge-page.integration.test.ts",
+  "test/workers/dashboard/charts.unit.test.ts",
+  "test/workers/memento/memento-tiers.integration.test.ts",
+] as const;
+
+/** The files that read shared histories through inject("histories"). */
+export const CORPUS_READERS = [
+  "test/workers/storage/blob-reads.integration.test.ts",
+  "test/workers/page-store/history.scale.test.ts",
+] as const;
+
+/** The one test of the orphan grace setting, with a one-second ORPHAN_GRACE_SECONDS, as an operator would set it. */
+export const SHORT_GRACE = "test/workers/storage/orphan-grace-setting.integration.test.ts";
+
 /** Secrets the workerd tests run with (never a developer's .dev.vars): test/workers/support/tokens.ts names them. */
 const TEST_SECRETS = {
   API_TOKENS: JSON.stringify([
@@ -33,57 +68,148 @@ const TEST_SECRETS = {
   SESSION_SECRET: "test-session-secret-4f8b2e6a0d3c7f1b5e9a2d6c8f0b3e7a",
 };
 
+interface Topology {
+  queuePool: { min: number };
+  regions: Record<string, { colos: string[]; tiers: Record<string, number> }>;
+}
+
+/** wrangler.toml's topology with one tier per region and one purge queue: 9 purge targets a write instead of 45. */
+function smallTopology(): Topology {
+  const full = unstable_readConfig({ config: "./wrangler.toml" }).vars["TOPOLOGY"] as unknown as Topology;
+  const regions = Object.fromEntries(
+    Object.entries(full.regions).map(([name, { colos, tiers }]) => [
+      name,
+      { colos, tiers: { [Object.keys(tiers)[0]!]: 1 } },
+    ]),
+  );
+  return { ...full, queuePool: { ...full.queuePool, min: 1 }, regions };
+}
+const TEST_TOPOLOGY = smallTopology();
+
+type Kind = "unit" | "integration" | "e2e" | "scale" | "bench";
+
+interface WorkerdProject {
+  kind: Kind;
+  variant?: string;
+  include: readonly string[];
+  exclude?: readonly string[];
+  /** One runtime per file (the default shares one per vitest worker). */
+  fresh?: boolean;
+  /** wrangler.toml's own topology rather than TEST_TOPOLOGY. */
+  fullTopology?: boolean;
+  corpus?: boolean;
+  bindings?: Record<string, string>;
+}
+
+function workerd(p: WorkerdProject): TestProjectInlineConfiguration {
+  const bindings = {
+    ...TEST_SECRETS,
+    // Development mode: the tests simulate colos with x-palimpsest-colo.
+    ENVIRONMENT: "development",
+    ...(p.fullTopology ? {} : { TOPOLOGY: TEST_TOPOLOGY }),
+    ...p.bindings,
+  };
+  return {
+    plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings } })],
+    test: {
+      name: `${p.kind}:workers${p.variant ? `-${p.variant}` : ""}`,
+      include: [...p.include],
+      exclude: [...(p.exclude ?? [])],
+      isolate: p.fresh === true,
+      ...(p.corpus ? { globalSetup: ["test/workers/support/corpus-setup.ts"] } : {}),
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
+    },
+  };
+}
+
+function node(kind: Kind, timeouts: { testTimeout: number; hookTimeout: number }): TestProjectInlineConfiguration {
+  return {
+    test: {
+      name: `${kind}:node`,
+      include: [`test/node/**/*.${kind}.test.ts`],
+      environment: "node",
+      // A unit test is pure: starting a process throws (test/node/support/no-processes.ts).
+      ...(kind === "unit" ? { setupFiles: ["test/node/support/no-processes.ts"] } : {}),
+      ...timeouts,
+    },
+  };
+}
+
+const files = (kind: Kind) => `test/workers/**/*.${kind}.test.ts`;
+const SPECIAL = [...FRESH_RUNTIME, ...FULL_TOPOLOGY, ...CORPUS_READERS, SHORT_GRACE];
+
 export default defineConfig({
   test: {
     // Vitest's default on two cores is one file at a time; most files wait on
     // processes, timers and I/O as much as on the CPU, so two overlap well.
     maxWorkers: 2,
     projects: [
-      {
-        plugins: [
-          cloudflareTest({
-            wrangler: { configPath: "./wrangler.toml" },
-            // Tests must not depend on a developer's .dev.vars.
-            // Development mode: the tests simulate colos with x-palimpsest-colo.
-            miniflare: { bindings: { ...TEST_SECRETS, ENVIRONMENT: "development" } },
-          }),
-        ],
-        test: {
-          name: "workers",
-          include: ["test/workers/**/*.test.ts"],
-          exclude: [SHORT_GRACE],
-          globalSetup: ["test/workers/support/corpus-setup.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
-        },
-      },
-      {
-        plugins: [
-          cloudflareTest({
-            wrangler: { configPath: "./wrangler.toml" },
-            // Tests must not depend on a developer's .dev.vars.
-            // As an operator would set it: blobs are collected a second after they die.
-            miniflare: { bindings: { ...TEST_SECRETS, ENVIRONMENT: "development", ORPHAN_GRACE_SECONDS: "1" } },
-          }),
-        ],
-        test: {
-          name: "workers-short-grace",
-          include: [SHORT_GRACE],
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
-        },
-      },
-      {
-        test: {
-          name: "node",
-          include: ["test/node/**/*.test.ts"],
-          environment: "node",
-          // Most node tests start processes (workerd, Chromium, reference tools, Python clients):
-          // seconds of work each, slower still beside another heavy job. None may rely on the 5 s default.
-          testTimeout: 120_000,
-          hookTimeout: 300_000,
-        },
-      },
+      workerd({ kind: "unit", include: [files("unit")], exclude: SPECIAL }),
+      workerd({
+        kind: "unit",
+        variant: "topology",
+        include: FULL_TOPOLOGY.map((g) => g),
+        exclude: [...FRESH_RUNTIME, files("integration"), files("scale")],
+        fullTopology: true,
+      }),
+      workerd({
+        kind: "unit",
+        variant: "fresh",
+        include: FRESH_RUNTIME.filter((f) => f.endsWith(".unit.test.ts")),
+        fresh: true,
+        fullTopology: true,
+      }),
+      workerd({ kind: "integration", include: [files("integration")], exclude: SPECIAL }),
+      workerd({
+        kind: "integration",
+        variant: "topology",
+        include: FULL_TOPOLOGY.map((g) => g),
+        exclude: [...FRESH_RUNTIME, files("unit"), files("scale")],
+        fullTopology: true,
+      }),
+      workerd({
+        kind: "integration",
+        variant: "fresh",
+        include: FRESH_RUNTIME.filter((f) => f.endsWith(".integration.test.ts")),
+        fresh: true,
+        fullTopology: true,
+      }),
+      workerd({
+        kind: "integration",
+        variant: "corpus",
+        include: CORPUS_READERS.filter((f) => f.endsWith(".integration.test.ts")),
+        corpus: true,
+        fresh: true,
+        fullTopology: true,
+      }),
+      // As an operator would set it: blobs are collected a second after they die.
+      workerd({
+        kind: "integration",
+        variant: "short-grace",
+        include: [SHORT_GRACE],
+        fresh: true,
+        fullTopology: true,
+        bindings: { ORPHAN_GRACE_SECONDS: "1" },
+      }),
+      // Scale tests measure what a runtime holds and how long it keeps up: each starts from a fresh one.
+      workerd({ kind: "scale", include: [files("scale")], exclude: CORPUS_READERS, fresh: true, fullTopology: true }),
+      workerd({
+        kind: "scale",
+        variant: "corpus",
+        include: CORPUS_READERS.filter((f) => f.endsWith(".scale.test.ts")),
+        corpus: true,
+        fresh: true,
+        fullTopology: true,
+      }),
+      // Pure Node tests: no process, no server.
+      node("unit", { testTimeout: 30_000, hookTimeout: 30_000 }),
+      // Most node tests start processes (workerd, Chromium, reference tools, Python clients):
+      // seconds of work each, slower still beside another heavy job. None may rely on the 5 s default.
+      node("integration", { testTimeout: 120_000, hookTimeout: 300_000 }),
+      node("e2e", { testTimeout: 120_000, hookTimeout: 300_000 }),
+      node("scale", { testTimeout: 120_000, hookTimeout: 300_000 }),
+      node("bench", { testTimeout: 120_000, hookTimeout: 300_000 }),
     ],
   },
 });

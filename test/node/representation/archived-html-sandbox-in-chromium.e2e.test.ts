@@ -220,7 +220,7 @@ async function expectRenderedInert(page: Page, v: Visit, revisionPath: string, w
   ).toBe(true);
 }
 
-// Under CI a missing browser is a failure (npm run pretest installs it); elsewhere the file says why it skipped.
+// Under CI a missing browser is a failure (npm run pretest:all installs it); elsewhere the file says why it skipped.
 describeNeeding(NO_CHROMIUM, "archived HTML attacking the dashboard, in Chromium", () => {
   let context: BrowserContext;
   let page: Page;

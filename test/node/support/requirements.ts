@@ -2,9 +2,9 @@
  * The one rule for a Node test whose tool, browser or corpus is missing:
  * under CI (`CI=true`) it fails, saying what is missing and how to get it;
  * elsewhere it is skipped, and the reason is printed, never silent.
- * `npm test` runs `npm run pretest` first (.ci/pretest), which installs the
- * tools and fetches the sources the tests build from, so on a machine it
- * has set up nothing here skips.
+ * `npm run test:all` runs `.ci/pretest` first (`npm run pretest:all`), which
+ * installs the tools and fetches the sources the tests build from, so on a
+ * machine it has set up nothing here skips.
  *
  * @example
  * const NO_BZIP2 = commandMissing("bzip2");
@@ -20,7 +20,7 @@ export const CI = process.env.CI === "true";
 
 /** What a reader of a failure or a skip is told to do about it. */
 const REMEDY =
-  "npm run pretest installs the tools and fetches the sources; the shared corpus lives at ../shared/corpus";
+  "npm run pretest:all installs the tools and fetches the sources; the shared corpus lives at ../shared/corpus";
 
 /** The first of the reasons that is one (null: nothing is missing). */
 export function firstMissing(...reasons: Array<string | null | undefined | false>): string | null {
