@@ -390,20 +390,14 @@ async function measure(
     onRow(await walk(run, topology, walkTexts, sizes));
     await probe.settle();
     const storage = await tierStorage(worker);
-    run.bytes("tiers.max_stored_bytes", storage.maxStored, storage.budget, "tier budgetBytes");
-    run.bytes(
-      "tiers.total_stored_bytes",
-      storage.totalStored,
-      storage.budget && storage.budget * storage.tiers,
-      "tier budgetBytes × tiers",
-    );
-    run.bytes("tiers.max_disk_bytes", storage.maxDisk, storage.budget, "tier budgetBytes");
-    run.bytes(
-      "tiers.total_disk_bytes",
-      storage.totalDisk,
-      storage.budget && storage.budget * storage.tiers,
-      "tier budgetBytes × tiers",
-    );
+    const allTiers = storage.budget && storage.budget * storage.tiers;
+    for (const [what, max, total] of [
+      ["stored", storage.maxStored, storage.totalStored],
+      ["disk", storage.maxDisk, storage.totalDisk],
+    ] as const) {
+      run.bytes(`tiers.max_${what}_bytes`, max, storage.budget, "tier budgetBytes");
+      run.bytes(`tiers.total_${what}_bytes`, total, allTiers, "tier budgetBytes × tiers");
+    }
     log("tier storage read");
 
     // 6. Anonymous exports of the largest page: their cost, and a read's wall time beside them.
