@@ -25,6 +25,28 @@ export default defineConfig(
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/no-misused-promises": "error",
+      // A leading underscore marks a value left out on purpose (a destructured field dropped, an argument a
+      // signature requires); anything else unused is dead code.
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        {
+          argsIgnorePattern: "^_",
+          varsIgnorePattern: "^_",
+          caughtErrorsIgnorePattern: "^_",
+          destructuredArrayIgnorePattern: "^_",
+        },
+      ],
+      // The rule's default allows URL and URLSearchParams from TypeScript's lib; here they come from the Workers
+      // and Node type packages instead, and print the same way.
+      "@typescript-eslint/restrict-template-expressions": [
+        "error",
+        {
+          allow: [
+            { from: "package", package: "@cloudflare/workers-types", name: ["URL", "URLSearchParams"] },
+            { from: "package", package: "@types/node", name: ["URL", "URLSearchParams"] },
+          ],
+        },
+      ],
       "@typescript-eslint/switch-exhaustiveness-check": [
         "error",
         { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: false },

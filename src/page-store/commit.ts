@@ -267,7 +267,7 @@ function assignContents(
       contentOf.push(NO_CONTENT);
       continue;
     }
-    let u = known.get(f.sha256) ?? db.withContent(f.sha256).next().value?.u;
+    let u = known.get(f.sha256) ?? storedContentOf(db, f.sha256);
     if (u === undefined) {
       u = contentCount + newContents.length;
       newContents.push(f.bytes);
@@ -276,6 +276,18 @@ function assignContents(
     contentOf.push(u);
   }
   return { contentOf, newContents };
+}
+
+/** The content number of a stored revision with this body, if there is one. */
+function storedContentOf(db: PageDb, sha256: string): number | undefined {
+  for (const revision of db.withContent(sha256)) return revision.u;
+  return undefined;
+}
+
+/** A blob key kept in the page's kv (a group's or a tail's): always written as text. */
+function blobKeyOf(value: SqlStorageValue): string {
+  if (typeof value !== "string") throw new Error(`a kv blob key of type ${typeof value}`);
+  return value;
 }
 
 /** Records blobs as pending before writing them, so a crash leaves them collectable. */
@@ -437,8 +449,13 @@ export async function commitRevisions(
     contentCount + newContents.length,
   );
   newContents.push(...fillContents.newContents);
-  const tails = new Map(db.kvRange(KV.tails).map((r) => [Number(r.k.slice(KV.tails[0].length)), String(r.v)] as const));
-  const groupBlob = (g: number) => db.kvGet(KV.group(g))?.toString();
+  const tails = new Map(
+    db.kvRange(KV.tails).map((r) => [Number(r.k.slice(KV.tails[0].length)), blobKeyOf(r.v)] as const),
+  );
+  const groupBlob = (g: number) => {
+    const key = db.kvGet(KV.group(g));
+    return key === undefined ? undefined : blobKeyOf(key);
+  };
   const writer = new LayoutWriter(ctx.blobs, params, {
     contentCount,
     anchorsBlob: page?.anchors_blob ?? null,

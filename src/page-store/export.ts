@@ -27,7 +27,7 @@ import type {
   ExportStart,
   ExportedRevision,
 } from "../page/export-types.ts";
-import type { ListedRevision, RevisionMeta } from "../page/types.ts";
+import type { ListedRevision } from "../page/types.ts";
 import { contentLocation } from "./locate.ts";
 import { HIDDEN, publicMeta, isRefused, publicPage, toListed, toMeta, KV, type PageDb, type PageRow } from "./rows.ts";
 

@@ -7,7 +7,8 @@
  */
 import type { PageFigures } from "../page/directory.ts";
 import type { HistoryEntry, HistoryPage, PageStats, StoreProblem } from "../page/types.ts";
-import { KV, refusal, isRefused, publicPage, toListed, type PageDb, type PageRow, type RevRow } from "./rows.ts";
+import type { LayoutParams } from "../storage/layout.ts";
+import { KV, isRefused, publicPage, toListed, type PageDb, type PageRow, type RevRow } from "./rows.ts";
 
 export function historyPage(
   db: PageDb,
@@ -87,7 +88,7 @@ export function pageStats(db: PageDb): PageStats {
     blobs: one("SELECT count(*) AS n FROM blobs WHERE pg = ? AND state = 'live'"),
     blobBytes: one("SELECT sum(bytes) AS n FROM blobs WHERE pg = ? AND state = 'live'"),
     metadataBytes: db.databaseShare(),
-    layout: page ? JSON.parse(page.layout) : null,
+    layout: page ? (JSON.parse(page.layout) as LayoutParams) : null,
     latestId: latestIdOf(db, page),
   };
 }

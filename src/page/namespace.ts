@@ -32,8 +32,10 @@ export const CANONICAL_NAMESPACES: ReadonlyArray<readonly [number, string]> = [
  * Prefixes a page key may start with (lower case, underscores), with `Image`, File's old name; Media and Special hold
  * no pages.
  */
-const NAMESPACES: Record<string, number> = Object.fromEntries([
-  ...CANONICAL_NAMESPACES.filter(([n]) => n > 0).map(([n, name]) => [name.toLowerCase().replace(/ /g, "_"), n]),
+const NAMESPACES: Record<string, number> = Object.fromEntries<number>([
+  ...CANONICAL_NAMESPACES.filter(([n]) => n > 0).map(
+    ([n, name]) => [name.toLowerCase().replace(/ /g, "_"), n] as const,
+  ),
   ["image", 6],
 ]);
 

@@ -1,5 +1,6 @@
 /** Shapes that cross the Worker ↔ PageStore RPC boundary (structured-clonable). */
 import type { ContentModel } from "./content-model.ts";
+import type { LayoutParams } from "../storage/layout.ts";
 import type { ContentLocation } from "../storage/revision-reader.ts";
 
 export interface NewRevision {
@@ -161,7 +162,8 @@ export interface PageStats {
   blobBytes: number;
   /** The page's share of its shard's SQLite (PageDb.databaseShare in src/page-store/rows.ts). */
   metadataBytes: number;
-  layout: unknown;
+  /** The page's layout parameters, null before its first revision. */
+  layout: LayoutParams | null;
   /** The page's latest revision id (hidden or not), null when it has none: where an import resumes. */
   latestId: number | null;
 }

@@ -12,13 +12,7 @@ import { NO_FLOOR, raised, type PageFloor } from "../tiers/floor.ts";
 import { LowerTier } from "../tiers/lower-tier.ts";
 import type { TierStore } from "../tiers/tier-store.ts";
 import { ALL } from "../tiers/purge-marks.ts";
-import {
-  selectorsOfScope,
-  type OperatorPurgeRequest,
-  type PageScope,
-  type PurgeEvent,
-  type PurgeRequest,
-} from "./events.ts";
+import { selectorsOfScope, type OperatorPurgeRequest, type PageScope, type PurgeRequest } from "./events.ts";
 import type { PurgeBatch } from "./plan.ts";
 import { ZONE_MEMBER, type PurgeTarget } from "./targets.ts";
 import { zonePurge } from "./zone-purge.ts";
@@ -130,7 +124,7 @@ export async function applyBatchesAt(env: Env, target: PurgeTarget, parts: Queue
   if (target.level !== "lower") return tierCacheOf(env, target).applyPurges(parts);
   if (target.member !== ZONE_MEMBER)
     return new LowerTierPurges(await LowerTier.open(env, target.member)).applyPurges(parts);
-  const events = parts.flatMap(({ queue, batch: { events, flushUpTo } }) => [
+  const events = parts.flatMap(({ batch: { events, flushUpTo } }) => [
     ...(flushUpTo === undefined ? [] : [{ page: null, scope: { kind: "everything" } } as const]),
     ...events,
   ]);

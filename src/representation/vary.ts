@@ -13,7 +13,11 @@ export function addVary(headers: Headers, ...names: string[]): void {
     .filter(Boolean);
   if (current.includes("*")) return;
   const lower = new Set(current.map((v) => v.toLowerCase()));
-  for (const name of names) if (!lower.has(name.toLowerCase())) (current.push(name), lower.add(name.toLowerCase()));
+  for (const name of names) {
+    if (lower.has(name.toLowerCase())) continue;
+    current.push(name);
+    lower.add(name.toLowerCase());
+  }
   headers.set("vary", current.join(", "));
 }
 

@@ -361,12 +361,12 @@ export class LayoutWriter {
     return [...seen].filter((a) => {
       if (a === trial) return false;
       const ds = this.#depsOf(a);
-      return ds.length === 2 && this.#reaches(ds[1]!, trial, deps);
+      return ds.length === 2 && this.#reaches(ds[1]!, trial);
     });
   }
 
-  /** Whether reading anchor `a` decodes anchor `trial` (taken as encoded against `deps`). */
-  #reaches(a: number, trial: number, deps: readonly number[]): boolean {
+  /** Whether reading anchor `a` decodes anchor `trial` (the walk stops there, whatever `trial` is encoded against). */
+  #reaches(a: number, trial: number): boolean {
     const seen = new Set<number>();
     const visit = (x: number): boolean => {
       if (x === trial) return true;

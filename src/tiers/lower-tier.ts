@@ -292,7 +292,16 @@ export class LowerTier {
     if (verdict === "stale" && state === "fresh") state = status === 404 ? "expired" : "stale";
     if (leaveBody && state === "fresh" && status === 200 && !found.entry.coded && found.length !== null && res.body) {
       const { coded: _none, ...entry } = found.entry;
-      return { hit: { entry, state, filledAt, stored: { stream: res.body, length: found.length } }, floor, marks };
+      return {
+        hit: {
+          entry,
+          state,
+          filledAt,
+          stored: { stream: res.body as ReadableStream<Uint8Array>, length: found.length },
+        },
+        floor,
+        marks,
+      };
     }
     const entry: Answer = unpackBodies(found.entry, new Uint8Array(await res.arrayBuffer()));
     return { hit: { entry, state, filledAt }, floor, marks };

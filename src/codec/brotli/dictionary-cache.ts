@@ -51,8 +51,8 @@ function retire(e: Entry): void {
 
 export interface BorrowedDictionary {
   dict: BrotliDictionary;
-  /** Lets go of it: the cache keeps it, or it is freed if the cache no longer does. */
-  release(): void;
+  /** Lets go of it: the cache keeps it, or frees it if it no longer does (a function: callers destructure it). */
+  release: () => void;
 }
 
 /**
@@ -129,7 +129,7 @@ export async function withDictionary<T>(
  */
 export function borrowUnpreparedDictionary(input: DictionaryInput | undefined): {
   dict?: BrotliDictionary;
-  release(): void;
+  release: () => void;
 } {
   if (input === undefined) return { release() {} };
   if (input instanceof BrotliDictionary) return { dict: input, release() {} };
@@ -139,8 +139,8 @@ export function borrowUnpreparedDictionary(input: DictionaryInput | undefined): 
 
 /** Accepts either form; plain bytes are looked up in the prepared-dictionary cache by their object. */
 export function borrowDictionary(input: DictionaryInput): BorrowedDictionary;
-export function borrowDictionary(input: DictionaryInput | undefined): { dict?: BrotliDictionary; release(): void };
-export function borrowDictionary(input: DictionaryInput | undefined): { dict?: BrotliDictionary; release(): void } {
+export function borrowDictionary(input: DictionaryInput | undefined): { dict?: BrotliDictionary; release: () => void };
+export function borrowDictionary(input: DictionaryInput | undefined): { dict?: BrotliDictionary; release: () => void } {
   if (input === undefined) return { release() {} };
   if (input instanceof BrotliDictionary) return { dict: input, release() {} };
   return borrowCachedDictionary(input);

@@ -68,7 +68,7 @@ export class ImportPool {
   #failure: { error: unknown } | null = null;
 
   constructor(private readonly options: PoolOptions) {
-    const pool = this;
+    const failed = () => this.#failure !== null;
     this.held = new HeldText(options.batching.bytes);
     this.#context = {
       client: options.client,
@@ -79,9 +79,10 @@ export class ImportPool {
       onProblem: (problem) => options.onProblem(problem),
       warn: (line) => options.warn(line),
       onStored: () => options.onProgress?.(),
-      fail: (err) => pool.#fail(err),
+      fail: (err) => this.#fail(err),
+      // A getter's own `this` is the context object; the arrow above holds the pool's.
       get failed() {
-        return pool.#failure !== null;
+        return failed();
       },
     };
   }

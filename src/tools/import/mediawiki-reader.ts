@@ -12,7 +12,7 @@
  */
 import { SaxesParser, type SaxesTagPlain } from "saxes";
 import { LIMITS } from "../../limits.ts";
-import { isContentModel, CONTENT_MODELS, formatRefusal, type ContentModel } from "../../page/content-model.ts";
+import { isContentModel, CONTENT_MODELS, formatRefusal } from "../../page/content-model.ts";
 import { cleanName, normalizeTitle } from "../../page/title.ts";
 import type { NewRevision } from "../../page/types.ts";
 import { heldBy, takeHeld } from "./saxes-held.ts";
@@ -432,6 +432,12 @@ class ExportParse {
       case "instruction":
         this.dropped[held.kind] += takeHeld(parser).length;
         this.tooLong(held.kind, 0);
+        return;
+      // Bounded by the checks above (a name, a doctype, an element's attributes), or nothing held.
+      case "attribute":
+      case "doctype":
+      case "markup":
+      case "none":
         return;
     }
   }

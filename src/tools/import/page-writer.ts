@@ -115,7 +115,8 @@ export class PageWriter {
     after: Promise<void>,
   ) {
     this.#work = after;
-    this.#then(async () => {
+    // Not awaited here: the step joins #work, which never rejects and which stored() hands to the importer.
+    void this.#then(async () => {
       this.#lastStored = await context.client.storedLatestId(key);
       this.#resumeUntil = this.#lastStored;
     });
@@ -161,16 +162,16 @@ export class PageWriter {
 
   /** A backup's page deleted as MediaWiki deletes (after its revisions): restored deleted once they are stored. */
   markDeleted(): void {
-    void this.#seal();
-    this.#then(async () => {
+    void this.#seal(); // joins #work, as does the step after it (see stored())
+    void this.#then(async () => {
       await this.context.client.setPageDeleted(this.key, true, "deleted in the imported file");
     });
   }
 
   /** The page's last revision is read: its last batch is sent after the others, without holding the reader. */
   end(): void {
-    void this.#seal();
-    this.#then(async () => {
+    void this.#seal(); // joins #work, as does the step after it (see stored())
+    void this.#then(() => {
       // If the archive's latest never appeared in the export, nothing was really resumed.
       if (this.#resumeUntil !== null)
         throw new UsageError(
@@ -196,7 +197,7 @@ export class PageWriter {
   }
 
   /** Runs `step` after the page's earlier requests, unless the import has failed; a failure fails the import. */
-  #then(step: () => Promise<void>): Promise<void> {
+  #then(step: () => Promise<void> | void): Promise<void> {
     this.#work = this.#work.then(async () => {
       if (this.context.failed) return;
       try {

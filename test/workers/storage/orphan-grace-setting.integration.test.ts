@@ -6,7 +6,6 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { pageStoreOf } from "../../../src/bindings.ts";
 import { settingsOf } from "../../../src/config/settings.ts";
-import type { PageStats } from "../../../src/page/types.ts";
 import { TOKEN, appendOk, linearHistory, request } from "../support/archive.ts";
 
 describe("ORPHAN_GRACE_SECONDS", () => {
@@ -17,7 +16,7 @@ describe("ORPHAN_GRACE_SECONDS", () => {
   it("collects a deleted page's blobs once that many seconds have passed, on the alarm alone", async () => {
     const key = "Short_grace_page";
     await appendOk(key, linearHistory(20));
-    const stats = (await pageStoreOf(env, key).stats()) as PageStats;
+    const stats = await pageStoreOf(env, key).stats();
     expect(stats.blobs).toBeGreaterThan(0);
     const keys = (await env.BLOBS.list({ prefix: "blob/" })).keys.map((k) => k.name);
     const before = keys.length;
