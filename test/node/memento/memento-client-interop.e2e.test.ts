@@ -12,10 +12,10 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeNeeding, fileMissing, firstMissing } from "../support/requirements.ts";
-import { NO_PYTHON_VENV, PIP_INSTALL_TIMEOUT_MS, pypiVenv, type PypiVenv } from "../support/pypi-venv.ts";
+import { describeNeeding } from "../support/requirements.ts";
+import { PIP_INSTALL_TIMEOUT_MS, pypiVenv, type PypiVenv } from "../support/pypi-venv.ts";
 import {
-  BIP_0340,
+  NEEDS,
   PAGE,
   around,
   askedTimes,
@@ -52,8 +52,6 @@ interface Found {
   timegate: string;
   mementos: Record<string, { uri: string; datetime: string | null; status?: number }>;
 }
-
-const NEEDS = firstMissing(NO_PYTHON_VENV, fileMissing(BIP_0340, "the shared corpus history bip-0340"));
 
 describeNeeding(NEEDS, "memento-client finds the archive's mementos", () => {
   let archive: Archive;

@@ -16,10 +16,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { freePort } from "../../../src/tools/local/local-worker.ts";
-import { describeNeeding, fileMissing, firstMissing } from "../support/requirements.ts";
-import { NO_PYTHON_VENV, PIP_INSTALL_TIMEOUT_MS, pypiVenv } from "../support/pypi-venv.ts";
+import { describeNeeding } from "../support/requirements.ts";
+import { PIP_INSTALL_TIMEOUT_MS, pypiVenv } from "../support/pypi-venv.ts";
 import {
-  BIP_0340,
+  NEEDS,
   PAGE,
   around,
   askedTimes,
@@ -42,8 +42,6 @@ function pywbChoice(revs: Rev[], at: number): Rev {
   for (const c of candidates) if (Math.abs(c.ts - at) < Math.abs(best.ts - at)) best = c;
   return currentAt(revs, best.ts);
 }
-
-const NEEDS = firstMissing(NO_PYTHON_VENV, fileMissing(BIP_0340, "the shared corpus history bip-0340"));
 
 describeNeeding(NEEDS, "pywb replays the archive as a Memento source", () => {
   let archive: Archive;

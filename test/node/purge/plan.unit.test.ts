@@ -1,17 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { PurgeEvent } from "../../../src/purge/events.ts";
 import { batchStart, neededBy } from "../../../src/purge/plan.ts";
+import { loggedEvent } from "../../workers/purge/support/logged-event.ts";
 
-const event = (seq: number): PurgeEvent => ({
-  page: "P",
-  scope: { kind: "mutable" },
-  version: seq,
-  region: "weur",
-  seq,
-  id: `weur-q0:${seq}`,
-  queue: "weur-q0",
-  createdAt: 0,
-});
+const event = (seq: number): PurgeEvent =>
+  loggedEvent({ page: "P", scope: { kind: "mutable" }, version: seq, region: "weur" }, seq);
 
 describe("purge delivery planning", () => {
   it("resumes a target right after its pointer while the log still holds what follows", () => {

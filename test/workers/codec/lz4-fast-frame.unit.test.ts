@@ -11,7 +11,7 @@ import { FAST_FRAME_DICT_ID, FAST_FRAME_TOO_BIG, decodeFrameFast } from "../../.
 import { LZ4_VARIANTS } from "../../../src/codec/lz4/fast-block.ts";
 import { LIMITS } from "../../../src/limits.ts";
 import { GOLDEN_INPUTS, GOLDEN_VECTORS } from "../../fixtures/codec/golden-vectors.ts";
-import { buildFrame, xxh32, type FrameLayout } from "./support/lz4-frames.ts";
+import { buildFrame, frameLayout, xxh32, type FrameLayout } from "./support/lz4-frames.ts";
 import { literalsAndMatches, shortPeriods } from "./support/lz4-blocks.ts";
 import { prng } from "./support/prng.ts";
 import { KiB, MiB, concat, expectCodecError, expectSameBytes, fromHex, htmlLike, utf8 } from "./support/inputs.ts";
@@ -72,13 +72,7 @@ describe("LZ4 frames through the fast decoder", () => {
 
   it("grows its output for a long frame without a content size", () => {
     const input = shortPeriods(prng(41), 9 * MiB);
-    const frame = buildFrame(input, {
-      independent: false,
-      blockChecksum: false,
-      contentSize: false,
-      contentChecksum: true,
-      blockSize: 1048576,
-    });
+    const frame = buildFrame(input, frameLayout({ contentChecksum: true, blockSize: 1048576 }));
     expectSameBytes(fastBytes(frame), input);
   });
 
@@ -97,12 +91,7 @@ describe("LZ4 frames through the fast decoder", () => {
     const frame = lz4FrameCompress(input, { blockSize: 65536 });
     expect(decodeFrameFast(frame, input.byteLength - 1, 2)).toEqual({ ok: false, code: FAST_FRAME_TOO_BIG });
     expectCodecError(() => lz4FrameDecompress(frame, { maxOutputBytes: input.byteLength - 1 }), "OUTPUT_LIMIT");
-    const unsized = buildFrame(input, {
-      independent: true,
-      blockChecksum: false,
-      contentSize: false,
-      contentChecksum: false,
-    });
+    const unsized = buildFrame(input, frameLayout({ independent: true }));
     expect(decodeFrameFast(unsized, 100 * KiB, 2).ok).toBe(false);
     expectCodecError(() => lz4FrameDecompress(unsized, { maxOutputBytes: 100 * KiB }), "OUTPUT_LIMIT");
     expectSameBytes(lz4FrameDecompress(unsized, { maxOutputBytes: input.byteLength }), input);
@@ -110,12 +99,10 @@ describe("LZ4 frames through the fast decoder", () => {
 
   it("refuses a corrupt content, block or header checksum, and LZ4F reports CHECKSUM_MISMATCH", () => {
     const input = htmlLike(prng(43), 100 * KiB);
-    const frame = buildFrame(input, {
-      independent: true,
-      blockChecksum: true,
-      contentSize: true,
-      contentChecksum: true,
-    });
+    const frame = buildFrame(
+      input,
+      frameLayout({ independent: true, blockChecksum: true, contentSize: true, contentChecksum: true }),
+    );
     const cases: [string, number][] = [
       ["content checksum", frame.byteLength - 1],
       ["block checksum", 15 + 4 + (new DataView(frame.buffer).getUint32(15, true) & 0x7fffffff)],
@@ -128,13 +115,7 @@ describe("LZ4 frames through the fast decoder", () => {
       expectCodecError(() => lz4FrameDecompress(bad), "CHECKSUM_MISMATCH");
     }
     // A changed byte in a stored block with no block checksum is caught by the content checksum.
-    const raw = buildFrame(input, {
-      independent: true,
-      blockChecksum: false,
-      contentSize: false,
-      contentChecksum: true,
-      raw: () => true,
-    });
+    const raw = buildFrame(input, frameLayout({ independent: true, contentChecksum: true, raw: () => true }));
     const bad = raw.slice();
     bad[7 + 4 + 100]! ^= 1;
     expect(decodeFrameFast(bad, CAP, 2).ok).toBe(false);
@@ -143,12 +124,7 @@ describe("LZ4 frames through the fast decoder", () => {
 
   it("refuses a content size that disagrees with the content, as LZ4F does", () => {
     const input = htmlLike(prng(44), 50 * KiB);
-    const frame = buildFrame(input, {
-      independent: true,
-      blockChecksum: false,
-      contentSize: true,
-      contentChecksum: false,
-    });
+    const frame = buildFrame(input, frameLayout({ independent: true, contentSize: true }));
     for (const delta of [-1, 1]) {
       const bad = frame.slice();
       new DataView(bad.buffer).setUint32(6, input.byteLength + delta, true);
@@ -180,12 +156,7 @@ describe("LZ4 frames through the fast decoder", () => {
 
   it("refuses a frame that names a dictionary, and says so when LZ4F cannot decode it either", () => {
     const input = htmlLike(prng(47), 30 * KiB);
-    const frame = buildFrame(input, {
-      independent: false,
-      blockChecksum: false,
-      contentSize: false,
-      contentChecksum: true,
-    });
+    const frame = buildFrame(input, frameLayout({ contentChecksum: true }));
     // Insert dictionary id 7 after BD and set the flag: the blocks do not use it, so LZ4F decodes them.
     const withDict = concat([frame.subarray(0, 6), Uint8Array.of(7, 0, 0, 0), Uint8Array.of(0), frame.subarray(7)]);
     withDict[4]! |= 0x01;

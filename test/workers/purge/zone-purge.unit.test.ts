@@ -5,31 +5,24 @@ import type { OperatorPurgeRequest, PageScope, PurgeEvent } from "../../../src/p
 import { applyAt } from "../../../src/purge/apply.ts";
 import { lowerTargets, purgeTargets } from "../../../src/purge/targets.ts";
 import { ZonePurgeNotConfigured, zonePurge, zonePurgeBodies } from "../../../src/purge/zone-purge.ts";
+import { loggedEvent } from "./support/logged-event.ts";
 
 const production = (vars: Record<string, string> = {}) =>
   ({ ...env, ENVIRONMENT: "production", ...vars }) as unknown as Env;
-const event = (page: string, scope: PageScope, seq: number): PurgeEvent => ({
-  page,
-  scope,
-  version: seq,
-  region: "enam",
-  seq,
-  id: `enam-q0:${seq}`,
-  queue: "enam-q0",
-  createdAt: 0,
-});
-const op = (scope: OperatorPurgeRequest["scope"], seq = 1): PurgeEvent => ({
-  page: null,
-  scope,
-  version: 0,
-  region: "enam",
-  mark: { at: 1, soft: false },
-  operator: { by: "test", kind: scope.kind === "keys" ? "files" : scope.kind },
-  seq,
-  id: `enam-q0:${seq}`,
-  queue: "enam-q0",
-  createdAt: 0,
-});
+const event = (page: string, scope: PageScope, seq: number): PurgeEvent =>
+  loggedEvent({ page, scope, version: seq, region: "enam" }, seq);
+const op = (scope: OperatorPurgeRequest["scope"], seq = 1): PurgeEvent =>
+  loggedEvent(
+    {
+      page: null,
+      scope,
+      version: 0,
+      region: "enam",
+      mark: { at: 1, soft: false },
+      operator: { by: "test", kind: scope.kind === "keys" ? "files" : scope.kind },
+    },
+    seq,
+  );
 
 describe("production lower tier: Cloudflare's purge API", () => {
   it("has one lower-tier target for every data centre, not one per simulated colo", () => {

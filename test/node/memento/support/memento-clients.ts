@@ -14,6 +14,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { join } from "node:path";
 import { REPO_ROOT, startLocalWorker, type LocalWorker } from "../../../../src/tools/local/local-worker.ts";
+import { NO_PYTHON_VENV } from "../../support/pypi-venv.ts";
+import { fileMissing, firstMissing } from "../../support/requirements.ts";
 
 const run = promisify(execFile);
 
@@ -21,6 +23,9 @@ export const BIP_0340 = fileURLToPath(
   new URL("../../../../../shared/corpus/histories/bip-0340.xml.br", import.meta.url),
 );
 export const PAGE = "BIP_0340";
+
+/** What the client tests need: a Python venv for the client, and the history (null when both are there). */
+export const NEEDS = firstMissing(NO_PYTHON_VENV, fileMissing(BIP_0340, "the shared corpus history bip-0340"));
 
 export interface Rev {
   id: number;

@@ -9,7 +9,7 @@
  * const err = expectCodecError(() => brotliDecompress(page), "CORRUPT_INPUT");
  */
 import { describe, expect, it } from "vitest";
-import { CodecError, type CodecErrorCodeName } from "../../../../src/codec/index.ts";
+import { CodecError, heapOf, type CodecErrorCodeName } from "../../../../src/codec/index.ts";
 import { LIMITS } from "../../../../src/limits.ts";
 import type { Prng } from "./prng.ts";
 
@@ -214,21 +214,23 @@ export function describeOutputCapArgument(
  * Cuts `packed` at every length short of the whole: the one-shot decoder
  * must fail with TRUNCATED_INPUT, and a streaming decoder fed the cut
  * stream may hand out only a prefix of `original` before its finish fails
- * with TRUNCATED_INPUT.
+ * with TRUNCATED_INPUT. None of them leaves the codec's heap in use.
  */
 export function expectEveryPrefixTruncated(
+  codec: "brotli" | "lz4",
   packed: Uint8Array,
   original: Uint8Array,
   decompress: (bytes: Uint8Array) => unknown,
-  decoder: () => { push(bytes: Uint8Array): Uint8Array[]; finish(): unknown },
+  Decoder: new () => { push(bytes: Uint8Array): Uint8Array[]; finish(): unknown },
 ): void {
   for (let n = 0; n < packed.byteLength; n++) {
     expectCodecError(() => decompress(packed.subarray(0, n)), "TRUNCATED_INPUT");
-    const dec = decoder();
+    const dec = new Decoder();
     const partial = concat(dec.push(packed.subarray(0, n)));
     expectSameBytes(partial, original.subarray(0, partial.byteLength), `prefix ${n}`);
     expectCodecError(() => dec.finish(), "TRUNCATED_INPUT");
   }
+  expect(heapOf(codec).users).toBe(0);
 }
 
 /** A ReadableStream that yields `chunks` one at a time. */

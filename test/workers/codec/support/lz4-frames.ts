@@ -59,6 +59,15 @@ export interface FrameLayout {
   raw?: (i: number) => boolean;
 }
 
+/** Linked blocks and every descriptor flag off, but for what `on` sets. */
+export const frameLayout = (on: Partial<FrameLayout> = {}): FrameLayout => ({
+  independent: false,
+  blockChecksum: false,
+  contentSize: false,
+  contentChecksum: false,
+  ...on,
+});
+
 const BLOCK_IDS = { 65536: 4, 262144: 5, 1048576: 6, 4194304: 7 } as const;
 
 /** One data block: its 4-byte header word and stored bytes. */
