@@ -22,7 +22,7 @@
  */
 import { LIMITS } from "../limits.ts";
 import { migrate, type Migration } from "../storage/migrations.ts";
-import { mergeSkip, type FollowCursor, type SkippedPage } from "./follower.ts";
+import { mergeSkip, type FollowCursor, type FollowReport, type SkippedPage } from "./follower.ts";
 
 /** A skipped page as operators see it: and whether a retry is asked for (the next pass runs it). */
 export type SkippedRecord = SkippedPage & { retryAskedMs: number | null };
@@ -32,18 +32,11 @@ export interface PassRecord {
   startedMs: number;
   finishedMs: number;
   outcome:
-    | {
+    | ({
         ok: true;
-        changes: number;
-        pages: number;
-        revisions: number;
-        skipped: number;
-        refused: number;
-        retries: number;
-        more: boolean;
         /** Skipped pages an operator asked to retry, tried at the start of this pass. */
         retried: number;
-      }
+      } & Omit<FollowReport, "cursor">)
     | { ok: false; error: string };
 }
 

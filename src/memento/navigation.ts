@@ -23,6 +23,41 @@ function visibleFrom(mementos: readonly Entry[], from: number, step: 1 | -1): En
   return undefined;
 }
 
+/** Where a memento's neighbours are found: its nearest visible ones each way, and the visible ends. */
+export interface Neighbours<M> {
+  prev: M | undefined;
+  next: M | undefined;
+  /** Asked for only when a visible memento lies before this one (else the first is this one, or none). */
+  firstVisible(): M | undefined;
+  /** Likewise after it. */
+  lastVisible(): M | undefined;
+}
+
+/**
+ * A memento's place in time from its neighbours, as the PageStore and the
+ * edge both answer it: an end is this memento itself unless a visible one
+ * lies beyond it, and a suppressed memento is never an end of its own.
+ */
+export function placeInTime<M>(
+  title: string,
+  self: M,
+  suppressed: boolean,
+  around: Neighbours<M>,
+  ref: (m: M) => MementoRef,
+): MementoInfo {
+  const first = around.prev ? around.firstVisible() : suppressed ? undefined : self;
+  const last = around.next ? around.lastVisible() : suppressed ? undefined : self;
+  return {
+    title,
+    self: ref(self),
+    suppressed,
+    first: first ? ref(first) : null,
+    last: last ? ref(last) : null,
+    prev: around.prev ? ref(around.prev) : null,
+    next: around.next ? ref(around.next) : null,
+  };
+}
+
 /** Revision `id`'s place in time, or undefined if the index does not hold it (or holds no mementos). */
 export function mementoInfoIn(index: MementoIndex, id: number): MementoInfo | undefined {
   const { mementos } = index;
@@ -30,19 +65,11 @@ export function mementoInfoIn(index: MementoIndex, id: number): MementoInfo | un
   const at = mementos.findIndex((m) => m[0] === id);
   if (at === -1) return undefined;
   const self = mementos[at]!;
-  const suppressed = self[2] !== 0;
-  const prev = visibleFrom(mementos, at, -1);
-  const next = visibleFrom(mementos, at, 1);
-  // As the store answers: an end is this memento itself unless a visible one lies beyond it.
-  const first = prev ? visibleFrom(mementos, -1, 1) : suppressed ? undefined : self;
-  const last = next ? visibleFrom(mementos, mementos.length, -1) : suppressed ? undefined : self;
-  return {
-    title: index.title,
-    self: ref(self),
-    suppressed,
-    first: first ? ref(first) : null,
-    last: last ? ref(last) : null,
-    prev: prev ? ref(prev) : null,
-    next: next ? ref(next) : null,
+  const around: Neighbours<Entry> = {
+    prev: visibleFrom(mementos, at, -1),
+    next: visibleFrom(mementos, at, 1),
+    firstVisible: () => visibleFrom(mementos, -1, 1),
+    lastVisible: () => visibleFrom(mementos, mementos.length, -1),
   };
+  return placeInTime(index.title, self, self[2] !== 0, around, ref);
 }

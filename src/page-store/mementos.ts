@@ -14,6 +14,7 @@
  * time stay public, as the history's do).
  */
 import type { StoreProblem } from "../page/types.ts";
+import { placeInTime } from "../memento/navigation.ts";
 import type { MementoInfo, MementoRef, TimemapCursor, TimemapPage } from "../memento/types.ts";
 import { publicPage, refusal, type PageDb, type PageRow } from "./rows.ts";
 
@@ -107,22 +108,14 @@ export function mementoInfo(
         ? `${page.title} has no revision ${which.id}`
         : `${page.title} has no revision that is not suppressed`,
     );
-  const suppressed = self.suppressed !== 0;
-  const prev = visibleBefore(db, self);
-  const next = visibleAfter(db, self);
   // The ends are only looked up when this one is not one of them.
-  const first = prev ? firstVisible(db)! : suppressed ? undefined : self;
-  const last = next ? lastVisible(db)! : suppressed ? undefined : self;
-  return {
-    title: page.title,
-    self: ref(self),
-    suppressed,
-    first: first ? ref(first) : null,
-    last: last ? ref(last) : null,
-    prev: prev ? ref(prev) : null,
-    next: next ? ref(next) : null,
-    version: db.version(),
+  const around = {
+    prev: visibleBefore(db, self),
+    next: visibleAfter(db, self),
+    firstVisible: () => firstVisible(db)!,
+    lastVisible: () => lastVisible(db)!,
   };
+  return { ...placeInTime(page.title, self, self.suppressed !== 0, around, ref), version: db.version() };
 }
 
 /**

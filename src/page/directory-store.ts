@@ -16,13 +16,14 @@
  * store.has("BIP_0340"); // true
  */
 import { LazySchema, type Migration } from "../storage/migrations.ts";
-import type {
-  DirectoryOverview,
-  DirectorySurvey,
-  PageFigures,
-  RecentPage,
-  StorageTotals,
-  TitleMatch,
+import {
+  emptyTotals,
+  type DirectoryOverview,
+  type DirectorySurvey,
+  type PageFigures,
+  type RecentPage,
+  type StorageTotals,
+  type TitleMatch,
 } from "./directory.ts";
 
 /** Numbered (src/storage/migrations.ts): the first is the whole schema; a change appends the next. */
@@ -119,15 +120,7 @@ export class DirectoryStore {
 
   /** This shard's totals over every page it lists (the sums cover the pages that reported figures). */
   totals(): StorageTotals {
-    const totals: StorageTotals = {
-      pages: 0,
-      reported: 0,
-      deleted: 0,
-      revisions: 0,
-      rawBytes: 0,
-      blobBytes: 0,
-      metadataBytes: 0,
-    };
+    const totals = emptyTotals();
     if (!this.#schema.exists()) return totals;
     const sums = this.#sql
       .exec<Record<string, number | null>>(

@@ -69,17 +69,20 @@ export interface StorageTotals {
   metadataBytes: number;
 }
 
+/** Totals of no page: every count and sum 0. */
+export const emptyTotals = (): StorageTotals => ({
+  pages: 0,
+  reported: 0,
+  deleted: 0,
+  revisions: 0,
+  rawBytes: 0,
+  blobBytes: 0,
+  metadataBytes: 0,
+});
+
 /** The shards' totals added up. */
 export function sumTotals(shards: StorageTotals[]): StorageTotals {
-  const totals: StorageTotals = {
-    pages: 0,
-    reported: 0,
-    deleted: 0,
-    revisions: 0,
-    rawBytes: 0,
-    blobBytes: 0,
-    metadataBytes: 0,
-  };
+  const totals = emptyTotals();
   for (const s of shards) for (const name of Object.keys(totals) as Array<keyof StorageTotals>) totals[name] += s[name];
   return totals;
 }
