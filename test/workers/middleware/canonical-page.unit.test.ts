@@ -15,29 +15,25 @@ const app = new Hono<AppEnv & { Variables: { ref: PageRef } }>()
   )
   .onError(onError);
 
+/** The page at `path`, asked as if from `colo`. */
+const ask = (path: string, colo: string) =>
+  app.request(`http://localhost${path}`, { headers: { "x-palimpsest-colo": colo } }, env);
+
 describe("canonicalPage", () => {
   it("redirects a non-canonical title under its prefix, before the colo is resolved", async () => {
-    const res = await app.request(
-      "http://localhost/view/bip_0340?at=1",
-      { headers: { "x-palimpsest-colo": "NOWHERE" } },
-      env,
-    );
+    const res = await ask("/view/bip_0340?at=1", "NOWHERE");
     expect(res.status).toBe(301);
     expect(res.headers.get("location")).toBe("http://localhost/view/Bip_0340?at=1");
   });
 
   it("sets the page as ref and the colo the request arrived at", async () => {
-    const res = await app.request("http://localhost/view/Bip_0340", { headers: { "x-palimpsest-colo": "syd" } }, env);
+    const res = await ask("/view/Bip_0340", "syd");
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ ref: "Bip_0340", colo: "SYD" });
   });
 
   it("refuses a colo the topology does not know, for a canonical title", async () => {
-    const res = await app.request(
-      "http://localhost/view/Bip_0340",
-      { headers: { "x-palimpsest-colo": "NOWHERE" } },
-      env,
-    );
+    const res = await ask("/view/Bip_0340", "NOWHERE");
     expect(res.status).toBe(400);
     expect((await res.json<{ code: string }>()).code).toBe("unknown_colo");
   });
