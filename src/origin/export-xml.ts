@@ -160,60 +160,61 @@ for (let b = 0; b < 0x20; b++) if (b !== 0x09 && b !== 0x0a) SPECIAL[b] = 1;
 for (const b of [0x26, 0x3c, 0x3e, 0xef]) SPECIAL[b] = 1;
 
 const REPLACEMENT = encoder.encode("\ufffd");
-const ENTITIES: Record<number, Uint8Array> = {
-  0x26: encoder.encode("&amp;"),
-  0x3c: encoder.encode("&lt;"),
-  0x3e: encoder.encode("&gt;"),
-  0x0d: encoder.encode("&#13;"),
-};
-
-/** What byte `i` of `text` is written as, and how many input bytes that covers; null: copied as it is. */
-function special(text: Uint8Array, i: number): [Uint8Array, number] | null {
-  const b = text[i]!;
-  const entity = ENTITIES[b];
-  if (entity) return [entity, 1];
-  if (b === 0xef) {
-    // U+FFFE and U+FFFF are EF BF BE and EF BF BF.
-    return text[i + 1] === 0xbf && (text[i + 2] === 0xbe || text[i + 2] === 0xbf) ? [REPLACEMENT, 3] : null;
-  }
-  return [REPLACEMENT, 1];
-}
+/** By byte: the entity it is written as, if it has one. */
+const ENTITY_OF: Array<Uint8Array | undefined> = Array.from({ length: 256 }, () => undefined);
+ENTITY_OF[0x26] = encoder.encode("&amp;");
+ENTITY_OF[0x3c] = encoder.encode("&lt;");
+ENTITY_OF[0x3e] = encoder.encode("&gt;");
+ENTITY_OF[0x0d] = encoder.encode("&#13;");
 
 /** `text` escaped as XML character data, in pieces of bounded size. */
 export function* escapedText(text: Uint8Array): Generator<Uint8Array> {
+  // One piece's output at most: every byte an entity of five.
+  let scratch: Uint8Array | null = null;
   let start = 0;
   while (start < text.byteLength) {
     // A piece never ends inside a 3-byte sequence the escaping looks at.
     let end = Math.min(start + ESCAPE_PIECE_BYTES, text.byteLength);
     while (end < text.byteLength && end > start && (text[end]! & 0xc0) === 0x80) end++;
-    let size = 0;
-    for (let i = start; i < end;) {
-      const s = SPECIAL[text[i]!] ? special(text, i) : null;
-      size += s ? s[0].byteLength : 1;
-      i += s ? s[1] : 1;
-    }
-    if (size === end - start) {
+    let i = start;
+    while (i < end && SPECIAL[text[i]!] === 0) i++;
+    if (i === end) {
       yield text.subarray(start, end);
-    } else {
-      const out = new Uint8Array(size);
-      let o = 0;
-      let run = start;
-      for (let i = start; i < end;) {
-        const s = SPECIAL[text[i]!] ? special(text, i) : null;
-        if (!s) {
-          i++;
-          continue;
-        }
-        out.set(text.subarray(run, i), o);
-        o += i - run;
-        out.set(s[0], o);
-        o += s[0].byteLength;
-        i += s[1];
-        run = i;
-      }
-      out.set(text.subarray(run, end), o);
-      yield out;
+      start = end;
+      continue;
     }
+    const need = (end - start) * 5;
+    if (!scratch || scratch.byteLength < need) scratch = new Uint8Array(need);
+    const out = scratch;
+    out.set(text.subarray(start, i), 0);
+    let o = i - start;
+    while (i < end) {
+      const b = text[i]!;
+      if (SPECIAL[b] === 0) {
+        out[o++] = b;
+        i++;
+        continue;
+      }
+      const entity = ENTITY_OF[b];
+      if (entity !== undefined) {
+        for (let k = 0; k < entity.length; k++) out[o++] = entity[k]!;
+        i++;
+      } else if (b !== 0xef) {
+        out.set(REPLACEMENT, o);
+        o += REPLACEMENT.byteLength;
+        i++;
+      } else if (text[i + 1] === 0xbf && (text[i + 2] === 0xbe || text[i + 2] === 0xbf)) {
+        // U+FFFE and U+FFFF are EF BF BE and EF BF BF.
+        out.set(REPLACEMENT, o);
+        o += REPLACEMENT.byteLength;
+        i += 3;
+      } else {
+        out[o++] = b;
+        i++;
+      }
+    }
+    // A copy: the scratch is written again for the next piece.
+    yield out.slice(0, o);
     start = end;
   }
 }

@@ -8,11 +8,13 @@
  * revisions dated before their parent go through both imports with their
  * warnings and come out as they went in.
  *
- * The histories are large (2.1 GB of XML, 1.7 GB of revision text in all),
- * so they run one after another, smallest first, each step (import, export,
- * import, export) with a watchdog of its own; each prints its figures
- * (export and import speed, the export CLI's peak memory). On an idle 2-core
- * machine the four large ones take from 1.5 to 5 minutes each.
+ * The histories are large (2.1 GB of XML, 1.7 GB of revision text in all).
+ * They run two at a time, smallest first, each pair of archives taking one
+ * history after another: a round trip keeps about one core busy (the CLI and
+ * the Worker take turns, and a local workerd runs a Worker on one thread), so
+ * two lanes fill a 2-core machine. Each step (import, export, import, export)
+ * has a watchdog of its own; each history prints its figures (export and
+ * import speed, the export CLI's peak memory).
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -20,15 +22,61 @@ import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createBrotliDecompress } from "node:zlib";
-import { expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { normalizeTitle } from "../../../../src/page/title.ts";
 import { describeNeeding, fileMissing } from "../../support/requirements.ts";
-import { summaryOf } from "../import/support/import-cli-harness.ts";
-import { clientOf, exportSummaryOf, runExport, twoArchivesForThisFile } from "./support/export-harness.ts";
+import { startImportHarness, summaryOf, type ImportHarness } from "../import/support/import-cli-harness.ts";
+import { clientOf, exportSummaryOf, runExport } from "./support/export-harness.ts";
 
 const HISTORIES = fileURLToPath(new URL("../../../../../shared/corpus/histories/", import.meta.url));
 /** The largest history (w3c-aria, 0.76 GB of XML) takes about 1.5 minutes per step on an idle 2-core machine. */
 const STEP_MS = 15 * 60_000;
+/** Histories round-tripped at once, each in archives of its own (see above). */
+const LANES = 2;
+
+/** An original archive and the one its backup is restored into. */
+interface Lane {
+  a: ImportHarness;
+  b: ImportHarness;
+}
+
+/**
+ * `count` lanes for the calling file, started before its first test and
+ * stopped after its last; `inLane` runs a step in the first lane free, in the
+ * order the steps asked.
+ */
+function lanesForThisFile(count: number): { inLane<T>(step: (lane: Lane) => Promise<T>): Promise<T> } {
+  let lanes: Lane[] = [];
+  const free: Lane[] = [];
+  const waiting: Array<(lane: Lane) => void> = [];
+  beforeAll(async () => {
+    const started = await Promise.allSettled(Array.from({ length: count * 2 }, () => startImportHarness()));
+    const harnesses = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    const failed = started.find((r) => r.status === "rejected");
+    if (failed) {
+      await Promise.all(harnesses.map((h) => h.stop()));
+      throw failed.reason;
+    }
+    lanes = Array.from({ length: count }, (_, i) => ({ a: harnesses[2 * i]!, b: harnesses[2 * i + 1]! }));
+    free.push(...lanes);
+  });
+  afterAll(async () => {
+    await Promise.all(lanes.flatMap((lane) => [lane.a.stop(), lane.b.stop()]));
+  });
+  return {
+    async inLane(step) {
+      if (lanes.length === 0) throw new Error("the archives start in beforeAll: use them inside tests");
+      const lane = free.shift() ?? (await new Promise<Lane>((resolve) => waiting.push(resolve)));
+      try {
+        return await step(lane);
+      } finally {
+        const next = waiting.shift();
+        if (next) next(lane);
+        else free.push(lane);
+      }
+    },
+  };
+}
 
 async function sha256Of(file: string): Promise<string> {
   const hash = createHash("sha256");
@@ -57,7 +105,7 @@ const bySize = await Promise.all(histories.map(async (f) => ({ f, size: (await s
 const ordered = bySize.sort((x, y) => x.size - y.size).map((x) => x.f);
 
 describeNeeding(missing, "export, import, export again: byte-identical on every corpus history", () => {
-  const { a, b } = twoArchivesForThisFile();
+  const { inLane } = lanesForThisFile(LANES);
 
   it("has every corpus history to run", () => {
     // The corpus README lists eight; a missing one would silently drop out of the loop below.
@@ -69,76 +117,86 @@ describeNeeding(missing, "export, import, export again: byte-identical on every 
       .split("/")
       .pop()!
       .replace(/\.xml\.br$/, "");
-    it(
+    it.concurrent(
       name,
-      async () => {
-        const title = await titleOf(history);
-        const t = normalizeTitle(title);
-        if (!t.ok) throw new Error(`${title}: ${t.reason}`);
-        const key = t.key;
-        const first = summaryOf(await a().runImport(history, [], { watchdogMs: STEP_MS }));
-        if (name === "w3c-webdriver") expect(first.warnings, "children dated before their parent").toBe(3);
+      ({ expect }) =>
+        inLane(async (lane) => {
+          const a = () => lane.a;
+          const b = () => lane.b;
+          const title = await titleOf(history);
+          const t = normalizeTitle(title);
+          if (!t.ok) throw new Error(`${title}: ${t.reason}`);
+          const key = t.key;
+          const first = summaryOf(await a().runImport(history, [], { watchdogMs: STEP_MS }));
+          if (name === "w3c-webdriver") expect(first.warnings, "children dated before their parent").toBe(3);
 
-        // Through the API: suppress the middle revision, and write two tagged ones.
-        const client = clientOf(a());
-        const newest = (await (await fetch(`${a().archive.url}/page/${key}/history?limit=1`)).json()) as {
-          total: number;
-          revisions: Array<{ id: number; timestamp: string; model: string }>;
-        };
-        const latest = newest.revisions[0]!;
-        const suppressed = latest.id - Math.floor(newest.total / 2);
-        expect((await client.setSuppressed(key, suppressed, true, "a test takedown"))?.revision.suppressed).toBe(true);
-        const at = (s: number) => new Date(Date.parse(latest.timestamp) + s * 1000).toISOString().replace(".000Z", "Z");
-        const tagged = [
-          { id: latest.id + 1, tags: ["round-trip:a"] },
-          { id: latest.id + 2, tags: ["round-trip:b", "team:corpus"] },
-        ];
-        await client.append(
-          key,
-          tagged.map((r, i) => ({
-            id: r.id,
-            parentId: i === 0 ? latest.id : tagged[0]!.id,
-            timestamp: at(60 * (i + 1)),
-            contributor: "Round Trip",
-            comment: `tagged revision ${i + 1} & <more>`,
-            model: latest.model as "wikitext",
-            text: `tagged revision ${i + 1} of ${title}\r\nwith a CR & an <angle>\n`,
-            tags: r.tags,
-          })),
-        );
-
-        const fileA = join(a().scratch, `${name}-a.xml`);
-        const fileB = join(b().scratch, `${name}-b.xml`);
-        try {
-          const runA = await runExport(a(), fileA, ["--page", title], { peakRss: true, watchdogMs: STEP_MS });
-          const exportA = exportSummaryOf(runA);
-          expect(exportA.revisions).toBe(first.revisions + 2);
-          const second = summaryOf(await b().runImport(fileA, [], { watchdogMs: STEP_MS }));
-          expect(second.revisions).toBe(first.revisions + 2);
-          expect(second.warnings).toBe(first.warnings);
-          const exportB = exportSummaryOf(await runExport(b(), fileB, ["--page", title], { watchdogMs: STEP_MS }));
-          expect(exportB.file_bytes).toBe(exportA.file_bytes);
-          expect(await sha256Of(fileB), "the restored archive's export").toBe(await sha256Of(fileA));
-
-          // What the bytes say, the restored archive does.
-          expect((await fetch(`${b().archive.url}/page/${key}/${suppressed}`)).status).toBe(410);
-          const restored = (await (await fetch(`${b().archive.url}/page/${key}/history?limit=2`)).json()) as {
-            revisions: Array<{ id: number; tags: string[] }>;
-          };
-          expect(restored.revisions.map((r) => [r.id, r.tags])).toEqual(
-            [...tagged].reverse().map((r) => [r.id, r.tags]),
+          // Through the API: suppress the middle revision, and write two tagged ones.
+          const client = clientOf(a());
+          const newest = await (
+            await fetch(`${a().archive.url}/page/${key}/history?limit=1`)
+          ).json<{
+            total: number;
+            revisions: Array<{ id: number; timestamp: string; model: string }>;
+          }>();
+          const latest = newest.revisions[0]!;
+          const suppressed = latest.id - Math.floor(newest.total / 2);
+          expect((await client.setSuppressed(key, suppressed, true, "a test takedown"))?.revision.suppressed).toBe(
+            true,
           );
-          const seconds = exportA.seconds || 0.1;
-          console.log(
-            `round trip ${name}: identical, ${exportA.revisions} revisions, ${(exportA.xml_bytes / 1e6).toFixed(1)} MB of XML; ` +
-              `export ${exportA.seconds} s (${(exportA.xml_bytes / 1e6 / seconds).toFixed(1)} MB/s, ${Math.round(exportA.revisions / seconds)} revisions/s), ` +
-              `CLI peak RSS ${((runA.peakRss ?? 0) / 1e6).toFixed(0)} MB; imports ${first.seconds} s and ${second.seconds} s`,
+          const at = (s: number) =>
+            new Date(Date.parse(latest.timestamp) + s * 1000).toISOString().replace(".000Z", "Z");
+          const tagged = [
+            { id: latest.id + 1, tags: ["round-trip:a"] },
+            { id: latest.id + 2, tags: ["round-trip:b", "team:corpus"] },
+          ];
+          await client.append(
+            key,
+            tagged.map((r, i) => ({
+              id: r.id,
+              parentId: i === 0 ? latest.id : tagged[0]!.id,
+              timestamp: at(60 * (i + 1)),
+              contributor: "Round Trip",
+              comment: `tagged revision ${i + 1} & <more>`,
+              model: latest.model as "wikitext",
+              text: `tagged revision ${i + 1} of ${title}\r\nwith a CR & an <angle>\n`,
+              tags: r.tags,
+            })),
           );
-        } finally {
-          await rm(fileA, { force: true });
-          await rm(fileB, { force: true });
-        }
-      },
+
+          const fileA = join(a().scratch, `${name}-a.xml`);
+          const fileB = join(b().scratch, `${name}-b.xml`);
+          try {
+            const runA = await runExport(a(), fileA, ["--page", title], { peakRss: true, watchdogMs: STEP_MS });
+            const exportA = exportSummaryOf(runA);
+            expect(exportA.revisions).toBe(first.revisions + 2);
+            const second = summaryOf(await b().runImport(fileA, [], { watchdogMs: STEP_MS }));
+            expect(second.revisions).toBe(first.revisions + 2);
+            expect(second.warnings).toBe(first.warnings);
+            const exportB = exportSummaryOf(await runExport(b(), fileB, ["--page", title], { watchdogMs: STEP_MS }));
+            expect(exportB.file_bytes).toBe(exportA.file_bytes);
+            expect(await sha256Of(fileB), "the restored archive's export").toBe(await sha256Of(fileA));
+
+            // What the bytes say, the restored archive does.
+            expect((await fetch(`${b().archive.url}/page/${key}/${suppressed}`)).status).toBe(410);
+            const restored = await (
+              await fetch(`${b().archive.url}/page/${key}/history?limit=2`)
+            ).json<{
+              revisions: Array<{ id: number; tags: string[] }>;
+            }>();
+            expect(restored.revisions.map((r) => [r.id, r.tags])).toEqual(
+              [...tagged].reverse().map((r) => [r.id, r.tags]),
+            );
+            const seconds = exportA.seconds || 0.1;
+            console.log(
+              `round trip ${name}: identical, ${exportA.revisions} revisions, ${(exportA.xml_bytes / 1e6).toFixed(1)} MB of XML; ` +
+                `export ${exportA.seconds} s (${(exportA.xml_bytes / 1e6 / seconds).toFixed(1)} MB/s, ${Math.round(exportA.revisions / seconds)} revisions/s), ` +
+                `CLI peak RSS ${((runA.peakRss ?? 0) / 1e6).toFixed(0)} MB; imports ${first.seconds} s and ${second.seconds} s`,
+            );
+          } finally {
+            await rm(fileA, { force: true });
+            await rm(fileB, { force: true });
+          }
+        }),
       4 * STEP_MS,
     );
   }
