@@ -196,11 +196,13 @@ export function keyPrefixOf(raw: string, served: ServedHosts): Resolved<string> 
   if (!parts) return { ok: false, refused: PATH_REFUSAL };
   if (parts.length === 0) return { ok: true, value: "/page" };
   // A page's TimeMaps live under its own keys (/page/{title}/timemap/{format}?…).
-  if (parts[0] === "timemap" && parts.length === 3 && (parts[1] === "link" || parts[1] === "json")) {
-    const page = pageKeyOf(parts[2]!);
+  const match = matchUrlForm(parts);
+  const timemap = match?.form === "timemap" ? timemapParam.safeParse(match.params) : null;
+  if (timemap?.success) {
+    const page = pageKeyOf(timemap.data.title);
     return "dropped" in page
       ? { ok: false, ...page }
-      : { ok: true, value: `/page/${encodeURIComponent(page.key)}/timemap/${parts[1]}` };
+      : { ok: true, value: `/page/${encodeURIComponent(page.key)}/timemap/${timemap.data.format}` };
   }
   if (parts[0] !== "page") return { ok: false, dropped: NOT_CACHED };
   if (parts.length === 1) return { ok: true, value: "/page" };
