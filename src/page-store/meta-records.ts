@@ -14,7 +14,7 @@
  * synchronous decode (a block is a few KB at most), so the PageStore's RPC
  * methods stay synchronous.
  *
- * Record bytes: u8 format (2), then brotli (quality 9, text mode) of the
+ * Record bytes: u8 format (1; any other is refused), then brotli (quality 9, text mode) of the
  * JSON array of entries, entry i for revision seq = block * META_BLOCK + 1 + i.
  */
 import { brotliCompress, brotliDecompress } from "../codec/index.ts";
@@ -24,7 +24,7 @@ import type { RevisionMeta } from "../page/types.ts";
 
 /** Revisions per record. */
 export const META_BLOCK = 16;
-const FORMAT_BROTLI_JSON = 2;
+const FORMAT_BROTLI_JSON = 1;
 
 /** What a record keeps of one revision: its metadata, less what the indexed row holds (id, time, suppression). */
 export type MetaEntry = Omit<RevisionMeta, "id" | "timestamp" | "suppressed">;
@@ -39,9 +39,8 @@ export const slotOf = (seq: number): number => (seq - 1) % META_BLOCK;
 /**
  * Quality 9, window 2^18: measured on w3c-aria's 55 records, about 1 ms a
  * record and 1,649 bytes, where quality 11 took 10 ms for 1,520. A commit
- * re-encodes every record it touches (a bulk import all of them), and
- * converting a format-1 store encodes all of a page's records in one
- * transaction, so the tenfold CPU was not worth 8 % of the records' bytes.
+ * re-encodes every record it touches (a bulk import all of them), so the
+ * tenfold CPU was not worth 8 % of the records' bytes.
  */
 const RECORD_QUALITY = 9;
 const RECORD_LGWIN = 18;

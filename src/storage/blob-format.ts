@@ -2,18 +2,18 @@
  * The self-describing container every blob in `BLOBS` uses (durable-objects/page-store.md, "Blob format"):
  *
  *   0  "PLMP"                 magic
- *   4  u8  format version     (2; 1 is still read)
+ *   4  u8  format version     (1; any other is refused)
  *   5  u8  codec              (1 = brotli)
  *   6  u16 reserved           (0)
  *   8  u32 header length H    (little endian)
  *  12  u32 CRC-32 of bytes 16..end
- *  16  header: brotli of UTF-8 JSON { records: StoredMeta[] } (version 1: the
- *      JSON itself, with every RecordMeta field)
+ *  16  header: brotli of UTF-8 JSON { records: StoredMeta[] }
  *  16+H payloads, back to back
  *
- * Version 2 leaves out what the rest implies (`off`: payloads are back to
- * back in record order; `size`: the sum of `parts`) and compresses the
- * rest: headers were an eighth of a small page's blob bytes.
+ * The header leaves out what the rest implies (`off`: payloads are back to
+ * back in record order; `size`: the sum of `parts`) and is compressed:
+ * uncompressed and whole, headers were an eighth of a small page's blob
+ * bytes.
  *
  * A record is one brotli stream. Its `dict` names the records (anchors) whose
  * decoded bytes, concatenated in order, are its raw prefix dictionary; its
@@ -23,9 +23,9 @@ import CRC32 from "crc-32";
 import { brotliCompress, brotliDecompress } from "../codec/index.ts";
 import { LIMITS } from "../limits.ts";
 
-export const BLOB_MAGIC = "PLMP";
-export const BLOB_FORMAT_VERSION = 2;
-export const CODEC_BROTLI = 1;
+const BLOB_MAGIC = "PLMP";
+const BLOB_FORMAT_VERSION = 1;
+const CODEC_BROTLI = 1;
 const FIXED = 16;
 /**
  * Headers up to this size are compressed at quality 11, bigger ones at 9.
@@ -111,8 +111,7 @@ export function decodeBlob(bytes: Uint8Array): ParsedBlob {
     throw new BlobFormatError("blob does not start with PLMP");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint8(4);
-  if (version !== 1 && version !== BLOB_FORMAT_VERSION)
-    throw new BlobFormatError(`blob format version ${version} is not supported`);
+  if (version !== BLOB_FORMAT_VERSION) throw new BlobFormatError(`blob format version ${version} is not supported`);
   if (view.getUint8(5) !== CODEC_BROTLI) throw new BlobFormatError(`blob codec ${view.getUint8(5)} is not supported`);
   if (CRC32.buf(bytes.subarray(FIXED)) >>> 0 !== view.getUint32(12, true))
     throw new BlobFormatError("blob checksum does not match: it is corrupt");
@@ -123,20 +122,16 @@ export function decodeBlob(bytes: Uint8Array): ParsedBlob {
   try {
     const header = bytes.subarray(FIXED, base);
     parsed = JSON.parse(
-      new TextDecoder().decode(
-        version === 1 ? header : brotliDecompress(header, { maxOutputBytes: LIMITS.storage.maxBlobHeaderBytes }),
-      ),
+      new TextDecoder().decode(brotliDecompress(header, { maxOutputBytes: LIMITS.storage.maxBlobHeaderBytes })),
     );
   } catch {
     throw new BlobFormatError("blob header does not decode to JSON");
   }
-  if (version > 1) {
-    let off = 0;
-    for (const r of parsed.records) {
-      r.off = off;
-      r.size = r.parts.reduce((a, b) => a + b, 0);
-      off += r.len;
-    }
+  let off = 0;
+  for (const r of parsed.records) {
+    r.off = off;
+    r.size = r.parts.reduce((a, b) => a + b, 0);
+    off += r.len;
   }
   const records = new Map<string, RecordMeta>();
   for (const r of parsed.records) {
