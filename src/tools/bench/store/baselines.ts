@@ -55,11 +55,11 @@ import { brotliCompress, constants as z, gzip } from "node:zlib";
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
-export const BROTLI_BLOCK_BYTES = 16 * 1024 * 1024;
+const BROTLI_BLOCK_BYTES = 16 * 1024 * 1024;
 export const GZIP_LEVEL = 6;
-export const BROTLI_BASELINE = { quality: 9, lgwin: 24 } as const;
-export const GIT_REPACK_ARGS = ["repack", "-a", "-d", "-f", "-q", "--window=250", "--depth=50"] as const;
-export const XZ_ARGS = ["-9e", "-T1", "-c"] as const;
+const BROTLI_BASELINE = { quality: 9, lgwin: 24 } as const;
+const GIT_REPACK_ARGS = ["repack", "-a", "-d", "-f", "-q", "--window=250", "--depth=50"] as const;
+const XZ_ARGS = ["-9e", "-T1", "-c"] as const;
 
 export interface BaselineFigures {
   rawBytes: number;
@@ -82,8 +82,8 @@ function installed(command: string): boolean {
   return spawnSync(command, ["--version"], { stdio: "ignore" }).status === 0;
 }
 
-export const gitAvailable = () => installed("git");
-export const xzAvailable = () => installed("xz");
+const gitAvailable = () => installed("git");
+const xzAvailable = () => installed("xz");
 
 function runGit(args: readonly string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -98,7 +98,7 @@ function runGit(args: readonly string[], cwd: string): Promise<void> {
 }
 
 /** A child process fed on stdin with backpressure, whose stdout is counted (not kept). */
-export class FedProcess {
+class FedProcess {
   readonly #child: ReturnType<typeof spawn>;
   readonly #exited: Promise<void>;
   #stdoutBytes = 0;
@@ -193,7 +193,7 @@ class GitPack {
 }
 
 /** One solid `xz -9e` stream: write the bytes, and `end()` gives the size of its output. */
-export function startXz(): FedProcess {
+function startXz(): FedProcess {
   return new FedProcess("xz", XZ_ARGS, { env: XZ_ENV });
 }
 
