@@ -5,10 +5,9 @@
  * exit 1 with one `palimpsest: ...` line on bad input, exit 2 on bad usage.
  */
 import "../../../src/codec/install-node.ts";
-import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   brotliCompress,
   brotliDecompress,
@@ -20,6 +19,7 @@ import {
   lz4FrameDecompress,
 } from "../../../src/codec/index.ts";
 import { describeNeeding, firstMissing } from "../support/requirements.ts";
+import { scratchDirForThisFile } from "../support/scratch.ts";
 import { NO_CORPUS, NO_TOOLS, historyExcerpt, palimpsest, tool, webSample, type CorpusFile } from "./support/corpus.ts";
 
 const missing = firstMissing(NO_CORPUS, NO_TOOLS);
@@ -148,8 +148,7 @@ describeNeeding(missing, "reference tools <-> library API on corpus files", () =
 describeNeeding(missing, "reference tools <-> `palimpsest codec` CLI", () => {
   const history = ready ? historyExcerpt() : { name: "", bytes: new Uint8Array(0) };
   const page = ready ? webSample()[2]! : history;
-  const dir = mkdtempSync(join(tmpdir(), "palimpsest-cli-"));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = scratchDirForThisFile("palimpsest-cli-");
 
   it("compresses to streams the reference tools decode (br, lz4-frame, gzip)", async () => {
     const cases = [

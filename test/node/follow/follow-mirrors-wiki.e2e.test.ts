@@ -38,7 +38,7 @@ import { mediaWikiForThisFile, NO_MEDIAWIKI, type MediaWiki, type WikiSession } 
 import { describeNeeding } from "../support/requirements.ts";
 import { summaryOf } from "../tools/import/support/import-cli-harness.ts";
 import { exportSummaryOf, runExport, twoArchivesForThisFile } from "../tools/export/support/export-harness.ts";
-import { readCursor, startFollower, type StandingFollower } from "./support/follower-process.ts";
+import { followArgs, readCursor, startFollower, type StandingFollower } from "./support/follower-process.ts";
 import { keyOf, publicViewOf, type PublicView } from "./support/public-view.ts";
 
 /** The page every look-alike imitates, and a second one for the no-break space (MediaWiki folds it to a space). */
@@ -64,17 +64,7 @@ describeNeeding(NO_MEDIAWIKI, "the archive's public view equals the wiki's, as a
   const { a, b } = twoArchivesForThisFile();
   const view = publicViewOf(wiki, [0, 1]);
   const cursor = () => join(a().scratch, "mirror-cursor.json");
-  const followArgs = (...extra: string[]) => [
-    "follow",
-    wiki.apiUrl,
-    "--url",
-    a().archive.url,
-    "--token",
-    a().archive.token,
-    "--cursor",
-    cursor(),
-    ...extra,
-  ];
+  const args = (...extra: string[]) => followArgs(wiki.apiUrl, a().archive, cursor(), ...extra);
   /** Canonical titles this test wrote (the wiki's form), for the deleted-page checks. */
   const made = new Set<string>(["Main Page"]);
   /** Refused titles that exist on the wiki by now. */
@@ -129,14 +119,14 @@ describeNeeding(NO_MEDIAWIKI, "the archive's public view equals the wiki's, as a
   }
 
   async function once() {
-    const run = await a().runCli(followArgs("--once"));
+    const run = await a().runCli(args("--once"));
     expect(run.code, run.stderr).toBe(0);
     return run;
   }
 
   /** `follow --skipped`: one JSON line per recorded page. */
   async function skipped(): Promise<SkippedPage[]> {
-    const run = await a().runCli(followArgs("--skipped"));
+    const run = await a().runCli(args("--skipped"));
     expect(run.code, run.stderr).toBe(0);
     return run.stdout
       .trim()
@@ -148,7 +138,7 @@ describeNeeding(NO_MEDIAWIKI, "the archive's public view equals the wiki's, as a
   /** A standing follower (`--interval 1`), killed once its cursor is inside this round's changes and before their end. */
   async function killMidPass(roundStart: number): Promise<string> {
     const last = await latestRcid();
-    const follower = startFollower(followArgs("--interval", "1", "--changes-per-request", "2"), a().scratch, cursor());
+    const follower = startFollower(args("--interval", "1", "--changes-per-request", "2"), a().scratch, cursor());
     const at = await follower.waitForCursor((c) => c.rcid > roundStart);
     const exit = await follower.kill("SIGKILL");
     expect(exit.signal).toBe("SIGKILL");
@@ -268,7 +258,7 @@ describeNeeding(NO_MEDIAWIKI, "the archive's public view equals the wiki's, as a
       for (let n = 1; n <= 4; n++) await edit(`Filler ${n}`, `filler ${n}`, `filler ${n}`);
       const killed = await killMidPass(start);
       // Changes made while the next follower runs, then a SIGKILL between its passes.
-      const follower = startFollower(followArgs("--interval", "1"), a().scratch, cursor());
+      const follower = startFollower(args("--interval", "1"), a().scratch, cursor());
       await edit(LOOKALIKE, "Lookalike, edited while the follower runs", "while running");
       await edit("Filler 1", "filler 1, again", "again");
       await caughtUp(follower);
@@ -277,7 +267,7 @@ describeNeeding(NO_MEDIAWIKI, "the archive's public view equals the wiki's, as a
     });
 
     await round("round 3 (a page deletion, the follower killed, the undeletion)", async () => {
-      const follower = startFollower(followArgs("--interval", "1"), a().scratch, cursor());
+      const follower = startFollower(args("--interval", "1"), a().scratch, cursor());
       ids["Delete and restore"]!.push(await edit("Delete and restore", "third, then deleted", "r3"));
       await logged((w) => w.delete("Delete and restore", "deleted on the wiki"));
       await caughtUp(follower);
@@ -310,7 +300,7 @@ describeNeeding(NO_MEDIAWIKI, "the archive's public view equals the wiki's, as a
       await edit(ZERO_WIDTH, `${ZERO_WIDTH}, revision 4`, "zero width r4");
       for (let n = 2; n <= 4; n++) await edit(`Filler ${n}`, `filler ${n}, again`, "again");
       const killed = await killMidPass(start);
-      const follower = startFollower(followArgs("--interval", "1"), a().scratch, cursor());
+      const follower = startFollower(args("--interval", "1"), a().scratch, cursor());
       await logged((w) => w.delete("Stays deleted", "gone for the rest of the test"));
       await edit(NO_BREAK, "edited through U+00A0 again", "via U+00A0 again");
       await caughtUp(follower);

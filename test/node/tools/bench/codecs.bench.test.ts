@@ -4,23 +4,22 @@
  * corpus is absent): the output contract, not the speeds.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CODEC_ROW_KEYS } from "../../../../src/tools/bench/codecs.ts";
 import { LZ4_VARIANTS } from "../../../../src/codec/index.ts";
 import { CLI, benchRows } from "./support/run-bench.ts";
+import { scratchDirForThisFile } from "../../support/scratch.ts";
 
 const run = promisify(execFile);
 const CORPUS_FILE = fileURLToPath(
   new URL("../../../../../shared/corpus/web/css/normalize.css-8.0.1/normalize.css", import.meta.url),
 );
 
-const scratch = mkdtempSync(join(tmpdir(), "bench-codecs-test-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchDirForThisFile("bench-codecs-test-");
 
 function inputFile(): string {
   if (existsSync(CORPUS_FILE)) return CORPUS_FILE;

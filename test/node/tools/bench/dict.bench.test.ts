@@ -5,16 +5,15 @@
  * with every field the issue names, then the two target rows per type. The
  * output contract, not the speeds.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DICT_BUCKET_ROW_KEYS } from "../../../../src/tools/bench/dict/run.ts";
 import { CORPUS_DIR, HAVE_CORPUS, palimpsest, webSample } from "../../codec/support/corpus.ts";
 import { writeFixtureCorpus } from "../dict/support/fixture-corpus.ts";
+import { scratchDirForThisFile } from "../../support/scratch.ts";
 
-const scratch = mkdtempSync(join(tmpdir(), "bench-dict-test-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchDirForThisFile("bench-dict-test-");
 
 /** The five-per-type corpus sample (1 KB to 256 KB, so every bucket), copied under one directory. */
 function inputDir(): string {
