@@ -139,46 +139,33 @@ function node(kind: Kind, timeouts: { testTimeout: number; hookTimeout: number }
 const files = (kind: Kind) => `test/workers/**/*.${kind}.test.ts`;
 const SPECIAL = [...FRESH_RUNTIME, ...FULL_TOPOLOGY, ...CORPUS_READERS, SHORT_GRACE];
 
+/** The globs' files of one kind: a folder's (`dir/**`) or a named file if it is of that kind. */
+const ofKind = (globs: readonly string[], kind: Kind) =>
+  globs.flatMap((g) => (g.endsWith("/**") ? [`${g}/*.${kind}.test.ts`] : g.endsWith(`.${kind}.test.ts`) ? [g] : []));
+
+/** A kind's workerd projects: shared runtime and small topology, full topology, fresh runtime (none left empty). */
+function inWorkerd(kind: Kind): TestProjectInlineConfiguration[] {
+  const variants: WorkerdProject[] = [
+    { kind, include: [files(kind)], exclude: SPECIAL },
+    { kind, variant: "topology", include: ofKind(FULL_TOPOLOGY, kind), exclude: FRESH_RUNTIME, fullTopology: true },
+    { kind, variant: "fresh", include: ofKind(FRESH_RUNTIME, kind), fresh: true, fullTopology: true },
+  ];
+  // An empty include would mean vitest's default: every test file.
+  return variants.filter((v) => v.include.length > 0).map(workerd);
+}
+
 export default defineConfig({
   test: {
     // Vitest's default on two cores is one file at a time; most files wait on
     // processes, timers and I/O as much as on the CPU, so two overlap well.
     maxWorkers: 2,
     projects: [
-      workerd({ kind: "unit", include: [files("unit")], exclude: SPECIAL }),
-      workerd({
-        kind: "unit",
-        variant: "topology",
-        include: FULL_TOPOLOGY.map((g) => g),
-        exclude: [...FRESH_RUNTIME, files("integration"), files("scale")],
-        fullTopology: true,
-      }),
-      workerd({
-        kind: "unit",
-        variant: "fresh",
-        include: FRESH_RUNTIME.filter((f) => f.endsWith(".unit.test.ts")),
-        fresh: true,
-        fullTopology: true,
-      }),
-      workerd({ kind: "integration", include: [files("integration")], exclude: SPECIAL }),
-      workerd({
-        kind: "integration",
-        variant: "topology",
-        include: FULL_TOPOLOGY.map((g) => g),
-        exclude: [...FRESH_RUNTIME, files("unit"), files("scale")],
-        fullTopology: true,
-      }),
-      workerd({
-        kind: "integration",
-        variant: "fresh",
-        include: FRESH_RUNTIME.filter((f) => f.endsWith(".integration.test.ts")),
-        fresh: true,
-        fullTopology: true,
-      }),
+      ...inWorkerd("unit"),
+      ...inWorkerd("integration"),
       workerd({
         kind: "integration",
         variant: "corpus",
-        include: CORPUS_READERS.filter((f) => f.endsWith(".integration.test.ts")),
+        include: ofKind(CORPUS_READERS, "integration"),
         corpus: true,
         fresh: true,
         fullTopology: true,
@@ -197,7 +184,7 @@ export default defineConfig({
       workerd({
         kind: "scale",
         variant: "corpus",
-        include: CORPUS_READERS.filter((f) => f.endsWith(".scale.test.ts")),
+        include: ofKind(CORPUS_READERS, "scale"),
         corpus: true,
         fresh: true,
         fullTopology: true,
