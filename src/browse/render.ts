@@ -30,8 +30,9 @@ export interface HtmlInit {
 }
 
 export async function renderHtml(node: JSX.Element): Promise<string> {
-  // A tree without async components renders synchronously; awaiting covers both.
-  return await (await node).toString();
+  // A tree without async components renders synchronously; awaiting covers both. JSX.Element types a node as an
+  // escaped string, but a node holding an async component gives a promise from toString().
+  return Promise.resolve<string>((await node).toString());
 }
 
 function variesOnAccept(headers: Headers): boolean {

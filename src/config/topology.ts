@@ -70,7 +70,7 @@ const topologySchema = z
         ctx.addIssue({ code: "custom", path: ["regions", region], message: `region ${region} is missing` });
     const seen = new Map<string, string>();
     for (const [region, r] of Object.entries(t.regions)) {
-      for (const colo of r!.colos) {
+      for (const colo of r.colos) {
         if (seen.has(colo))
           ctx.addIssue({
             code: "custom",
@@ -110,7 +110,7 @@ export function parseTopology(source: unknown): Topology {
   }
   const regionOfColo = new Map<string, Region>();
   for (const [region, r] of Object.entries(result.data.regions))
-    for (const colo of r!.colos) regionOfColo.set(colo, region as Region);
+    for (const colo of r.colos) regionOfColo.set(colo, region as Region);
   return { ...result.data, regionOfColo };
 }
 
@@ -134,5 +134,5 @@ export function topologyOf(env: Env): Topology {
 }
 
 export function tierMembers(t: Topology, region: Region): Array<{ id: string; weight: number }> {
-  return Object.entries(t.regions[region]!.tiers).map(([id, weight]) => ({ id, weight }));
+  return Object.entries(t.regions[region].tiers).map(([id, weight]) => ({ id, weight }));
 }

@@ -121,7 +121,7 @@ export class ActionApi {
     const text = await readBounded(res, FOLLOW.maxAnswerBytes, signal, this.#opts.timeoutMs);
     let body: { error?: { code?: string; info?: string } } & Record<string, unknown>;
     try {
-      body = JSON.parse(text);
+      body = JSON.parse(text) as typeof body;
     } catch {
       throw new ActionApiError("not_json", "the wiki's answer is not JSON", false);
     }
@@ -223,7 +223,7 @@ async function readBounded(res: Response, maxBytes: number, signal: AbortSignal,
     );
   }
   if (!res.body) return "";
-  const reader = res.body.getReader();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let text = "";
   let bytes = 0;

@@ -612,8 +612,9 @@ export async function retrySkipped(options: FollowOptions, which: readonly strin
       if (err instanceof ArchiveRefusal) return null;
       throw err;
     });
-    const complete = await syncPage(options, item.title, item.pageId, report, async (s) => {
+    const complete = await syncPage(options, item.title, item.pageId, report, (s) => {
       refused.again = mergeSkip(refused.again, s);
+      return Promise.resolve();
     });
     // A long history met the deadline: what is read is stored, the record stays for the next retry.
     if (!complete) break;

@@ -27,7 +27,7 @@ const encoder = new TextEncoder();
 
 function checked(revision: NewRevision): NewRevision {
   const result = newRevisionSchema.safeParse(revision);
-  if (result.success) return result.data as NewRevision;
+  if (result.success) return result.data;
   // The problem the write API would answer (its status and code), naming the revision.
   const problem = invalid(result.error.issues, `revision ${revision.id}`);
   throw new ArchiveRefusal(problem.status, problem.code, problem.detail ?? problem.title, revision.id);

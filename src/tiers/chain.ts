@@ -195,7 +195,7 @@ export async function readThroughTiers(
     : { entry: notFoundAnswer(env, query), servedBy: "origin" as const };
   ctx.waitUntil(lower.put(key, read.entry));
   // What the origin rendered beside it (a page's latest or memento index) is this colo's to keep too.
-  const { also, ...answered } = read as TierRead;
+  const { also, ...answered } = read;
   for (const companion of also ?? []) ctx.waitUntil(lower.put(cacheKeyOf(companion.query), companion.answer));
   timer.merge(read.timings);
   return { ...answered, timings: timer.timings, ...at };

@@ -36,9 +36,9 @@ export function requireScope(
     verifyToken: async (token, c) => {
       const client = clientOf(c.req.raw);
       refuseIfBlocked(client);
-      const check = await authenticateToken(c.env as Env, token);
+      const check = await authenticateToken(c.env, token);
       c.set(CHECK as never, check as never);
-      if (!check.ok) await recordFailure(c.env as Env, client);
+      if (!check.ok) await recordFailure(c.env, client);
       if (!check.ok || !check.principal.scopes.some((s) => scopes.includes(s))) return false;
       c.set("principal" as never, check.principal as never);
       return true;

@@ -166,7 +166,7 @@ export function segment(bytes: Uint8Array): Uint8Array[] {
   for (let at = buf.indexOf(REVISION_TAG); at >= 0; at = buf.indexOf(REVISION_TAG, at + 1)) starts.push(at);
   if (starts.length >= 2) {
     const bounds = [0, ...starts.slice(1), bytes.byteLength];
-    return bounds.slice(1).map((end, i) => bytes.subarray(bounds[i]!, end));
+    return bounds.slice(1).map((end, i) => bytes.subarray(bounds[i], end));
   }
   const slice = Math.max(1, Math.min(SLICE_BYTES, Math.floor(bytes.byteLength / 2)));
   const out: Uint8Array[] = [];

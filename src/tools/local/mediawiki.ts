@@ -200,7 +200,7 @@ async function serve(port: number, conf: string): Promise<{ server: ChildProcess
     stdio: ["ignore", "ignore", "pipe"],
     detached: true,
   });
-  server.stderr!.setEncoding("utf8").on("data", (d: string) => (log = (log + d).slice(-4000)));
+  server.stderr.setEncoding("utf8").on("data", (d: string) => (log = (log + d).slice(-4000)));
   // A run killed midway (a timeout, Ctrl-C) does not leave the server running: it is detached.
   const killOnExit = () => killGroup(server);
   process.once("exit", killOnExit);

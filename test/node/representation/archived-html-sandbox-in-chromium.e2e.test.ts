@@ -131,7 +131,7 @@ let browser: Browser;
 async function auditLog(): Promise<Array<{ id: string; kind: string; by: string; items: string[] }>> {
   const res = await api(worker, "/api/purges");
   expect(res.status).toBe(200);
-  return ((await res.json()) as { entries: Array<{ id: string; kind: string; by: string; items: string[] }> }).entries;
+  return (await res.json<{ entries: Array<{ id: string; kind: string; by: string; items: string[] }> }>()).entries;
 }
 
 /**

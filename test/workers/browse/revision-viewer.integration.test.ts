@@ -41,7 +41,7 @@ async function suppress(page: string, id: number): Promise<void> {
     body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
   });
   expect(res.status, `suppress ${id}`).toBe(200);
-  for (const purge of ((await res.json()) as { purges: string[] }).purges) await waitForAck(purge);
+  for (const purge of (await res.json<{ purges: string[] }>()).purges) await waitForAck(purge);
 }
 
 /** The CSP every browse page carries, and what the viewer may add: frames of its own origin, nothing else. */
@@ -195,7 +195,7 @@ describe("the revision viewer", () => {
       const api = await request(path);
       expect(api.status, path).toBe(status);
       expect(api.headers.get("content-type"), path).toBe("application/problem+json");
-      expect(((await api.json()) as { code: string }).code, path).toBe(code);
+      expect((await api.json<{ code: string }>()).code, path).toBe(code);
     }
     await appendOk("View_deleted", yearly(1));
     expect((await browse("/view/View_deleted/2")).status).toBe(200);
@@ -204,7 +204,7 @@ describe("the revision viewer", () => {
       headers: auth,
     });
     expect(res.status).toBe(200);
-    await waitForAck(((await res.json()) as { purges: string[] }).purges[0]!);
+    await waitForAck((await res.json<{ purges: string[] }>()).purges[0]!);
     for (const path of ["/view/View_deleted/2", "/view/View_deleted?at=2019"])
       expect(await htmlOf(await browse(path), 410), path).toContain("<code>page_deleted</code>");
   });

@@ -22,13 +22,13 @@ const escaped = (s: string) => s.replaceAll("'", "&#39;").replaceAll('"', "&quot
 async function takedownsOf(key: string): Promise<TakedownPageBody["entries"]> {
   const res = await request(`/api/takedowns?page=${key}`, { headers: bearer(TOKENS.operator) });
   expect(res.status).toBe(200);
-  return ((await res.json()) as TakedownPageBody).entries;
+  return (await res.json<TakedownPageBody>()).entries;
 }
 
 async function listed(key: string): Promise<boolean> {
   const res = await request(`/api/pages?after=${encodeURIComponent(key.slice(0, -1))}&limit=5`);
   expect(res.status).toBe(200);
-  return ((await res.json()) as { pages: Array<{ key: string }> }).pages.some((p) => p.key === key);
+  return (await res.json<{ pages: Array<{ key: string }> }>()).pages.some((p) => p.key === key);
 }
 
 /** The page's view, as the operator reads it. */
@@ -80,9 +80,11 @@ describe("takedowns from the dashboard", () => {
     expect(res.headers.get("location")).toBe("/dashboard/pages/Takedown_form_hide?done=revision-201");
 
     expect((await request("/page/Takedown_form_hide/201")).status).toBe(410);
-    const history = (await (await request("/page/Takedown_form_hide/history")).json()) as {
+    const history = await (
+      await request("/page/Takedown_form_hide/history")
+    ).json<{
       revisions: Array<{ id: number; comment: string; suppressed: boolean }>;
-    };
+    }>();
     expect(history.revisions.find((r) => r.id === 201)).toMatchObject({ comment: "", suppressed: true });
 
     const [entry] = await takedownsOf("Takedown_form_hide");

@@ -32,7 +32,7 @@ describe("operator purges of TimeMap URLs", () => {
         body: JSON.stringify(body),
       });
       expect(res.status).toBe(202);
-      return (await res.json()) as { id: string; keys: number; dropped: unknown[] };
+      return await res.json<{ id: string; keys: number; dropped: unknown[] }>();
     };
     const files = await purge({
       files: [

@@ -23,7 +23,7 @@ async function suppress(page: string, ...ids: number[]): Promise<void> {
       body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
     });
     expect(res.status, `suppress ${id}`).toBe(200);
-    const { purges } = (await res.json()) as { purges: string[] };
+    const { purges } = await res.json<{ purges: string[] }>();
     for (const purge of purges) await waitForAck(purge);
   }
 }

@@ -21,6 +21,6 @@ describe("formBody", () => {
   it("refuses multipart/form-data without its boundary with 400 malformed_form", async () => {
     const res = await postForm("x", "multipart/form-data");
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { code: string }).code).toBe("malformed_form");
+    expect((await res.json<{ code: string }>()).code).toBe("malformed_form");
   });
 });

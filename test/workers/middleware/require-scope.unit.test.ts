@@ -10,7 +10,7 @@ const app = new Hono<{ Bindings: Env; Variables: AuthVariables }>()
   .use(requireScope("write"))
   .get("/", (c) => c.text(c.get("principal").name))
   .onError(onError);
-const codeOf = async (res: Response) => ((await res.json()) as { code: string }).code;
+const codeOf = async (res: Response) => (await res.json<{ code: string }>()).code;
 
 describe("requireScope", () => {
   it("answers 401 unauthenticated without a token and token_expired for an expired one", async () => {

@@ -57,9 +57,11 @@ async function expectTruthfulTimeTravel(key: string): Promise<void> {
   expect(await atTime(key, T0 + 2.5 * DAY)).toBe(text(3));
   expect(await timegate(key, T0 + 2.5 * DAY)).toEqual({ acceptDatetime: "3", web: "3" });
   expect(await atTime(key, T0 + 3 * DAY)).toBe(text(4));
-  const listed = (await (await request(`/page/${key}/history`)).json()) as {
+  const listed = await (
+    await request(`/page/${key}/history`)
+  ).json<{
     revisions: Array<{ id: number; timestamp: string }>;
-  };
+  }>();
   expect(listed.revisions.find((r) => r.id === 3)!.timestamp).toBe(iso(T0 + DAY));
   // The memento itself still carries its own date.
   expect((await request(`/page/${key}/3`)).headers.get("memento-datetime")).toBe(new Date(T0 + DAY).toUTCString());
@@ -70,7 +72,7 @@ describe("a child dated before its parent", () => {
     const key = "Child_before_parent_one_batch";
     const res = await append(key, history());
     expect(res.status).toBe(201);
-    const body = (await res.json()) as { created: number[]; warnings: Array<Record<string, unknown>> };
+    const body = await res.json<{ created: number[]; warnings: Array<Record<string, unknown>> }>();
     expect(body.created).toEqual([1, 2, 3, 4]);
     expect(body.warnings).toEqual([
       {
@@ -91,18 +93,18 @@ describe("a child dated before its parent", () => {
   it("is warned about when its parent was stored by an earlier write, and not when it is re-sent", async () => {
     const key = "Child_before_parent_two_writes";
     const [r1, r2, r3, r4] = history();
-    expect(((await (await append(key, [r1!, r2!])).json()) as { warnings: unknown[] }).warnings).toEqual([]);
+    expect((await (await append(key, [r1!, r2!])).json<{ warnings: unknown[] }>()).warnings).toEqual([]);
     const second = await append(key, [r3!, r4!]);
     expect(second.status).toBe(201);
-    const body = (await second.json()) as {
+    const body = await second.json<{
       warnings: Array<{ revisionId: number; parentId: number; parentTimestamp: string }>;
-    };
+    }>();
     expect(body.warnings.map((w) => [w.revisionId, w.parentId, w.parentTimestamp])).toEqual([
       [3, 2, iso(T0 + 2 * DAY)],
     ]);
     const again = await append(key, [r3!, r4!]);
     expect(again.status).toBe(200);
-    expect(((await again.json()) as { warnings: unknown[] }).warnings).toEqual([]);
+    expect((await again.json<{ warnings: unknown[] }>()).warnings).toEqual([]);
     await expectTruthfulTimeTravel(key);
   }, 30_000);
 });

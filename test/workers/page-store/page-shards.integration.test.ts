@@ -50,9 +50,8 @@ const setDeleted = (key: string, deleted: boolean) =>
 async function listedKeys(prefix: string): Promise<string[]> {
   const all: string[] = [];
   for (let after: string | null = ""; after !== null;) {
-    const body = (await (
-      await request(`/api/pages?limit=500&after=${encodeURIComponent(after)}`)
-    ).json()) as PageListBody;
+    // Annotated, not inferred: the request depends on `after`, which comes from the body.
+    const body: PageListBody = await (await request(`/api/pages?limit=500&after=${encodeURIComponent(after)}`)).json();
     all.push(...body.pages.map((p) => p.key));
     after = body.next;
   }
@@ -85,7 +84,7 @@ describe("pages sharing a shard", () => {
     );
     expect(await shardPages(keys[0]!)).toEqual(expect.arrayContaining(keys));
     for (const [p, key] of keys.entries()) {
-      const history = (await (await request(`/page/${key}/history?limit=50`)).json()) as { total: number };
+      const history = await (await request(`/page/${key}/history?limit=50`)).json<{ total: number }>();
       if (!firsts[p]) {
         expect(history.total, key).toBe(1);
         expect(await latestBody(key)).toBe(rivalText(p));
@@ -166,9 +165,9 @@ describe("pages sharing a shard", () => {
     const shard = totals.shards.find((s) => s.databaseBytes === after);
     expect(shard?.pages).toBeGreaterThanOrEqual(260);
     // Each page's stats name its share of the shard, which adds up to the shard.
-    const stats = (await (
+    const stats = await (
       await request(`/api/pages/${keys[0]}/stats`, { headers: { authorization: `Bearer ${TOKEN}` } })
-    ).json()) as { metadataBytes: number };
+    ).json<{ metadataBytes: number }>();
     expect(stats.metadataBytes).toBeGreaterThan(0);
     expect(stats.metadataBytes).toBeLessThan(after / 100);
   }, 120_000);

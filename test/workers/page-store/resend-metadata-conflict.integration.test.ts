@@ -26,7 +26,7 @@ interface StoredMetadata {
 async function historyOf(key: string): Promise<StoredMetadata[]> {
   const res = await request(`/page/${key}/history`);
   expect(res.status).toBe(200);
-  return ((await res.json()) as { revisions: StoredMetadata[] }).revisions;
+  return (await res.json<{ revisions: StoredMetadata[] }>()).revisions;
 }
 
 describe("re-sending a stored revision", () => {
@@ -53,7 +53,7 @@ describe("re-sending a stored revision", () => {
     };
     const res = await append(key, [forged]);
     expect(res.status).toBe(409);
-    const problem = (await res.json()) as { code: string; revision: number; detail: string; differences: Difference[] };
+    const problem = await res.json<{ code: string; revision: number; detail: string; differences: Difference[] }>();
     expect(problem).toMatchObject({ code: "revision_metadata_conflict", revision: 2 });
     expect(problem.differences).toEqual([
       { field: "parentId", stored: 1, sent: null },
@@ -71,7 +71,7 @@ describe("re-sending a stored revision", () => {
     await appendOk(key, base);
     const model = await append(key, [{ ...base[1]!, model: "text" }]);
     expect(model.status).toBe(409);
-    expect(((await model.json()) as { differences: Difference[] }).differences).toEqual([
+    expect((await model.json<{ differences: Difference[] }>()).differences).toEqual([
       { field: "model", stored: "wikitext", sent: "text" },
       { field: "format", stored: "text/x-wiki", sent: "text/plain" },
     ]);
@@ -79,7 +79,7 @@ describe("re-sending a stored revision", () => {
     const next = linearHistory(3)[2]!;
     const tags = await append(key, [{ ...base[1]!, tags: ["kept", "added"] }, next]);
     expect(tags.status).toBe(409);
-    expect(((await tags.json()) as { differences: Difference[] }).differences).toEqual([
+    expect((await tags.json<{ differences: Difference[] }>()).differences).toEqual([
       { field: "tags", stored: ["kept"], sent: ["kept", "added"] },
     ]);
     expect((await historyOf(key)).map((r) => r.id)).toEqual([2, 1]);

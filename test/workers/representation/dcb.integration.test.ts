@@ -127,7 +127,7 @@ describe("dcb", () => {
       body: JSON.stringify({ files: ["http://archive.test/page/Dcb_purged/2"] }),
     });
     expect(res.status).toBe(202);
-    await waitForAck(((await res.json()) as { id: string }).id);
+    await waitForAck((await res.json<{ id: string }>()).id);
     const after = await request("/page/Dcb_purged/2", { headers });
     expect(after.headers.get("content-encoding")).toBe("dcb");
     expect(after.headers.get("x-palimpsest-tier")).toBe("origin");

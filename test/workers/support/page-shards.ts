@@ -9,7 +9,7 @@ import { shardOf } from "../../../src/bindings.ts";
 import { PageDb } from "../../../src/page-store/rows.ts";
 
 /** The shard stub holding page `key`. */
-export const shardStub = (key: string) => env.PAGE_STORE.getByName(shardOf(env, key)) as DurableObjectStub<PageStore>;
+export const shardStub = (key: string) => env.PAGE_STORE.getByName(shardOf(env, key));
 
 /**
  * Runs `fn` inside page `key`'s shard with the shard's SQLite, the page's view and its pg

@@ -40,7 +40,7 @@ describe("revision URLs", () => {
       { ...linearHistory(1)[0]!, id: 2, text: "different bytes under an old URL" },
     ]);
     expect(reused.status).toBe(409);
-    expect(((await reused.json()) as { code: string }).code).toBe("revision_id_retired");
+    expect((await reused.json<{ code: string }>()).code).toBe("revision_id_retired");
     // Restored as it was (MediaWiki's undelete), the ids come back with their bytes.
     expect((await append("Truth_retired", linearHistory(2))).status).toBe(201);
     expect(await (await request("/page/Truth_retired/2")).text()).toBe(before);

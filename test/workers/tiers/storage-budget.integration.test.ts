@@ -34,7 +34,7 @@ function bulkyText(i: number): string {
 async function tierStats(): Promise<Map<string, TiersBody["tiers"][number]>> {
   const res = await readFrom("LHR", "/api/tiers", { headers: auth });
   expect(res.status).toBe(200);
-  const body = (await res.json()) as TiersBody;
+  const body = await res.json<TiersBody>();
   return new Map(body.tiers.map((t) => [t.tier, t]));
 }
 
@@ -114,7 +114,7 @@ describe("a tier's storage budget", () => {
         body: JSON.stringify({ suppressed: true, reason: "a test takedown" }),
       });
       expect(res.status).toBe(200);
-      const { purges } = (await res.json()) as { purges: string[] };
+      const { purges } = await res.json<{ purges: string[] }>();
       await waitForAck(purges[0]!);
       for (const colo of ["LHR", "CDG", "AMS", "FRA"]) {
         const gone = await readFrom(colo, `/page/${PAGE}/${last.id}`);

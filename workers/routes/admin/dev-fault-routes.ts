@@ -17,7 +17,6 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../app-env.ts";
 import { allTiers, tierCacheOf, tierName } from "../../../src/bindings.ts";
-import { settingsOf } from "../../../src/config/settings.ts";
 import { developmentOnly } from "../../middleware/development-only.ts";
 import { requireScope } from "../../middleware/require-scope.ts";
 import { jsonBody } from "../../middleware/json-body.ts";

@@ -226,7 +226,7 @@ export async function startImportHarness(): Promise<ImportHarness> {
     const res = await fetch(`${archive.url}/page/${keyOf(title)}/history?limit=500`);
     if (res.status === 404) return null;
     expect(res.status).toBe(200);
-    return ((await res.json()) as { revisions: HistoryEntry[] }).revisions;
+    return (await res.json<{ revisions: HistoryEntry[] }>()).revisions;
   };
 
   const readRevision = (title: string, id: number) => fetch(`${archive.url}/page/${keyOf(title)}/${id}`);
