@@ -4,10 +4,6 @@
  *   API_TOKENS    JSON: [{"name": "ops-alice", "token": "…", "scopes": ["purge"], "expires": "2027-01-01T00:00:00Z"}]
  *                 `name` is what the audit log records; `expires` is optional.
  *
- * Tokens come only from API_TOKENS: a `WRITE_TOKENS` secret (a form read
- * before API_TOKENS existed) makes every authenticated route answer 503
- * naming API_TOKENS, rather than being ignored while its holders are refused.
- *
  * Comparison hashes both sides first so it runs in constant time whatever
  * the lengths, and checks every candidate so timing does not reveal which
  * one matched.
@@ -89,12 +85,7 @@ const parsed = new WeakMap<object, TokenEntry[]>();
 export function configuredTokens(env: Env): TokenEntry[] {
   const hit = parsed.get(env);
   if (hit) return hit;
-  const raw = env as unknown as { API_TOKENS?: string; WRITE_TOKENS?: string };
-  if (raw.WRITE_TOKENS?.trim()) {
-    throw misconfigured(
-      'the WRITE_TOKENS secret is no longer read: list each of its tokens in API_TOKENS as {"name": …, "token": …, "scopes": ["write"]}, then delete WRITE_TOKENS',
-    );
-  }
+  const raw = env as unknown as { API_TOKENS?: string };
   const entries: TokenEntry[] = [];
   if (raw.API_TOKENS?.trim()) {
     let json: unknown;

@@ -93,31 +93,6 @@ describe("token guessing", () => {
     expect(body).toContain("API_TOKENS");
     expect(body).not.toContain(weak);
   });
-
-  it("refuses a WRITE_TOKENS secret, which is no longer read: 503 naming API_TOKENS, and its token does not authenticate", async () => {
-    const { env, createExecutionContext } = await import("cloudflare:test");
-    const { app } = await import("../../../workers/app.ts");
-    const token = "old-write-token-7d2b9f4e1a6c3e8b5d0f2a7c";
-    for (const path of ["/api/pages/X/stats", "/api/tiers"]) {
-      const res = await app.fetch(
-        new Request(`http://archive.test${path}`, { headers: bearer(token) }),
-        { ...env, WRITE_TOKENS: token },
-        createExecutionContext(),
-      );
-      expect(res.status, path).toBe(503);
-      const body = await res.json<{ code: string; detail: string }>();
-      expect(body.code).toBe("tokens_misconfigured");
-      expect(body.detail).toContain("API_TOKENS");
-      expect(JSON.stringify(body)).not.toContain(token);
-    }
-    // Empty, as an old .dev.vars names it, it is unset: the configured tokens work.
-    const unset = await app.fetch(
-      new Request("http://archive.test/api/tiers", { headers: bearer(TOKENS.operator) }),
-      { ...env, WRITE_TOKENS: "" },
-      createExecutionContext(),
-    );
-    expect(unset.status).toBe(200);
-  });
 });
 
 describe("the audit log follows one rule", () => {
