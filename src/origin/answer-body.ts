@@ -19,6 +19,7 @@
  */
 import { z } from "zod";
 import type { CompareAnswer } from "../compare/diff.ts";
+import { errorMessage } from "../lib/errors.ts";
 import type { MementoIndex, MementoInfo } from "../memento/types.ts";
 import type { PageTimeline } from "../page/timeline.ts";
 import type { HistoryEntry } from "../page/types.ts";
@@ -104,7 +105,7 @@ export function answerJson<K extends JsonKind>(kind: K, answer: Pick<Answer, "st
   try {
     json = parsed(answer.body);
   } catch (err) {
-    throw new Error(`a ${kind} answer's body is not JSON: ${(err as Error).message}`);
+    throw new Error(`a ${kind} answer's body is not JSON: ${errorMessage(err)}`);
   }
   const checked = SCHEMAS[kind].safeParse(json);
   if (!checked.success) throw new Error(`a ${kind} answer's body is not a ${kind}: ${z.prettifyError(checked.error)}`);
