@@ -176,7 +176,7 @@ export class ArchiveClient {
       throw new ArchiveHttpError(
         res.status,
         p,
-        `${what}: HTTP ${res.status} ${p?.detail ?? p?.title ?? text.slice(0, 200)}`,
+        `${what}: HTTP ${res.status} ${[p?.detail, p?.title].find((s) => typeof s === "string") ?? text.slice(0, 200)}`,
       );
     }
     return parsed as T;

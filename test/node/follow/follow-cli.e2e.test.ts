@@ -233,7 +233,10 @@ describeNeeding(NO_MEDIAWIKI, "palimpsest follow keeps the archive in step with 
     // The redirect is the old title's latest in both (its parent in the archive is the history before it).
     for (const title of movedFrom)
       expect(withoutParent(fromArchive.get(title)!.slice(-1))).toEqual(withoutParent(fromWiki.get(title)!));
-    for (const title of movedFrom) (fromArchive.delete(title), fromWiki.delete(title));
+    for (const title of movedFrom) {
+      fromArchive.delete(title);
+      fromWiki.delete(title);
+    }
     expect(fromArchive).toEqual(fromWiki);
   }, 300_000);
 

@@ -34,7 +34,8 @@ export interface ExportPageInput {
 }
 
 export interface ExportInput {
-  version?: "0.10" | "0.11" | string;
+  /** "0.10" or "0.11", or any other string a test hands over to see it refused. */
+  version?: string;
   pages: ExportPageInput[];
   /** An `<?xml ... ?>` declaration to put first, if any. */
   declaration?: string;

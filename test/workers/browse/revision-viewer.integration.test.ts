@@ -8,7 +8,6 @@
  * revision's place and a page's years from its indexes, reading a few rows
  * however long the history.
  */
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../../src/limits.ts";
 import type { NewRevision } from "../../../src/page/types.ts";

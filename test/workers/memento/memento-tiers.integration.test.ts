@@ -4,7 +4,6 @@
  * Memento question from its time index, reading a handful of rows however
  * long the history.
  */
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { mementoInfo, timemapPage } from "../../../src/page-store/mementos.ts";
 import { withCountedRows } from "../support/page-shards.ts";

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { NewRevision } from "../../../src/page/types.ts";
-import { append, appendOk, request } from "../support/archive.ts";
+import { append, request } from "../support/archive.ts";
 
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");

@@ -14,7 +14,7 @@ import { bearer, TOKENS } from "../support/tokens.ts";
 const HOST = "archive.test";
 
 function purge(
-  body: string | unknown,
+  body: unknown, // a string is sent as it is
   token: string | null = TOKENS.operator,
   headers: Record<string, string> = {},
 ): Promise<Response> {

@@ -7,7 +7,6 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
 import type { QueueLoad } from "../../../src/purge/queue-store.ts";
 import type { QueuePool } from "../../../durable-objects/queue-pool.ts";
 import { TierCache } from "../../../durable-objects/tier-cache.ts";

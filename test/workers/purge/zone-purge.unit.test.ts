@@ -86,9 +86,9 @@ describe("production lower tier: Cloudflare's purge API", () => {
     const calls: Array<{ url: string; auth: string | null; body: unknown }> = [];
     const answer = (ok: boolean) => async (url: RequestInfo | URL, init?: RequestInit) => {
       calls.push({
-        url: String(url),
+        url: url instanceof Request ? url.url : String(url),
         auth: new Headers(init?.headers).get("authorization"),
-        body: JSON.parse(String(init?.body)),
+        body: JSON.parse(init?.body as string),
       });
       return Response.json(
         ok ? { success: true, errors: [] } : { success: false, errors: [{ code: 1134, message: "rate limited" }] },

@@ -1,7 +1,6 @@
 /** Simulated colos and purge acknowledgement, for the tier tests. */
 import { env } from "cloudflare:test";
 import type { PurgeQueue } from "../../../durable-objects/purge-queue.ts";
-import type { TierCache } from "../../../durable-objects/tier-cache.ts";
 import { parsePurgeId, purgeQueueOf, tierCacheOf, type TierIdentity } from "../../../src/bindings.ts";
 import { topologyOf } from "../../../src/config/topology.ts";
 import type { PurgeStatusBody } from "../../../src/wire.ts";

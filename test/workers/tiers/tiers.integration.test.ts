@@ -196,7 +196,7 @@ describe("delivery under failure", () => {
     const victim = await cutOffAfterFirst(page, revs, "afr");
     const first = await writeNext(page, revs, 1);
     const second = await writeNext(page, revs, 2);
-    const [queueName, lastSeq] = second.split(":") as [string, string];
+    const [, lastSeq] = second.split(":") as [string, string];
     const queue = queueOfPurge(second).queue;
     // Lose the first event from the log, as retention would.
     await runInDurableObject(
@@ -218,7 +218,7 @@ describe("delivery under failure", () => {
   it("loses no purge when the tiers and queues are reset mid-broadcast", async () => {
     const page = "Reset_page";
     const purge = await warmEveryTierThenWrite(page, 2);
-    const [queueName, seq] = purge.split(":") as [string, string];
+    const [, seq] = purge.split(":") as [string, string];
     const before = queueOfPurge(purge).queue;
     // Reset the queue and one far tier while the broadcast is in flight. (Not abortAllDurableObjects:
     // that would also break Durable Objects other test files are using at the same moment.)

@@ -7,7 +7,7 @@
  * compared with what the wiki's own API says (prop=revisions).
  */
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { mediaWikiForThisFile, NO_MEDIAWIKI, type WikiRevision } from "../../support/mediawiki.ts";
 import { mediaWikiSha1 } from "../../support/mediawiki-export.ts";
 import { describeNeeding } from "../../support/requirements.ts";

@@ -77,8 +77,10 @@ export function parseLinkFormat(body: string): LinkFormatValue[] {
         if (escaped === undefined || escaped.charCodeAt(0) > 127) fail("a CHAR after \\");
         out += escaped;
         at += 2;
-      } else if (QDTEXT.test(ch!)) ((out += ch), at++);
-      else fail("qdtext (no control characters)");
+      } else if (QDTEXT.test(ch!)) {
+        out += ch;
+        at++;
+      } else fail("qdtext (no control characters)");
     }
   }
 
@@ -112,7 +114,10 @@ export function parseLinkFormat(body: string): LinkFormatValue[] {
     for (const part of value.split(/( +)/)) {
       if (part.startsWith(" ")) offset += part.length;
       else if (part === "") fail("a relation-type, not an empty one or a space at either end");
-      else (check(part, offset), (offset += part.length));
+      else {
+        check(part, offset);
+        offset += part.length;
+      }
     }
     return value;
   }
