@@ -8,6 +8,16 @@ import { LIMITS } from "../limits.ts";
 import { parseWaybackTimestamp } from "./wayback.ts";
 import { parseAt } from "./timestamps.ts";
 
+/** A count in a query: digits, 1..max, `fallback` when absent. */
+function countParam(max: number, fallback: number) {
+  return z
+    .string()
+    .regex(/^\d+$/, { message: "must be digits", abort: true })
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= max, `must be 1..${max}`)
+    .default(fallback);
+}
+
 export const atQuery = z.object({
   at: z
     .string()
@@ -20,12 +30,7 @@ export const atQuery = z.object({
 });
 
 export const historyQuery = z.object({
-  limit: z
-    .string()
-    .regex(/^\d+$/, { message: "must be digits", abort: true })
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= LIMITS.history.maxPageSize, `must be 1..${LIMITS.history.maxPageSize}`)
-    .default(LIMITS.history.defaultPageSize),
+  limit: countParam(LIMITS.history.maxPageSize, LIMITS.history.defaultPageSize),
   older: z
     .string()
     .regex(/^b\d+$/, "is not a cursor this API issued")
@@ -115,12 +120,7 @@ export const exportQuery = z
         return z.NEVER;
       })
       .optional(),
-    limit: z
-      .string()
-      .regex(/^\d+$/, { message: "must be digits", abort: true })
-      .transform(Number)
-      .refine((n) => n >= 1 && n <= LIMITS.export.maxRevisions, `must be 1..${LIMITS.export.maxRevisions}`)
-      .default(LIMITS.export.maxRevisions),
+    limit: countParam(LIMITS.export.maxRevisions, LIMITS.export.maxRevisions),
     dir: z.enum(["asc", "desc"]).default("asc"),
   })
   .refine((q) => !q.offset || "time" in q.offset || "after" in q.offset === (q.dir === "asc"), {
@@ -134,10 +134,5 @@ export const pageListQuery = z.object({
     .string()
     .max(LIMITS.page.maxTitleBytes * 3)
     .default(""),
-  limit: z
-    .string()
-    .regex(/^\d+$/, { message: "must be digits", abort: true })
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= LIMITS.export.pagesPerList, `must be 1..${LIMITS.export.pagesPerList}`)
-    .default(LIMITS.export.pagesPerList),
+  limit: countParam(LIMITS.export.pagesPerList, LIMITS.export.pagesPerList),
 });
