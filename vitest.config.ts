@@ -11,7 +11,7 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
  *
  * Inside workerd (test/workers/), a project's files share one runtime per vitest worker (`isolate: false`),
  * so each file does not pay a workerd start and a module load; a file that leans on a fresh runtime
- * (wasm memory that never shrinks, a module-level codec install, a queue pool's load from other files'
+ * (wasm memory that never shrinks, a queue pool's load from other files'
  * purges) is named in FRESH_RUNTIME and runs in one of its own. Where the tier topology is not the
  * subject, tests run a small one (TEST_TOPOLOGY: every region and colo of wrangler.toml's, one tier each
  * and one purge queue); the tiers, purges and the files in FULL_TOPOLOGY run wrangler.toml's own.
@@ -24,8 +24,6 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 export const FRESH_RUNTIME = [
   // wasm memory never shrinks: it measures a codec's peak from a fresh instance.
   "test/workers/codec/memory.unit.test.ts",
-  // installs the decoder-only codec in the module registry that the other codec tests share.
-  "test/workers/codec/decoder-only.unit.test.ts",
   // samples its region's purge load: another file's purges in the same runtime move it.
   "test/workers/purge/queue-pool.integration.test.ts",
   // counts the dcb bodies every tier holds after a purge: other files' reads fill the same tiers.
