@@ -106,7 +106,8 @@ export class Fanout extends DurableObject<Env> {
   async #report(queue: QueueSelf, { acks, failures }: Report): Promise<void> {
     try {
       await crossRegionHop(this.env, this.#region ?? queue.region, queue.region);
-      // Failures go back too: the queue retries them on its backoff (and shows why) instead of waiting out the ack timeout.
+      // Failures go back too: the queue retries them on its backoff (and shows why) instead of waiting out the ack
+      // timeout.
       await purgeQueueOf(this.env, queue).ack(acks, failures);
     } catch (err) {
       console.warn("fanout could not report acknowledgements; the queue will redeliver", queue.name, errorMessage(err));

@@ -40,7 +40,10 @@ export const LIMITS = {
     maxDevCodecRounds: 200,
     /** Largest output, in bytes, that route's decompression may produce before it is refused. */
     maxDevCodecOutputBytes: 64 * 1024 * 1024,
-    /** Clients over the failed-authentication limit an isolate remembers (src/http/auth-failures.ts); past it the oldest are forgotten. */
+    /**
+     * Clients over the failed-authentication limit an isolate remembers (src/http/auth-failures.ts); past it the oldest
+     * are forgotten.
+     */
     authFailureClientsRemembered: 10_000,
   },
   page: {
@@ -70,9 +73,15 @@ export const LIMITS = {
     blobRetryAfterSeconds: 5,
     /** Bytes of parsed (immutable) blobs an isolate keeps for reads. */
     blobCacheBytes: 24 * 1024 * 1024,
-    /** Decoded size of a blob's header (its records' metadata) a reader accepts: a corrupt one is refused, not inflated without bound. */
+    /**
+     * Decoded size of a blob's header (its records' metadata) a reader accepts: a corrupt one is refused, not inflated
+     * without bound.
+     */
     maxBlobHeaderBytes: 4 * 1024 * 1024,
-    /** Decoded size of one PageStore metadata record (16 revisions' contributor, comment, hashes and tags) a reader accepts. */
+    /**
+     * Decoded size of one PageStore metadata record (16 revisions' contributor, comment, hashes and tags) a reader
+     * accepts.
+     */
     maxMetaRecordBytes: 4 * 1024 * 1024,
     /** Revisions accepted in one write request. */
     maxBatchRevisions: 500,
@@ -130,7 +139,9 @@ export const LIMITS = {
     defaultPageSize: 50,
   },
   export: {
-    /** Most revisions one `GET /page/{title}/export` answers (`limit`, and its default); its `Link: rel="next"` goes on. */
+    /**
+     * Most revisions one `GET /page/{title}/export` answers (`limit`, and its default); its `Link: rel="next"` goes on.
+     */
     maxRevisions: 1_000,
     /**
      * Most bytes of revision text one export answer carries (at least one revision, whatever its size):
@@ -157,13 +168,21 @@ export const LIMITS = {
      * `backup` token is not counted.
      */
     anonymousPerMinute: 30,
-    /** Revisions an export reads from its PageStore at once: one batch's metadata is what it holds besides one stream's text. */
+    /**
+     * Revisions an export reads from its PageStore at once: one batch's metadata is what it holds besides one stream's
+     * text.
+     */
     batchRevisions: 64,
-    /** Titles one `GET /api/pages` lists (`limit`, and its default); each of the 32 directory shards sends at most this many plus one. */
+    /**
+     * Titles one `GET /api/pages` lists (`limit`, and its default); each of the 32 directory shards sends at most this
+     * many plus one.
+     */
     pagesPerList: 500,
   },
   memento: {
-    /** Mementos per TimeMap page (RFC 7089 §5 TimeMaps, paged past this); pages link each other with rel="prev"/"next". */
+    /**
+     * Mementos per TimeMap page (RFC 7089 §5 TimeMaps, paged past this); pages link each other with rel="prev"/"next".
+     */
     timemapPageSize: 1_000,
     /**
      * Most revisions a page's memento index lists (one history page, so at most `history.maxPageSize`).
@@ -173,7 +192,10 @@ export const LIMITS = {
     indexMaxRevisions: 500,
   },
   browse: {
-    /** Titles a search page lists; each directory shard sends at most this many (plus one), so a search reads a bounded amount. */
+    /**
+     * Titles a search page lists; each directory shard sends at most this many (plus one), so a search reads a bounded
+     * amount.
+     */
     searchResults: 25,
     /** Recently changed pages the front page lists. */
     recentPages: 10,
@@ -200,16 +222,23 @@ export const LIMITS = {
      * takes under half of them.
      */
     compareMaxWork: 2_000_000,
-    /** Characters of line text a compare page shows in all; past it the table stops and says so. Bounds the answer the tiers keep (and the HTML) near 1 MB. */
+    /**
+     * Characters of line text a compare page shows in all; past it the table stops and says so. Bounds the answer the
+     * tiers keep (and the HTML) near 1 MB.
+     */
     compareMaxShownChars: 256 * 1024,
     /**
      * Years a page's time line lists (the history's links by year, the viewer's): each is one
      * index walk in its PageStore, so a page dated across millennia costs no more than this.
      */
     timelineYears: 100,
-    /** Largest text revision, in bytes, the revision viewer reads to show; past it the viewer links the raw revision. */
+    /**
+     * Largest text revision, in bytes, the revision viewer reads to show; past it the viewer links the raw revision.
+     */
     viewMaxRevisionBytes: 2 * 1024 * 1024,
-    /** Characters of a text revision the viewer shows; past it the text stops and says so. Bounds the page near 1 MB. */
+    /**
+     * Characters of a text revision the viewer shows; past it the text stops and says so. Bounds the page near 1 MB.
+     */
     viewMaxShownChars: 256 * 1024,
   },
   tiers: {
@@ -282,7 +311,9 @@ export const LIMITS = {
     membershipCacheMs: 5_000,
     /** The window, in milliseconds, over which a queue counts its events/s and delivery latency. */
     loadWindowMs: 30_000,
-    /** After resizing, how long, in milliseconds, the autoscaler waits (one load window) before judging the new pool. */
+    /**
+     * After resizing, how long, in milliseconds, the autoscaler waits (one load window) before judging the new pool.
+     */
     cooldownMs: 30_000,
     /** A region's autoscaler stops waking this long, in milliseconds, after its last purge traffic or viewer. */
     idleAfterMs: 3_600_000,
@@ -300,7 +331,10 @@ export const LIMITS = {
      * other dictionary gets br. Bounds the (revision, dictionary) variants per revision to this plus one.
      */
     dcbPredecessors: 8,
-    /** Seconds an edge isolate remembers that a (revision, dictionary) pair has no dcb answer, so repeats never reach the origin. */
+    /**
+     * Seconds an edge isolate remembers that a (revision, dictionary) pair has no dcb answer, so repeats never reach
+     * the origin.
+     */
     dcbRefusalMemorySeconds: 300,
     /** (revision, dictionary) pairs an isolate remembers as refused; past it the oldest are forgotten. */
     dcbRefusalsRemembered: 10_000,
@@ -311,7 +345,10 @@ export const LIMITS = {
      * compress JSON and HTML; wrangler dev under our strong ETag, which REDbot calls BAD).
      */
     minCompressBytes: 256,
-    /** brotli quality for bodies made per request (latest, history, timemaps, pages, problems): mid quality, cheap enough to run on every miss. */
+    /**
+     * brotli quality for bodies made per request (latest, history, timemaps, pages, problems): mid quality, cheap
+     * enough to run on every miss.
+     */
     dynamicBrotliQuality: 5,
     /**
      * A revision's `br` body is made once, where its answer is made, and kept in the tiers beside
@@ -342,7 +379,10 @@ export const LIMITS = {
      * fresh one made on next use: wasm memory never shrinks.
      */
     recycleHeapBytes: 64 * 1024 * 1024,
-    /** Most a one-shot gunzip through workerd's node:zlib may produce: its own ceiling for `maxOutputLength` (kMaxLength), and all of an isolate's memory. */
+    /**
+     * Most a one-shot gunzip through workerd's node:zlib may produce: its own ceiling for `maxOutputLength`
+     * (kMaxLength), and all of an isolate's memory.
+     */
     platformGunzipMaxBytes: 128 * 1024 * 1024,
     /** Staging buffers between JS and the wasm heap, in bytes, per stream direction. */
     streamChunkBytes: 256 * 1024,
@@ -378,7 +418,9 @@ export const LIMITS = {
     knownSizeDecodeBytes: 8 * 1024 * 1024,
   },
   follow: {
-    /** `maxlag` sent with every Action API request, in seconds: a wiki whose replicas lag more turns the follower away. */
+    /**
+     * `maxlag` sent with every Action API request, in seconds: a wiki whose replicas lag more turns the follower away.
+     */
     maxlagSeconds: 5,
     /** Most Action API requests the follower has in flight at once (pages synced in parallel). */
     maxConcurrentRequests: 4,
@@ -417,7 +459,9 @@ export const LIMITS = {
      * change, and showing one again one more read of the wiki); MediaWiki's own form takes at most 500.
      */
     maxRevisionDeletionIds: 500,
-    /** Redirects within the wiki's origin the follower follows per request; one to another origin is refused at once. */
+    /**
+     * Redirects within the wiki's origin the follower follows per request; one to another origin is refused at once.
+     */
     maxRedirects: 3,
     /**
      * Pages (or their revisions) the archive refused that a follower remembers, for operators to see and retry;

@@ -1,13 +1,11 @@
 /**
  * Keeps the archive in step with a live MediaWiki through its Action API,
- * so the archive follows a wiki without exports being carried over. One pass, {@link followOnce}, reads the wiki's recent
- * changes from a cursor, with continuation, and brings every page they name
- * up to date: the revisions after the archive's latest for that page, with
- * their content (`rvslots=main`), which on first sight is the page's whole
- * history. The cursor moves, and is saved, only after a batch of changes is
- * stored, so a follower killed at any point resumes with no gap; the archive
- * takes each revision once (its writes are idempotent per id and chained to
- * the page's latest), so nothing is stored twice.
+ * so the archive follows a wiki without exports being carried over. One pass, {@link followOnce}, reads the wiki's
+ * recent changes from a cursor, with continuation, and brings every page they name up to date: the revisions after the
+ * archive's latest for that page, with their content (`rvslots=main`), which on first sight is the page's whole
+ * history. The cursor moves, and is saved, only after a batch of changes is stored, so a follower killed at any point
+ * resumes with no gap; the archive takes each revision once (its writes are idempotent per id and chained to the page's
+ * latest), so nothing is stored twice.
  *
  * It runs wherever it is given an archive and a cursor store: the CLI's
  * `palimpsest follow` (HTTP to the archive, the cursor in a file), and
@@ -100,7 +98,10 @@ export function refusalsOf<A extends object>(archive: A, asRefusal: (err: unknow
   return wrapped as A;
 }
 
-/** A page, or some of its revisions, that the follower skipped because the archive (or the wiki's answer for it) refused it. */
+/**
+ * A page, or some of its revisions, that the follower skipped because the archive (or the wiki's answer for it) refused
+ * it.
+ */
 export interface SkippedPage {
   /** The wiki's title (cut to follow.maxSkippedTextChars). */
   title: string;
@@ -175,7 +176,10 @@ export interface FollowArchive {
    * left out stays as it is), saying why; false if the archive lacks the revision.
    */
   setHidden(title: string, id: number, change: HiddenFields, reason: string): Promise<boolean>;
-  /** Deletes the page as the wiki deleted it (restorable), or restores it as the wiki undeleted it; false if the archive lacks it. */
+  /**
+   * Deletes the page as the wiki deleted it (restorable), or restores it as the wiki undeleted it; false if the archive
+   * lacks it.
+   */
   setDeleted(title: string, deleted: boolean, reason: string): Promise<boolean>;
 }
 
@@ -209,7 +213,9 @@ export interface FollowOptions {
   changesPerRequest?: number;
   /** After each batch of recent changes is stored (for progress). */
   onBatch?: (cursor: FollowCursor, report: FollowReport) => void;
-  /** Epoch ms after which the pass stops once its current batch is stored (a Cron Trigger's bounded run); default none. */
+  /**
+   * Epoch ms after which the pass stops once its current batch is stored (a Cron Trigger's bounded run); default none.
+   */
   deadline?: number;
 }
 

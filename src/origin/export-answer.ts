@@ -26,7 +26,8 @@
  * (`pastTiersOf`), rate-limited like any anonymous export.
  *
  * @example
- * const etag = await exportEtag(ref.key, version, "backup", exportSelection(null, "asc", 1000), LIMITS.export.maxBytes);
+ * const selection = exportSelection(null, "asc", 1000);
+ * const etag = await exportEtag(ref.key, version, "backup", selection, LIMITS.export.maxBytes);
  */
 import { pageStoreOf } from "../bindings.ts";
 import { concatChunks } from "../codec/runtime/stream-io.ts";
@@ -63,7 +64,10 @@ export function exportSelection(start: ExportStart | null, dir: ExportDirection,
   return `offset=${offset}&limit=${limit}&dir=${dir}`;
 }
 
-/** The page's version now, asked of its PageStore without reading a revision; null if it has none to give (no such page, or deleted). */
+/**
+ * The page's version now, asked of its PageStore without reading a revision; null if it has none to give (no such page,
+ * or deleted).
+ */
 export async function exportVersion(env: Env, ref: PageRef): Promise<number | null> {
   // A title nobody wrote is answered without waking (and so creating) its PageStore.
   if (!(await pageExists(env, ref.key))) return null;

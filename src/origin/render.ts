@@ -122,7 +122,10 @@ async function renderRevision(
   return revisionAnswer(query, await readRevision(env, query.ref, selector, timer), encode, timer);
 }
 
-/** The answer for a revision read: its body, with its caching headers, tags and (with `encode`) its br body, made under `timer`'s encode hop. */
+/**
+ * The answer for a revision read: its body, with its caching headers, tags and (with `encode`) its br body, made under
+ * `timer`'s encode hop.
+ */
 export function revisionAnswer(
   query: Extract<OriginQuery, { kind: "revision" | "latest" }>,
   read: RevisionRead,

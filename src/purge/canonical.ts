@@ -47,7 +47,9 @@ const NOT_CACHED = "never cached: only /page/… and /timemap/… answers are ke
 /** Half of a UTF-16 surrogate pair on its own: no URL can carry it (encodeURIComponent throws on one). */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** Splits a path into decoded segments; null if it climbs (`..`), or hides control characters or unpaired surrogates. */
+/**
+ * Splits a path into decoded segments; null if it climbs (`..`), or hides control characters or unpaired surrogates.
+ */
 function segments(path: string): string[] | null {
   let decoded: string[];
   try {

@@ -262,7 +262,10 @@ function fillOnce(
   return store.inflight.run(request.key, () => fill(env, store, self, request, minVersion, waitUntil, revalidating));
 }
 
-/** Fills from the hops below; `revalidating` (replacing a stale entry) asks them not to answer from stale entries of their own. */
+/**
+ * Fills from the hops below; `revalidating` (replacing a stale entry) asks them not to answer from stale entries of
+ * their own.
+ */
 async function fill(
   env: Env,
   store: TierStore,

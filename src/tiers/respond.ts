@@ -75,7 +75,9 @@ function answerHeaders(asker: Asker, through: ReadThrough | UnreadThrough): Head
   return headers;
 }
 
-/** A 5xx is logged with the request id, the one thing of this request the client's copy adds to the origin's problem. */
+/**
+ * A 5xx is logged with the request id, the one thing of this request the client's copy adds to the origin's problem.
+ */
 function serverError(asker: Asker, status: number, problem: AnswerProblem): void {
   console.error("read failed", {
     requestId: asker.requestId,

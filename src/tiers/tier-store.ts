@@ -9,7 +9,7 @@
  *
  * | table | row | kept until |
  * |---|---|---|
- * | entries | one answer: key, page, mutable, version, meta (JSON), body (LZ4 of the packed bodies) | purged, or evicted for room |
+ * | entries | one answer: key, page, mutable, version, meta (JSON), body (LZ4 of packed bodies) | purged, or evicted |
  * | entry_tags | (tag, key) for every purge tag of an entry | its entry goes |
  * | entry_use | per entry, the bytes it stores and when it was last read (ms) | its entry goes |
  * | usage | one row: bytes and entries in `entry_use`, summed as they change | always |
@@ -68,7 +68,10 @@ const MIGRATIONS: readonly Migration[] = [
    INSERT INTO usage (id, bytes, entries) VALUES (1, 0, 0);`,
 ];
 
-/** A read moves an entry's stored read time on only when it is older than this, in ms: a hit writes nothing, and eviction is least recently read to within a minute. */
+/**
+ * A read moves an entry's stored read time on only when it is older than this, in ms: a hit writes nothing, and
+ * eviction is least recently read to within a minute.
+ */
 const TOUCH_MS = 60_000;
 
 const utf8 = new TextEncoder();
@@ -112,11 +115,17 @@ export class TierStore {
   readonly #memory = new Lz4Lru<EntryMeta>(LIMITS.tiers.memoryBytes);
   /** Every purge mark this tier holds, in memory: checked on every read. */
   #marks!: PurgeMarks;
-  /** The last sequence applied of each queue, in memory: every purge delivery asks, and must not pay a SQLite read for it. */
+  /**
+   * The last sequence applied of each queue, in memory: every purge delivery asks, and must not pay a SQLite read for
+   * it.
+   */
   #applied!: Map<string, number>;
   /** Fills in flight, by key: concurrent misses for one key share one. */
   readonly inflight = new SingleFlight<string, TierRead>();
-  /** Counts not yet written: a read must not pay a SQLite write for a counter, so they go at most once a second (a restart may lose that second). */
+  /**
+   * Counts not yet written: a read must not pay a SQLite write for a counter, so they go at most once a second (a
+   * restart may lose that second).
+   */
   readonly #pending = new Map<string, number>();
   /** Read times not yet written, by key: they go with the counters. */
   readonly #touches = new Map<string, number>();
@@ -136,7 +145,10 @@ export class TierStore {
     this.#loadState();
   }
 
-  /** The marks, applied sequences and usage, as SQLite holds them: at start, and after a transaction that changed them rolled back. */
+  /**
+   * The marks, applied sequences and usage, as SQLite holds them: at start, and after a transaction that changed them
+   * rolled back.
+   */
   #loadState(): void {
     this.#usage = this.#sql
       .exec<{ bytes: number; entries: number }>("SELECT bytes, entries FROM usage WHERE id = 1")
@@ -159,7 +171,10 @@ export class TierStore {
     return this.storage.sql;
   }
 
-  /** Runs `fn` in one SQLite transaction; if it throws, the in-memory marks and applied sequences go back to what was committed. */
+  /**
+   * Runs `fn` in one SQLite transaction; if it throws, the in-memory marks and applied sequences go back to what was
+   * committed.
+   */
   transaction<T>(fn: () => T): T {
     try {
       return this.storage.transactionSync(fn);
@@ -195,7 +210,10 @@ export class TierStore {
     return row ? { mutable: row.mutable, all: row.all_keys } : NO_FLOOR;
   }
 
-  /** The lowest version acceptable for this kind of entry: the asker's minimum or this tier's floor, whichever is higher. */
+  /**
+   * The lowest version acceptable for this kind of entry: the asker's minimum or this tier's floor, whichever is
+   * higher.
+   */
   required(entry: Pick<CacheKey, "mutable" | "page">, minVersion = 0): number {
     return Math.max(minVersion, versionFloor(this.floor(entry.page), entry.mutable));
   }
@@ -239,7 +257,10 @@ export class TierStore {
     return unpackBodies(meta, bytes);
   }
 
-  /** A read of a stored entry: its read time moves on (with the next flush) if older than TOUCH_MS. Returns the read time SQLite will hold. */
+  /**
+   * A read of a stored entry: its read time moves on (with the next flush) if older than TOUCH_MS. Returns the read
+   * time SQLite will hold.
+   */
   #touch(key: string, readAt: number): number {
     const now = Date.now();
     if (now - readAt < TOUCH_MS) return readAt;

@@ -66,7 +66,10 @@ export async function redirectToMemento(
   return res;
 }
 
-/** The page a `/page/{title}…` path names, if its title segment is already canonical (otherwise the read route redirects first). */
+/**
+ * The page a `/page/{title}…` path names, if its title segment is already canonical (otherwise the read route redirects
+ * first).
+ */
 function canonicalRef(raw: string | undefined): PageRef | null {
   if (!raw) return null;
   try {
@@ -79,7 +82,10 @@ function canonicalRef(raw: string | undefined): PageRef | null {
 
 const SERVED = new Set([200, 206, 304]);
 
-/** `/page/{title}`: the TimeGate with Accept-Datetime; without it, the current state, which names its TimeGate and TimeMaps. */
+/**
+ * `/page/{title}`: the TimeGate with Accept-Datetime; without it, the current state, which names its TimeGate and
+ * TimeMaps.
+ */
 async function timeGate(c: Context<AppEnv>, next: () => Promise<void>, ref: PageRef): Promise<Response | void> {
   // `?at=` names its time in the URL: no negotiation there. Its answer is a memento (Memento-Datetime from the origin).
   if (c.req.query("at") !== undefined) {

@@ -41,7 +41,10 @@ function byYear(revisions: HistoryEntry[]): Array<{ year: string; revisions: His
   return years;
 }
 
-/** What "changes" compares a revision with: its parent, or past a suppressed parent the nearest visible revision before it. */
+/**
+ * What "changes" compares a revision with: its parent, or past a suppressed parent the nearest visible revision before
+ * it.
+ */
 const changesFrom = (r: HistoryEntry): number | null =>
   r.previousVisibleId === undefined ? r.parentId : r.previousVisibleId;
 

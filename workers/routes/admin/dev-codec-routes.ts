@@ -11,7 +11,8 @@
  *   → {"op", "rounds", "bytesIn", "bytesOut"}
  *
  * @example
- * curl -X POST -H "authorization: Bearer $TOKEN" --data-binary @page.html 'localhost:8787/api/dev/codec/gzip?op=compress&rounds=20'
+ * curl -X POST -H "authorization: Bearer $TOKEN" --data-binary @page.html \
+ *   'localhost:8787/api/dev/codec/gzip?op=compress&rounds=20'
  */
 import { Hono } from "hono";
 import { z } from "zod";

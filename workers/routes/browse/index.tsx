@@ -4,7 +4,8 @@
  *
  *   GET /                                    what the archive is, title search, totals, recently changed pages
  *   GET /search?q={prefix}[&after={key}]     titles starting with the prefix, in title order
- *   GET /page/{title}/history                HTML when the client prefers it (Vary: Accept); JSON otherwise, from read-routes.ts
+ *   GET /page/{title}/history                HTML when the client prefers it (Vary: Accept); JSON otherwise,
+ *                                            from read-routes.ts
  *   GET /page/{title}/compare?from=&to=      the history's compare form: 303 to the URL below
  *   GET /page/{title}/compare/{from}...{to}  what changed between two revisions, line by line
  *   GET /view/{title}[/{revid}]               the revision viewer, and the page as of a date (view-routes.tsx)
@@ -137,7 +138,8 @@ browseRoutes.get(URL_FORMS.history, async (c, next) => {
     if (!parsed.success) throw invalid(parsed.error.issues, "history", HISTORY_FIELDS, { page: c.req.param("title") });
     const { limit, older, newer } = parsed.data;
     const ref = c.get("ref");
-    // The JSON route's query, so the same cached answer serves both; beside it, the page's years (a few index walks, kept in the tiers too).
+    // The JSON route's query, so the same cached answer serves both; beside it, the page's years (a few index walks,
+    // kept in the tiers too).
     const [{ through, value: page }, years] = await Promise.all([
       readJson(c, { kind: "history", ref, limit, cursor: older ?? newer }),
       readJson(c, { kind: "timeline", ref }),

@@ -32,7 +32,8 @@
  * the read routes' middleware, workers/middleware/time-travel.ts.
  *
  * @example
- * curl -sI -H 'Accept-Datetime: Wed, 01 Jan 2020 00:00:05 GMT' localhost:8787/page/Vellum   # 302, Location: …/page/Vellum/{id}
+ * # 302, Location: …/page/Vellum/{id}
+ * curl -sI -H 'Accept-Datetime: Wed, 01 Jan 2020 00:00:05 GMT' localhost:8787/page/Vellum
  * curl -s localhost:8787/timemap/link/Vellum
  */
 import { Hono, type Context } from "hono";

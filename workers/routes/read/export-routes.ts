@@ -64,7 +64,10 @@ export const exportRoutes = new Hono<ExportEnv>();
 /** No credentials: a public export. Credentials: they must be a backup token's. */
 const optionalBackupToken = optionalScope("backup");
 
-/** `Link: rel="next"` to the answer that goes on from `offset`, absolute, so it is made here rather than kept in the tiers. */
+/**
+ * `Link: rel="next"` to the answer that goes on from `offset`, absolute, so it is made here rather than kept in the
+ * tiers.
+ */
 function nextLink(c: Context<ExportEnv>, ref: PageRef, offset: string, limit: number, dir: string): string {
   const next = new URL(`/page/${titleSegment(ref.key)}/export`, c.req.url);
   next.searchParams.set("offset", offset);
@@ -127,7 +130,8 @@ exportRoutes.get(
       return streamed(c, { ref, start, dir, limit, withSuppressed: true, maxBytes }, etag);
     }
     await chargeAnonymousExport(c.env, c.req.raw);
-    // A fresh hit in this colo's cache comes with its body (megabytes of XML) unread: a 304 never reads it, a 200 streams it.
+    // A fresh hit in this colo's cache comes with its body (megabytes of XML) unread: a 304 never reads it, a 200
+    // streams it.
     const through = await readThroughTiers(
       c.env,
       c.executionCtx,
