@@ -2,7 +2,7 @@
  * The trainer, in process: the same corpus gives the same table bytes twice,
  * the table is canonical PSD1 within its budget, its pairs are ones the
  * corpus used in at least --min-files files. Through the CLI:
- * train-cli.integration.test.ts.
+ * train-cli.e2e.test.ts.
  */
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
