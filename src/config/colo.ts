@@ -24,7 +24,6 @@ export function coloOf(request: Request, env: Env): Colo {
     throw new ProblemError({
       status: 400,
       code: "simulation_disabled",
-      title: "Bad Request",
       detail: `${COLO_HEADER} is accepted only in development`,
     });
   }
@@ -35,7 +34,6 @@ export function coloOf(request: Request, env: Env): Colo {
     throw new ProblemError({
       status: 400,
       code: "unknown_colo",
-      title: "Bad Request",
       detail: `colo ${simulated} is not in TOPOLOGY; known: ${[...topology.regionOfColo.keys()].join(" ")}`,
     });
   }

@@ -47,7 +47,6 @@ export function olderCursor(raw: string | undefined): number | null {
     throw new ProblemError({
       status: 400,
       code: "invalid_cursor",
-      title: "Bad Request",
       detail: "older is not a cursor this page gave",
     });
   return Number(m[1]);

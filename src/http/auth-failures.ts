@@ -35,7 +35,6 @@ const failures = new RateLimiter({
     new ProblemError({
       status: 429,
       code: "auth_rate_limited",
-      title: "Too Many Requests",
       detail: `Too many failed authentications from your address; try again in ${retryAfterSeconds} seconds.`,
       extensions: { retryAfterSeconds },
     }),

@@ -32,7 +32,6 @@ const anonymousExports = new RateLimiter({
     new ProblemError({
       status: 429,
       code: "export_rate_limited",
-      title: "Too Many Requests",
       detail: `More than ${LIMITS.export.anonymousPerMinute} anonymous exports a minute from your address; try again in ${retryAfterSeconds} seconds, or export with a backup token.`,
       limit: "export.anonymousPerMinute",
       extensions: { retryAfterSeconds },

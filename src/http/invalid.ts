@@ -44,7 +44,6 @@ export function invalid(
   return new ProblemError({
     status: 422,
     code: "invalid_field",
-    title: "Unprocessable Content",
     detail: `${what}: ${field}: ${issue.message}`,
     extensions: {
       field,

@@ -26,19 +26,41 @@ export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
 export type ProblemStatus = ClientErrorStatusCode | ServerErrorStatusCode;
 
-export interface ProblemInit {
-  status: ProblemStatus;
+/** The titles a problem takes from its status when it names none: the status's reason phrase (RFC 9110). */
+const STATUS_TITLES = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  409: "Conflict",
+  410: "Gone",
+  413: "Content Too Large",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+} as const satisfies Partial<Record<ProblemStatus, string>>;
+
+/** A status whose problem may leave its title to the status's reason phrase. */
+export type TitledStatus = keyof typeof STATUS_TITLES;
+
+type ProblemFields = {
   /** Stable, machine-readable identifier, e.g. `"url_too_long"`. Never reworded. */
   code: string;
-  /** Short human-readable summary; the same for every occurrence of `code`. */
-  title: string;
   /** Human-readable explanation of this occurrence. */
   detail?: string;
   /** The `LIMITS` entry that was exceeded; the body names it and gives its value. */
   limit?: LimitName;
   /** Further RFC 9457 extension members, e.g. `{ field: "title" }`. */
   extensions?: Record<string, unknown>;
-}
+};
+
+/**
+ * A problem's parts. The title is a short human-readable summary, the same for every occurrence of `code`; a
+ * {@link TitledStatus} may leave it out for its reason phrase.
+ */
+export type ProblemInit = ProblemFields &
+  ({ status: TitledStatus; title?: string } | { status: ProblemStatus; title: string });
 
 /** The JSON body of a problem response (RFC 9457 members plus our extensions). */
 export interface ProblemBody {
@@ -64,7 +86,7 @@ export class ProblemError extends Error {
     super(init.detail ?? init.title);
     this.status = init.status;
     this.code = init.code;
-    this.title = init.title;
+    this.title = init.title ?? STATUS_TITLES[init.status as TitledStatus];
     this.detail = init.detail;
     this.limit = init.limit;
     this.extensions = init.extensions ?? {};
@@ -127,7 +149,6 @@ export const onError: ErrorHandler = (err, c) => {
     problem = new ProblemError({
       status: 500,
       code: "internal",
-      title: "Internal Server Error",
       detail: "quote the request id when reporting this",
     });
   }
@@ -142,6 +163,5 @@ export const notFound: NotFoundHandler = (c) =>
   new ProblemError({
     status: 404,
     code: "not_found",
-    title: "Not Found",
     detail: `No route for ${c.req.method} ${c.req.path}`,
   }).toResponse();

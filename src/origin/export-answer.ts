@@ -118,7 +118,6 @@ function pastTiers(version: number | null, etag: string | null): ProblemError {
   return new ProblemError({
     status: 413,
     code: PAST_TIERS,
-    title: "Content Too Large",
     detail: "this export answer is bigger than a tier entry and is streamed past the tiers",
     limit: "tiers.maxEntryBytes",
     extensions: { version, etag },

@@ -70,7 +70,6 @@ export async function planExport(env: Env, req: ExportRequest): Promise<ExportPl
     new ProblemError({
       status: 404,
       code: "page_not_found",
-      title: "Not Found",
       detail: "no such page in the archive",
       extensions: { page: req.ref.title },
     });

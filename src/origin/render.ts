@@ -52,7 +52,6 @@ export function notFoundAnswer(env: Env, query: OriginQuery): Answer {
   const err = new ProblemError({
     status: 404,
     code: "page_not_found",
-    title: "Not Found",
     detail: "no such page in the archive",
     extensions: { page: query.ref.title },
   });

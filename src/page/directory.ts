@@ -28,7 +28,6 @@ export async function requirePage(env: Env, ref: PageRef): Promise<void> {
   throw new ProblemError({
     status: 404,
     code: "page_not_found",
-    title: "Not Found",
     detail: "no such page in the archive",
     extensions: { page: ref.title },
   });

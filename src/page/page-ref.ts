@@ -16,7 +16,6 @@ export function pageRef(raw: string): PageRef {
     throw new ProblemError({
       status: 400,
       code: "invalid_title",
-      title: "Bad Request",
       detail: t.reason,
       extensions: { page: raw },
     });

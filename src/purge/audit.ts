@@ -44,7 +44,6 @@ export function logCursor(before: string | undefined): number | null {
     throw new ProblemError({
       status: 400,
       code: "invalid_cursor",
-      title: "Bad Request",
       detail: "before is not a cursor this API issued",
     });
   return Number(before);

@@ -101,7 +101,6 @@ function shapeOf(body: unknown): { kind: OperatorKind; items: unknown[]; soft: b
     throw new ProblemError({
       status: 413,
       code: "too_many_items",
-      title: "Content Too Large",
       detail: `${items.length} ${key} in one purge; send at most ${max} per request`,
       limit: key === "files" ? "purge.maxFiles" : "purge.maxSelectors",
     });
@@ -151,7 +150,6 @@ function resolve(
     throw new ProblemError({
       status: 422,
       code: "nothing_to_purge",
-      title: "Unprocessable Content",
       detail: "Nothing was purged: every item names something this archive never caches.",
       extensions: { dropped },
     });
@@ -177,7 +175,6 @@ const purgeRate = new RateLimiter({
     new ProblemError({
       status: 429,
       code: "rate_limited",
-      title: "Too Many Requests",
       detail: `${name} has sent more purges than its rate allows (docs/api.md, "Purging (operators)"); try again in ${retryAfterSeconds} s`,
       extensions: { retryAfterSeconds },
     }),

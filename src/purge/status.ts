@@ -26,7 +26,6 @@ function parsedId(env: Env, id: string): ParsedId {
     throw new ProblemError({
       status: 400,
       code: "invalid_purge_id",
-      title: "Bad Request",
       detail: `${id.slice(0, 80)} is not a purge id (<queue>:<seq>)`,
     });
   }
@@ -39,7 +38,6 @@ async function once(env: Env, id: string, parsed: ParsedId): Promise<PurgeView> 
     throw new ProblemError({
       status: 404,
       code: "purge_not_found",
-      title: "Not Found",
       detail: `no purge ${id} in the retained log`,
     });
   return {
@@ -83,7 +81,6 @@ export function auditForbidden(name: string): ProblemError {
   return new ProblemError({
     status: 403,
     code: "forbidden",
-    title: "Forbidden",
     detail: `operators' purges are the audit log, which needs the purge scope; ${name} does not carry it`,
     extensions: { scope: ["purge"] },
   });

@@ -29,7 +29,6 @@ export function tooLarge(limit: BytesLimit): ProblemError {
   return new ProblemError({
     status: 413,
     code: "request_too_large",
-    title: "Content Too Large",
     detail: `the request body is larger than ${limitValue(limit)} bytes`,
     limit,
   });

@@ -23,7 +23,6 @@ const parsedForm: MiddlewareHandler = async (c, next) => {
       throw new ProblemError({
         status: 400,
         code: "malformed_form",
-        title: "Bad Request",
         detail:
           "the body is not a readable form: send application/x-www-form-urlencoded, or multipart/form-data with its boundary",
       });

@@ -62,7 +62,6 @@ function refusalProblem(
     return new ProblemError({
       status: 400,
       code: "json_too_deep",
-      title: "Bad Request",
       detail: `the body nests more than ${limitValue(limit)} objects or arrays deep`,
       limit,
       extensions: at,
@@ -72,7 +71,6 @@ function refusalProblem(
     return new ProblemError({
       status: 413,
       code: "json_too_many_values",
-      title: "Content Too Large",
       detail: `the body holds more than ${limitValue(values)} JSON values`,
       limit: values,
       extensions: at,
@@ -82,7 +80,6 @@ function refusalProblem(
   return new ProblemError({
     status: 413,
     code: array.code,
-    title: "Content Too Large",
     detail: `more than ${limitValue(array.limit)} ${array.what} in one request`,
     limit: array.limit,
     extensions: at,
@@ -224,7 +221,6 @@ export function jsonBody(limit: BytesLimit, shape: JsonShape = {}): MiddlewareHa
       throw new ProblemError({
         status: 400,
         code: "malformed_json",
-        title: "Bad Request",
         detail: "the body is not valid JSON",
       });
     }

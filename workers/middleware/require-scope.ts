@@ -28,7 +28,6 @@ export function requireScope(
     new ProblemError({
       status: 401,
       code: "unauthenticated",
-      title: "Unauthorized",
       detail: `send Authorization: Bearer <token> with a ${wanted}-scope token`,
       extensions: { scope: scopes },
     }).toResponse();
@@ -52,7 +51,6 @@ export function requireScope(
           return new ProblemError({
             status: 403,
             code: "forbidden",
-            title: "Forbidden",
             detail: `the token of ${check.principal.name} does not carry the ${wanted} scope`,
             extensions: { scope: scopes },
           }).toResponse();
@@ -61,7 +59,6 @@ export function requireScope(
           return new ProblemError({
             status: 401,
             code: "token_expired",
-            title: "Unauthorized",
             detail: "the token has expired; ask for a new one",
             extensions: { scope: scopes },
           }).toResponse();
@@ -69,7 +66,6 @@ export function requireScope(
         return new ProblemError({
           status: 401,
           code: "invalid_token",
-          title: "Unauthorized",
           detail: `the token is not one this archive issued`,
           extensions: { scope: scopes },
         }).toResponse();

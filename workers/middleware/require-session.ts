@@ -51,7 +51,6 @@ export const requireSession: MiddlewareHandler<DashboardEnv> = async (c, next) =
       throw new ProblemError({
         status: 401,
         code: "unauthenticated",
-        title: "Unauthorized",
         detail: "log in at /dashboard/login first",
       });
     }
@@ -59,7 +58,6 @@ export const requireSession: MiddlewareHandler<DashboardEnv> = async (c, next) =
     throw new ProblemError({
       status: 401,
       code: "unauthenticated",
-      title: "Unauthorized",
       detail: "Your session has ended; log in again, then resend the form.",
     });
   }
@@ -71,7 +69,6 @@ export const requireSession: MiddlewareHandler<DashboardEnv> = async (c, next) =
       throw new ProblemError({
         status: 403,
         code: "csrf_token_invalid",
-        title: "Forbidden",
         detail:
           "This form's CSRF token is missing or not this session's, so nothing was done. Reload the page and send it again.",
       });

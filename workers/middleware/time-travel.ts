@@ -100,7 +100,6 @@ async function timeGate(c: Context<AppEnv>, next: () => Promise<void>, ref: Page
       throw new ProblemError({
         status: 400,
         code: "invalid_accept_datetime",
-        title: "Bad Request",
         detail: `Accept-Datetime must be an RFC 1123 date such as "Wed, 01 Jan 2020 00:00:00 GMT" (RFC 7089 §2.1.1); got "${asked.slice(0, 64)}"`,
         extensions: { page: ref.title },
       });

@@ -35,6 +35,15 @@ describe("problem responses", () => {
     });
   });
 
+  it("take the status's reason phrase as title when they name none, and keep one they name", async () => {
+    const res = await appThrowing(
+      new ProblemError({ status: 404, code: "no_such_page", detail: "no page Foo" }),
+    ).request("/boom");
+    await expectProblem(res, { status: 404, code: "no_such_page", title: "Not Found", detail: "no page Foo" });
+    expect(new ProblemError({ status: 409, code: "c" }).title).toBe("Conflict");
+    expect(new ProblemError({ status: 409, code: "c", title: "Revision conflict" }).title).toBe("Revision conflict");
+  });
+
   it("turn an unknown error into a logged 500 that leaks nothing", async () => {
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
     const res = await appThrowing(new Error("db password is hunter2")).request("/boom");

@@ -58,14 +58,12 @@ devCodecRoutes.post(
         throw new ProblemError({
           status: 413,
           code: "gzip_output_too_large",
-          title: "Content Too Large",
           detail: err.message,
           limit: "http.maxDevCodecOutputBytes",
         });
       throw new ProblemError({
         status: 422,
         code: "invalid_gzip",
-        title: "Unprocessable Content",
         detail: `${err.code}: ${err.message}`,
       });
     }

@@ -54,7 +54,6 @@ devFaultRoutes.put(
       throw new ProblemError({
         status: 404,
         code: "unknown_tier",
-        title: "Not Found",
         detail: `no TierCache ${(name ?? c.req.param("tier")).slice(0, 80)} in TOPOLOGY`,
       });
     const set = c.req.valid("json");

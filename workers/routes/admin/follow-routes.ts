@@ -47,7 +47,6 @@ followRoutes.post(
       throw new ProblemError({
         status: 404,
         code: "follow_off",
-        title: "Not Found",
         detail: "this archive follows no wiki (FOLLOW_WIKI_API is empty)",
       });
     const body = c.req.valid("json");
@@ -56,7 +55,6 @@ followRoutes.post(
       throw new ProblemError({
         status: 404,
         code: "skip_not_found",
-        title: "Not Found",
         detail: "all" in body ? "no page is skipped" : "no skipped page has that title",
       });
     return c.json({ wiki: settings.wiki, asked } satisfies FollowRetryBody, 202);

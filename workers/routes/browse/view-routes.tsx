@@ -110,7 +110,6 @@ viewRoutes.get(
         throw new ProblemError({
           status: 404,
           code: "revision_not_found",
-          title: "Not Found",
           detail: `${ref.title} has no revision that is not suppressed`,
           extensions: { page: ref.title },
         });

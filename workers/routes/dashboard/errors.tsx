@@ -20,7 +20,6 @@ function asProblem(err: Error, requestId: string | undefined): ProblemError {
     return new ProblemError({
       status: 403,
       code: "cross_site_form",
-      title: "Forbidden",
       detail: "This form was not sent from the dashboard's own pages, so nothing was done.",
     });
   }
@@ -35,7 +34,6 @@ function asProblem(err: Error, requestId: string | undefined): ProblemError {
   return new ProblemError({
     status: 500,
     code: "internal",
-    title: "Internal Server Error",
     detail: "Something went wrong on our side; quote the request id when reporting this.",
     extensions: requestId ? { requestId } : {},
   });

@@ -108,7 +108,6 @@ purgeRoutes.post("/purges", async (c) => {
     throw new ProblemError({
       status: 403,
       code: "forbidden",
-      title: "Forbidden",
       detail: `${session.name} does not carry the purge scope.`,
     });
   }

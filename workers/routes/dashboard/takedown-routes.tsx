@@ -49,7 +49,6 @@ function forbidden(session: Session): ProblemError {
   return new ProblemError({
     status: 403,
     code: "forbidden",
-    title: "Forbidden",
     detail: `${session.name} does not carry the write scope, which takedowns need; nothing was changed.`,
     extensions: { scope: ["write"] },
   });
@@ -123,7 +122,6 @@ takedownRoutes.get("/pages", (c) => {
     throw new ProblemError({
       status: 400,
       code: "title_missing",
-      title: "Bad Request",
       detail: "Enter the title of a page to open.",
     });
   return c.redirect(pageViewHref(pageRef(title).title), 303);
@@ -139,7 +137,6 @@ takedownRoutes.post("/pages/:title/revisions/:id", async (c) => {
     throw new ProblemError({
       status: 400,
       code: "invalid_revision_id",
-      title: "Bad Request",
       detail: "The revision id is not a whole number the archive could hold.",
     });
   const id = Number(digits);
