@@ -6,6 +6,7 @@ import { onError } from "../../../src/http/problem.ts";
 import type { PageRef } from "../../../src/page/page-ref.ts";
 import type { AppEnv } from "../../../workers/app-env.ts";
 import { canonicalPage } from "../../../workers/middleware/canonical-page.ts";
+import { expectProblemCode } from "../support/problems.ts";
 
 const app = new Hono<AppEnv & { Variables: { ref: PageRef } }>()
   .get(
@@ -34,7 +35,6 @@ describe("canonicalPage", () => {
 
   it("refuses a colo the topology does not know, for a canonical title", async () => {
     const res = await ask("/view/Bip_0340", "NOWHERE");
-    expect(res.status).toBe(400);
-    expect((await res.json<{ code: string }>()).code).toBe("unknown_colo");
+    await expectProblemCode(res, 400, "unknown_colo");
   });
 });

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { onError } from "../../../src/http/problem.ts";
 import { deploymentGuard } from "../../../workers/middleware/deployment-guard.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
+import { expectProblemCode } from "../support/problems.ts";
 
 const app = new Hono<{ Bindings: Env }>()
   .use(deploymentGuard)
@@ -17,8 +18,7 @@ const production = (publicOrigin: string) =>
 describe("deploymentGuard", () => {
   it("answers 503 public_origin_unset without PUBLIC_ORIGIN, except /healthz", async () => {
     const res = await app.request("http://archive.example/page/X", {}, production(""));
-    expect(res.status).toBe(503);
-    expect((await res.json<{ code: string }>()).code).toBe("public_origin_unset");
+    await expectProblemCode(res, 503, "public_origin_unset");
     expect((await app.request("http://archive.example/healthz", {}, production(""))).status).toBe(200);
   });
 

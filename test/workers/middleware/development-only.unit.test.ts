@@ -3,6 +3,7 @@ import { env } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { developmentOnly } from "../../../workers/middleware/development-only.ts";
+import { expectProblemCode } from "../support/problems.ts";
 
 const app = new Hono<{ Bindings: Env }>().use("/dev/*", developmentOnly).get("/dev/probe", (c) => c.text("probe"));
 
@@ -15,7 +16,6 @@ describe("developmentOnly", () => {
 
   it("answers 404 not_found in production, as if the route were not there", async () => {
     const res = await app.request("/dev/probe", {}, { ...env, ENVIRONMENT: "production" });
-    expect(res.status).toBe(404);
-    expect((await res.json<{ code: string }>()).code).toBe("not_found");
+    await expectProblemCode(res, 404, "not_found");
   });
 });

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { onError } from "../../../src/http/problem.ts";
 import { formBody } from "../../../workers/middleware/form-body.ts";
+import { expectProblemCode } from "../support/problems.ts";
 
 const app = new Hono()
   .post("/", formBody("http.maxSmallBodyBytes"), async (c) => c.json(await c.req.parseBody()))
@@ -20,7 +21,6 @@ describe("formBody", () => {
 
   it("refuses multipart/form-data without its boundary with 400 malformed_form", async () => {
     const res = await postForm("x", "multipart/form-data");
-    expect(res.status).toBe(400);
-    expect((await res.json<{ code: string }>()).code).toBe("malformed_form");
+    await expectProblemCode(res, 400, "malformed_form");
   });
 });

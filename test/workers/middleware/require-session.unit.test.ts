@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { onError } from "../../../src/http/problem.ts";
 import type { DashboardEnv } from "../../../workers/app-env.ts";
 import { requireSession } from "../../../workers/middleware/require-session.ts";
+import { expectProblemCode } from "../support/problems.ts";
 
 const app = new Hono<DashboardEnv>()
   .use("/dashboard/*", requireSession)
@@ -25,8 +26,7 @@ describe("requireSession", () => {
     ]) {
       const path = "method" in init ? "/dashboard/purges" : "/dashboard/api/purges/x";
       const res = await app.request(path, init, env);
-      expect(res.status).toBe(401);
-      expect((await res.json<{ code: string }>()).code).toBe("unauthenticated");
+      await expectProblemCode(res, 401, "unauthenticated");
     }
   });
 });

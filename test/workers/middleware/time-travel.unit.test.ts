@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { onError } from "../../../src/http/problem.ts";
 import type { AppEnv } from "../../../workers/app-env.ts";
 import { timeTravel } from "../../../workers/middleware/time-travel.ts";
+import { expectProblemCode } from "../support/problems.ts";
 
 const app = new Hono<AppEnv>()
   .use(requestId())
@@ -24,8 +25,7 @@ const app = new Hono<AppEnv>()
 describe("timeTravel", () => {
   it("refuses an Accept-Datetime that is not an RFC 1123 date with 400 invalid_accept_datetime", async () => {
     const res = await app.request("/page/Vellum", { headers: { "accept-datetime": "yesterday" } }, env);
-    expect(res.status).toBe(400);
-    expect((await res.json<{ code: string }>()).code).toBe("invalid_accept_datetime");
+    await expectProblemCode(res, 400, "invalid_accept_datetime");
   });
 
   it("passes through what is not its own: a non-id revid, a non-canonical title, a POST", async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Colo } from "../../../src/config/colo.ts";
 import { onError } from "../../../src/http/problem.ts";
 import { withColo } from "../../../workers/middleware/with-colo.ts";
+import { expectProblemCode } from "../support/problems.ts";
 
 const app = new Hono<{ Bindings: Env; Variables: { colo: Colo } }>()
   .use(withColo)
@@ -22,7 +23,6 @@ describe("withColo", () => {
 
   it("refuses a colo the topology does not know with 400 unknown_colo", async () => {
     const res = await app.request("/", { headers: { "x-palimpsest-colo": "NOWHERE" } }, env);
-    expect(res.status).toBe(400);
-    expect((await res.json<{ code: string }>()).code).toBe("unknown_colo");
+    await expectProblemCode(res, 400, "unknown_colo");
   });
 });

@@ -5,6 +5,7 @@
  *
  * @example
  * await expectProblem(res, { status: 404, code: "not_found", title: "Not Found", detail: "No route for GET /x" });
+ * await expectProblemCode(res, 404, "not_found"); // where only the status and the code are the point
  */
 import { expect } from "vitest";
 
@@ -21,4 +22,11 @@ export async function expectProblem(res: Response, problem: ExpectedProblem): Pr
   expect(res.status).toBe(problem.status);
   expect(res.headers.get("content-type")).toBe("application/problem+json");
   expect(await res.json()).toEqual({ type: `urn:palimpsest:problem:${problem.code}`, ...problem });
+}
+
+/** A problem answer's status, media type and code, where the rest of its body is not what a test is about. */
+export async function expectProblemCode(res: Response, status: number, code: string): Promise<void> {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toBe("application/problem+json");
+  expect((await res.json<{ code: string }>()).code).toBe(code);
 }
