@@ -236,7 +236,7 @@ export function* revisionXml(exported: ExportedRevision, content: Uint8Array | n
   const tags = r.tags.map((t) => `      <palimpsest:tag>${escapeXml(t)}</palimpsest:tag>\n`).join("");
   if (!r.suppressed && content !== null) {
     yield encoder.encode(`${head}      <text bytes="${r.bytes}" sha1="${r.sha1}" xml:space="preserve">`);
-    yield* escapedText(content!);
+    yield* escapedText(content);
     yield encoder.encode(`</text>\n      <sha1>${r.sha1}</sha1>\n${tags}    </revision>\n`);
     return;
   }

@@ -123,7 +123,7 @@ export function decodeBlob(bytes: Uint8Array): ParsedBlob {
     const header = bytes.subarray(FIXED, base);
     parsed = JSON.parse(
       new TextDecoder().decode(brotliDecompress(header, { maxOutputBytes: LIMITS.storage.maxBlobHeaderBytes })),
-    );
+    ) as typeof parsed;
   } catch {
     throw new BlobFormatError("blob header does not decode to JSON");
   }
