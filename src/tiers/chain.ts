@@ -235,31 +235,33 @@ export async function readAtTier(
   const minVersion = store.required(request, request.minVersion);
   if (revalidation) store.count("revalidated");
   const cached = store.lookup(request.key, minVersion);
+  const at: TierFill = { env, store, self, request, minVersion, waitUntil };
   if (cached && !(cached.stale && revalidation)) {
     store.count(cached.stale ? "stale" : "hit");
-    if (cached.stale)
-      waitUntil(fillOnce(env, store, self, request, minVersion, waitUntil, true).catch(() => undefined));
+    if (cached.stale) waitUntil(fillOnce(at, true).catch(() => undefined));
     return { entry: cached.answer, servedBy: self.level satisfies TierName };
   }
   store.count("miss");
   if (store.inflight.has(request.key)) store.count("coalesced");
-  const read = await fillOnce(env, store, self, request, minVersion, waitUntil, cached !== undefined);
+  const read = await fillOnce(at, cached !== undefined);
   // A waiter may need a newer version than the fill it joined was started for.
-  if (read.entry.version < minVersion) return fill(env, store, self, request, minVersion, waitUntil, false);
+  if (read.entry.version < minVersion) return fill(at, false);
   return read;
 }
 
+/** A fill's context: the TierCache that fills, the read it fills for, and the floor that read needs. */
+interface TierFill {
+  env: Env;
+  store: TierStore;
+  self: TierIdentity;
+  request: TierRequest;
+  minVersion: number;
+  waitUntil: (p: Promise<unknown>) => void;
+}
+
 /** The fill in flight for this key, or a new one: concurrent misses share one. */
-function fillOnce(
-  env: Env,
-  store: TierStore,
-  self: TierIdentity,
-  request: TierRequest,
-  minVersion: number,
-  waitUntil: (p: Promise<unknown>) => void,
-  revalidating = false,
-): Promise<TierRead> {
-  return store.inflight.run(request.key, () => fill(env, store, self, request, minVersion, waitUntil, revalidating));
+function fillOnce(at: TierFill, revalidating: boolean): Promise<TierRead> {
+  return at.store.inflight.run(at.request.key, () => fill(at, revalidating));
 }
 
 /**
@@ -267,12 +269,7 @@ function fillOnce(
  * their own.
  */
 async function fill(
-  env: Env,
-  store: TierStore,
-  self: TierIdentity,
-  request: TierRequest,
-  minVersion: number,
-  waitUntil: (p: Promise<unknown>) => void,
+  { env, store, self, request, minVersion, waitUntil }: TierFill,
   revalidating: boolean,
 ): Promise<TierRead> {
   const counter: HopCounter = {
