@@ -16,34 +16,27 @@
  * await directoryOf(env, "BIP_0340").add("BIP_0340");
  * await directoryOf(env, "BIP_0340").has("BIP_0340"); // true
  */
-import { DurableObject } from "cloudflare:workers";
 import type { DirectoryOverview, DirectorySurvey, PageFigures, TitleMatch } from "../src/page/directory.ts";
 import { DirectoryStore } from "../src/page/directory-store.ts";
+import { storeShell } from "./store-shell.ts";
 
-export class PageDirectory extends DurableObject<Env> {
-  readonly #store: DirectoryStore;
-
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.#store = new DirectoryStore(ctx.storage);
-  }
-
+export class PageDirectory extends storeShell((storage) => new DirectoryStore(storage)) {
   has(key: string): boolean {
-    return this.#store.has(key);
+    return this.store.has(key);
   }
 
   add(key: string): void {
-    this.#store.add(key);
+    this.store.add(key);
   }
 
   /** Records a page's figures; an older version never replaces a newer one. */
   report(key: string, figures: PageFigures): void {
-    this.#store.report(key, figures);
+    this.store.report(key, figures);
   }
 
   /** This shard's totals, and its pages after `after` in key order with their figures (null if never reported). */
   survey(after: string, limit: number): DirectorySurvey {
-    return this.#store.survey(after, limit);
+    return this.store.survey(after, limit);
   }
 
   /**
@@ -51,11 +44,11 @@ export class PageDirectory extends DurableObject<Env> {
    * `withDeleted`'s restorable ones.
    */
   search(prefix: string, after: string, limit: number, withDeleted = false): TitleMatch[] {
-    return this.#store.search(prefix, after, limit, withDeleted);
+    return this.store.search(prefix, after, limit, withDeleted);
   }
 
   /** The front page's share of this shard: its totals and its most recently changed live pages. */
   overview(recent: number): DirectoryOverview {
-    return this.#store.overview(recent);
+    return this.store.overview(recent);
   }
 }
