@@ -15,7 +15,7 @@
  * store.add("BIP_0340");
  * store.has("BIP_0340"); // true
  */
-import { LazySchema, type Migration } from "../storage/migrations.ts";
+import { LazySqlStore, type Migration } from "../storage/migrations.ts";
 import {
   emptyTotals,
   type DirectoryOverview,
@@ -77,29 +77,25 @@ function figuresOf(row: FigureRow): PageFigures | null {
   };
 }
 
-export class DirectoryStore {
-  readonly #sql: SqlStorage;
-  readonly #schema: LazySchema;
-
+export class DirectoryStore extends LazySqlStore {
   constructor(storage: DurableObjectStorage) {
-    this.#sql = storage.sql;
-    this.#schema = new LazySchema(storage, MIGRATIONS, ["pages"]);
+    super(storage, MIGRATIONS, ["pages"]);
   }
 
   has(key: string): boolean {
-    if (!this.#schema.exists()) return false;
-    return this.#sql.exec("SELECT 1 FROM pages WHERE key = ?", key).toArray().length > 0;
+    if (!this.schema.exists()) return false;
+    return this.sql.exec("SELECT 1 FROM pages WHERE key = ?", key).toArray().length > 0;
   }
 
   add(key: string): void {
-    if (!this.#schema.exists()) this.#schema.create();
-    this.#sql.exec("INSERT OR IGNORE INTO pages (key) VALUES (?)", key);
+    if (!this.schema.exists()) this.schema.create();
+    this.sql.exec("INSERT OR IGNORE INTO pages (key) VALUES (?)", key);
   }
 
   /** Records a page's figures; reports can arrive out of order, so an older version never replaces a newer one. */
   report(key: string, f: PageFigures): void {
     this.add(key);
-    this.#sql.exec(
+    this.sql.exec(
       `INSERT INTO figures (key, title, version, deleted, revisions, raw_bytes, blob_bytes, metadata_bytes, reported_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET title = excluded.title, version = excluded.version, deleted = excluded.deleted,
@@ -121,8 +117,8 @@ export class DirectoryStore {
   /** This shard's totals over every page it lists (the sums cover the pages that reported figures). */
   totals(): StorageTotals {
     const totals = emptyTotals();
-    if (!this.#schema.exists()) return totals;
-    const sums = this.#sql
+    if (!this.schema.exists()) return totals;
+    const sums = this.sql
       .exec<Record<string, number | null>>(
         `SELECT count(*) AS pages, count(f.key) AS reported, sum(f.deleted != 0) AS deleted, sum(f.revisions) AS revisions,
            sum(f.raw_bytes) AS rawBytes, sum(f.blob_bytes) AS blobBytes, sum(f.metadata_bytes) AS metadataBytes
@@ -136,8 +132,8 @@ export class DirectoryStore {
   /** This shard's totals, and its pages after `after` in key order with their figures (null if never reported). */
   survey(after: string, limit: number): DirectorySurvey {
     const totals = this.totals();
-    if (!this.#schema.exists()) return { totals, pages: [] };
-    const rows = this.#sql
+    if (!this.schema.exists()) return { totals, pages: [] };
+    const rows = this.sql
       .exec<FigureRow>(
         `SELECT p.key AS key, f.title, f.version, f.deleted, f.revisions, f.raw_bytes, f.blob_bytes, f.metadata_bytes, f.reported_at
          FROM pages p LEFT JOIN figures f ON f.key = p.key WHERE p.key > ? ORDER BY p.key LIMIT ?`,
@@ -154,8 +150,8 @@ export class DirectoryStore {
    * Left out, they are stepped over: a shard's read grows with the deleted pages in the range.
    */
   search(prefix: string, after: string, limit: number, withDeleted = false): TitleMatch[] {
-    if (!this.#schema.exists()) return [];
-    return this.#sql
+    if (!this.schema.exists()) return [];
+    return this.sql
       .exec<{ key: string; revisions: number | null; deleted: number | null; reported_at: number | null }>(
         `SELECT p.key AS key, f.revisions, f.deleted, f.reported_at FROM pages p LEFT JOIN figures f ON f.key = p.key
          WHERE p.key >= ? AND p.key > ? AND p.key < ? AND (f.deleted IS NULL OR f.deleted = 0 OR f.deleted = ?)
@@ -178,8 +174,8 @@ export class DirectoryStore {
   /** The front page's share of this shard: its totals and its most recently changed live pages. */
   overview(recent: number): DirectoryOverview {
     const totals = this.totals();
-    if (!this.#schema.exists()) return { totals, recent: [] };
-    const rows = this.#sql
+    if (!this.schema.exists()) return { totals, recent: [] };
+    const rows = this.sql
       .exec<{ key: string; title: string; revisions: number; reported_at: number }>(
         "SELECT key, title, revisions, reported_at FROM figures WHERE deleted = 0 ORDER BY reported_at DESC LIMIT ?",
         recent,

@@ -17,7 +17,7 @@
  * });
  * store.list(null, 50); // { entries: [...], next: null }
  */
-import { LazySchema, type Migration } from "../storage/migrations.ts";
+import { LazySqlStore, type Migration } from "../storage/migrations.ts";
 import type { AuditEntry, AuditPage } from "./audit.ts";
 
 /** Numbered (src/storage/migrations.ts): the first is the whole schema; a change appends the next. */
@@ -54,18 +54,14 @@ interface Row {
   [key: string]: SqlStorageValue;
 }
 
-export class AuditStore {
-  readonly #sql: SqlStorage;
-  readonly #schema: LazySchema;
-
+export class AuditStore extends LazySqlStore {
   constructor(storage: DurableObjectStorage) {
-    this.#sql = storage.sql;
-    this.#schema = new LazySchema(storage, MIGRATIONS, ["audit"]);
+    super(storage, MIGRATIONS, ["audit"]);
   }
 
   record(entry: Omit<AuditEntry, "completedAt">): void {
-    if (!this.#schema.exists()) this.#schema.create();
-    this.#sql.exec(
+    if (!this.schema.exists()) this.schema.create();
+    this.sql.exec(
       "INSERT OR IGNORE INTO audit (id, by, kind, soft, items, keys, dropped, created_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT at FROM early_completions WHERE id = ?))",
       entry.id,
       entry.by,
@@ -77,7 +73,7 @@ export class AuditStore {
       entry.createdAt,
       entry.id,
     );
-    this.#sql.exec(
+    this.sql.exec(
       "DELETE FROM early_completions WHERE id = ? OR at < ?",
       entry.id,
       entry.createdAt - EARLY_COMPLETION_MS,
@@ -85,20 +81,20 @@ export class AuditStore {
   }
 
   completed(done: Array<{ id: string; at: number }>): void {
-    if (!this.#schema.exists()) this.#schema.create();
+    if (!this.schema.exists()) this.schema.create();
     for (const { id, at } of done) {
       const known =
-        this.#sql
+        this.sql
           .exec("UPDATE audit SET completed_at = coalesce(completed_at, ?) WHERE id = ? RETURNING 1", at, id)
           .toArray().length > 0;
-      if (!known) this.#sql.exec("INSERT OR IGNORE INTO early_completions (id, at) VALUES (?, ?)", id, at);
+      if (!known) this.sql.exec("INSERT OR IGNORE INTO early_completions (id, at) VALUES (?, ?)", id, at);
     }
   }
 
   /** Newest first; `before` is the cursor a previous page returned. */
   list(before: number | null, limit: number): AuditPage {
-    if (!this.#schema.exists()) return { entries: [], next: null };
-    const rows = this.#sql
+    if (!this.schema.exists()) return { entries: [], next: null };
+    const rows = this.sql
       .exec<Row>(
         "SELECT * FROM audit WHERE n < ? ORDER BY n DESC LIMIT ?",
         before ?? Number.MAX_SAFE_INTEGER,

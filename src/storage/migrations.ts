@@ -104,3 +104,24 @@ export class LazySchema {
     this.#ready = true;
   }
 }
+
+/**
+ * The base of a store on a {@link LazySchema}: its database, and the schema its writes make first and its reads only
+ * look for.
+ *
+ * @example
+ * export class AuditStore extends LazySqlStore {
+ *   constructor(storage: DurableObjectStorage) {
+ *     super(storage, MIGRATIONS, ["audit"]);
+ *   }
+ * }
+ */
+export abstract class LazySqlStore {
+  protected readonly sql: SqlStorage;
+  protected readonly schema: LazySchema;
+
+  protected constructor(storage: DurableObjectStorage, migrations: readonly Migration[], tables: readonly string[]) {
+    this.sql = storage.sql;
+    this.schema = new LazySchema(storage, migrations, tables);
+  }
+}
