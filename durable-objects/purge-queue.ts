@@ -39,7 +39,9 @@ export class PurgeQueue extends DurableObject<Env> {
     return { id: event.id, seq: event.seq };
   }
 
-  /** Records acknowledgements (a pointer only moves forward) and a fanout's failed deliveries, which retry on backoff. */
+  /**
+   * Records acknowledgements (a pointer only moves forward) and a fanout's failed deliveries, which retry on backoff.
+   */
   ack(acks: Array<{ target: string; seq: number }>, failures: Array<{ target: string; error: string }> = []): void {
     const now = Date.now();
     for (const { target, error } of failures) this.#store.failedAt(target, error);

@@ -28,7 +28,10 @@ export type HealthSeries = {
   }>;
 };
 
-/** The counters TierCache `stats()` keeps: reads answered from its entries, reads it had to fill, stale entries it served. */
+/**
+ * The counters TierCache `stats()` keeps: reads answered from its entries, reads it had to fill, stale entries it
+ * served.
+ */
 const HIT = "hit";
 const MISS = "miss";
 const STALE = "stale";

@@ -28,7 +28,9 @@ import pkg from "../../package.json" with { type: "json" };
 export type CronPassResult =
   { kind: "off" } | { kind: "busy"; wiki: string } | { kind: "done"; wiki: string; record: PassRecord };
 
-/** The follower's settings from [vars]; null when no wiki is configured, a 503 problem when it is not an http(s) URL. */
+/**
+ * The follower's settings from [vars]; null when no wiki is configured, a 503 problem when it is not an http(s) URL.
+ */
 export function followSettings(env: Env): { wiki: string; contact: string } | null {
   const raw = (env.FOLLOW_WIKI_API ?? "").trim();
   if (raw === "") return null;

@@ -166,7 +166,9 @@ export class QueueStore {
     });
   }
 
-  /** Moves pointers forward (never back); acked_at records when a pointer last moved, so it dates that acknowledgement. */
+  /**
+   * Moves pointers forward (never back); acked_at records when a pointer last moved, so it dates that acknowledgement.
+   */
   acked(acks: Array<{ target: string; seq: number }>, now: number): void {
     for (const { target, seq } of acks) {
       this.#sql.exec(

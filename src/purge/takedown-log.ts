@@ -27,7 +27,10 @@ export type TakedownField = (typeof TAKEDOWN_FIELDS)[number];
 export type TakedownAction =
   /** Fields of one revision hidden and shown (a field in neither was left as it was). */
   | { kind: "revision"; revision: number; hide: TakedownField[]; show: TakedownField[] }
-  /** The page deleted as MediaWiki deletes (restorable), or restored; `forGood`: deleted for good (`DELETE /api/pages/{title}`). */
+  /**
+   * The page deleted as MediaWiki deletes (restorable), or restored; `forGood`: deleted for good (`DELETE
+   * /api/pages/{title}`).
+   */
   | { kind: "page"; deleted: boolean; forGood?: true };
 
 export interface TakedownEntry {
