@@ -68,9 +68,14 @@ function problems(items: ExportItem[]): RevisionProblem[] {
   return items.flatMap((i) => (i.kind === "problem" ? [i.problem] : []));
 }
 
+/** An export whose only page is `title`, with the given revisions. */
+function onePageXml(title: string | null, revs: ExportRevisionInput[]): string {
+  return exportXml({ pages: [{ title, revisions: revs }] });
+}
+
 /** Reads an export whose only page has the given revisions; returns what came out. */
 async function readPage(revs: ExportRevisionInput[], title = "Sandbox"): Promise<ExportItem[]> {
-  return read(exportXml({ pages: [{ title, revisions: revs }] }));
+  return read(onePageXml(title, revs));
 }
 
 async function expectFormatError(run: Promise<unknown>, message: RegExp): Promise<ExportFormatError> {
@@ -210,17 +215,10 @@ describe("readMediaWikiExport: well-formed exports", () => {
   });
 
   it("yields revisions as it goes, not only at the end of the input", async () => {
-    const xml = exportXml({
-      pages: [
-        {
-          title: "Lazy",
-          revisions: [
-            { id: 1, text: "one" },
-            { id: 2, text: "two" },
-          ],
-        },
-      ],
-    });
+    const xml = onePageXml("Lazy", [
+      { id: 1, text: "one" },
+      { id: 2, text: "two" },
+    ]);
     const cut = xml.indexOf("</revision>") + "</revision>".length;
     let secondHalfRead = false;
     async function* input() {
@@ -246,10 +244,7 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   }
 
   it("malformed XML is an ExportFormatError with line and column (and the page and revision)", async () => {
-    const xml = exportXml({ pages: [{ title: "Broken", revisions: [{ id: 41, comment: "c", text: "ok" }] }] }).replace(
-      "</comment>",
-      "</comennt>",
-    );
+    const xml = onePageXml("Broken", [{ id: 41, comment: "c", text: "ok" }]).replace("</comment>", "</comennt>");
     const lines = xml.split("\n");
     const line = lines.findIndex((l) => l.includes("</comennt>")) + 1;
     const err = await expectFormatError(read(xml, 10), /malformed XML at line \d+, column \d+/);
@@ -260,7 +255,7 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   });
 
   it("malformed XML: an unescaped & and a truncated file", async () => {
-    const xml = exportXml({ pages: [{ title: "Amp", revisions: [{ id: 25, text: "x" }] }] });
+    const xml = onePageXml("Amp", [{ id: 25, text: "x" }]);
     // saxes reads an unescaped & up to the next ";" as an entity name, and reports it there.
     await expectFormatError(
       read(xml.replace("<ns>0</ns>", "<ns>AT&T; 0</ns>")),
@@ -343,14 +338,12 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   });
 
   it("a page with no <title>", async () => {
-    const xml = exportXml({ pages: [{ title: null, revisions: [{ id: 8, text: "t" }] }] });
+    const xml = onePageXml(null, [{ id: 8, text: "t" }]);
     expect(String(problems(await read(xml))[0])).toMatch(/revision 8: page has no <title>/);
   });
 
   it("invalid UTF-8 bytes are an ExportFormatError naming the byte range", async () => {
-    const good = new TextEncoder().encode(
-      exportXml({ pages: [{ title: "Latin", revisions: [{ id: 1, text: "caf__" }] }] }),
-    );
+    const good = new TextEncoder().encode(onePageXml("Latin", [{ id: 1, text: "caf__" }]));
     const at = Buffer.from(good).indexOf("caf__") + 3;
     const bad = Uint8Array.from(good);
     bad[at] = 0xe9; // "é" in ISO-8859-1, not UTF-8
@@ -378,7 +371,7 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   });
 
   it("UTF-16 input is rejected, not misread", async () => {
-    const xml = exportXml({ pages: [{ title: "Sixteen", revisions: [{ id: 1, text: "t" }] }] });
+    const xml = onePageXml("Sixteen", [{ id: 1, text: "t" }]);
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, "utf16le")]);
     await expect(readBytes(utf16)).rejects.toBeInstanceOf(ExportFormatError);
   });
@@ -408,7 +401,7 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   });
 
   it("deleted text is a revision without its text, hidden, keeping its id, parent and time", async () => {
-    const xml = exportXml({ pages: [{ title: "Gone", revisions: [{ id: 15, text: "x" }] }] }).replace(
+    const xml = onePageXml("Gone", [{ id: 15, text: "x" }]).replace(
       /<text[^>]*>x<\/text>/,
       '<text bytes="1" deleted="deleted" />',
     );
@@ -424,17 +417,10 @@ describe("readMediaWikiExport: bad input names the page, the revision and the pr
   });
 
   it("a hidden contributor or comment, as XmlDumpWriter writes them, or with their values in a backup", async () => {
-    const xml = exportXml({
-      pages: [
-        {
-          title: "Hid",
-          revisions: [
-            { id: 16, text: "x" },
-            { id: 17, text: "y" },
-          ],
-        },
-      ],
-    })
+    const xml = onePageXml("Hid", [
+      { id: 16, text: "x" },
+      { id: 17, text: "y" },
+    ])
       .replace(
         /<contributor>[\s\S]*?<\/contributor>/,
         '<contributor deleted="deleted" />\n      <comment deleted="deleted" />',
@@ -493,17 +479,10 @@ describe("readMediaWikiExport: oversized text", () => {
 
   /** An export whose one revision's text is `repeat` copies of `unit`, streamed in 64 KiB pieces. */
   async function* hugeExport(unit: string, repeat: number, onChunk?: () => void): AsyncGenerator<string> {
-    const [head, tail] = exportXml({
-      pages: [
-        {
-          title: "Huge",
-          revisions: [
-            { id: 7, text: "@@TEXT@@", bytes: false, sha1: false },
-            { id: 8, parentId: 7, text: "small" },
-          ],
-        },
-      ],
-    }).split("@@TEXT@@");
+    const [head, tail] = onePageXml("Huge", [
+      { id: 7, text: "@@TEXT@@", bytes: false, sha1: false },
+      { id: 8, parentId: 7, text: "small" },
+    ]).split("@@TEXT@@");
     yield head!;
     const piece = unit.repeat(Math.max(1, Math.floor(65_536 / unit.length)));
     const perPiece = piece.length / unit.length;
@@ -548,17 +527,10 @@ describe("readMediaWikiExport: oversized text", () => {
     // Over 1 Mi characters, so the reader takes the text from the parser between chunks.
     const unit = 'a&b <c> "q" \r\n é 😀 x\ry ]] > ';
     const text = unit.repeat(Math.ceil(3_000_000 / unit.length));
-    const xml = exportXml({
-      pages: [
-        {
-          title: "Long",
-          revisions: [
-            { id: 1, text },
-            { id: 2, parentId: 1, text: "short" },
-          ],
-        },
-      ],
-    });
+    const xml = onePageXml("Long", [
+      { id: 1, text },
+      { id: 2, parentId: 1, text: "short" },
+    ]);
     for (const size of [65_521, 1_000_003]) {
       const items = await read(xml, size);
       expect(problems(items)).toEqual([]);
@@ -605,10 +577,7 @@ describe("readMediaWikiExport: everything saxes holds is bounded", () => {
       { id: 2, parentId: 1, text: "@@X@@", bytes: false, sha1: false },
       { id: 3, parentId: 2, text: "three" },
     ];
-    const [head, tail] = exportXml({ pages: [{ title: "Hostile", revisions: revs }] }).split("@@X@@") as [
-      string,
-      string,
-    ];
+    const [head, tail] = onePageXml("Hostile", revs).split("@@X@@") as [string, string];
     const whole = /^<text[\s>]/.test(open);
     yield (whole ? head.replace(/<text[^>]*>$/, "") : head) + open;
     const perPiece = Math.max(1, Math.floor(65_536 / unit.length));
