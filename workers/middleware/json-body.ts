@@ -124,7 +124,7 @@ function chunksOf(body: ReadableStream<Uint8Array>): {
     next: async () => {
       if (ended) return { done: true };
       const { done, value } = await reader.readAtLeast(READ_BYTES, new Uint8Array(space));
-      if (value) space = value.buffer as ArrayBuffer;
+      if (value) space = value.buffer;
       ended = done;
       return value && value.byteLength > 0 ? { done: false, value } : { done: true };
     },
