@@ -21,6 +21,7 @@ import { freePort } from "../../../../src/tools/local/local-worker.ts";
 import { fileMissing, itNeeding } from "../../support/requirements.ts";
 import {
   NO_BZIP2,
+  freshImport,
   oneLineReason,
   rawBytes,
   importHarnessForThisFile,
@@ -60,14 +61,7 @@ describe.concurrent("palimpsest import against a local archive", () => {
         );
 
         const first = summaryOf(await runImport(file));
-        expect(first).toMatchObject({
-          pages: 1,
-          revisions: 30,
-          created: 30,
-          already_stored: 0,
-          skipped: 0,
-          raw_bytes: rawBytes(revs),
-        });
+        expect(first).toMatchObject(freshImport(revs));
         expect(first.stored_bytes).toBeGreaterThan(0);
 
         const listed = (await history(title))!;
@@ -124,13 +118,7 @@ describe.concurrent("palimpsest import against a local archive", () => {
         ],
       }),
     );
-    expect(summaryOf(await runImport(both))).toMatchObject({
-      pages: 2,
-      revisions: 14,
-      created: 14,
-      already_stored: 0,
-      raw_bytes: rawBytes([...a, ...b]),
-    });
+    expect(summaryOf(await runImport(both))).toMatchObject(freshImport([...a, ...b], 2));
     expect((await history("Multi a"))!.map((r) => r.id)).toEqual(a.map((r) => r.id).reverse());
     expect((await history("Multi b"))!.map((r) => r.id)).toEqual(b.map((r) => r.id).reverse());
 
@@ -165,14 +153,7 @@ describe.concurrent("palimpsest import against a local archive", () => {
     const file = await writeExport("on-error-skip", xml);
     const result = await runImport(file, "--on-error=skip", "--batch-revisions", "7");
     const good = revs.filter((r) => r.id !== badId);
-    expect(summaryOf(result)).toMatchObject({
-      pages: 1,
-      revisions: 29,
-      created: 29,
-      already_stored: 0,
-      skipped: 1,
-      raw_bytes: rawBytes(good),
-    });
+    expect(summaryOf(result)).toMatchObject({ ...freshImport(good), skipped: 1 });
     expect(result.stderr.trimEnd().split("\n")).toEqual([
       `palimpsest: skipped page "On error skip" revision ${badId}: bad <timestamp> "2020-13-01T00:00:00Z" (expected YYYY-MM-DDTHH:MM:SSZ)`,
     ]);
@@ -298,13 +279,7 @@ describe.concurrent("palimpsest import against a local archive", () => {
       const { xml, revs } = duplicateExport(title, 86_000);
       const result = await runImport(await writeExport("duplicate-skip", xml), "--on-error=skip");
       const kept = [revs[0]!, revs[1]!, revs[2]!, revs[4]!];
-      expect(summaryOf(result)).toMatchObject({
-        pages: 1,
-        revisions: 4,
-        created: 4,
-        skipped: 1,
-        raw_bytes: rawBytes(kept),
-      });
+      expect(summaryOf(result)).toMatchObject({ ...freshImport(kept), skipped: 1 });
       expect(result.stderr).toMatch(
         new RegExp(`skipped page "Duplicate skip" revision ${revs[2]!.id}: .*appears twice`),
       );
@@ -328,14 +303,7 @@ describe.concurrent("palimpsest import against a local archive", () => {
       expect(exported).toHaveLength(198);
 
       const summary = summaryOf(await runImport(BIP_0340));
-      expect(summary).toMatchObject({
-        pages: 1,
-        revisions: 198,
-        created: 198,
-        already_stored: 0,
-        skipped: 0,
-        raw_bytes: rawBytes(exported),
-      });
+      expect(summary).toMatchObject(freshImport(exported));
       expect(summary.stored_bytes).toBeLessThan(summary.raw_bytes / 10);
 
       // Page through the history, newest first, following links.older to the end.

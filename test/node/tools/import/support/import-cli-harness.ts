@@ -111,6 +111,16 @@ export function oneLineReason(result: CliResult): string {
 
 export const rawBytes = (revs: Array<{ text: string }>) => revs.reduce((n, r) => n + Buffer.byteLength(r.text), 0);
 
+/** The summary of an import of `revs` into pages that held none of them: every revision read is created. */
+export const freshImport = (revs: Array<{ text: string }>, pages = 1) => ({
+  pages,
+  revisions: revs.length,
+  created: revs.length,
+  already_stored: 0,
+  skipped: 0,
+  raw_bytes: rawBytes(revs),
+});
+
 const keyOf = (title: string) => encodeURIComponent(title.replace(/ /g, "_"));
 
 /** A CLI run under way: its result once it exits, and a way to end it early. */
