@@ -25,7 +25,9 @@ export interface TopologyVars {
 export async function readTopology(configPath = WRANGLER_CONFIG): Promise<TopologyVars> {
   // Imported here: wrangler takes seconds to load, and the benches' row definitions are imported without running them.
   const { unstable_readConfig } = await import("wrangler");
-  const vars = unstable_readConfig({ config: configPath }, { hideWarnings: true }).vars as Record<string, unknown>;
+  // Typed here: wrangler's declared Config refers to types its package does not ship, so it reaches us unresolved.
+  const config = unstable_readConfig({ config: configPath }, { hideWarnings: true }) as unknown;
+  const { vars } = config as { vars: Record<string, unknown> };
   const topology = vars.TOPOLOGY;
   if (typeof topology !== "object" || topology === null) throw new Error(`${configPath} has no [vars.TOPOLOGY]`);
   return topology as TopologyVars;

@@ -47,7 +47,7 @@ export async function* exportAllRevisions(file: string): AsyncGenerator<ExportRe
   let revisions = 0;
   try {
     for await (const item of readMediaWikiExport(decodeUtf8(chunks))) {
-      if (item.kind === "problem") throw new HistoryInputError(`${file}: ${item.problem}`);
+      if (item.kind === "problem") throw new HistoryInputError(`${file}: ${item.problem.toString()}`);
       if (item.kind === "deleted") continue;
       revisions++;
       yield item.revision;

@@ -37,12 +37,18 @@ interface LayoutFigures {
 function memoryKv(): KVNamespace {
   const values = new Map<string, Uint8Array>();
   return {
-    get: async (key: string) => {
+    get: (key: string) => {
       const v = values.get(key);
-      return v === undefined ? null : v.slice().buffer;
+      return Promise.resolve(v === undefined ? null : v.slice().buffer);
     },
-    put: async (key: string, value: Uint8Array) => void values.set(key, value.slice()),
-    delete: async (key: string) => void values.delete(key),
+    put: (key: string, value: Uint8Array) => {
+      values.set(key, value.slice());
+      return Promise.resolve();
+    },
+    delete: (key: string) => {
+      values.delete(key);
+      return Promise.resolve();
+    },
   } as unknown as KVNamespace;
 }
 

@@ -109,7 +109,10 @@ async function exportOnePage(client: ArchiveClient, work: ExportFile, key: strin
     const res = await client.exportPage(key, offset);
     revisions += Number(res.headers.get("x-export-revisions") ?? 0);
     const next = nextOffset(res);
-    for await (const bytes of spliceAnswer(stallGuarded(res.body!, `page ${key}`), { first, what: `page ${key}` })) {
+    for await (const bytes of spliceAnswer(stallGuarded(res.body! as ReadableStream<Uint8Array>, `page ${key}`), {
+      first,
+      what: `page ${key}`,
+    })) {
       await work.write(bytes);
       wrote(bytes.byteLength);
     }

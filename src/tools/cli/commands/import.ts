@@ -107,8 +107,10 @@ async function runImport(file: string, flags: ImportFlags): Promise<void> {
   });
   const onProblem = (problem: RevisionProblem) => {
     if (flags.onError === "stop")
-      throw new Error(problem.textHidden ? `${problem}; --on-error skip imports the other revisions` : String(problem));
-    progress.warn(`skipped ${problem}`);
+      throw new Error(
+        problem.textHidden ? `${problem.toString()}; --on-error skip imports the other revisions` : String(problem),
+      );
+    progress.warn(`skipped ${problem.toString()}`);
     pool!.counts.skipped++;
   };
   const started = Date.now();
