@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { request } from "../support/archive.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
-import { browse, htmlOf, textOf } from "./support/browse-pages.ts";
+import { API_ACCEPTS, browse, htmlOf, requestAccepting, textOf } from "./support/browse-pages.ts";
 
 describe("errors in a browser", () => {
   it("are a readable page with the problem's status, title, detail, code and request id", async () => {
@@ -29,14 +29,8 @@ describe("errors in a browser", () => {
   });
 
   it("stay problem JSON for API clients", async () => {
-    for (const accept of [
-      undefined,
-      "*/*",
-      "application/json",
-      "application/problem+json",
-      "text/html;q=0.1, application/json",
-    ]) {
-      const res = await request("/no/such/route", accept ? { headers: { accept } } : {});
+    for (const accept of [...API_ACCEPTS, "application/problem+json"]) {
+      const res = await requestAccepting("/no/such/route", accept);
       expect(res.status, accept).toBe(404);
       expect(res.headers.get("content-type"), accept).toBe("application/problem+json");
       expect((await res.json<{ code: string }>()).code, accept).toBe("not_found");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
-import { browse, htmlOf, links } from "./support/browse-pages.ts";
+import { API_ACCEPTS, browse, htmlOf, links, requestAccepting } from "./support/browse-pages.ts";
 
 /** Revisions spread over three years, two per year. */
 function yearsHistory(firstId: number) {
@@ -30,14 +30,8 @@ describe("a page's history as HTML", () => {
 
   it("serves JSON at the same URL to API clients, also varying on Accept", async () => {
     await appendOk("Hist_html_json", linearHistory(2, 1));
-    for (const accept of [
-      undefined,
-      "*/*",
-      "application/json",
-      "text/html;q=0.5, application/json",
-      "application/json, text/html;q=0.9",
-    ]) {
-      const res = await request("/page/Hist_html_json/history", accept ? { headers: { accept } } : {});
+    for (const accept of API_ACCEPTS) {
+      const res = await requestAccepting("/page/Hist_html_json/history", accept);
       expect(res.status, accept).toBe(200);
       expect(res.headers.get("content-type"), accept).toMatch(/^application\/json/);
       expect(res.headers.get("vary"), accept).toMatch(/\bAccept\b/);

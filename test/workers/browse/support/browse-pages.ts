@@ -9,6 +9,21 @@ export function browse(path: string, headers: Record<string, string> = {}): Prom
   return request(path, { headers: { accept: BROWSER_ACCEPT, ...headers } });
 }
 
+/** Accept headers of API clients (none, anything, JSON first): each must get JSON at a URL browsers get a page at. */
+export const API_ACCEPTS = [
+  undefined,
+  "*/*",
+  "application/json",
+  "text/html;q=0.1, application/json",
+  "text/html;q=0.5, application/json",
+  "application/json, text/html;q=0.9",
+];
+
+/** A request with this Accept header, or none. */
+export function requestAccepting(path: string, accept: string | undefined): Promise<Response> {
+  return request(path, accept ? { headers: { accept } } : {});
+}
+
 /** The page's HTML, after checking it is HTML with the status expected. */
 export async function htmlOf(res: Response, status = 200): Promise<string> {
   const html = await res.text();
