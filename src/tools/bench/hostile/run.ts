@@ -503,7 +503,7 @@ interface TierStorage {
 async function tierStorage(worker: LocalWorker): Promise<TierStorage> {
   const res = await fetch(`${worker.url}/api/tiers`, { headers: { authorization: `Bearer ${worker.token}` } });
   if (!res.ok) throw new Error(`GET /api/tiers answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
-  const body = (await res.json()) as { tiers: Array<{ tier: string; storedBytes?: number; budgetBytes?: number }> };
+  const body = await res.json<{ tiers: Array<{ tier: string; storedBytes?: number; budgetBytes?: number }> }>();
   const stored = body.tiers.map((t) => t.storedBytes).filter((n): n is number => typeof n === "number");
   const budgets = body.tiers.map((t) => t.budgetBytes).filter((n): n is number => typeof n === "number");
   const disk = [...tierFiles(worker.persistDir).values()];
