@@ -4,6 +4,7 @@ import { allTiers, tierName } from "../../../src/bindings.ts";
 import { topologyOf } from "../../../src/config/topology.ts";
 import { append, linearHistory } from "../support/archive.ts";
 import { holdPurges } from "../support/hold-purges.ts";
+import { expectProblemCode } from "../support/problems.ts";
 import { waitForAck } from "../support/tiers.ts";
 import { dashboard, get, login } from "./support/dashboard.ts";
 
@@ -70,8 +71,7 @@ describe("a purge's page", () => {
     expect(missing.status).toBe(404);
     expect(await missing.text()).toContain('role="alert"');
     const anonymous = await dashboard("/dashboard/api/purges/enam-q0%3A1");
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get("content-type")).toBe("application/problem+json");
+    await expectProblemCode(anonymous, 401, "unauthenticated");
   });
 
   it("serves the live script as a same-origin file under a CSP that admits scripts by nonce only, no inline script", async () => {
