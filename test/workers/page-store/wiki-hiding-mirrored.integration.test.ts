@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { NewRevision } from "../../../src/page/types.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
+import { expectProblemCode } from "../support/problems.ts";
 
 const json = (token: string, method: string, body: unknown) => ({
   method,
@@ -130,8 +131,7 @@ describe("a revision whose text was hidden before the archive read it", () => {
 
   it("cannot be shown again by a flag (there is nothing to show), and a copy of its text fills it in", async () => {
     const refused = await hide(key, 501, { suppressed: false, reason: "shown again" });
-    expect(refused.status).toBe(409);
-    expect((await refused.json<{ code: string }>()).code).toBe("text_never_held");
+    await expectProblemCode(refused, 409, "text_never_held");
     await appendOk(key, [b!]);
     expect(await (await request(`/page/${key}/501`)).text()).toBe(b!.text);
     expect((await historyOf(key)).find((e) => e.id === 501)).toMatchObject({ suppressed: false });

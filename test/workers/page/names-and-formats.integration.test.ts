@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { append, linearHistory, request } from "../support/archive.ts";
+import { expectProblemCode } from "../support/problems.ts";
 
 const one = (over: Record<string, unknown> = {}) => [{ ...linearHistory(1)[0]!, ...over }];
 
@@ -74,8 +75,7 @@ describe("titles and names", () => {
     expect((await append("Lookalike_target", linearHistory(1))).status).toBe(201);
     const before = await (await request("/page/Lookalike_target")).text();
     const res = await append("Lookalike_target\u2066", [{ ...linearHistory(2)[1]!, parentId: 1, id: 90_001 }]);
-    expect(res.status).toBe(400);
-    expect((await res.json<{ code: string }>()).code).toBe("invalid_title");
+    await expectProblemCode(res, 400, "invalid_title");
     expect(await (await request("/page/Lookalike_target")).text()).toBe(before);
     expect((await request("/page/Lookalike_target/90001")).status).toBe(404);
   });
@@ -87,8 +87,7 @@ describe("titles and names", () => {
 
   it("refuses a contributor name with an invisible character, and strips directional controls from one", async () => {
     const refused = await append("Names_invisible", one({ contributor: "Admin\u200B" }));
-    expect(refused.status).toBe(422);
-    expect((await refused.json<{ code: string }>()).code).toBe("invalid_contributor");
+    await expectProblemCode(refused, 422, "invalid_contributor");
     expect(
       (await append("Names_bidi", one({ contributor: "Mallory\u202Egnp.exe", comment: "\u202Ereversed comment" })))
         .status,

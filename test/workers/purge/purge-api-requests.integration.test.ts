@@ -10,6 +10,7 @@ import { purgeAuditOf, purgeQueueNames, purgeQueueOf } from "../../../src/bindin
 import { topologyOf } from "../../../src/config/topology.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
+import { expectProblemCode } from "../support/problems.ts";
 
 const HOST = "archive.test";
 
@@ -165,8 +166,7 @@ describe("bad purge requests are refused, clearly, and enqueue nothing", () => {
     expect((await request("/api/purges/enam-q0:999999", { headers: bearer(TOKENS.operator) })).status).toBe(404);
     expect((await request("/api/purges/nonsense", { headers: bearer(TOKENS.operator) })).status).toBe(400);
     const res = await request("/api/purges/enam-q0:1?wait=3600", { headers: bearer(TOKENS.operator) });
-    expect(res.status).toBe(400);
-    expect((await res.json<{ code: string }>()).code).toBe("invalid_wait");
+    await expectProblemCode(res, 400, "invalid_wait");
   });
 });
 

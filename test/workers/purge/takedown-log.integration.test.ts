@@ -17,6 +17,7 @@ import type { TakedownPageBody } from "../../../src/wire.ts";
 import { setRevisionHidden } from "../../../src/writes/page-writes.ts";
 import { appendOk, linearHistory, request } from "../support/archive.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
+import { expectProblemCode } from "../support/problems.ts";
 
 const json = { "content-type": "application/json" };
 
@@ -131,8 +132,7 @@ describe("the takedown log", () => {
     expect((await request("/api/takedowns", { headers: bearer(TOKENS.write) })).status).toBe(403);
     expect((await request("/api/takedowns")).status).toBe(401);
     const cursor = await request("/api/takedowns?before=abc", { headers: bearer(TOKENS.purge) });
-    expect(cursor.status).toBe(400);
-    expect((await cursor.json<{ code: string }>()).code).toBe("invalid_cursor");
+    await expectProblemCode(cursor, 400, "invalid_cursor");
     const title = await request("/api/takedowns?page=%3Cbad%3E", { headers: bearer(TOKENS.purge) });
     expect(title.status).toBe(400);
   });

@@ -11,6 +11,7 @@ import { dcbDecompress } from "../../../src/codec/index.ts";
 import { append, appendOk, linearHistory, request } from "../support/archive.ts";
 import { availableDictionary } from "../support/dcb.ts";
 import { bearer, TOKENS } from "../support/tokens.ts";
+import { expectProblemCode } from "../support/problems.ts";
 
 const text = (i: number) =>
   `== Revision ${i} ==\n` +
@@ -39,8 +40,7 @@ describe("revision URLs", () => {
     const reused = await append("Truth_retired", [
       { ...linearHistory(1)[0]!, id: 2, text: "different bytes under an old URL" },
     ]);
-    expect(reused.status).toBe(409);
-    expect((await reused.json<{ code: string }>()).code).toBe("revision_id_retired");
+    await expectProblemCode(reused, 409, "revision_id_retired");
     // Restored as it was (MediaWiki's undelete), the ids come back with their bytes.
     expect((await append("Truth_retired", linearHistory(2))).status).toBe(201);
     expect(await (await request("/page/Truth_retired/2")).text()).toBe(before);
