@@ -21,7 +21,7 @@ import { errorMessage } from "../lib/errors.ts";
 import type { Region } from "../config/topology.ts";
 import { LIMITS } from "../limits.ts";
 import { backoffMs } from "../lib/backoff.ts";
-import { LazySchema, type Migration } from "../storage/migrations.ts";
+import { LazySqlStore, type Migration } from "../storage/migrations.ts";
 import type { PurgeEvent, PurgeRequest } from "./events.ts";
 import { batchStart, type FanoutBatch, type PurgeBatch } from "./plan.ts";
 import { targetName, type PurgeTarget } from "./targets.ts";
@@ -99,53 +99,50 @@ export interface PointerRow {
   [key: string]: SqlStorageValue;
 }
 
-export class QueueStore {
+export class QueueStore extends LazySqlStore {
   readonly #storage: DurableObjectStorage;
-  readonly #sql: SqlStorage;
-  readonly #schema: LazySchema;
   /** Targets that already have a pointer, read once per wake. */
   #known: Set<string> | undefined;
   /** The last sequence known complete (every tier acknowledged); -1 until read from the log. */
   #completedThrough = -1;
 
   constructor(storage: DurableObjectStorage) {
+    super(storage, MIGRATIONS, ["log"]);
     this.#storage = storage;
-    this.#sql = storage.sql;
-    this.#schema = new LazySchema(storage, MIGRATIONS, ["log"]);
   }
 
   /** Whether this queue was ever used (migrating it if so). Reads ask this and create nothing. */
   used(): boolean {
-    return this.#schema.exists();
+    return this.schema.exists();
   }
 
   self(): QueueSelf {
-    const row = this.#sql.exec<{ value: string }>("SELECT value FROM meta WHERE name = 'self'").toArray()[0];
+    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE name = 'self'").toArray()[0];
     if (!row) throw new Error("purge queue used before its first enqueue");
     return JSON.parse(row.value) as QueueSelf;
   }
 
   lastSeq(): number {
-    return this.#sql.exec<{ n: number | null }>("SELECT max(seq) AS n FROM log").one().n ?? 0;
+    return this.sql.exec<{ n: number | null }>("SELECT max(seq) AS n FROM log").one().n ?? 0;
   }
 
   #oldestRetained(): number {
-    return this.#sql.exec<{ n: number | null }>("SELECT min(seq) AS n FROM log").one().n ?? this.lastSeq() + 1;
+    return this.sql.exec<{ n: number | null }>("SELECT min(seq) AS n FROM log").one().n ?? this.lastSeq() + 1;
   }
 
   /** Appends a purge to the log, with a pointer for each target new to this queue (starting just before it). */
   enqueue(request: PurgeRequest, self: QueueSelf, targets: readonly PurgeTarget[], now: number): PurgeEvent {
-    if (!this.used()) this.#schema.create();
+    if (!this.used()) this.schema.create();
     return this.#storage.transactionSync(() => {
-      this.#sql.exec("INSERT OR IGNORE INTO meta (name, value) VALUES ('self', ?)", JSON.stringify(self));
-      const seq = this.#sql
+      this.sql.exec("INSERT OR IGNORE INTO meta (name, value) VALUES ('self', ?)", JSON.stringify(self));
+      const seq = this.sql
         .exec<{ seq: number }>("INSERT INTO log (event, created_at) VALUES ('', ?) RETURNING seq", now)
         .one().seq;
       const full: PurgeEvent = { ...request, seq, id: purgeIdOf(self.name, seq), queue: self.name, createdAt: now };
-      this.#sql.exec("UPDATE log SET event = ? WHERE seq = ?", JSON.stringify(full), seq);
+      this.sql.exec("UPDATE log SET event = ? WHERE seq = ?", JSON.stringify(full), seq);
       // The known targets are read once per wake.
       this.#known ??= new Set(
-        this.#sql
+        this.sql
           .exec<{ target: string }>("SELECT target FROM pointers")
           .toArray()
           .map((r) => r.target),
@@ -153,7 +150,7 @@ export class QueueStore {
       for (const target of targets) {
         const name = targetName(target);
         if (this.#known.has(name)) continue;
-        this.#sql.exec(
+        this.sql.exec(
           "INSERT OR IGNORE INTO pointers (target, tier, acked) VALUES (?, ?, ?)",
           name,
           JSON.stringify(target),
@@ -161,7 +158,7 @@ export class QueueStore {
         );
         this.#known.add(name);
       }
-      this.#sql.exec("DELETE FROM log WHERE seq <= ?", seq - LIMITS.purge.retainedEvents);
+      this.sql.exec("DELETE FROM log WHERE seq <= ?", seq - LIMITS.purge.retainedEvents);
       return full;
     });
   }
@@ -171,7 +168,7 @@ export class QueueStore {
    */
   acked(acks: Array<{ target: string; seq: number }>, now: number): void {
     for (const { target, seq } of acks) {
-      this.#sql.exec(
+      this.sql.exec(
         "UPDATE pointers SET acked_at = CASE WHEN acked < ?1 THEN ?2 ELSE acked_at END, acked = max(acked, ?1), attempts = 0, next_at = 0, last_error = NULL WHERE target = ?3",
         seq,
         now,
@@ -182,7 +179,7 @@ export class QueueStore {
 
   /** A fanout reported a failed delivery to a target it names. */
   failedAt(target: string, error: string): void {
-    const p = this.#sql.exec<PointerRow>("SELECT * FROM pointers WHERE target = ?", target).toArray()[0];
+    const p = this.sql.exec<PointerRow>("SELECT * FROM pointers WHERE target = ?", target).toArray()[0];
     if (p) this.failed(p, new Error(error));
   }
 
@@ -191,7 +188,7 @@ export class QueueStore {
     const message = errorMessage(err).slice(0, 300);
     console.warn("purge delivery failed; will retry", p.target, message);
     const delay = backoffMs(p.attempts, LIMITS.purge.retryBaseMs, LIMITS.purge.retryMaxMs);
-    this.#sql.exec(
+    this.sql.exec(
       "UPDATE pointers SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE target = ?",
       Date.now() + delay,
       message,
@@ -201,14 +198,14 @@ export class QueueStore {
 
   /** Dates the events every tier has now acknowledged; returns the operators' purges among them. */
   complete(now: number): PurgeEvent[] {
-    const low = this.#sql.exec<{ n: number | null }>("SELECT min(acked) AS n FROM pointers").one().n;
+    const low = this.sql.exec<{ n: number | null }>("SELECT min(acked) AS n FROM pointers").one().n;
     if (low === null || low <= this.#completedThrough) return [];
     // Every event up to the lowest pointer is complete; only the ones since the last call are new.
     if (this.#completedThrough < 0)
       this.#completedThrough =
-        (this.#sql.exec<{ n: number | null }>("SELECT min(seq) AS n FROM log WHERE completed_at IS NULL").one().n ??
+        (this.sql.exec<{ n: number | null }>("SELECT min(seq) AS n FROM log WHERE completed_at IS NULL").one().n ??
           low + 1) - 1;
-    const done = this.#sql
+    const done = this.sql
       .exec<{ event: string }>(
         "UPDATE log SET completed_at = ? WHERE seq > ? AND seq <= ? RETURNING event",
         now,
@@ -227,7 +224,7 @@ export class QueueStore {
     if (!this.used()) return seqs.map(() => null);
     return seqs.map(
       (seq) =>
-        this.#sql.exec<{ at: number | null }>("SELECT completed_at AS at FROM log WHERE seq = ?", seq).toArray()[0]
+        this.sql.exec<{ at: number | null }>("SELECT completed_at AS at FROM log WHERE seq = ?", seq).toArray()[0]
           ?.at ?? null,
     );
   }
@@ -236,11 +233,11 @@ export class QueueStore {
   status(seq: number): PurgeStatus | null {
     if (!this.used()) return null;
     const self = this.self();
-    const row = this.#sql
+    const row = this.sql
       .exec<{ event: string; completed_at: number | null }>("SELECT event, completed_at FROM log WHERE seq = ?", seq)
       .toArray()[0];
     if (!row && seq > this.lastSeq()) return null;
-    const tiers = this.#sql
+    const tiers = this.sql
       .exec<PointerRow>("SELECT * FROM pointers ORDER BY target")
       .toArray()
       .map((p) => {
@@ -286,26 +283,26 @@ export class QueueStore {
     if (!this.used()) return { queue: "(unused)", ...idle };
     const lastSeq = this.lastSeq();
     const oldestRetained = this.#oldestRetained();
-    const pointers = this.#sql.exec<PointerRow>("SELECT * FROM pointers ORDER BY target").toArray();
-    const name = this.#sql.exec<{ value: string }>("SELECT value FROM meta WHERE name = 'self'").toArray()[0];
+    const pointers = this.sql.exec<PointerRow>("SELECT * FROM pointers ORDER BY target").toArray();
+    const name = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE name = 'self'").toArray()[0];
     const minAcked = Math.min(lastSeq, ...pointers.map((p) => p.acked));
     // The log's seqs are contiguous and created_at rises with them, so walking back from the head
     // to the newest event older than the window reads only the window's events, not the whole log.
     const before =
-      this.#sql
+      this.sql
         .exec<{ seq: number }>("SELECT seq FROM log WHERE created_at < ? ORDER BY seq DESC LIMIT 1", now - windowMs)
         .toArray()[0]?.seq ?? oldestRetained - 1;
     // completed_at rises with seq (an event completes when the lowest pointer passes it), so the events
     // completed within the window sit just below minAcked; rows logged before the column have none.
     const completedBefore =
-      this.#sql
+      this.sql
         .exec<{ seq: number }>(
           "SELECT seq FROM log WHERE seq <= ? AND (completed_at < ? OR completed_at IS NULL) ORDER BY seq DESC LIMIT 1",
           minAcked,
           now - windowMs,
         )
         .toArray()[0]?.seq ?? oldestRetained - 1;
-    const latencies = this.#sql
+    const latencies = this.sql
       .exec<{ ms: number }>(
         "SELECT completed_at - created_at AS ms FROM log WHERE seq > ? AND seq <= ? AND completed_at IS NOT NULL ORDER BY ms",
         completedBefore,
@@ -315,7 +312,7 @@ export class QueueStore {
       .map((r) => r.ms);
     const oldestPending =
       minAcked < lastSeq
-        ? this.#sql
+        ? this.sql
             .exec<{ at: number }>("SELECT created_at AS at FROM log WHERE seq > ? ORDER BY seq LIMIT 1", minAcked)
             .toArray()[0]
         : undefined;
@@ -343,13 +340,13 @@ export class QueueStore {
 
   /** Pointers short of `lastSeq`. */
   lagging(lastSeq: number): PointerRow[] {
-    return this.#sql.exec<PointerRow>("SELECT * FROM pointers WHERE acked < ?", lastSeq).toArray();
+    return this.sql.exec<PointerRow>("SELECT * FROM pointers WHERE acked < ?", lastSeq).toArray();
   }
 
   /** The batch a pointer at `acked` needs next, from the retained log. */
   batchFor(acked: number): PurgeBatch {
     const { after, flushUpTo } = batchStart(acked, this.#oldestRetained());
-    const events = this.#sql
+    const events = this.sql
       .exec<{ event: string }>(
         "SELECT event FROM log WHERE seq > ? ORDER BY seq LIMIT ?",
         after,
@@ -379,7 +376,7 @@ export class QueueStore {
   handedOn(batch: FanoutBatch, waitUntil: number): void {
     const batchEnd = batch.events.at(-1)?.seq ?? Math.min(...batch.targets.map((t) => t.acked));
     for (const { target } of batch.targets)
-      this.#sql.exec(
+      this.sql.exec(
         "UPDATE pointers SET next_at = ?, sent = max(sent, ?) WHERE target = ? AND acked < ?",
         waitUntil,
         batchEnd,
@@ -390,7 +387,7 @@ export class QueueStore {
 
   /** When the earliest lagging pointer is due a retry; null if none lags. */
   nextRetryAt(): number | null {
-    return this.#sql
+    return this.sql
       .exec<{ at: number | null }>("SELECT min(next_at) AS at FROM pointers WHERE acked < ?", this.lastSeq())
       .one().at;
   }
