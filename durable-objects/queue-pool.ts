@@ -8,25 +8,19 @@
  * has had purge traffic or viewers within `LIMITS.pool.idleAfterMs`, so an
  * idle archive stops waking it.
  */
-import { DurableObject } from "cloudflare:workers";
 import { topologyOf, type Region } from "../src/config/topology.ts";
 import { LIMITS } from "../src/limits.ts";
 import { PoolStore, type PoolOverview, type PoolSample, type TickOutcome } from "../src/purge/pool/pool-store.ts";
 import { runTick } from "../src/purge/pool/tick.ts";
+import { storeShell } from "./store-shell.ts";
 
-export class QueuePool extends DurableObject<Env> {
-  readonly #store: PoolStore;
+export class QueuePool extends storeShell((storage) => new PoolStore(storage)) {
   #ticking: Promise<TickOutcome> | null = null;
-
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.#store = new PoolStore(ctx.storage);
-  }
 
   /** How many queues take new purges. Asking is purge traffic: it keeps the sampler running. */
   async activeSize(region: Region): Promise<number> {
     await this.#touch(region);
-    return this.#store.size(topologyOf(this.env).queuePool.min);
+    return this.store.size(topologyOf(this.env).queuePool.min);
   }
 
   /** The pool as an operator sees it. Looking is a viewer: it keeps the sampler running. */
@@ -35,42 +29,42 @@ export class QueuePool extends DurableObject<Env> {
     const { min, max } = topologyOf(this.env).queuePool;
     return {
       region,
-      size: this.#store.size(min),
+      size: this.store.size(min),
       min,
       max,
-      queues: this.#store.known(min),
-      lastTick: this.#store.lastTick(),
-      decisions: this.#store.decisions(LIMITS.pool.decisionsShown),
+      queues: this.store.known(min),
+      lastTick: this.store.lastTick(),
+      decisions: this.store.decisions(LIMITS.pool.decisionsShown),
     };
   }
 
   /** Health samples since `since` (at most the retained hour). */
   async series(region: Region, since: number): Promise<PoolSample[]> {
     await this.#touch(region);
-    return this.#store.samples(since);
+    return this.store.samples(since);
   }
 
   /** Samples and decides now; the alarm runs the same. Concurrent calls share one tick. */
   tick(region: Region): Promise<TickOutcome> {
-    this.#store.setRegion(region);
-    this.#ticking ??= runTick(this.env, this.#store, this.ctx.storage, region).finally(() => (this.#ticking = null));
+    this.store.setRegion(region);
+    this.#ticking ??= runTick(this.env, this.store, this.ctx.storage, region).finally(() => (this.#ticking = null));
     return this.#ticking;
   }
 
   override async alarm(): Promise<void> {
-    const region = this.#store.region();
+    const region = this.store.region();
     if (!region) return;
     try {
       await this.tick(region);
     } finally {
-      if (Date.now() - this.#store.activeAt() < LIMITS.pool.idleAfterMs)
+      if (Date.now() - this.store.activeAt() < LIMITS.pool.idleAfterMs)
         await this.ctx.storage.setAlarm(this.#nextSample());
     }
   }
 
   async #touch(region: Region): Promise<void> {
-    this.#store.setRegion(region);
-    this.#store.markActive(Date.now());
+    this.store.setRegion(region);
+    this.store.markActive(Date.now());
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(this.#nextSample());
   }
 

@@ -6,56 +6,49 @@
  * src/follow/follower-store.ts; the pass itself runs in the Worker
  * (src/follow/cron-pass.ts).
  */
-import { DurableObject } from "cloudflare:workers";
 import type { FollowCursor, SkippedPage } from "../src/follow/follower.ts";
 import { FollowerStore, type PassRecord, type SkippedRecord } from "../src/follow/follower-store.ts";
+import { storeShell } from "./store-shell.ts";
 
-export class WikiFollower extends DurableObject<Env> {
-  readonly #store: FollowerStore;
-
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.#store = new FollowerStore(ctx.storage);
-  }
-
+export class WikiFollower extends storeShell((storage) => new FollowerStore(storage)) {
   cursor(): FollowCursor | null {
-    return this.#store.cursor();
+    return this.store.cursor();
   }
 
   save(holder: string, cursor: FollowCursor): boolean {
-    return this.#store.save(holder, cursor, Date.now());
+    return this.store.save(holder, cursor, Date.now());
   }
 
   acquire(holder: string, ms: number): boolean {
-    return this.#store.acquire(holder, Date.now(), ms);
+    return this.store.acquire(holder, Date.now(), ms);
   }
 
   release(holder: string): void {
-    this.#store.release(holder);
+    this.store.release(holder);
   }
 
   recordPass(record: PassRecord): void {
-    this.#store.recordPass(record);
+    this.store.recordPass(record);
   }
 
   recordSkip(skip: SkippedPage): void {
-    this.#store.recordSkip(skip);
+    this.store.recordSkip(skip);
   }
 
   skipped(): SkippedRecord[] {
-    return this.#store.skipped();
+    return this.store.skipped();
   }
 
   settleSkip(title: string, skip: SkippedPage | null): void {
-    this.#store.settleSkip(title, skip);
+    this.store.settleSkip(title, skip);
   }
 
   askRetry(which: { title: string } | "all"): number {
-    return this.#store.askRetry(which, Date.now());
+    return this.store.askRetry(which, Date.now());
   }
 
   retryAsked(): string[] {
-    return this.#store.retryAsked();
+    return this.store.retryAsked();
   }
 
   status(): {
@@ -65,10 +58,10 @@ export class WikiFollower extends DurableObject<Env> {
     skipped: SkippedRecord[];
   } {
     return {
-      cursor: this.#store.cursor(),
-      running: this.#store.holder(Date.now()),
-      lastPass: this.#store.lastPass(),
-      skipped: this.#store.skipped(),
+      cursor: this.store.cursor(),
+      running: this.store.holder(Date.now()),
+      lastPass: this.store.lastPass(),
+      skipped: this.store.skipped(),
     };
   }
 }
