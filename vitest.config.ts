@@ -28,6 +28,8 @@ export const FRESH_RUNTIME = [
   "test/workers/purge/queue-pool.integration.test.ts",
   // counts the dcb bodies every tier holds after a purge: other files' reads fill the same tiers.
   "test/workers/representation/dcb.integration.test.ts",
+  // weighs a shard's whole database: other files' pages land in the same shards.
+  "test/workers/page-store/page-shards.integration.test.ts",
 ] as const;
 
 /** Files whose subject is the full topology: several tiers per region, two purge queues per region. */

@@ -24,11 +24,11 @@ function inProduction(path: string, headers: Record<string, string>): Promise<Re
 describe("Server-Timing on page reads", () => {
   it("names each hop of a read that reached the origin for a token holder, and only the lower tier once it is kept there", async () => {
     await appendOk(
-      "Timed_page",
+      "Server_timed_page",
       linearHistory(4, 1, (i) => `== Revision ${i} ==\n${"Some text of the page. ".repeat(40)}${i}\n`),
     );
     const operator = { "cf-connecting-ip": "198.51.100.170", ...bearer(TOKENS.operator) };
-    const cold = await inProduction("/page/Timed_page/3", operator);
+    const cold = await inProduction("/page/Server_timed_page/3", operator);
     expect(cold.status).toBe(200);
     await cold.arrayBuffer();
     const hops = parseServerTiming(cold.headers.get("server-timing"));
@@ -40,10 +40,10 @@ describe("Server-Timing on page reads", () => {
     expect(hops.origin!).toBeGreaterThanOrEqual(hops.locate! + hops.blob! + hops.decode! + hops.hash! - 0.05);
 
     // Read again: the colo's Cache API has it, and nothing below is met.
-    let again = await inProduction("/page/Timed_page/3", operator);
+    let again = await inProduction("/page/Server_timed_page/3", operator);
     for (let i = 0; i < 20 && again.headers.get("x-palimpsest-tier") !== "lower"; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      again = await inProduction("/page/Timed_page/3", operator);
+      again = await inProduction("/page/Server_timed_page/3", operator);
     }
     expect(again.headers.get("x-palimpsest-tier")).toBe("lower");
     expect(Object.keys(parseServerTiming(again.headers.get("server-timing")))).toEqual(["lower"]);
